@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# make bench: run every bench/bench_*.sh in name order.  Each prints a table
+# and writes it to bench/results/NAME.md.  Work files go to bench/work/.
+set -uo pipefail
+build=${1:-build}
+here=$(cd "$(dirname "$0")" && pwd)
+export SPGO_SRC=$(cd "$here/.." && pwd)
+export SPGO="$SPGO_SRC/$build/spgo"
+export SPGO_BUILD="$SPGO_SRC/$build"
+export SPGO_SHARED="$SPGO_SRC/../shared"
+export BENCH_WORK="$here/work"
+mkdir -p "$BENCH_WORK" "$here/results"
+status=0
+for b in "$here"/bench_*.sh; do
+  [ -e "$b" ] || continue
+  [ -n "${BENCH:-}" ] && [[ "$(basename "$b")" != *"$BENCH"* ]] && continue
+  echo "== $(basename "$b")"
+  bash "$b" || { echo "bench: $(basename "$b") failed"; status=1; }
+done
+exit $status
