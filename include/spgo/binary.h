@@ -1,0 +1,67 @@
+/*
+ * spgo/binary.h: the binary model.  An ELF file (and its separate debug file)
+ * as the rest of spgo sees it: its identity (build-id), its loadable
+ * segments (to map runtime addresses back to the file's virtual addresses),
+ * and, built on top, functions, source lines, inline frames and instructions.
+ *
+ * Contract
+ *  - spgo_binary_open() reads the ELF headers eagerly and everything else
+ *    lazily; it fails with an spgo_error() naming the file and what is wrong
+ *    (not ELF, truncated, unsupported machine).
+ *  - Addresses are the binary's own virtual addresses (p_vaddr space) unless
+ *    a name says "runtime".
+ *  - Returned pointers stay valid until spgo_binary_close().
+ */
+#ifndef SPGO_BINARY_H
+#define SPGO_BINARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A loadable (PT_LOAD) segment, as its program header says. */
+struct spgo_segment {
+	uint64_t vaddr;  /* p_vaddr */
+	uint64_t offset; /* p_offset */
+	uint64_t filesz; /* p_filesz */
+	uint64_t memsz;  /* p_memsz */
+	uint64_t align;  /* p_align */
+	uint32_t flags;  /* PF_X | PF_W | PF_R */
+};
+
+enum spgo_elf_kind {
+	SPGO_ELF_EXEC, /* ET_EXEC: fixed addresses */
+	SPGO_ELF_DYN,  /* ET_DYN: PIE or shared object, relocated at load */
+	SPGO_ELF_OTHER,
+};
+
+struct spgo_binary;
+
+/* Open PATH; debug_path (may be NULL) names a separate debug file. */
+int spgo_binary_open(struct spgo_binary **out, const char *path, const char *debug_path);
+void spgo_binary_close(struct spgo_binary *bin);
+
+const char *spgo_binary_path(const struct spgo_binary *bin);
+enum spgo_elf_kind spgo_binary_kind(const struct spgo_binary *bin);
+/* ELF e_machine (EM_X86_64, EM_AARCH64, ...). */
+unsigned spgo_binary_machine(const struct spgo_binary *bin);
+/* The GNU build-id note's bytes, or NULL (and *len = 0) if there is none. */
+const uint8_t *spgo_binary_build_id(const struct spgo_binary *bin, size_t *len);
+/* The PT_LOAD segments in program-header order. */
+const struct spgo_segment *spgo_binary_segments(const struct spgo_binary *bin, size_t *n);
+
+/*
+ * Map a runtime address to the binary's virtual address, given the mapping
+ * it fell in (as an MMAP/MMAP2 record gives it: start address and file
+ * offset of the mapping).  The file offset of the runtime address selects the
+ * executable segment holding it, whose p_vaddr/p_offset give the answer;
+ * this is right for ET_EXEC, PIE, shared objects and lld layouts where
+ * p_vaddr - p_offset differs between segments.  Returns 0 and sets *vaddr,
+ * or -1 when no segment holds that file offset (no spgo_error set).
+ */
+int spgo_segments_map(const struct spgo_segment *segs, size_t n, uint64_t map_start,
+		      uint64_t map_pgoff, uint64_t runtime_addr, uint64_t *vaddr);
+
+/* Format a build-id as lower-case hex into buf (at least 2 * len + 1 bytes). */
+void spgo_build_id_hex(const uint8_t *id, size_t len, char *buf);
+
+#endif

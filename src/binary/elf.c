@@ -1,0 +1,159 @@
+/*
+ * ELF identity of a binary: kind, machine, build-id, loadable segments, and
+ * the runtime-to-file address mapping.  See spgo/binary.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "binary/binary_impl.h"
+
+static int elf_fail(const char *path, const char *what)
+{
+	return spgo_error("%s: %s (%s)", path, what, elf_errmsg(-1));
+}
+
+/* Find the GNU build-id in the notes of PT_NOTE segments or note sections. */
+static void read_build_id(struct spgo_binary *bin)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(bin->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		size_t off = 0, name_off, desc_off;
+		GElf_Nhdr nh;
+		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    memcmp((char *)data->d_buf + name_off, "GNU", 4) == 0 &&
+			    nh.n_descsz > 0 && nh.n_descsz <= sizeof bin->build_id) {
+				memcpy(bin->build_id, (char *)data->d_buf + desc_off, nh.n_descsz);
+				bin->build_id_len = nh.n_descsz;
+				return;
+			}
+		}
+	}
+}
+
+int spgo_binary_open(struct spgo_binary **out, const char *path, const char *debug_path)
+{
+	*out = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return spgo_error("libelf: %s", elf_errmsg(-1));
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return spgo_error("%s: %s", path, strerror(errno));
+	struct spgo_binary *bin = xcalloc(1, sizeof *bin);
+	bin->path = xstrdup(path);
+	bin->debug_path = debug_path ? xstrdup(debug_path) : NULL;
+	bin->fd = fd;
+	bin->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!bin->elf || elf_kind(bin->elf) != ELF_K_ELF) {
+		spgo_error("%s: not an ELF file", path);
+		goto fail;
+	}
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(bin->elf, &eh)) {
+		elf_fail(path, "cannot read the ELF header");
+		goto fail;
+	}
+	bin->machine = eh.e_machine;
+	bin->kind = eh.e_type == ET_EXEC ? SPGO_ELF_EXEC : eh.e_type == ET_DYN ? SPGO_ELF_DYN : SPGO_ELF_OTHER;
+	size_t phnum;
+	if (elf_getphdrnum(bin->elf, &phnum) != 0) {
+		elf_fail(path, "cannot read the program headers");
+		goto fail;
+	}
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(bin->elf, (int)i, &ph)) {
+			elf_fail(path, "truncated program header table");
+			goto fail;
+		}
+		if (ph.p_type != PT_LOAD)
+			continue;
+		struct spgo_segment s = {ph.p_vaddr, ph.p_offset, ph.p_filesz, ph.p_memsz, ph.p_align, ph.p_flags};
+		VEC_PUSH(&bin->segments, s);
+	}
+	read_build_id(bin);
+	*out = bin;
+	return 0;
+fail:
+	spgo_binary_close(bin);
+	return -1;
+}
+
+void spgo_binary_close(struct spgo_binary *bin)
+{
+	if (!bin)
+		return;
+	if (bin->elf)
+		elf_end(bin->elf);
+	if (bin->fd >= 0)
+		close(bin->fd);
+	VEC_FREE(&bin->segments);
+	free(bin->path);
+	free(bin->debug_path);
+	free(bin);
+}
+
+const char *spgo_binary_path(const struct spgo_binary *bin)
+{
+	return bin->path;
+}
+
+enum spgo_elf_kind spgo_binary_kind(const struct spgo_binary *bin)
+{
+	return bin->kind;
+}
+
+unsigned spgo_binary_machine(const struct spgo_binary *bin)
+{
+	return bin->machine;
+}
+
+const uint8_t *spgo_binary_build_id(const struct spgo_binary *bin, size_t *len)
+{
+	*len = bin->build_id_len;
+	return bin->build_id_len ? bin->build_id : NULL;
+}
+
+const struct spgo_segment *spgo_binary_segments(const struct spgo_binary *bin, size_t *n)
+{
+	*n = bin->segments.n;
+	return bin->segments.v;
+}
+
+int spgo_segments_map(const struct spgo_segment *segs, size_t n, uint64_t map_start,
+		      uint64_t map_pgoff, uint64_t runtime_addr, uint64_t *vaddr)
+{
+	if (runtime_addr < map_start)
+		return -1;
+	uint64_t file_off = runtime_addr - map_start + map_pgoff;
+	for (size_t i = 0; i < n; i++) {
+		const struct spgo_segment *s = &segs[i];
+		if (!(s->flags & PF_X))
+			continue;
+		if (file_off >= s->offset && file_off < s->offset + s->filesz) {
+			*vaddr = file_off - s->offset + s->vaddr;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+void spgo_build_id_hex(const uint8_t *id, size_t len, char *buf)
+{
+	static const char hex[] = "0123456789abcdef";
+	for (size_t i = 0; i < len; i++) {
+		buf[2 * i] = hex[id[i] >> 4];
+		buf[2 * i + 1] = hex[id[i] & 15];
+	}
+	buf[2 * len] = 0;
+}
