@@ -64,4 +64,48 @@ int spgo_segments_map(const struct spgo_segment *segs, size_t n, uint64_t map_st
 /* Format a build-id as lower-case hex into buf (at least 2 * len + 1 bytes). */
 void spgo_build_id_hex(const uint8_t *id, size_t len, char *buf);
 
+/* ---- instructions (disassembly) --------------------------------------- */
+
+/* What an instruction does to control flow (the classes LBR cares about). */
+enum spgo_insn_class {
+	SPGO_INSN_OTHER = 0,     /* falls through */
+	SPGO_INSN_COND_BRANCH,   /* conditional direct branch (jcc, jrcxz, loop) */
+	SPGO_INSN_JUMP,          /* unconditional direct jump */
+	SPGO_INSN_INDIRECT_JUMP, /* jmp *reg / jmp *mem (jump tables, tail calls) */
+	SPGO_INSN_CALL,          /* direct call */
+	SPGO_INSN_INDIRECT_CALL, /* call *reg / call *mem */
+	SPGO_INSN_RETURN,        /* ret */
+	SPGO_INSN_TRAP,          /* ud2, hlt, int3: no successor */
+};
+
+struct spgo_insn {
+	uint64_t addr;   /* virtual address */
+	uint64_t target; /* direct branch/call target, else 0 */
+	uint8_t size;    /* bytes */
+	uint8_t cls;     /* enum spgo_insn_class */
+};
+
+/*
+ * Every instruction of the executable sections, sorted by address (built on
+ * first use).  Bytes that do not decode are skipped and not listed.
+ */
+const struct spgo_insn *spgo_binary_insns(struct spgo_binary *bin, size_t *n);
+/* The instruction starting exactly at addr, or NULL. */
+const struct spgo_insn *spgo_binary_insn_at(struct spgo_binary *bin, uint64_t addr);
+
+/* ---- functions --------------------------------------------------------- */
+
+struct spgo_function {
+	uint64_t start, end; /* [start, end) of this part of the function */
+	const char *name;    /* linkage name (what profiles are keyed on) */
+	uint32_t decl_line;  /* DW_AT_decl_line: AutoFDO line offsets count from it */
+	int32_t parent;      /* index of the function a split part (foo.cold,
+				foo.part.N) belongs to, or -1 */
+};
+
+/* All functions (one entry per contiguous part), sorted by start address. */
+const struct spgo_function *spgo_binary_functions(struct spgo_binary *bin, size_t *n);
+/* The function whose part contains addr, or NULL. */
+const struct spgo_function *spgo_binary_function_at(struct spgo_binary *bin, uint64_t addr);
+
 #endif
