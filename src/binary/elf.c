@@ -11,6 +11,11 @@
 
 #include "binary/binary_impl.h"
 
+const char *spgo_binary_debug_path(const struct spgo_binary *bin)
+{
+	return bin->dwarf_path;
+}
+
 static int elf_fail(const char *path, const char *what)
 {
 	return spgo_error("%s: %s (%s)", path, what, elf_errmsg(-1));
@@ -41,6 +46,69 @@ static void read_build_id(struct spgo_binary *bin)
 	}
 }
 
+/*
+ * A file cut short still opens in libelf (it maps what is there), so check
+ * that the section headers and every section with file contents lie inside
+ * the file: later reads would fail in confusing ways otherwise.
+ */
+static int check_sections(struct spgo_binary *bin)
+{
+	size_t size;
+	if (!elf_rawfile(bin->elf, &size))
+		return elf_fail(bin->path, "cannot read the file");
+	GElf_Ehdr eh;
+	gelf_getehdr(bin->elf, &eh);
+	size_t shnum;
+	if (elf_getshdrnum(bin->elf, &shnum) != 0)
+		return spgo_error("%s: offset 0x%llx: truncated or corrupt section header table",
+				  bin->path, (unsigned long long)eh.e_shoff);
+	if (shnum && eh.e_shoff + (uint64_t)shnum * eh.e_shentsize > size)
+		return spgo_error("%s: offset 0x%llx: truncated ELF file: the section header table "
+				  "ends past the end of the file (size 0x%zx)",
+				  bin->path, (unsigned long long)eh.e_shoff, size);
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(bin->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			return elf_fail(bin->path, "corrupt section header");
+		if (sh.sh_type == SHT_NOBITS || sh.sh_type == SHT_NULL)
+			continue;
+		if (sh.sh_offset > size || sh.sh_size > size - sh.sh_offset)
+			return spgo_error("%s: offset 0x%llx: truncated ELF file: section %zu "
+					  "(0x%llx bytes) ends past the end of the file (size 0x%zx)",
+					  bin->path, (unsigned long long)sh.sh_offset, elf_ndxscn(scn),
+					  (unsigned long long)sh.sh_size, size);
+	}
+	return 0;
+}
+
+Elf_Scn *spgo_elf_section(Elf *elf, const char *name, Elf_Data **data)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		const char *n = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!n || strcmp(n, name) != 0)
+			continue;
+		if (sh.sh_type == SHT_NOBITS)
+			return NULL;
+		if (data) {
+			if (sh.sh_flags & SHF_COMPRESSED)
+				elf_compress(scn, 0, 0);
+			*data = elf_getdata(scn, NULL);
+			if (!*data)
+				return NULL;
+		}
+		return scn;
+	}
+	return NULL;
+}
+
 int spgo_binary_open(struct spgo_binary **out, const char *path, const char *debug_path)
 {
 	*out = NULL;
@@ -53,6 +121,8 @@ int spgo_binary_open(struct spgo_binary **out, const char *path, const char *deb
 	bin->path = xstrdup(path);
 	bin->debug_path = debug_path ? xstrdup(debug_path) : NULL;
 	bin->fd = fd;
+	bin->dbg_fd = -1;
+	spgo_strtab_init(&bin->strs);
 	bin->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!bin->elf || elf_kind(bin->elf) != ELF_K_ELF) {
 		spgo_error("%s: not an ELF file", path);
@@ -81,6 +151,8 @@ int spgo_binary_open(struct spgo_binary **out, const char *path, const char *deb
 		struct spgo_segment s = {ph.p_vaddr, ph.p_offset, ph.p_filesz, ph.p_memsz, ph.p_align, ph.p_flags};
 		VEC_PUSH(&bin->segments, s);
 	}
+	if (check_sections(bin) < 0)
+		goto fail;
 	read_build_id(bin);
 	*out = bin;
 	return 0;
@@ -93,6 +165,10 @@ void spgo_binary_close(struct spgo_binary *bin)
 {
 	if (!bin)
 		return;
+	spgo_binary_free_debug(bin);
+	spgo_binary_free_symbols(bin);
+	VEC_FREE(&bin->insns);
+	spgo_strtab_free(&bin->strs);
 	if (bin->elf)
 		elf_end(bin->elf);
 	if (bin->fd >= 0)
@@ -156,4 +232,27 @@ void spgo_build_id_hex(const uint8_t *id, size_t len, char *buf)
 		buf[2 * i + 1] = hex[id[i] & 15];
 	}
 	buf[2 * len] = 0;
+}
+
+static const char *machine_name(unsigned m)
+{
+	switch (m) {
+	case EM_X86_64: return "x86-64";
+	case EM_386: return "i386";
+	case EM_AARCH64: return "AArch64";
+	case EM_ARM: return "ARM";
+	case EM_RISCV: return "RISC-V";
+	case EM_PPC64: return "PowerPC64";
+	case EM_S390: return "s390";
+	case EM_MIPS: return "MIPS";
+	default: return "unknown";
+	}
+}
+
+int spgo_binary_check_machine(const struct spgo_binary *bin)
+{
+	if (bin->machine == EM_X86_64)
+		return 0;
+	return spgo_error("%s: unsupported machine %s (e_machine %u); spgo supports x86-64 binaries",
+			  bin->path, machine_name(bin->machine), bin->machine);
 }
