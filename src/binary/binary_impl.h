@@ -87,6 +87,7 @@ struct spgo_binary {
 	int dbg_fd;       /* separate debug file, or -1 */
 	Elf *dbg_elf;
 	Dwarf *dwarf;
+	VEC(void *) inflated; /* zstd sections inflated in memory */
 	VEC(struct spgo_line_row) rows;
 	VEC(struct spgo_scope) scopes;
 	VEC(struct spgo_scope_range) ranges;

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include <dwarf.h>
+#include <zstd.h>
 
 #ifndef DW_AT_GNU_discriminator
 #define DW_AT_GNU_discriminator 0x2136 /* GCC: discriminator of an inlined call */
@@ -62,6 +63,50 @@ static int open_debug_file(struct spgo_binary *bin, const char *path)
 	return 0;
 }
 
+#ifndef ELFCOMPRESS_ZSTD
+#define ELFCOMPRESS_ZSTD 2
+#endif
+
+/*
+ * libdw inflates zlib-compressed debug sections itself, but the elfutils of
+ * Debian 12 (0.188) does not know zstd (clang -gz=zstd, lld
+ * --compress-debug-sections=zstd).  Inflate those in memory first, so libdw
+ * sees plain sections: the buffers live until the binary is closed.
+ */
+static int inflate_zstd_sections(struct spgo_binary *bin, Elf *elf, const char *path)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED))
+			continue;
+		GElf_Chdr ch;
+		if (!gelf_getchdr(scn, &ch) || ch.ch_type != ELFCOMPRESS_ZSTD)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t hdr = gelf_getclass(elf) == ELFCLASS32 ? sizeof(Elf32_Chdr) : sizeof(Elf64_Chdr);
+		if (!d || d->d_size < hdr)
+			return spgo_error("%s: offset 0x%llx: corrupt compressed section", path,
+					  (unsigned long long)sh.sh_offset);
+		void *out = xmalloc(ch.ch_size ? ch.ch_size : 1);
+		size_t got = ZSTD_decompress(out, ch.ch_size, (const char *)d->d_buf + hdr, d->d_size - hdr);
+		if (ZSTD_isError(got) || got != ch.ch_size) {
+			free(out);
+			return spgo_error("%s: offset 0x%llx: cannot inflate zstd-compressed section", path,
+					  (unsigned long long)sh.sh_offset);
+		}
+		VEC_PUSH(&bin->inflated, out);
+		d->d_buf = out;
+		d->d_size = ch.ch_size;
+		d->d_type = ELF_T_BYTE;
+		d->d_align = ch.ch_addralign ? ch.ch_addralign : 1;
+		sh.sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
+		sh.sh_size = ch.ch_size;
+		gelf_update_shdr(scn, &sh);
+	}
+	return 0;
+}
+
 /* Choose where the DWARF comes from and open it with libdw. */
 static int open_dwarf(struct spgo_binary *bin)
 {
@@ -95,6 +140,8 @@ static int open_dwarf(struct spgo_binary *bin)
 	if (!elf)
 		return spgo_error("%s: no debug info (no .debug_info section, and no separate "
 				  "debug file given or found by build-id)", bin->path);
+	if (inflate_zstd_sections(bin, elf, bin->dwarf_path) < 0)
+		return -1;
 	bin->dwarf = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	if (!bin->dwarf)
 		return spgo_error("%s: cannot read DWARF: %s", bin->dwarf_path, dwarf_errmsg(-1));
@@ -683,5 +730,8 @@ void spgo_binary_free_debug(struct spgo_binary *bin)
 	VEC_FREE(&bin->cus);
 	VEC_FREE(&bin->cu_ranges);
 	VEC_FREE(&bin->subprograms);
+	for (size_t i = 0; i < bin->inflated.n; i++)
+		free(bin->inflated.v[i]);
+	VEC_FREE(&bin->inflated);
 	bin->debug_state = 0;
 }

@@ -18,7 +18,7 @@
 #include "spgo/common.h"
 
 static const char usage[] =
-	"usage: spgo symbolize --binary FILE [--debug-binary FILE] [--discriminators] [ADDR...]\n"
+	"usage: spgo symbolize --binary FILE [--debug-binary FILE] [--discriminators|--verbose] [ADDR...]\n"
 	"       spgo symbolize --binary FILE --all-instructions\n"
 	"\n"
 	"Print the inline frames at each address (arguments, else one per line on\n"
@@ -29,6 +29,9 @@ static const char usage[] =
 	"  --debug-binary FILE  read DWARF from FILE (default: the binary, else\n"
 	"                       /usr/lib/debug/.build-id/xx/yyyy.debug)\n"
 	"  --discriminators     append \" (discriminator N)\" where N is not 0\n"
+	"  --verbose            per frame, the fields of llvm-symbolizer --verbose that\n"
+	"                       profiles use: Filename, Function start line (the\n"
+	"                       subprogram's DW_AT_decl_line), Line, Column, Discriminator\n"
 	"  --all-instructions   list every instruction: address size class [target]\n";
 
 /* A plain output buffer: symbolizing millions of addresses is mostly printing. */
@@ -91,7 +94,9 @@ static void ob_hex(struct obuf *o, uint64_t v)
 
 #define MAX_FRAMES 256
 
-static int symbolize_one(struct spgo_binary *bin, uint64_t addr, int discriminators, struct obuf *o)
+enum { PLAIN, DISCRIMINATORS, VERBOSE };
+
+static int symbolize_one(struct spgo_binary *bin, uint64_t addr, int mode, struct obuf *o)
 {
 	struct spgo_frame frames[MAX_FRAMES];
 	int n = spgo_binary_symbolize(bin, addr, frames, MAX_FRAMES);
@@ -115,12 +120,30 @@ static int symbolize_one(struct spgo_binary *bin, uint64_t addr, int discriminat
 		}
 		ob_str(o, name);
 		ob_char(o, '\n');
+		if (mode == VERBOSE) {
+			ob_str(o, "  Filename: ");
+			ob_str(o, file);
+			if (f->decl_line) {
+				ob_str(o, "\n  Function start line: ");
+				ob_u64(o, f->decl_line);
+			}
+			ob_str(o, "\n  Line: ");
+			ob_u64(o, f->line);
+			ob_str(o, "\n  Column: ");
+			ob_u64(o, f->column);
+			if (f->discriminator) {
+				ob_str(o, "\n  Discriminator: ");
+				ob_u64(o, f->discriminator);
+			}
+			ob_char(o, '\n');
+			continue;
+		}
 		ob_str(o, file);
 		ob_char(o, ':');
 		ob_u64(o, f->line);
 		ob_char(o, ':');
 		ob_u64(o, f->column);
-		if (discriminators && f->discriminator) {
+		if (mode == DISCRIMINATORS && f->discriminator) {
 			ob_str(o, " (discriminator ");
 			ob_u64(o, f->discriminator);
 			ob_char(o, ')');
@@ -154,7 +177,7 @@ static int list_instructions(struct spgo_binary *bin, struct obuf *o)
 
 /* One address given as text; an unparsable one is echoed back, as
  * llvm-symbolizer does. */
-static int symbolize_text(struct spgo_binary *bin, char *s, int discriminators, struct obuf *o)
+static int symbolize_text(struct spgo_binary *bin, char *s, int mode, struct obuf *o)
 {
 	while (*s == ' ' || *s == '\t')
 		s++;
@@ -167,13 +190,13 @@ static int symbolize_text(struct spgo_binary *bin, char *s, int discriminators, 
 		ob_str(o, "\n\n");
 		return 0;
 	}
-	return symbolize_one(bin, addr, discriminators, o);
+	return symbolize_one(bin, addr, mode, o);
 }
 
 int cmd_symbolize(int argc, char **argv)
 {
 	const char *binary = NULL, *debug = NULL;
-	int discriminators = 0, all = 0, first_addr = argc;
+	int mode = PLAIN, all = 0, first_addr = argc;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--binary") || !strcmp(a, "--debug-binary")) {
@@ -187,7 +210,9 @@ int cmd_symbolize(int argc, char **argv)
 		} else if (!strncmp(a, "--debug-binary=", 15)) {
 			debug = a + 15;
 		} else if (!strcmp(a, "--discriminators")) {
-			discriminators = 1;
+			mode = DISCRIMINATORS;
+		} else if (!strcmp(a, "--verbose")) {
+			mode = VERBOSE;
 		} else if (!strcmp(a, "--all-instructions")) {
 			all = 1;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -220,12 +245,12 @@ int cmd_symbolize(int argc, char **argv)
 	} else if ((rc = spgo_binary_load_debug(bin)) == 0) {
 		if (first_addr < argc) {
 			for (int i = first_addr; i < argc && rc == 0; i++)
-				rc = symbolize_text(bin, argv[i], discriminators, o);
+				rc = symbolize_text(bin, argv[i], mode, o);
 		} else {
 			char *line = NULL;
 			size_t cap = 0;
 			while (rc == 0 && getline(&line, &cap, stdin) >= 0) {
-				rc = symbolize_text(bin, line, discriminators, o);
+				rc = symbolize_text(bin, line, mode, o);
 				/* Answer interactive callers line by line. */
 				if (o->n && !feof(stdin) && stdin->_IO_read_ptr == stdin->_IO_read_end)
 					ob_flush(o);
