@@ -200,7 +200,8 @@ static void load_insns(struct spgo_binary *bin)
 			    (syms[i].type == STT_FUNC || syms[i].type == STT_NOTYPE || syms[i].type == STT_GNU_IFUNC))
 				VEC_PUSH(&cuts, syms[i].addr);
 		VEC_PUSH(&cuts, hi);
-		qsort(cuts.v, cuts.n, sizeof *cuts.v, cmp_u64);
+		if (cuts.n > 1)
+			qsort(cuts.v, cuts.n, sizeof *cuts.v, cmp_u64);
 		for (size_t i = 0; i + 1 < cuts.n; i++) {
 			if (cuts.v[i] == cuts.v[i + 1])
 				continue;
@@ -209,7 +210,8 @@ static void load_insns(struct spgo_binary *bin)
 	}
 	VEC_FREE(&cuts);
 	/* Sections come in header order; the table is by address. */
-	qsort(bin->insns.v, bin->insns.n, sizeof *bin->insns.v, cmp_insn);
+	if (bin->insns.n > 1)
+		qsort(bin->insns.v, bin->insns.n, sizeof *bin->insns.v, cmp_insn);
 	cs_free(in, 1);
 	cs_close(&h);
 }

@@ -583,7 +583,8 @@ static void read_aranges(struct spgo_binary *bin, Elf *elf, struct spgo_kmap *cu
  */
 static void build_cu_ranges(struct spgo_binary *bin, struct endpoint *ep, size_t n)
 {
-	qsort(ep, n, sizeof *ep, cmp_endpoint);
+	if (n > 1)
+		qsort(ep, n, sizeof *ep, cmp_endpoint);
 	size_t ncu = bin->cus.n;
 	uint32_t *open = xcalloc(ncu ? ncu : 1, sizeof *open);
 	size_t nopen = 0;

@@ -7,6 +7,7 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "binary/binary_impl.h"
@@ -58,6 +59,18 @@ static int check_sections(struct spgo_binary *bin)
 		return elf_fail(bin->path, "cannot read the file");
 	GElf_Ehdr eh;
 	gelf_getehdr(bin->elf, &eh);
+	/* The raw header fields first: libelf quietly sees no sections when
+	 * their table lies past the end of the file. */
+	uint64_t phend = eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize;
+	if (eh.e_phnum && phend > size)
+		return spgo_error("%s: offset 0x%llx: truncated ELF file: the program header table "
+				  "ends past the end of the file (size 0x%zx)",
+				  bin->path, (unsigned long long)eh.e_phoff, size);
+	uint64_t shend = eh.e_shoff + (uint64_t)(eh.e_shnum ? eh.e_shnum : 1) * eh.e_shentsize;
+	if (eh.e_shoff && shend > size)
+		return spgo_error("%s: offset 0x%llx: truncated ELF file: the section header table "
+				  "ends past the end of the file (size 0x%zx)",
+				  bin->path, (unsigned long long)eh.e_shoff, size);
 	size_t shnum;
 	if (elf_getshdrnum(bin->elf, &shnum) != 0)
 		return spgo_error("%s: offset 0x%llx: truncated or corrupt section header table",
@@ -123,9 +136,19 @@ int spgo_binary_open(struct spgo_binary **out, const char *path, const char *deb
 	bin->fd = fd;
 	bin->dbg_fd = -1;
 	spgo_strtab_init(&bin->strs);
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		spgo_error("%s: is a directory", path);
+		goto fail;
+	}
 	bin->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!bin->elf || elf_kind(bin->elf) != ELF_K_ELF) {
-		spgo_error("%s: not an ELF file", path);
+		unsigned char magic[4];
+		if (pread(fd, magic, 4, 0) == 4 && memcmp(magic, ELFMAG, SELFMAG) == 0)
+			spgo_error("%s: offset 0x0: truncated ELF file: the ELF header is incomplete (%lld bytes)",
+				   path, (long long)st.st_size);
+		else
+			spgo_error("%s: not an ELF file", path);
 		goto fail;
 	}
 	GElf_Ehdr eh;
@@ -133,6 +156,8 @@ int spgo_binary_open(struct spgo_binary **out, const char *path, const char *deb
 		elf_fail(path, "cannot read the ELF header");
 		goto fail;
 	}
+	if (check_sections(bin) < 0)
+		goto fail;
 	bin->machine = eh.e_machine;
 	bin->kind = eh.e_type == ET_EXEC ? SPGO_ELF_EXEC : eh.e_type == ET_DYN ? SPGO_ELF_DYN : SPGO_ELF_OTHER;
 	size_t phnum;
@@ -151,8 +176,6 @@ int spgo_binary_open(struct spgo_binary **out, const char *path, const char *deb
 		struct spgo_segment s = {ph.p_vaddr, ph.p_offset, ph.p_filesz, ph.p_memsz, ph.p_align, ph.p_flags};
 		VEC_PUSH(&bin->segments, s);
 	}
-	if (check_sections(bin) < 0)
-		goto fail;
 	read_build_id(bin);
 	*out = bin;
 	return 0;

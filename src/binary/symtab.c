@@ -86,7 +86,8 @@ static void load_symbols(struct spgo_binary *bin)
 		t.s.bind = (uint8_t)bind;
 		VEC_PUSH(&tmp, t);
 	}
-	qsort(tmp.v, tmp.n, sizeof *tmp.v, cmp_sym);
+	if (tmp.n > 1)
+		qsort(tmp.v, tmp.n, sizeof *tmp.v, cmp_sym);
 	VEC_GROW(&bin->syms, tmp.n);
 	for (size_t i = 0; i < tmp.n; i++) {
 		bin->syms.v[bin->syms.n++] = tmp.v[i].s;
@@ -184,7 +185,8 @@ static void load_functions(struct spgo_binary *bin)
 		VEC_PUSH(&bin->funcs, f);
 	}
 	size_t ndwarf = bin->funcs.n;
-	qsort(bin->funcs.v, ndwarf, sizeof *bin->funcs.v, cmp_func);
+	if (ndwarf > 1)
+		qsort(bin->funcs.v, ndwarf, sizeof *bin->funcs.v, cmp_func);
 	/* Drop DWARF parts overlapping an earlier one (discarded or folded
 	 * functions left at address 0, duplicate CUs). */
 	size_t k = 0;
@@ -214,7 +216,8 @@ static void load_functions(struct spgo_binary *bin)
 		struct spgo_function f = {s->addr, s->addr + s->size, s->name, 0, -1, s->name, 0};
 		VEC_PUSH(&bin->funcs, f);
 	}
-	qsort(bin->funcs.v, bin->funcs.n, sizeof *bin->funcs.v, cmp_func);
+	if (bin->funcs.n > 1)
+		qsort(bin->funcs.v, bin->funcs.n, sizeof *bin->funcs.v, cmp_func);
 	/* Symbols, and the parents of split parts by name. */
 	struct spgo_kmap by_symbol;
 	spgo_kmap_init(&by_symbol, 1);
