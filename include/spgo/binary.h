@@ -11,6 +11,9 @@
  *  - Addresses are the binary's own virtual addresses (p_vaddr space) unless
  *    a name says "runtime".
  *  - Returned pointers stay valid until spgo_binary_close().
+ *  - One struct spgo_binary is for one thread at a time: tables are built
+ *    lazily and lookups keep a hint (the previous answer) to make runs of
+ *    nearby addresses cheap.
  */
 #ifndef SPGO_BINARY_H
 #define SPGO_BINARY_H

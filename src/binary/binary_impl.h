@@ -93,6 +93,7 @@ struct spgo_binary {
 	VEC(struct spgo_scope_range) ranges;
 	VEC(struct spgo_cu) cus;
 	VEC(struct spgo_cu_range) cu_ranges;
+	size_t hint_cu, hint_row, hint_range; /* last answers (lines.c) */
 	/* Out-of-line subprogram parts found in DWARF, for the function table. */
 	VEC(struct spgo_scope_range) subprograms;
 

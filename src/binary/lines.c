@@ -29,9 +29,19 @@ static const char *str_or_null(const struct spgo_binary *bin, uint32_t id)
 	return id >= SPGO_BAD_FILE ? NULL : spgo_strtab_get(&bin->strs, id);
 }
 
+/*
+ * Each search first tries the answer of the previous lookup and the one
+ * after it: addresses usually come in order (instructions of a function,
+ * sorted samples), and then a lookup touches two cache lines instead of
+ * twenty.
+ */
+
 /* Index of the CU owning addr, or -1. */
-static long find_cu(const struct spgo_binary *bin, uint64_t addr)
+static long find_cu(struct spgo_binary *bin, uint64_t addr)
 {
+	size_t h = bin->hint_cu;
+	if (h < bin->cu_ranges.n && bin->cu_ranges.v[h].lo <= addr && addr < bin->cu_ranges.v[h].hi)
+		return (long)bin->cu_ranges.v[h].cu;
 	size_t lo = 0, hi = bin->cu_ranges.n;
 	while (lo < hi) { /* first range with lo > addr */
 		size_t mid = lo + (hi - lo) / 2;
@@ -43,11 +53,20 @@ static long find_cu(const struct spgo_binary *bin, uint64_t addr)
 	if (lo == 0)
 		return -1;
 	const struct spgo_cu_range *r = &bin->cu_ranges.v[lo - 1];
+	bin->hint_cu = lo - 1;
 	return addr < r->hi ? (long)r->cu : -1;
 }
 
-static const struct spgo_line_row *find_row(const struct spgo_binary *bin, const struct spgo_cu *cu, uint64_t addr)
+static const struct spgo_line_row *find_row(struct spgo_binary *bin, const struct spgo_cu *cu, uint64_t addr)
 {
+	const struct spgo_line_row *rows = bin->rows.v;
+	for (size_t h = bin->hint_row; h < bin->hint_row + 2; h++) {
+		if (h >= cu->row_begin && h < cu->row_end && rows[h].addr <= addr &&
+		    (h + 1 == cu->row_end || rows[h + 1].addr > addr)) {
+			bin->hint_row = h;
+			return rows[h].file == SPGO_NO_FILE ? NULL : &rows[h];
+		}
+	}
 	size_t lo = cu->row_begin, hi = cu->row_end;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -59,11 +78,20 @@ static const struct spgo_line_row *find_row(const struct spgo_binary *bin, const
 	if (lo == cu->row_begin)
 		return NULL;
 	const struct spgo_line_row *r = &bin->rows.v[lo - 1];
+	bin->hint_row = lo - 1;
 	return r->file == SPGO_NO_FILE ? NULL : r;
 }
 
-static long find_scope(const struct spgo_binary *bin, const struct spgo_cu *cu, uint64_t addr)
+static long find_scope(struct spgo_binary *bin, const struct spgo_cu *cu, uint64_t addr)
 {
+	const struct spgo_scope_range *rg = bin->ranges.v;
+	for (size_t h = bin->hint_range; h < bin->hint_range + 2; h++) {
+		if (h >= cu->range_begin && h < cu->range_end && rg[h].lo <= addr &&
+		    (h + 1 == cu->range_end || rg[h + 1].lo > addr)) {
+			bin->hint_range = h;
+			return addr < rg[h].hi ? (long)rg[h].scope : -1;
+		}
+	}
 	size_t lo = cu->range_begin, hi = cu->range_end;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -75,6 +103,7 @@ static long find_scope(const struct spgo_binary *bin, const struct spgo_cu *cu, 
 	if (lo == cu->range_begin)
 		return -1;
 	const struct spgo_scope_range *r = &bin->ranges.v[lo - 1];
+	bin->hint_range = lo - 1;
 	return addr < r->hi ? (long)r->scope : -1;
 }
 

@@ -46,9 +46,8 @@ static void ob_flush(struct obuf *o)
 	o->n = 0;
 }
 
-static void ob_str(struct obuf *o, const char *s)
+static void ob_mem(struct obuf *o, const char *s, size_t len)
 {
-	size_t len = strlen(s);
 	if (len > sizeof o->buf - o->n) {
 		ob_flush(o);
 		if (len > sizeof o->buf) {
@@ -58,6 +57,30 @@ static void ob_str(struct obuf *o, const char *s)
 	}
 	memcpy(o->buf + o->n, s, len);
 	o->n += len;
+}
+
+static void ob_str(struct obuf *o, const char *s)
+{
+	ob_mem(o, s, strlen(s));
+}
+
+/* Names and paths repeat from one address to the next: remember the
+ * length of the last few strings instead of measuring them again. */
+static void ob_name(struct obuf *o, const char *s)
+{
+	static const char *seen[4];
+	static size_t seen_len[4];
+	static unsigned next;
+	for (unsigned i = 0; i < 4; i++)
+		if (seen[i] == s) {
+			ob_mem(o, s, seen_len[i]);
+			return;
+		}
+	size_t len = strlen(s);
+	seen[next] = s;
+	seen_len[next] = len;
+	next = (next + 1) & 3;
+	ob_mem(o, s, len);
 }
 
 static void ob_char(struct obuf *o, char c)
@@ -118,7 +141,7 @@ static int symbolize_one(struct spgo_binary *bin, uint64_t addr, int mode, struc
 			if (!f->file && sym->file)
 				file = sym->file;
 		}
-		ob_str(o, name);
+		ob_name(o, name);
 		ob_char(o, '\n');
 		if (mode == VERBOSE) {
 			ob_str(o, "  Filename: ");
@@ -138,7 +161,7 @@ static int symbolize_one(struct spgo_binary *bin, uint64_t addr, int mode, struc
 			ob_char(o, '\n');
 			continue;
 		}
-		ob_str(o, file);
+		ob_name(o, file);
 		ob_char(o, ':');
 		ob_u64(o, f->line);
 		ob_char(o, ':');
@@ -184,8 +207,23 @@ static int symbolize_text(struct spgo_binary *bin, char *s, int mode, struct obu
 	size_t len = strlen(s);
 	while (len && (s[len - 1] == '\n' || s[len - 1] == '\r' || s[len - 1] == ' ' || s[len - 1] == '\t'))
 		s[--len] = 0;
-	uint64_t addr;
-	if (spgo_parse_u64(s, &addr) != 0) {
+	uint64_t addr = 0;
+	int ok = 0;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && len > 2 && len <= 18) {
+		/* The common case, parsed inline. */
+		ok = 1;
+		for (size_t i = 2; i < len && ok; i++) {
+			unsigned c = (unsigned char)s[i], d;
+			if (c - '0' < 10)
+				d = c - '0';
+			else if ((c | 0x20) - 'a' < 6)
+				d = (c | 0x20) - 'a' + 10;
+			else
+				ok = 0, d = 0;
+			addr = addr << 4 | d;
+		}
+	}
+	if (!ok && spgo_parse_u64(s, &addr) != 0) {
 		ob_str(o, s);
 		ob_str(o, "\n\n");
 		return 0;
