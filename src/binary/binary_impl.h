@@ -52,6 +52,21 @@ struct spgo_cu {
 	size_t range_begin, range_end;
 };
 
+/* The file table of a CU: DWARF file index -> strtab id or SPGO_NO_FILE. */
+struct spgo_cu_files {
+	uint32_t *ids;
+	size_t n;
+};
+
+/* Debug sections the line program reader needs (data NULL when absent). */
+struct spgo_debug_str {
+	const uint8_t *data;
+	size_t size;
+};
+struct spgo_line_sections {
+	struct spgo_debug_str line, line_str, str;
+};
+
 /* A piece of the address space and the CU that owns it. */
 struct spgo_cu_range {
 	uint64_t lo, hi;
@@ -75,6 +90,7 @@ struct spgo_binary {
 	int syms_loaded;
 	VEC(struct spgo_symbol) syms;      /* all, sorted by (addr, size) */
 	VEC(uint32_t) llvm_syms;           /* one per address, as llvm-symbolizer keeps */
+	size_t hint_sym;                   /* last answer of spgo_binary_symbol_at */
 
 	/* Functions (symtab.c). */
 	int funcs_loaded;
@@ -104,6 +120,14 @@ struct spgo_binary {
 
 /* Section of `elf` by name, or NULL; decompresses SHF_COMPRESSED sections. */
 Elf_Scn *spgo_elf_section(Elf *elf, const char *name, Elf_Data **data);
+
+/*
+ * line_program.c: read the line program at `offset` of .debug_line, append
+ * its rows (sorted) to bin->rows and fill *files.  -1 if it cannot (unknown
+ * form, corrupt): then nothing was appended and dwarf.c asks libdw.
+ */
+int spgo_read_line_program(struct spgo_binary *bin, const struct spgo_line_sections *sec, uint64_t offset,
+			   const char *comp_dir, struct spgo_cu_files *files);
 
 /* Free what dwarf.c, symtab.c and disasm.c built. */
 void spgo_binary_free_debug(struct spgo_binary *bin);

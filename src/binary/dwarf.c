@@ -164,12 +164,7 @@ static char *path_join(const char *a, const char *b)
 	return xasprintf("%s/%s", a, b);
 }
 
-struct cu_files {
-	uint32_t *ids; /* file index -> strtab id or SPGO_NO_FILE */
-	size_t n;
-};
-
-static void read_files(struct spgo_binary *bin, Dwarf_Die *cudie, int version, struct cu_files *cf)
+static void read_files(struct spgo_binary *bin, Dwarf_Die *cudie, int version, struct spgo_cu_files *cf)
 {
 	Dwarf_Files *files;
 	size_t nfiles;
@@ -199,12 +194,12 @@ static void read_files(struct spgo_binary *bin, Dwarf_Die *cudie, int version, s
 	}
 }
 
-static uint32_t file_id(const struct cu_files *cf, uint64_t idx)
+static uint32_t file_id(const struct spgo_cu_files *cf, uint64_t idx)
 {
 	return idx < cf->n ? cf->ids[idx] : SPGO_NO_FILE;
 }
 
-static void read_rows(struct spgo_binary *bin, Dwarf_Die *cudie, const struct cu_files *cf)
+static void read_rows(struct spgo_binary *bin, Dwarf_Die *cudie, const struct spgo_cu_files *cf)
 {
 	Dwarf_Lines *lines;
 	size_t n;
@@ -427,7 +422,7 @@ static int leaf_tag(int tag)
 
 #define MAX_DEPTH 512
 
-static int walk_dies(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *cudie, const struct cu_files *cf,
+static int walk_dies(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *cudie, const struct spgo_cu_files *cf,
 		     raw_range_vec *rr)
 {
 	Dwarf_Die *stack = xmalloc(MAX_DEPTH * sizeof *stack);
@@ -628,6 +623,15 @@ static int load(struct spgo_binary *bin)
 	VEC(Dwarf_Off) cu_die_off = {0};
 	raw_range_vec rr = {0};
 
+	struct spgo_line_sections sec;
+	memset(&sec, 0, sizeof sec);
+	Elf_Data *d;
+	if (spgo_elf_section(elf, ".debug_line", &d) && d->d_buf)
+		sec.line = (struct spgo_debug_str){d->d_buf, d->d_size};
+	if (spgo_elf_section(elf, ".debug_line_str", &d) && d->d_buf)
+		sec.line_str = (struct spgo_debug_str){d->d_buf, d->d_size};
+	if (spgo_elf_section(elf, ".debug_str", &d) && d->d_buf)
+		sec.str = (struct spgo_debug_str){d->d_buf, d->d_size};
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 	Dwarf_Half version;
@@ -642,10 +646,19 @@ static int load(struct spgo_binary *bin)
 		if (dwarf_tag(&cudie) != DW_TAG_compile_unit)
 			continue;
 		struct spgo_cu cu = {0};
-		struct cu_files cf;
-		read_files(bin, &cudie, version, &cf);
+		struct spgo_cu_files cf = {0};
 		cu.row_begin = bin->rows.n;
-		read_rows(bin, &cudie, &cf);
+		/* Our own line program reader, libdw's if it gives up. */
+		Dwarf_Attribute a;
+		Dwarf_Word stmt_list;
+		const char *comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &a));
+		if (!dwarf_attr(&cudie, DW_AT_stmt_list, &a) || dwarf_formudata(&a, &stmt_list) != 0) {
+			/* No line table: no rows, no file names. */
+		} else if (spgo_read_line_program(bin, &sec, stmt_list, comp_dir, &cf) < 0) {
+			spgo_info("%s: line table at 0x%llx read by libdw", bin->dwarf_path, (unsigned long long)stmt_list);
+			read_files(bin, &cudie, version, &cf);
+			read_rows(bin, &cudie, &cf);
+		}
 		cu.row_end = bin->rows.n;
 		rr.n = 0;
 		walk_dies(bin, &nc, &cudie, &cf, &rr);

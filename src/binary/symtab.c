@@ -109,6 +109,13 @@ const struct spgo_symbol *spgo_binary_symbol_at(struct spgo_binary *bin, uint64_
 {
 	if (!bin->syms_loaded)
 		load_symbols(bin);
+	/* The previous answer first: addresses often come in order. */
+	size_t h = bin->hint_sym, nl = bin->llvm_syms.n;
+	if (h < nl && bin->syms.v[bin->llvm_syms.v[h]].addr <= addr &&
+	    (h + 1 == nl || bin->syms.v[bin->llvm_syms.v[h + 1]].addr > addr)) {
+		const struct spgo_symbol *s = &bin->syms.v[bin->llvm_syms.v[h]];
+		return s->size != 0 && addr - s->addr >= s->size ? NULL : s;
+	}
 	size_t lo = 0, hi = bin->llvm_syms.n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -119,6 +126,7 @@ const struct spgo_symbol *spgo_binary_symbol_at(struct spgo_binary *bin, uint64_
 	}
 	if (lo == 0)
 		return NULL;
+	bin->hint_sym = lo - 1;
 	const struct spgo_symbol *s = &bin->syms.v[bin->llvm_syms.v[lo - 1]];
 	if (s->size != 0 && addr - s->addr >= s->size)
 		return NULL;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "spgo/binary.h"
@@ -46,8 +47,15 @@ static void ob_flush(struct obuf *o)
 	o->n = 0;
 }
 
+static void ob_flush(struct obuf *o);
+
 static void ob_mem(struct obuf *o, const char *s, size_t len)
 {
+	if (SPGO_LIKELY(len <= sizeof o->buf - o->n)) {
+		memcpy(o->buf + o->n, s, len);
+		o->n += len;
+		return;
+	}
 	if (len > sizeof o->buf - o->n) {
 		ob_flush(o);
 		if (len > sizeof o->buf) {
@@ -98,8 +106,7 @@ static void ob_u64(struct obuf *o, uint64_t v)
 		tmp[--i] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	for (; i < (int)sizeof tmp; i++)
-		ob_char(o, tmp[i]);
+	ob_mem(o, tmp + i, sizeof tmp - (size_t)i);
 }
 
 static void ob_hex(struct obuf *o, uint64_t v)
@@ -231,6 +238,12 @@ static int symbolize_text(struct spgo_binary *bin, char *s, int mode, struct obu
 	return symbolize_one(bin, addr, mode, o);
 }
 
+static int stdin_is_file(void)
+{
+	struct stat st;
+	return fstat(0, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 int cmd_symbolize(int argc, char **argv)
 {
 	const char *binary = NULL, *debug = NULL;
@@ -284,6 +297,23 @@ int cmd_symbolize(int argc, char **argv)
 		if (first_addr < argc) {
 			for (int i = first_addr; i < argc && rc == 0; i++)
 				rc = symbolize_text(bin, argv[i], mode, o);
+		} else if (stdin_is_file()) {
+			/* A file of addresses: read it whole, split it in place. */
+			struct spgo_file in;
+			if ((rc = spgo_file_map(&in, "-")) == 0) {
+				char *text = xmalloc(in.size + 1);
+				memcpy(text, in.data, in.size);
+				text[in.size] = 0;
+				spgo_file_unmap(&in);
+				for (char *p = text; rc == 0 && *p;) {
+					char *nl = strchr(p, '\n');
+					if (nl)
+						*nl = 0;
+					rc = symbolize_text(bin, p, mode, o);
+					p = nl ? nl + 1 : p + strlen(p);
+				}
+				free(text);
+			}
 		} else {
 			char *line = NULL;
 			size_t cap = 0;
