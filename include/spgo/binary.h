@@ -11,6 +11,9 @@
  *  - Addresses are the binary's own virtual addresses (p_vaddr space) unless
  *    a name says "runtime".
  *  - Returned pointers stay valid until spgo_binary_close().
+ *  - One struct spgo_binary is for one thread at a time: tables are built
+ *    lazily and lookups keep a hint (the previous answer) to make runs of
+ *    nearby addresses cheap.
  */
 #ifndef SPGO_BINARY_H
 #define SPGO_BINARY_H
@@ -61,6 +64,13 @@ const struct spgo_segment *spgo_binary_segments(const struct spgo_binary *bin, s
 int spgo_segments_map(const struct spgo_segment *segs, size_t n, uint64_t map_start,
 		      uint64_t map_pgoff, uint64_t runtime_addr, uint64_t *vaddr);
 
+/*
+ * 0 if spgo can symbolize and decode this machine (x86-64 for now; the
+ * disassembler already knows AArch64), else -1 with an spgo_error naming
+ * the file and the machine.
+ */
+int spgo_binary_check_machine(const struct spgo_binary *bin);
+
 /* Format a build-id as lower-case hex into buf (at least 2 * len + 1 bytes). */
 void spgo_build_id_hex(const uint8_t *id, size_t len, char *buf);
 
@@ -101,11 +111,93 @@ struct spgo_function {
 	uint32_t decl_line;  /* DW_AT_decl_line: AutoFDO line offsets count from it */
 	int32_t parent;      /* index of the function a split part (foo.cold,
 				foo.part.N) belongs to, or -1 */
+	const char *symbol;  /* the ELF symbol naming this part ("foo.cold"),
+				or name when no symbol starts it */
+	uint8_t has_debug;   /* 1 if the part comes from a DWARF subprogram,
+				0 if only from the symbol table */
 };
 
 /* All functions (one entry per contiguous part), sorted by start address. */
 const struct spgo_function *spgo_binary_functions(struct spgo_binary *bin, size_t *n);
 /* The function whose part contains addr, or NULL. */
 const struct spgo_function *spgo_binary_function_at(struct spgo_binary *bin, uint64_t addr);
+
+
+/* ---- symbols ----------------------------------------------------------- */
+
+/* A defined symbol of .symtab (or .dynsym when there is no .symtab). */
+struct spgo_symbol {
+	uint64_t addr, size;
+	const char *name;
+	const char *file; /* for a local symbol, the STT_FILE before it, else NULL */
+	uint8_t type;     /* STT_FUNC, STT_OBJECT, STT_NOTYPE, STT_GNU_IFUNC */
+	uint8_t bind;     /* STB_LOCAL, STB_GLOBAL, STB_WEAK */
+};
+
+/*
+ * The symbols, sorted by address and then size; aliases (several names at
+ * one address) are all listed.  Only symbols of allocated sections.
+ */
+const struct spgo_symbol *spgo_binary_symbols(struct spgo_binary *bin, size_t *n);
+/*
+ * The symbol that names addr the way llvm-symbolizer picks it: of the
+ * symbols starting at the highest address <= addr, the one with the largest
+ * size (the last listed among equals); it must cover addr unless its size is
+ * 0.  NULL if none.
+ */
+const struct spgo_symbol *spgo_binary_symbol_at(struct spgo_binary *bin, uint64_t addr);
+
+/* ---- source lines and inline frames ------------------------------------ */
+
+/*
+ * One frame of the inline stack at an address.  frames[0] is the innermost
+ * (the code actually at the address), the last one the out-of-line function
+ * that holds it.  For frame i > 0, file/line/column/discriminator are the call
+ * site of frame i - 1 in it (DW_AT_call_*); frame i - 1 carries the same
+ * values as call_*.
+ */
+struct spgo_frame {
+	const char *function;  /* linkage name (DW_AT_linkage_name, else DW_AT_name,
+				  through abstract origins), or NULL */
+	const char *file;      /* full path as llvm-symbolizer prints it, or NULL */
+	uint32_t decl_line;    /* DW_AT_decl_line of the subprogram (0 if absent) */
+	uint32_t line, column; /* 0 if unknown */
+	uint32_t discriminator;      /* raw DWARF value */
+	uint32_t base_discriminator; /* as LLVM's sample profile loader reads it */
+	/* For an inlined frame: the call site in the caller (frame i + 1). */
+	const char *call_file;
+	uint32_t call_line, call_column, call_discriminator;
+	uint8_t inlined; /* 1 if this frame is a DW_TAG_inlined_subroutine */
+};
+
+/*
+ * Fill frames[0..max) with the inline stack at addr, innermost first.
+ * Returns the number of frames (which may exceed max: then only max are
+ * filled), 0 if no debug information covers addr, -1 on an error reading the
+ * debug information (spgo_error set; reported once, on the first call).
+ * The tables are built on first use; after that a call allocates nothing.
+ * A frame with function == NULL but a file/line means the address has a line
+ * row but no subprogram DIE.
+ */
+int spgo_binary_symbolize(struct spgo_binary *bin, uint64_t addr, struct spgo_frame *frames, int max);
+
+/* Build the debug tables now (else done on first use); -1 with spgo_error set
+ * when the binary and its debug file have no DWARF or it is unreadable. */
+int spgo_binary_load_debug(struct spgo_binary *bin);
+
+/* The path of the file the DWARF was read from (the binary itself, the
+ * --debug-binary file or one found by build-id), or NULL before loading. */
+const char *spgo_binary_debug_path(const struct spgo_binary *bin);
+
+/*
+ * The base discriminator of a raw DWARF discriminator, decoded as LLVM's
+ * DILocation::getBaseDiscriminatorFromDiscriminator does without
+ * flow-sensitive discriminators: pseudo-probe encoded values give their
+ * DWARF base (or probe index), others the prefix-encoded base.
+ */
+uint32_t spgo_base_discriminator(uint32_t raw);
+
+/* Short name of an instruction class ("cond_branch", "call", ...). */
+const char *spgo_insn_class_name(unsigned cls);
 
 #endif

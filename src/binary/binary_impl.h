@@ -1,14 +1,77 @@
 /*
  * binary_impl.h: the inside of struct spgo_binary, shared by the files of
  * src/binary only.  Everyone else goes through spgo/binary.h.
+ *
+ * Files of src/binary:
+ *   elf.c      ELF identity, sections, separate debug file lookup
+ *   symtab.c   .symtab/.dynsym and the function table (DWARF + symbols)
+ *   dwarf.c    builds the address-sorted debug tables from libdw
+ *   lines.c    lookups in those tables: spgo_binary_symbolize()
+ *   disasm.c   instruction table with capstone
  */
 #ifndef SPGO_BINARY_IMPL_H
 #define SPGO_BINARY_IMPL_H
 
+#include <elfutils/libdw.h>
 #include <libelf.h>
 
 #include "spgo/binary.h"
 #include "spgo/common.h"
+
+/* A line table row.  Rows of one CU are contiguous and sorted by address;
+ * an end-of-sequence row has file == SPGO_NO_FILE. */
+#define SPGO_NO_FILE UINT32_MAX
+#define SPGO_BAD_FILE (UINT32_MAX - 1) /* a row whose file index is invalid */
+struct spgo_line_row {
+	uint64_t addr;
+	uint32_t line;
+	uint32_t file; /* strtab id of the full path, or SPGO_NO_FILE */
+	uint32_t column;
+	uint32_t discriminator;
+};
+
+/* A subprogram or inlined subroutine DIE (a "scope" of the inline tree). */
+struct spgo_scope {
+	int32_t parent;   /* enclosing scope, -1 at the top */
+	uint32_t name;    /* strtab id, or SPGO_NO_FILE when the DIE has no name */
+	uint32_t decl_line;
+	uint32_t call_file; /* strtab id or SPGO_NO_FILE */
+	uint32_t call_line, call_column, call_discriminator;
+	uint8_t inlined;
+};
+
+/* A piece of the address space whose innermost scope is `scope`. */
+struct spgo_scope_range {
+	uint64_t lo, hi;
+	uint32_t scope;
+};
+
+/* A compile unit: its slices of the row and scope-range tables. */
+struct spgo_cu {
+	size_t row_begin, row_end;
+	size_t range_begin, range_end;
+};
+
+/* The file table of a CU: DWARF file index -> strtab id or SPGO_NO_FILE. */
+struct spgo_cu_files {
+	uint32_t *ids;
+	size_t n;
+};
+
+/* Debug sections the line program reader needs (data NULL when absent). */
+struct spgo_debug_str {
+	const uint8_t *data;
+	size_t size;
+};
+struct spgo_line_sections {
+	struct spgo_debug_str line, line_str, str;
+};
+
+/* A piece of the address space and the CU that owns it. */
+struct spgo_cu_range {
+	uint64_t lo, hi;
+	uint32_t cu;
+};
 
 struct spgo_binary {
 	char *path;
@@ -20,6 +83,54 @@ struct spgo_binary {
 	uint8_t build_id[64];
 	size_t build_id_len;
 	VEC(struct spgo_segment) segments;
+
+	struct spgo_strtab strs; /* names and paths of everything below */
+
+	/* Symbols (symtab.c). */
+	int syms_loaded;
+	VEC(struct spgo_symbol) syms;      /* all, sorted by (addr, size) */
+	VEC(uint32_t) llvm_syms;           /* one per address, as llvm-symbolizer keeps */
+	size_t hint_sym;                   /* last answer of spgo_binary_symbol_at */
+
+	/* Functions (symtab.c). */
+	int funcs_loaded;
+	VEC(struct spgo_function) funcs;
+
+	/* Debug tables (dwarf.c). */
+	int debug_state;  /* 0 not loaded, 1 loaded, -1 failed */
+	char *debug_err;  /* the message of the failure */
+	char *dwarf_path; /* file the DWARF came from */
+	int dbg_fd;       /* separate debug file, or -1 */
+	Elf *dbg_elf;
+	Dwarf *dwarf;
+	VEC(void *) inflated; /* zstd sections inflated in memory */
+	VEC(struct spgo_line_row) rows;
+	VEC(struct spgo_scope) scopes;
+	VEC(struct spgo_scope_range) ranges;
+	VEC(struct spgo_cu) cus;
+	VEC(struct spgo_cu_range) cu_ranges;
+	size_t hint_cu, hint_row, hint_range; /* last answers (lines.c) */
+	/* Out-of-line subprogram parts found in DWARF, for the function table. */
+	VEC(struct spgo_scope_range) subprograms;
+
+	/* Instructions (disasm.c). */
+	int insns_loaded;
+	VEC(struct spgo_insn) insns;
 };
+
+/* Section of `elf` by name, or NULL; decompresses SHF_COMPRESSED sections. */
+Elf_Scn *spgo_elf_section(Elf *elf, const char *name, Elf_Data **data);
+
+/*
+ * line_program.c: read the line program at `offset` of .debug_line, append
+ * its rows (sorted) to bin->rows and fill *files.  -1 if it cannot (unknown
+ * form, corrupt): then nothing was appended and dwarf.c asks libdw.
+ */
+int spgo_read_line_program(struct spgo_binary *bin, const struct spgo_line_sections *sec, uint64_t offset,
+			   const char *comp_dir, struct spgo_cu_files *files);
+
+/* Free what dwarf.c, symtab.c and disasm.c built. */
+void spgo_binary_free_debug(struct spgo_binary *bin);
+void spgo_binary_free_symbols(struct spgo_binary *bin);
 
 #endif

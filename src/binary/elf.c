@@ -7,9 +7,15 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "binary/binary_impl.h"
+
+const char *spgo_binary_debug_path(const struct spgo_binary *bin)
+{
+	return bin->dwarf_path;
+}
 
 static int elf_fail(const char *path, const char *what)
 {
@@ -41,6 +47,81 @@ static void read_build_id(struct spgo_binary *bin)
 	}
 }
 
+/*
+ * A file cut short still opens in libelf (it maps what is there), so check
+ * that the section headers and every section with file contents lie inside
+ * the file: later reads would fail in confusing ways otherwise.
+ */
+static int check_sections(struct spgo_binary *bin)
+{
+	size_t size;
+	if (!elf_rawfile(bin->elf, &size))
+		return elf_fail(bin->path, "cannot read the file");
+	GElf_Ehdr eh;
+	gelf_getehdr(bin->elf, &eh);
+	/* The raw header fields first: libelf quietly sees no sections when
+	 * their table lies past the end of the file. */
+	uint64_t phend = eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize;
+	if (eh.e_phnum && phend > size)
+		return spgo_error("%s: offset 0x%llx: truncated ELF file: the program header table "
+				  "ends past the end of the file (size 0x%zx)",
+				  bin->path, (unsigned long long)eh.e_phoff, size);
+	uint64_t shend = eh.e_shoff + (uint64_t)(eh.e_shnum ? eh.e_shnum : 1) * eh.e_shentsize;
+	if (eh.e_shoff && shend > size)
+		return spgo_error("%s: offset 0x%llx: truncated ELF file: the section header table "
+				  "ends past the end of the file (size 0x%zx)",
+				  bin->path, (unsigned long long)eh.e_shoff, size);
+	size_t shnum;
+	if (elf_getshdrnum(bin->elf, &shnum) != 0)
+		return spgo_error("%s: offset 0x%llx: truncated or corrupt section header table",
+				  bin->path, (unsigned long long)eh.e_shoff);
+	if (shnum && eh.e_shoff + (uint64_t)shnum * eh.e_shentsize > size)
+		return spgo_error("%s: offset 0x%llx: truncated ELF file: the section header table "
+				  "ends past the end of the file (size 0x%zx)",
+				  bin->path, (unsigned long long)eh.e_shoff, size);
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(bin->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			return elf_fail(bin->path, "corrupt section header");
+		if (sh.sh_type == SHT_NOBITS || sh.sh_type == SHT_NULL)
+			continue;
+		if (sh.sh_offset > size || sh.sh_size > size - sh.sh_offset)
+			return spgo_error("%s: offset 0x%llx: truncated ELF file: section %zu "
+					  "(0x%llx bytes) ends past the end of the file (size 0x%zx)",
+					  bin->path, (unsigned long long)sh.sh_offset, elf_ndxscn(scn),
+					  (unsigned long long)sh.sh_size, size);
+	}
+	return 0;
+}
+
+Elf_Scn *spgo_elf_section(Elf *elf, const char *name, Elf_Data **data)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		const char *n = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!n || strcmp(n, name) != 0)
+			continue;
+		if (sh.sh_type == SHT_NOBITS)
+			return NULL;
+		if (data) {
+			if (sh.sh_flags & SHF_COMPRESSED)
+				elf_compress(scn, 0, 0);
+			*data = elf_getdata(scn, NULL);
+			if (!*data)
+				return NULL;
+		}
+		return scn;
+	}
+	return NULL;
+}
+
 int spgo_binary_open(struct spgo_binary **out, const char *path, const char *debug_path)
 {
 	*out = NULL;
@@ -53,9 +134,21 @@ int spgo_binary_open(struct spgo_binary **out, const char *path, const char *deb
 	bin->path = xstrdup(path);
 	bin->debug_path = debug_path ? xstrdup(debug_path) : NULL;
 	bin->fd = fd;
+	bin->dbg_fd = -1;
+	spgo_strtab_init(&bin->strs);
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		spgo_error("%s: is a directory", path);
+		goto fail;
+	}
 	bin->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!bin->elf || elf_kind(bin->elf) != ELF_K_ELF) {
-		spgo_error("%s: not an ELF file", path);
+		unsigned char magic[4];
+		if (pread(fd, magic, 4, 0) == 4 && memcmp(magic, ELFMAG, SELFMAG) == 0)
+			spgo_error("%s: offset 0x0: truncated ELF file: the ELF header is incomplete (%lld bytes)",
+				   path, (long long)st.st_size);
+		else
+			spgo_error("%s: not an ELF file", path);
 		goto fail;
 	}
 	GElf_Ehdr eh;
@@ -63,6 +156,8 @@ int spgo_binary_open(struct spgo_binary **out, const char *path, const char *deb
 		elf_fail(path, "cannot read the ELF header");
 		goto fail;
 	}
+	if (check_sections(bin) < 0)
+		goto fail;
 	bin->machine = eh.e_machine;
 	bin->kind = eh.e_type == ET_EXEC ? SPGO_ELF_EXEC : eh.e_type == ET_DYN ? SPGO_ELF_DYN : SPGO_ELF_OTHER;
 	size_t phnum;
@@ -93,6 +188,10 @@ void spgo_binary_close(struct spgo_binary *bin)
 {
 	if (!bin)
 		return;
+	spgo_binary_free_debug(bin);
+	spgo_binary_free_symbols(bin);
+	VEC_FREE(&bin->insns);
+	spgo_strtab_free(&bin->strs);
 	if (bin->elf)
 		elf_end(bin->elf);
 	if (bin->fd >= 0)
@@ -156,4 +255,27 @@ void spgo_build_id_hex(const uint8_t *id, size_t len, char *buf)
 		buf[2 * i + 1] = hex[id[i] & 15];
 	}
 	buf[2 * len] = 0;
+}
+
+static const char *machine_name(unsigned m)
+{
+	switch (m) {
+	case EM_X86_64: return "x86-64";
+	case EM_386: return "i386";
+	case EM_AARCH64: return "AArch64";
+	case EM_ARM: return "ARM";
+	case EM_RISCV: return "RISC-V";
+	case EM_PPC64: return "PowerPC64";
+	case EM_S390: return "s390";
+	case EM_MIPS: return "MIPS";
+	default: return "unknown";
+	}
+}
+
+int spgo_binary_check_machine(const struct spgo_binary *bin)
+{
+	if (bin->machine == EM_X86_64)
+		return 0;
+	return spgo_error("%s: unsupported machine %s (e_machine %u); spgo supports x86-64 binaries",
+			  bin->path, machine_name(bin->machine), bin->machine);
 }

@@ -1,10 +1,339 @@
-/* spgo symbolize: not implemented yet. */
+/*
+ * spgo symbolize: addresses -> inline frames, printed the way
+ * `llvm-symbolizer --inlines --functions=linkage` prints them: per frame,
+ * innermost first, the function's linkage name, then file:line:column; a
+ * blank line after each address.  As llvm-symbolizer does, the outermost
+ * frame is named by the ELF symbol covering the address when there is one
+ * ("foo.cold" rather than DWARF's "foo").
+ *
+ * --all-instructions lists every instruction of the executable sections:
+ * address, size, class and (for direct branches and calls) target.
+ */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "spgo/binary.h"
+#include "spgo/common.h"
+
+static const char usage[] =
+	"usage: spgo symbolize --binary FILE [--debug-binary FILE] [--discriminators|--verbose] [ADDR...]\n"
+	"       spgo symbolize --binary FILE --all-instructions\n"
+	"\n"
+	"Print the inline frames at each address (arguments, else one per line on\n"
+	"stdin; 0x-prefixed hex or decimal), innermost first: the function's linkage\n"
+	"name, then file:line:column, and a blank line after each address, as\n"
+	"llvm-symbolizer --inlines --functions=linkage does.\n"
+	"  --binary FILE        the ELF binary (addresses are its virtual addresses)\n"
+	"  --debug-binary FILE  read DWARF from FILE (default: the binary, else\n"
+	"                       /usr/lib/debug/.build-id/xx/yyyy.debug)\n"
+	"  --discriminators     append \" (discriminator N)\" where N is not 0\n"
+	"  --verbose            per frame, the fields of llvm-symbolizer --verbose that\n"
+	"                       profiles use: Filename, Function start line (the\n"
+	"                       subprogram's DW_AT_decl_line), Line, Column, Discriminator\n"
+	"  --all-instructions   list every instruction: address size class [target]\n";
+
+/* A plain output buffer: symbolizing millions of addresses is mostly printing. */
+struct obuf {
+	char buf[1 << 16];
+	size_t n;
+};
+
+static void ob_flush(struct obuf *o)
+{
+	fwrite(o->buf, 1, o->n, stdout);
+	o->n = 0;
+}
+
+static void ob_flush(struct obuf *o);
+
+static void ob_mem(struct obuf *o, const char *s, size_t len)
+{
+	if (SPGO_LIKELY(len <= sizeof o->buf - o->n)) {
+		memcpy(o->buf + o->n, s, len);
+		o->n += len;
+		return;
+	}
+	if (len > sizeof o->buf - o->n) {
+		ob_flush(o);
+		if (len > sizeof o->buf) {
+			fwrite(s, 1, len, stdout);
+			return;
+		}
+	}
+	memcpy(o->buf + o->n, s, len);
+	o->n += len;
+}
+
+static void ob_str(struct obuf *o, const char *s)
+{
+	ob_mem(o, s, strlen(s));
+}
+
+/* Names and paths repeat from one address to the next: remember the
+ * length of the last few strings instead of measuring them again. */
+static void ob_name(struct obuf *o, const char *s)
+{
+	static const char *seen[4];
+	static size_t seen_len[4];
+	static unsigned next;
+	for (unsigned i = 0; i < 4; i++)
+		if (seen[i] == s) {
+			ob_mem(o, s, seen_len[i]);
+			return;
+		}
+	size_t len = strlen(s);
+	seen[next] = s;
+	seen_len[next] = len;
+	next = (next + 1) & 3;
+	ob_mem(o, s, len);
+}
+
+static void ob_char(struct obuf *o, char c)
+{
+	if (o->n == sizeof o->buf)
+		ob_flush(o);
+	o->buf[o->n++] = c;
+}
+
+static void ob_u64(struct obuf *o, uint64_t v)
+{
+	char tmp[24];
+	int i = sizeof tmp;
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	ob_mem(o, tmp + i, sizeof tmp - (size_t)i);
+}
+
+static void ob_hex(struct obuf *o, uint64_t v)
+{
+	char tmp[24];
+	int i = sizeof tmp;
+	do {
+		tmp[--i] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	ob_str(o, "0x");
+	for (; i < (int)sizeof tmp; i++)
+		ob_char(o, tmp[i]);
+}
+
+#define MAX_FRAMES 256
+
+enum { PLAIN, DISCRIMINATORS, VERBOSE };
+
+static int symbolize_one(struct spgo_binary *bin, uint64_t addr, int mode, struct obuf *o)
+{
+	struct spgo_frame frames[MAX_FRAMES];
+	int n = spgo_binary_symbolize(bin, addr, frames, MAX_FRAMES);
+	if (n < 0)
+		return -1;
+	if (n > MAX_FRAMES)
+		n = MAX_FRAMES;
+	if (n == 0) {
+		frames[0] = (struct spgo_frame){0};
+		n = 1;
+	}
+	const struct spgo_symbol *sym = spgo_binary_symbol_at(bin, addr);
+	for (int i = 0; i < n; i++) {
+		const struct spgo_frame *f = &frames[i];
+		const char *name = f->function ? f->function : "??";
+		const char *file = f->file ? f->file : "??";
+		if (i == n - 1 && sym) {
+			name = sym->name;
+			if (!f->file && sym->file)
+				file = sym->file;
+		}
+		ob_name(o, name);
+		ob_char(o, '\n');
+		if (mode == VERBOSE) {
+			ob_str(o, "  Filename: ");
+			ob_str(o, file);
+			if (f->decl_line) {
+				ob_str(o, "\n  Function start line: ");
+				ob_u64(o, f->decl_line);
+			}
+			ob_str(o, "\n  Line: ");
+			ob_u64(o, f->line);
+			ob_str(o, "\n  Column: ");
+			ob_u64(o, f->column);
+			if (f->discriminator) {
+				ob_str(o, "\n  Discriminator: ");
+				ob_u64(o, f->discriminator);
+			}
+			ob_char(o, '\n');
+			continue;
+		}
+		ob_name(o, file);
+		ob_char(o, ':');
+		ob_u64(o, f->line);
+		ob_char(o, ':');
+		ob_u64(o, f->column);
+		if (mode == DISCRIMINATORS && f->discriminator) {
+			ob_str(o, " (discriminator ");
+			ob_u64(o, f->discriminator);
+			ob_char(o, ')');
+		}
+		ob_char(o, '\n');
+	}
+	ob_char(o, '\n');
+	return 0;
+}
+
+static int list_instructions(struct spgo_binary *bin, struct obuf *o)
+{
+	size_t n;
+	const struct spgo_insn *in = spgo_binary_insns(bin, &n);
+	if (n == 0)
+		return spgo_error("%s: no instructions decoded in the executable sections", spgo_binary_path(bin));
+	for (size_t i = 0; i < n; i++) {
+		ob_hex(o, in[i].addr);
+		ob_char(o, ' ');
+		ob_u64(o, in[i].size);
+		ob_char(o, ' ');
+		ob_str(o, spgo_insn_class_name(in[i].cls));
+		if (in[i].cls == SPGO_INSN_JUMP || in[i].cls == SPGO_INSN_COND_BRANCH || in[i].cls == SPGO_INSN_CALL) {
+			ob_char(o, ' ');
+			ob_hex(o, in[i].target);
+		}
+		ob_char(o, '\n');
+	}
+	return 0;
+}
+
+/* One address given as text; an unparsable one is echoed back, as
+ * llvm-symbolizer does. */
+static int symbolize_text(struct spgo_binary *bin, char *s, int mode, struct obuf *o)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	size_t len = strlen(s);
+	while (len && (s[len - 1] == '\n' || s[len - 1] == '\r' || s[len - 1] == ' ' || s[len - 1] == '\t'))
+		s[--len] = 0;
+	uint64_t addr = 0;
+	int ok = 0;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && len > 2 && len <= 18) {
+		/* The common case, parsed inline. */
+		ok = 1;
+		for (size_t i = 2; i < len && ok; i++) {
+			unsigned c = (unsigned char)s[i], d;
+			if (c - '0' < 10)
+				d = c - '0';
+			else if ((c | 0x20) - 'a' < 6)
+				d = (c | 0x20) - 'a' + 10;
+			else
+				ok = 0, d = 0;
+			addr = addr << 4 | d;
+		}
+	}
+	if (!ok && spgo_parse_u64(s, &addr) != 0) {
+		ob_str(o, s);
+		ob_str(o, "\n\n");
+		return 0;
+	}
+	return symbolize_one(bin, addr, mode, o);
+}
+
+static int stdin_is_file(void)
+{
+	struct stat st;
+	return fstat(0, &st) == 0 && S_ISREG(st.st_mode);
+}
 
 int cmd_symbolize(int argc, char **argv)
 {
-	fprintf(stderr, "spgo: 'symbolize' is not implemented yet\n");
-	return 2;
+	const char *binary = NULL, *debug = NULL;
+	int mode = PLAIN, all = 0, first_addr = argc;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--binary") || !strcmp(a, "--debug-binary")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "spgo symbolize: %s needs a file\n", a);
+				return 2;
+			}
+			*(a[2] == 'b' ? &binary : &debug) = argv[++i];
+		} else if (!strncmp(a, "--binary=", 9)) {
+			binary = a + 9;
+		} else if (!strncmp(a, "--debug-binary=", 15)) {
+			debug = a + 15;
+		} else if (!strcmp(a, "--discriminators")) {
+			mode = DISCRIMINATORS;
+		} else if (!strcmp(a, "--verbose")) {
+			mode = VERBOSE;
+		} else if (!strcmp(a, "--all-instructions")) {
+			all = 1;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (a[0] == '-' && a[1] == '-') {
+			fprintf(stderr, "spgo symbolize: unknown option '%s'\n%s", a, usage);
+			return 2;
+		} else {
+			first_addr = i;
+			break;
+		}
+	}
+	if (!binary) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	struct spgo_binary *bin;
+	if (spgo_binary_open(&bin, binary, debug) < 0)
+		return cli_fail();
+	if (spgo_binary_check_machine(bin) < 0) {
+		spgo_binary_close(bin);
+		return cli_fail();
+	}
+	struct obuf *o = xmalloc(sizeof *o);
+	o->n = 0;
+	int rc = 0;
+	if (all) {
+		rc = list_instructions(bin, o);
+	} else if ((rc = spgo_binary_load_debug(bin)) == 0) {
+		if (first_addr < argc) {
+			for (int i = first_addr; i < argc && rc == 0; i++)
+				rc = symbolize_text(bin, argv[i], mode, o);
+		} else if (stdin_is_file()) {
+			/* A file of addresses: read it whole, split it in place. */
+			struct spgo_file in;
+			if ((rc = spgo_file_map(&in, "-")) == 0) {
+				char *text = xmalloc(in.size + 1);
+				memcpy(text, in.data, in.size);
+				text[in.size] = 0;
+				spgo_file_unmap(&in);
+				for (char *p = text; rc == 0 && *p;) {
+					char *nl = strchr(p, '\n');
+					if (nl)
+						*nl = 0;
+					rc = symbolize_text(bin, p, mode, o);
+					p = nl ? nl + 1 : p + strlen(p);
+				}
+				free(text);
+			}
+		} else {
+			char *line = NULL;
+			size_t cap = 0;
+			while (rc == 0 && getline(&line, &cap, stdin) >= 0) {
+				rc = symbolize_text(bin, line, mode, o);
+				/* Answer interactive callers line by line. */
+				if (o->n && !feof(stdin) && stdin->_IO_read_ptr == stdin->_IO_read_end)
+					ob_flush(o);
+			}
+			free(line);
+		}
+	}
+	ob_flush(o);
+	free(o);
+	spgo_binary_close(bin);
+	if (rc < 0)
+		return cli_fail();
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "spgo: <stdout>: write error\n");
+		return 1;
+	}
+	return 0;
 }

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Symbolization benchmark: every instruction address of a large real binary,
+# Debian's sqlite3 shell built from its source package with -O2 -g, through
+# `spgo symbolize` and `llvm-symbolizer-19 --inlines --functions=linkage`,
+# fed the same address list on stdin.  Reports wall time and peak RSS
+# (/usr/bin/time, median of REPEATS runs) of both, the ratios, and whether
+# the two outputs are identical.  Writes bench/results/symbolize.md.
+#
+# The source is fetched with `apt-get source` into BENCH_WORK (deb-src is
+# enabled from the machine's own deb sources if it is not yet), never
+# committed.
+set -euo pipefail
+: "${SPGO:?}" "${SPGO_SRC:?}" "${BENCH_WORK:?}"
+REPEATS=${REPEATS:-3}
+work="$BENCH_WORK/sqlite3"
+mkdir -p "$work"
+cd "$work"
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+
+enable_deb_src() {
+  # Derive deb-src entries from the enabled deb entries (deb822 or one-line).
+  local f out=/etc/apt/sources.list.d/spgo-deb-src.sources
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] && [ "$f" != "$out" ] || continue
+    sed -n 's/^Types: deb$/Types: deb-src/; p' "$f"
+    echo
+  done | $sudo tee "$out" >/dev/null
+  if [ -f /etc/apt/sources.list ]; then
+    sed -n 's/^deb \(.*\)$/deb-src \1/p' /etc/apt/sources.list | $sudo tee /etc/apt/sources.list.d/spgo-deb-src.list >/dev/null
+  fi
+  $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
+}
+
+srcdir=$(ls -d sqlite3-*/ 2>/dev/null | head -1 || true)
+if [ -z "$srcdir" ]; then
+  if ! apt-get source --print-uris sqlite3 >/dev/null 2>&1; then
+    echo "bench: enabling deb-src to fetch the sqlite3 source package"
+    enable_deb_src
+  fi
+  apt-get source sqlite3 > fetch.log 2>&1 || { cat fetch.log; exit 1; }
+  srcdir=$(ls -d sqlite3-*/ | head -1)
+fi
+srcdir=${srcdir%/}
+
+bin="$work/build/sqlite3"
+if ! head -c 4 "$bin" 2>/dev/null | grep -q ELF; then
+  rm -rf build
+  echo "bench: building the sqlite3 shell with -O2 -g (a few minutes)"
+  mkdir -p build
+  (cd build && "../$srcdir/configure" CFLAGS="-O2 -g" --disable-tcl --disable-shared > configure.log 2>&1 &&
+     make -j2 sqlite3 > make.log 2>&1) || { tail -20 build/make.log; exit 1; }
+fi
+
+"$SPGO" symbolize --binary "$bin" --all-instructions | awk '{print $1}' > addrs
+naddrs=$(wc -l < addrs)
+echo "bench: $naddrs instruction addresses in $bin"
+
+# median WALL and median peak RSS (KB) of REPEATS runs of "$@" < addrs > $out
+measure() {
+  local out=$1; shift
+  local walls=() rsss=()
+  for _ in $(seq "$REPEATS"); do
+    /usr/bin/time -f '%e %M' -o time.txt "$@" < addrs > "$out"
+    read -r w m < <(tail -1 time.txt)
+    walls+=("$w"); rsss+=("$m")
+  done
+  local mw mr
+  mw=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  mr=$(printf '%s\n' "${rsss[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  echo "$mw $mr"
+}
+
+read -r spgo_wall spgo_rss < <(measure out.spgo "$SPGO" symbolize --binary "$bin")
+echo "bench: spgo $spgo_wall s, $spgo_rss KB"
+read -r llvm_wall llvm_rss < <(measure out.llvm llvm-symbolizer-19 --inlines --functions=linkage --obj="$bin")
+echo "bench: llvm-symbolizer-19 $llvm_wall s, $llvm_rss KB"
+
+if cmp -s out.spgo out.llvm; then
+  same="identical"
+else
+  ndiff=$(diff <(awk 'BEGIN{RS=""} {gsub(/\n/, "|"); print}' out.spgo) \
+               <(awk 'BEGIN{RS=""} {gsub(/\n/, "|"); print}' out.llvm) | grep -c '^<' || true)
+  same="different for $ndiff addresses"
+fi
+frames=$(grep -c ':[0-9]*:[0-9]*$' out.spgo || true)
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "inf" }'; }
+speedup=$(ratio "$llvm_wall" "$spgo_wall")
+rss_ratio=$(ratio "$llvm_rss" "$spgo_rss")
+cpu=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)
+textsz=$(size -A "$bin" | awk '$1 == ".text" {print $2}')
+version=$(basename "$srcdir")
+
+result="$SPGO_SRC/bench/results/symbolize.md"
+tmpres=$(mktemp "$result.tmp.XXXXXX")
+cat > "$tmpres" <<EOF
+# Symbolization: spgo symbolize vs llvm-symbolizer-19
+
+Every instruction address of Debian's $version shell built with \`-O2 -g\`
+(gcc $(gcc -dumpversion), .text $textsz bytes): $naddrs addresses, $frames
+inline frames printed.  Both read the same address list on stdin;
+\`llvm-symbolizer-19 --inlines --functions=linkage --obj=sqlite3\` against
+\`spgo symbolize --binary sqlite3\`.  Wall time and peak RSS from
+\`/usr/bin/time -f '%e %M'\`, median of $REPEATS runs.  Machine: $cpu,
+$(nproc) cores (shared with other jobs), $(date -u +%Y-%m-%d).
+
+| tool | wall (s) | peak RSS (MB) |
+| --- | ---: | ---: |
+| spgo symbolize | $spgo_wall | $(awk -v k="$spgo_rss" 'BEGIN{printf "%.1f", k/1024}') |
+| llvm-symbolizer-19 | $llvm_wall | $(awk -v k="$llvm_rss" 'BEGIN{printf "%.1f", k/1024}') |
+
+spgo is **${speedup}x** faster (target: 20x) and uses ${rss_ratio}x less
+memory.  Outputs: $same.
+EOF
+mv "$tmpres" "$result"
+cat "$result"

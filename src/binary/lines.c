@@ -1,0 +1,177 @@
+/*
+ * Address -> inline frames, by binary searches in the tables dwarf.c built:
+ * the CU owning the address, the line row at it (the last row of that CU at
+ * or before it), the innermost scope covering it, then the chain of scopes
+ * outward to the out-of-line subprogram.  This follows what
+ * llvm-symbolizer --inlines reports.
+ */
+#include "binary/binary_impl.h"
+
+uint32_t spgo_base_discriminator(uint32_t d)
+{
+	/* Pseudo-probe encoded (low 3 bits all set): the DWARF base
+	 * discriminator when bit 31 says one is kept, else the probe index. */
+	if ((d & 7) == 7) {
+		if (d & 0x80000000u)
+			return (d >> 29) & 3;
+		return (d >> 3) & 0xffff;
+	}
+	/* Prefix encoding of the base discriminator (LLVM's
+	 * getUnsignedFromPrefixEncoding): a set low bit means "none". */
+	if (d & 1)
+		return 0;
+	d >>= 1;
+	return (d & 0x20) ? (((d >> 1) & 0xfe0) | (d & 0x1f)) : (d & 0x1f);
+}
+
+static const char *str_or_null(const struct spgo_binary *bin, uint32_t id)
+{
+	return id >= SPGO_BAD_FILE ? NULL : spgo_strtab_get(&bin->strs, id);
+}
+
+/*
+ * Each search first tries the answer of the previous lookup and the one
+ * after it: addresses usually come in order (instructions of a function,
+ * sorted samples), and then a lookup touches two cache lines instead of
+ * twenty.
+ */
+
+/* Index of the CU owning addr, or -1. */
+static long find_cu(struct spgo_binary *bin, uint64_t addr)
+{
+	size_t h = bin->hint_cu;
+	if (h < bin->cu_ranges.n && bin->cu_ranges.v[h].lo <= addr && addr < bin->cu_ranges.v[h].hi)
+		return (long)bin->cu_ranges.v[h].cu;
+	size_t lo = 0, hi = bin->cu_ranges.n;
+	while (lo < hi) { /* first range with lo > addr */
+		size_t mid = lo + (hi - lo) / 2;
+		if (bin->cu_ranges.v[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -1;
+	const struct spgo_cu_range *r = &bin->cu_ranges.v[lo - 1];
+	bin->hint_cu = lo - 1;
+	return addr < r->hi ? (long)r->cu : -1;
+}
+
+static const struct spgo_line_row *find_row(struct spgo_binary *bin, const struct spgo_cu *cu, uint64_t addr)
+{
+	const struct spgo_line_row *rows = bin->rows.v;
+	for (size_t h = bin->hint_row; h < bin->hint_row + 2; h++) {
+		if (h >= cu->row_begin && h < cu->row_end && rows[h].addr <= addr &&
+		    (h + 1 == cu->row_end || rows[h + 1].addr > addr)) {
+			bin->hint_row = h;
+			return rows[h].file == SPGO_NO_FILE ? NULL : &rows[h];
+		}
+	}
+	size_t lo = cu->row_begin, hi = cu->row_end;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (bin->rows.v[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == cu->row_begin)
+		return NULL;
+	const struct spgo_line_row *r = &bin->rows.v[lo - 1];
+	bin->hint_row = lo - 1;
+	return r->file == SPGO_NO_FILE ? NULL : r;
+}
+
+static long find_scope(struct spgo_binary *bin, const struct spgo_cu *cu, uint64_t addr)
+{
+	const struct spgo_scope_range *rg = bin->ranges.v;
+	for (size_t h = bin->hint_range; h < bin->hint_range + 2; h++) {
+		if (h >= cu->range_begin && h < cu->range_end && rg[h].lo <= addr &&
+		    (h + 1 == cu->range_end || rg[h + 1].lo > addr)) {
+			bin->hint_range = h;
+			return addr < rg[h].hi ? (long)rg[h].scope : -1;
+		}
+	}
+	size_t lo = cu->range_begin, hi = cu->range_end;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (bin->ranges.v[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == cu->range_begin)
+		return -1;
+	const struct spgo_scope_range *r = &bin->ranges.v[lo - 1];
+	bin->hint_range = lo - 1;
+	return addr < r->hi ? (long)r->scope : -1;
+}
+
+static void set_location(struct spgo_frame *f, const char *file, uint32_t line, uint32_t col, uint32_t disc)
+{
+	f->file = file;
+	f->line = file ? line : 0;
+	f->column = file ? col : 0;
+	f->discriminator = file ? disc : 0;
+	f->base_discriminator = spgo_base_discriminator(f->discriminator);
+}
+
+int spgo_binary_symbolize(struct spgo_binary *bin, uint64_t addr, struct spgo_frame *frames, int max)
+{
+	if (SPGO_UNLIKELY(bin->debug_state != 1) && spgo_binary_load_debug(bin) < 0)
+		return -1;
+	long cui = find_cu(bin, addr);
+	if (cui < 0)
+		return 0;
+	const struct spgo_cu *cu = &bin->cus.v[cui];
+	const struct spgo_line_row *row = find_row(bin, cu, addr);
+	long s = find_scope(bin, cu, addr);
+	if (s < 0) {
+		if (!row)
+			return 0;
+		/* A line row but no subprogram DIE: one nameless frame. */
+		if (max > 0) {
+			struct spgo_frame *f = &frames[0];
+			*f = (struct spgo_frame){0};
+			set_location(f, str_or_null(bin, row->file), row->line, row->column, row->discriminator);
+		}
+		return 1;
+	}
+	int n = 0;
+	const struct spgo_scope *inner = NULL;
+	for (;;) {
+		const struct spgo_scope *sc = &bin->scopes.v[s];
+		if (n < max) {
+			struct spgo_frame *f = &frames[n];
+			f->function = str_or_null(bin, sc->name);
+			f->decl_line = sc->decl_line;
+			f->inlined = sc->inlined;
+			if (!inner) {
+				if (row)
+					set_location(f, str_or_null(bin, row->file), row->line, row->column, row->discriminator);
+				else
+					set_location(f, NULL, 0, 0, 0);
+			} else {
+				/* The call site of the frame inside this one; LLVM
+				 * keeps line and column even when the file is bad. */
+				f->file = str_or_null(bin, inner->call_file);
+				f->line = inner->call_line;
+				f->column = inner->call_column;
+				f->discriminator = inner->call_discriminator;
+				f->base_discriminator = spgo_base_discriminator(f->discriminator);
+				frames[n - 1].call_file = f->file;
+				frames[n - 1].call_line = f->line;
+				frames[n - 1].call_column = f->column;
+				frames[n - 1].call_discriminator = f->discriminator;
+			}
+			f->call_file = NULL;
+			f->call_line = f->call_column = f->call_discriminator = 0;
+		}
+		n++;
+		inner = sc;
+		if (!sc->inlined || sc->parent < 0)
+			break;
+		s = sc->parent;
+	}
+	return n;
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# spgo symbolize against llvm-symbolizer-19 and llvm-objdump-19, on every
+# instruction address of:
+#   - tests/data/inline_demo.c by clang-19 -O2 -g -fdebug-info-for-profiling
+#     (DWARF 5, lld), gcc -O2 -g (DWARF 5) and gcc -O2 -gdwarf-4;
+#   - the same with zlib- and zstd-compressed debug sections, as a non-PIE
+#     lld layout with a separate code segment, and stripped with the DWARF in
+#     a separate file (given with --debug-binary, and found by build-id);
+#   - ../shared/data/autofdo-gzip/test.binary (GCC 4.6, old DWARF).
+# For each address, the inline frames (linkage name, file, line, column) must
+# equal `llvm-symbolizer-19 --inlines --functions=linkage`; with --verbose the
+# decl line (Function start line) and discriminators too.  Instruction
+# boundaries, classes and direct targets must equal llvm-objdump-19 -d.
+#
+# Known differences: none; every address of these binaries agrees.
+set -uo pipefail
+: "${SPGO:?}" "${SPGO_SRC:?}"
+for t in clang-19 gcc llvm-symbolizer-19 llvm-objdump-19 objcopy; do
+  command -v "$t" >/dev/null || { echo "skip: $t not installed"; exit 77; }
+done
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+src="$SPGO_SRC/tests/data/inline_demo.c"
+cd "$tmp"
+set -e
+clang-19 -O2 -g -fdebug-info-for-profiling -fuse-ld=lld -o clang-dwarf5 "$src"
+gcc -O2 -g -o gcc-dwarf5 "$src"
+gcc -O2 -gdwarf-4 -o gcc-dwarf4 "$src"
+gcc -O2 -g -gz=zlib -o gcc-zlib "$src"
+clang-19 -O2 -g -gz=zstd -fuse-ld=lld -o clang-zstd "$src"
+clang-19 -O2 -gdwarf-4 -no-pie -fuse-ld=lld -Wl,-z,separate-code -o clang-nopie "$src"
+set +e
+
+failed=0
+fail() { echo "FAIL: $*"; failed=1; }
+
+# Frames of each address, spgo vs llvm-symbolizer, in both output modes.
+# $1 the binary for llvm-symbolizer, $2 a name, then the spgo options.
+compare_frames() {
+  local obj=$1 name=$2; shift 2
+  "$SPGO" symbolize "$@" --all-instructions > "$name.insns" || { fail "$name: --all-instructions"; return; }
+  awk '{print $1}' "$name.insns" > "$name.addrs"
+  local n; n=$(wc -l < "$name.addrs")
+  [ "$n" -gt 100 ] || { fail "$name: only $n instructions"; return; }
+  "$SPGO" symbolize "$@" < "$name.addrs" > "$name.spgo" || { fail "$name: spgo symbolize"; return; }
+  llvm-symbolizer-19 --inlines --functions=linkage --obj="$obj" ${LLVM_EXTRA:-} < "$name.addrs" > "$name.llvm"
+  if ! cmp -s "$name.spgo" "$name.llvm"; then
+    fail "$name: frames differ from llvm-symbolizer-19:"; diff "$name.spgo" "$name.llvm" | head -20
+  fi
+  "$SPGO" symbolize --verbose "$@" < "$name.addrs" > "$name.spgo-v"
+  llvm-symbolizer-19 --verbose --inlines --functions=linkage --obj="$obj" ${LLVM_EXTRA:-} < "$name.addrs" |
+    grep -v -e '^  Function start filename:' -e '^  Function start address:' > "$name.llvm-v"
+  if ! cmp -s "$name.spgo-v" "$name.llvm-v"; then
+    fail "$name: --verbose differs from llvm-symbolizer-19 --verbose:"; diff "$name.spgo-v" "$name.llvm-v" | head -20
+  fi
+  local frames; frames=$(awk 'NF == 0 {next} /:[0-9]+:[0-9]+$/ {n++} END {print n+0}' "$name.spgo")
+  echo "$name: $n addresses, $frames frames, equal to llvm-symbolizer-19"
+}
+
+# Instruction boundaries, classes and targets, spgo vs llvm-objdump.
+compare_insns() {
+  local obj=$1 name=$2
+  llvm-objdump-19 -d --no-show-raw-insn "$obj" | awk -f "$SPGO_SRC/tests/integration/objdump_classes.awk" > "$name.objdump"
+  awk '{ print $1, $3 (NF > 3 ? " " $4 : "") }' "$name.insns" > "$name.classes"
+  if ! cmp -s "$name.classes" "$name.objdump"; then
+    fail "$name: instructions differ from llvm-objdump-19 -d:"; diff "$name.classes" "$name.objdump" | head -20
+  else
+    echo "$name: $(wc -l < "$name.classes") instructions, boundaries and classes equal to llvm-objdump-19"
+  fi
+}
+
+for b in clang-dwarf5 gcc-dwarf5 gcc-dwarf4 gcc-zlib clang-zstd clang-nopie; do
+  compare_frames "$b" "$b" --binary "$b"
+  compare_insns "$b" "$b"
+done
+
+# The test must be able to fail: the inline frames from the header, the
+# discriminators of -fdebug-info-for-profiling and GCC's split cold part.
+grep -q 'inline_demo.h:[0-9]*:[0-9]*$' clang-dwarf5.spgo || fail "no frame in inline_demo.h"
+grep -q '^  Discriminator: ' clang-dwarf5.spgo-v || fail "no discriminator in the clang build"
+grep -q '^work.cold$' gcc-dwarf5.spgo || fail "no work.cold frame in the gcc build"
+[ "$("$SPGO" symbolize --binary clang-dwarf5 0x0 | head -2 | tr '\n' ' ')" = "?? ??:0:0 " ] || fail "unknown address"
+
+# Separate debug file: stripped binary + its DWARF, given and by build-id.
+objcopy --only-keep-debug gcc-dwarf5 gcc.debug
+objcopy --strip-debug gcc-dwarf5 gcc-stripped
+id=$(readelf -n gcc-dwarf5 | awk '/Build ID/ {print $3}')
+mkdir -p "dbg/.build-id/${id:0:2}" && cp gcc.debug "dbg/.build-id/${id:0:2}/${id:2}.debug"
+LLVM_EXTRA="--debug-file-directory=$tmp/dbg" compare_frames gcc-stripped gcc-debug-binary --binary gcc-stripped --debug-binary gcc.debug
+SPGO_DEBUG_ROOT="$tmp/dbg" LLVM_EXTRA="--debug-file-directory=$tmp/dbg" compare_frames gcc-stripped gcc-build-id --binary gcc-stripped
+
+# The real-world binary of the shared data.
+gz="${SPGO_SHARED:-}/data/autofdo-gzip/test.binary"
+if [ -f "$gz" ]; then
+  compare_frames "$gz" gzip --binary "$gz"
+  compare_insns "$gz" gzip
+else
+  echo "note: $gz not found, skipping the GCC 4.6 binary"
+fi
+exit $failed
