@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#ifndef USE_LIB
 __attribute__((noinline)) unsigned long leaf_a(unsigned long x)
 {
 	for (int i = 0; i < 1000; i++)
@@ -24,6 +25,7 @@ __attribute__((noinline)) unsigned long work(unsigned long x, int n)
 		x = (i & 1) ? leaf_a(x) : leaf_b(x);
 	return x;
 }
+#endif
 
 #ifndef AS_LIB
 #ifdef USE_LIB
