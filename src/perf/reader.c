@@ -482,7 +482,7 @@ static int decompress(struct spgo_perf_reader *r, const uint8_t *p, size_t n, ui
 	ZSTD_inBuffer in = {p, n, 0};
 	while (in.pos < in.size) {
 		if (r->zcap - r->zlen < (1u << 16)) {
-			if (r->zcap > (256u << 20))
+			if (r->zcap > (64u << 20))
 				return spgo_error("%s: offset 0x%llx: compressed data expands "
 						  "without bound", r->path, (unsigned long long)off);
 			r->zcap = r->zcap ? r->zcap * 2 : (1u << 20);
