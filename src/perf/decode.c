@@ -411,7 +411,8 @@ static void flush_upto(struct spgo_perf_reader *r, uint64_t limit)
 		r->q.n = keep;
 		r->q_next = r->q_ready = 0;
 	}
-	qsort(r->q.v, r->q.n, sizeof *r->q.v, cmp_qent);
+	if (r->q.n)
+		qsort(r->q.v, r->q.n, sizeof *r->q.v, cmp_qent);
 	size_t n = 0;
 	while (n < r->q.n && r->q.v[n].time <= limit)
 		n++;
