@@ -123,18 +123,45 @@ static void print_brstack(struct obuf *o, const struct spgo_perf_sample *s)
 {
 	for (uint64_t i = 0; i < s->branch_nr; i++) {
 		const struct perf_branch_entry *e = &s->branches[i];
-		ob_ch(o, ' ');
-		ob_0x(o, e->from);
-		ob_ch(o, '/');
-		ob_0x(o, e->to);
-		char f[8] = {'/', e->mispred ? 'M' : e->predicted ? 'P' : '-', '/',
-			     e->in_tx ? 'X' : '-', '/', e->abort ? 'A' : '-', '/', 0};
-		if (!e->mispred && !e->predicted)
-			f[1] = '-';
-		else
-			f[1] = e->predicted ? 'P' : 'M';
-		ob_str(o, f, 7);
-		ob_printf(o, "%u/%s ", (unsigned)e->cycles, branch_type_name(e->type, e->new_type));
+		ob_reserve(o, 128);
+		char *p = o->b + o->n, t[16];
+		int k;
+		*p++ = ' ';
+		*p++ = '0';
+		*p++ = 'x';
+		k = hex(t, e->from);
+		memcpy(p, t + 16 - k, (size_t)k);
+		p += k;
+		*p++ = '/';
+		*p++ = '0';
+		*p++ = 'x';
+		k = hex(t, e->to);
+		memcpy(p, t + 16 - k, (size_t)k);
+		p += k;
+		*p++ = '/';
+		*p++ = (!e->mispred && !e->predicted) ? '-' : e->predicted ? 'P' : 'M';
+		*p++ = '/';
+		*p++ = e->in_tx ? 'X' : '-';
+		*p++ = '/';
+		*p++ = e->abort ? 'A' : '-';
+		*p++ = '/';
+		/* cycles, in decimal */
+		char d[8];
+		unsigned c = (unsigned)e->cycles;
+		k = 8;
+		do {
+			d[--k] = (char)('0' + c % 10);
+			c /= 10;
+		} while (c);
+		memcpy(p, d + k, (size_t)(8 - k));
+		p += 8 - k;
+		*p++ = '/';
+		const char *tn = branch_type_name(e->type, e->new_type);
+		size_t tl = strlen(tn);
+		memcpy(p, tn, tl);
+		p += tl;
+		*p++ = ' ';
+		o->n = (size_t)(p - o->b);
 	}
 }
 
