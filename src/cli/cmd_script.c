@@ -1,10 +1,444 @@
-/* spgo script: not implemented yet. */
-#include <stdio.h>
+/*
+ * spgo script: print perf.data as `perf script` prints it, byte for byte,
+ * for the fields llvm-profgen and other tools read: ip, brstack, pid, tid,
+ * call stacks (printed when the samples have them) and --show-mmap-events.
+ * Records go out in perf's order (time-ordered by rounds, see
+ * SPGO_PERF_ORDERED); call stack addresses of user code are printed as perf
+ * prints them, as offsets in the mapped file.
+ *
+ * Debug/test options:
+ *   --aggregate BINARY   aggregate the samples of BINARY and dump the
+ *                        aggregate as text (spgo/aggregate.h) instead.
+ *   --map-to BINARY      print each sample's ip as BINARY's own virtual
+ *                        address ("-" when outside it), one per line.
+ *   --text               the input is `perf script` text (with --aggregate).
+ */
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
+#include "spgo/aggregate.h"
+#include "spgo/common.h"
+#include "spgo/perf.h"
+
+enum { F_IP = 1, F_BRSTACK = 2, F_PID = 4, F_TID = 8 };
+
+/* A large output buffer with hand-made hex formatting: perf script's text
+ * is mostly hex numbers, and printf is the bottleneck of a naive writer. */
+struct obuf {
+	FILE *fp;
+	char *b;
+	size_t n, cap;
+};
+
+static void ob_flush(struct obuf *o)
+{
+	fwrite(o->b, 1, o->n, o->fp);
+	o->n = 0;
+}
+
+static inline void ob_reserve(struct obuf *o, size_t k)
+{
+	if (SPGO_UNLIKELY(o->n + k > o->cap))
+		ob_flush(o);
+}
+
+static inline void ob_str(struct obuf *o, const char *s, size_t k)
+{
+	ob_reserve(o, k);
+	memcpy(o->b + o->n, s, k);
+	o->n += k;
+}
+
+static inline void ob_ch(struct obuf *o, char c)
+{
+	ob_reserve(o, 1);
+	o->b[o->n++] = c;
+}
+
+/* Lower-case hex of v into tmp (right-aligned, no prefix); returns length. */
+static inline int hex(char tmp[16], uint64_t v)
+{
+	static const char d[] = "0123456789abcdef";
+	int i = 16;
+	do {
+		tmp[--i] = d[v & 15];
+		v >>= 4;
+	} while (v);
+	return 16 - i;
+}
+
+/* "%16lx" */
+static inline void ob_hex16(struct obuf *o, uint64_t v)
+{
+	char t[16];
+	int k = hex(t, v);
+	ob_reserve(o, 16);
+	memset(o->b + o->n, ' ', 16 - k);
+	memcpy(o->b + o->n + 16 - k, t + 16 - k, k);
+	o->n += 16;
+}
+
+/* "0x%lx" */
+static inline void ob_0x(struct obuf *o, uint64_t v)
+{
+	char t[16];
+	int k = hex(t, v);
+	ob_reserve(o, 18);
+	o->b[o->n++] = '0';
+	o->b[o->n++] = 'x';
+	memcpy(o->b + o->n, t + 16 - k, k);
+	o->n += k;
+}
+
+static void ob_printf(struct obuf *o, const char *fmt, ...) SPGO_PRINTF(2, 3);
+static void ob_printf(struct obuf *o, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	ob_reserve(o, 8192);
+	int k = vsnprintf(o->b + o->n, 8192, fmt, ap);
+	va_end(ap);
+	if (k > 8191)
+		k = 8191;
+	if (k > 0)
+		o->n += (size_t)k;
+}
+
+/* perf's names of branch types (PERF_BR_*), "" for unknown. */
+static const char *branch_type_name(unsigned type, unsigned new_type)
+{
+	static const char *const names[] = {
+		"", "COND", "UNCOND", "IND", "CALL", "IND_CALL", "RET", "SYSCALL",
+		"SYSRET", "COND_CALL", "COND_RET", "ERET", "IRQ", "SERROR", "NO_TX", NULL,
+	};
+	static const char *const new_names[] = {"FAULT_ALGN", "FAULT_DATA", "FAULT_INST",
+						 "ARCH_1", "ARCH_2", "ARCH_3", "ARCH_4", "ARCH_5"};
+	if (type == 15) /* PERF_BR_EXTEND_ABI */
+		return new_type < 8 ? new_names[new_type] : "";
+	return type < 15 ? names[type] : "";
+}
+
+static void print_brstack(struct obuf *o, const struct spgo_perf_sample *s)
+{
+	for (uint64_t i = 0; i < s->branch_nr; i++) {
+		const struct perf_branch_entry *e = &s->branches[i];
+		ob_reserve(o, 128);
+		char *p = o->b + o->n, t[16];
+		int k;
+		*p++ = ' ';
+		*p++ = '0';
+		*p++ = 'x';
+		k = hex(t, e->from);
+		memcpy(p, t + 16 - k, (size_t)k);
+		p += k;
+		*p++ = '/';
+		*p++ = '0';
+		*p++ = 'x';
+		k = hex(t, e->to);
+		memcpy(p, t + 16 - k, (size_t)k);
+		p += k;
+		*p++ = '/';
+		*p++ = (!e->mispred && !e->predicted) ? '-' : e->predicted ? 'P' : 'M';
+		*p++ = '/';
+		*p++ = e->in_tx ? 'X' : '-';
+		*p++ = '/';
+		*p++ = e->abort ? 'A' : '-';
+		*p++ = '/';
+		/* cycles, in decimal */
+		char d[8];
+		unsigned c = (unsigned)e->cycles;
+		k = 8;
+		do {
+			d[--k] = (char)('0' + c % 10);
+			c /= 10;
+		} while (c);
+		memcpy(p, d + k, (size_t)(8 - k));
+		p += 8 - k;
+		*p++ = '/';
+		const char *tn = branch_type_name(e->type, e->new_type);
+		size_t tl = strlen(tn);
+		memcpy(p, tn, tl);
+		p += tl;
+		*p++ = ' ';
+		o->n = (size_t)(p - o->b);
+	}
+}
+
+/* Fields printed before the ip: pid, tid (perf_sample__fprintf_start). */
+static void print_start(struct obuf *o, unsigned fields, const struct spgo_perf_sample *s)
+{
+	if ((fields & F_PID) && (fields & F_TID))
+		ob_printf(o, "%5d/%-5d ", (int)s->pid, (int)s->tid);
+	else if (fields & F_PID)
+		ob_printf(o, "%5d ", (int)s->pid);
+	else if (fields & F_TID)
+		ob_printf(o, "%5d ", (int)s->tid);
+}
+
+/*
+ * A call stack as perf script prints it: frames leaf first, PERF_CONTEXT_*
+ * markers switch kernel/user, at most 127 frames, and user frames found in a
+ * file mapping print as the offset in that file.
+ */
+static void print_callchain(struct obuf *o, struct spgo_perf_machine *m,
+			    const struct spgo_perf_sample *s)
+{
+	unsigned cpumode = PERF_RECORD_MISC_USER;
+	int frames = 0;
+	size_t ndso;
+	for (uint64_t i = 0; i < s->callchain_nr && frames < 127; i++) {
+		uint64_t ip = s->callchain[i];
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			switch ((int64_t)ip) {
+			case PERF_CONTEXT_HV: cpumode = PERF_RECORD_MISC_HYPERVISOR; break;
+			case PERF_CONTEXT_KERNEL: cpumode = PERF_RECORD_MISC_KERNEL; break;
+			case PERF_CONTEXT_USER: cpumode = PERF_RECORD_MISC_USER; break;
+			case PERF_CONTEXT_GUEST_KERNEL: cpumode = PERF_RECORD_MISC_GUEST_KERNEL; break;
+			case PERF_CONTEXT_GUEST_USER: cpumode = PERF_RECORD_MISC_GUEST_USER; break;
+			default: break;
+			}
+			continue;
+		}
+		frames++;
+		uint64_t addr = ip;
+		if (cpumode == PERF_RECORD_MISC_USER) {
+			const struct spgo_perf_map *map = spgo_perf_machine_find(m, s->pid, cpumode, ip);
+			if (map) {
+				const struct spgo_perf_dso *d = &spgo_perf_machine_dsos(m, &ndso)[map->dso];
+				if (!d->kernel && !d->anon)
+					addr = ip - map->start + map->pgoff;
+			}
+		}
+		ob_ch(o, '\t');
+		ob_hex16(o, addr);
+		ob_ch(o, '\n');
+	}
+}
+
+static void print_mmap(struct obuf *o, unsigned fields, const struct spgo_perf_record *rec)
+{
+	const struct spgo_perf_mmap *m = &rec->u.mmap;
+	struct spgo_perf_sample s = rec->sample;
+	if (!rec->attr || !rec->attr->attr.sample_id_all) {
+		s.pid = m->pid;
+		s.tid = m->tid;
+	}
+	print_start(o, fields, &s);
+	if (rec->type == PERF_RECORD_MMAP) {
+		ob_printf(o, "PERF_RECORD_MMAP %d/%d: [%#llx(%#llx) @ %#llx]: %c %s\n", (int)m->pid,
+			  (int)m->tid, (unsigned long long)m->start, (unsigned long long)m->len,
+			  (unsigned long long)m->pgoff,
+			  (rec->misc & PERF_RECORD_MISC_MMAP_DATA) ? 'r' : 'x', m->filename);
+		return;
+	}
+	char mid[128];
+	if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		char hexid[41];
+		for (int i = 0; i < m->build_id_size; i++)
+			snprintf(hexid + 2 * i, 3, "%02x", m->build_id[i]);
+		hexid[2 * m->build_id_size] = 0;
+		snprintf(mid, sizeof mid, "<%s>", hexid);
+	} else {
+		snprintf(mid, sizeof mid, "%02x:%02x %llu %llu", m->maj, m->min,
+			 (unsigned long long)m->ino, (unsigned long long)m->ino_generation);
+	}
+	ob_printf(o, "PERF_RECORD_MMAP2 %d/%d: [%#llx(%#llx) @ %#llx %s]: %c%c%c%c %s\n",
+		  (int)m->pid, (int)m->tid, (unsigned long long)m->start,
+		  (unsigned long long)m->len, (unsigned long long)m->pgoff, mid,
+		  (m->prot & 1) ? 'r' : '-', (m->prot & 2) ? 'w' : '-', (m->prot & 4) ? 'x' : '-',
+		  (m->flags & 1) ? 's' : 'p', m->filename);
+}
+
+static int parse_fields(const char *spec, unsigned *fields)
+{
+	*fields = 0;
+	char *copy = xstrdup(spec), *save = NULL;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(t, "ip"))
+			*fields |= F_IP;
+		else if (!strcmp(t, "brstack"))
+			*fields |= F_BRSTACK;
+		else if (!strcmp(t, "pid"))
+			*fields |= F_PID;
+		else if (!strcmp(t, "tid"))
+			*fields |= F_TID;
+		else {
+			spgo_error("script: field '%s' is not supported (ip, brstack, pid, tid)", t);
+			free(copy);
+			return -1;
+		}
+	}
+	free(copy);
+	return 0;
+}
+
+static void usage(FILE *fp)
+{
+	fprintf(fp, "usage: spgo script [-i perf.data] [-F ip,brstack,pid,tid] "
+		    "[--show-mmap-events] [-o OUT]\n"
+		    "       spgo script [-i perf.data|--text FILE] --aggregate BINARY [-o OUT]\n"
+		    "       spgo script [-i perf.data] --map-to BINARY\n"
+		    "Prints perf.data as `perf script` does for these fields (default: ip,brstack\n"
+		    "when the samples have branch stacks, else ip).\n");
+}
+
+/* --map-to: each sample's ip in BINARY's own addresses. */
+static int run_map_to(const char *in, const char *binary, struct obuf *o)
+{
+	struct spgo_aggregate *agg;
+	if (spgo_agg_new(&agg, binary, NULL) < 0)
+		return -1;
+	struct spgo_perf_reader *r;
+	if (spgo_perf_open(&r, in, SPGO_PERF_ORDERED) < 0) {
+		spgo_agg_free(agg);
+		return -1;
+	}
+	spgo_agg_begin(agg, r);
+	struct spgo_perf_record rec;
+	int rc;
+	while ((rc = spgo_perf_next(r, &rec)) > 0) {
+		spgo_agg_feed(agg, &rec);
+		if (rec.type != PERF_RECORD_SAMPLE)
+			continue;
+		uint64_t v;
+		if (spgo_agg_map(agg, rec.sample.pid, rec.sample.cpumode, rec.sample.ip, &v) == 0)
+			ob_printf(o, "%llx\n", (unsigned long long)v);
+		else
+			ob_str(o, "-\n", 2);
+	}
+	spgo_perf_close(r);
+	spgo_agg_free(agg);
+	return rc;
+}
+
+static int run_aggregate(const char *in, int text, const char *binary, struct obuf *o)
+{
+	struct spgo_aggregate *agg;
+	if (spgo_agg_new(&agg, binary, NULL) < 0)
+		return -1;
+	double t0 = spgo_now();
+	int rc = text ? spgo_agg_read_text(agg, in) : spgo_agg_read_perf(agg, in);
+	if (rc == 0) {
+		const struct spgo_agg_stats *st = spgo_agg_stats(agg);
+		double dt = spgo_now() - t0;
+		spgo_info("aggregated %llu bytes in %.3f s (%.0f MB/s)",
+			  (unsigned long long)st->bytes, dt, dt > 0 ? st->bytes / dt / 1e6 : 0.0);
+		rc = spgo_agg_check_matched(agg);
+	}
+	if (rc == 0)
+		spgo_agg_dump(agg, o->fp);
+	spgo_agg_free(agg);
+	return rc;
+}
 
 int cmd_script(int argc, char **argv)
 {
-	fprintf(stderr, "spgo: 'script' is not implemented yet\n");
-	return 2;
+	const char *in = "perf.data", *out = "-", *fspec = NULL, *aggregate = NULL, *map_to = NULL;
+	int show_mmap = 0, text = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if ((!strcmp(a, "-i") || !strcmp(a, "--input")) && i + 1 < argc)
+			in = argv[++i];
+		else if (!strncmp(a, "--input=", 8))
+			in = a + 8;
+		else if ((!strcmp(a, "-F") || !strcmp(a, "--fields")) && i + 1 < argc)
+			fspec = argv[++i];
+		else if (!strncmp(a, "--fields=", 9))
+			fspec = a + 9;
+		else if (!strcmp(a, "-o") && i + 1 < argc)
+			out = argv[++i];
+		else if (!strcmp(a, "--show-mmap-events"))
+			show_mmap = 1;
+		else if (!strcmp(a, "--aggregate") && i + 1 < argc)
+			aggregate = argv[++i];
+		else if (!strcmp(a, "--map-to") && i + 1 < argc)
+			map_to = argv[++i];
+		else if (!strcmp(a, "--text"))
+			text = 1;
+		else if (!strcmp(a, "-v"))
+			spgo_verbose = 1;
+		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		} else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	unsigned fields = 0;
+	if (fspec && parse_fields(fspec, &fields) < 0)
+		return cli_fail();
+
+	struct spgo_out so;
+	if (spgo_out_open(&so, out) < 0)
+		return cli_fail();
+	struct obuf o = {so.fp, xmalloc(1 << 20), 0, 1 << 20};
+	int rc = 0;
+	if (aggregate) {
+		rc = run_aggregate(in, text, aggregate, &o);
+		goto done;
+	}
+	if (map_to) {
+		rc = run_map_to(in, map_to, &o);
+		goto done;
+	}
+
+	struct spgo_perf_reader *r;
+	if (spgo_perf_open(&r, in, SPGO_PERF_ORDERED) < 0) {
+		rc = -1;
+		goto done;
+	}
+	struct spgo_perf_machine *m = spgo_perf_machine_new();
+	struct spgo_perf_record rec;
+	int have_fields = fspec != NULL;
+	while ((rc = spgo_perf_next(r, &rec)) > 0) {
+		if (!have_fields && spgo_perf_nattrs(r)) {
+			const struct spgo_perf_attr *a = spgo_perf_attr(r, 0);
+			fields = F_IP | ((a->attr.sample_type & PERF_SAMPLE_BRANCH_STACK) ? F_BRSTACK : 0);
+			have_fields = 1;
+		}
+		switch (rec.type) {
+		case PERF_RECORD_MMAP:
+		case PERF_RECORD_MMAP2:
+			spgo_perf_machine_feed(m, &rec);
+			if (show_mmap)
+				print_mmap(&o, fields, &rec);
+			break;
+		case PERF_RECORD_FORK:
+			spgo_perf_machine_feed(m, &rec);
+			break;
+		case PERF_RECORD_SAMPLE: {
+			const struct spgo_perf_sample *s = &rec.sample;
+			print_start(&o, fields, s);
+			if (fields & F_IP) {
+				if (s->sample_type & PERF_SAMPLE_CALLCHAIN) {
+					ob_ch(&o, '\n');
+					print_callchain(&o, m, s);
+				} else {
+					ob_ch(&o, ' ');
+					ob_hex16(&o, s->ip);
+				}
+			}
+			if (fields & F_BRSTACK)
+				print_brstack(&o, s);
+			ob_ch(&o, '\n');
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	spgo_perf_machine_free(m);
+	spgo_perf_close(r);
+done:
+	ob_flush(&o);
+	free(o.b);
+	if (rc < 0) {
+		spgo_out_abort(&so);
+		return cli_fail();
+	}
+	if (spgo_out_commit(&so) < 0)
+		return cli_fail();
+	return 0;
 }

@@ -1,0 +1,137 @@
+/*
+ * spgo/aggregate.h: samples of one profiled binary, aggregated while they
+ * stream by.  This is what profile generation reads: how often each range of
+ * code ran (from LBR), how often each branch was taken, how often each
+ * address was the sampled ip (per event), and, for context-sensitive work,
+ * each distinct call stack together with its sample's LBR.
+ *
+ * Contract
+ *  - Every address in an aggregate is the binary's own virtual address (the
+ *    p_vaddr space of its ELF), whatever base it ran at: runtime addresses
+ *    are mapped through the process's mapping (start, page offset) and the
+ *    binary's program headers (spgo_segments_map), per process, so several
+ *    processes of one binary at different bases add up.  An address outside
+ *    the profiled binary is SPGO_AGG_EXTERNAL.
+ *  - The profiled binary is recognised in the data by build-id (from MMAP2
+ *    or the build-id table) when the data has one for a mapping, else by
+ *    file name (same base name); spgo_agg_matches() says which matched how.
+ *  - Memory grows with the number of distinct keys only, never with the
+ *    number of samples: identical samples are counted, not stored twice.
+ *  - LBR entries are newest first, as perf stores them.  For a branch stack
+ *    b[0..n-1], each entry is a branch b[i].from -> b[i].to, and each pair of
+ *    neighbours gives the range of straight-line code that ran between them:
+ *    from the older branch's target to the newer branch's source,
+ *    [b[i+1].to, b[i].from], both ends inclusive (the end is the address of
+ *    the last instruction of the range, the branch itself).  A range whose
+ *    begin lies after its end cannot be and is discarded and counted; so is
+ *    one with an end outside the binary.
+ *  - Ranges and branches with both ends external are not kept; a branch with
+ *    one external end is kept with SPGO_AGG_EXTERNAL there (calls to and
+ *    returns from other libraries matter to call-site counts).
+ */
+#ifndef SPGO_AGGREGATE_H
+#define SPGO_AGGREGATE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "spgo/common.h"
+#include "spgo/perf.h"
+
+#define SPGO_AGG_EXTERNAL UINT64_MAX
+
+/* Counters of what went where; all in samples unless named otherwise. */
+struct spgo_agg_stats {
+	uint64_t bytes;		    /* input bytes read */
+	uint64_t records;	    /* records seen */
+	uint64_t samples;	    /* SAMPLE records seen */
+	uint64_t samples_matched;   /* ip inside the profiled binary */
+	uint64_t samples_unmatched; /* ip in another file, the kernel, or nowhere */
+	uint64_t samples_unmapped;  /* ... of those: ip in no known mapping */
+	uint64_t lbr_samples;	    /* samples with a branch stack */
+	uint64_t branches;	    /* branch entries counted (at least one end inside) */
+	uint64_t ranges;	    /* ranges counted */
+	uint64_t ranges_reversed;   /* discarded: begin after end */
+	uint64_t ranges_external;   /* discarded: an end outside the binary */
+	uint64_t stack_samples;	    /* samples with a call stack touching the binary */
+	uint64_t lost;		    /* samples the kernel reported lost (LOST records) */
+};
+
+/* IP samples of one event (the IP path may weigh several events). */
+struct spgo_agg_event {
+	char *name;	      /* event name if the data has one, else "event N" */
+	uint64_t samples;     /* samples of this event inside the binary */
+	uint64_t period;      /* sum of their periods (0 without PERIOD) */
+	struct spgo_kmap ips; /* key {vaddr} -> samples */
+};
+
+/*
+ * One distinct call stack + LBR sample.  frames: leaf first; frames[0] is
+ * the sampled ip, the others are return addresses as the stack walk found
+ * them (the call instruction is just before each); a run of frames outside
+ * the binary is one SPGO_AGG_EXTERNAL.  branches: the sample's LBR as
+ * (from, to) pairs, newest first, mapped like the rest.
+ */
+struct spgo_agg_stack {
+	uint64_t count;
+	const uint64_t *frames;
+	uint32_t nframes;
+	uint32_t nbranches;
+	const uint64_t *branches; /* 2 * nbranches words */
+};
+
+/* How the profiled binary was found in the data. */
+struct spgo_agg_match {
+	const char *name; /* the file name in the data */
+	const char *how;  /* "build-id" or "file name" */
+};
+
+/*
+ * The aggregate of one binary.  The key/value maps are public so later
+ * stages iterate them directly (spgo_kmap_next / spgo_kmap_sorted).
+ */
+struct spgo_aggregate {
+	struct spgo_binary *bin;
+	struct spgo_kmap ranges;   /* key {begin, end} -> count */
+	struct spgo_kmap branches; /* key {from, to} -> count */
+	VEC(struct spgo_agg_event) events; /* index = event index in the data */
+	struct spgo_agg_stats stats;
+	struct spgo_agg_impl *impl; /* the rest (machine, stack table, caches) */
+};
+
+/* Aggregate samples of the ELF at binary_path (debug_path may be NULL). */
+int spgo_agg_new(struct spgo_aggregate **out, const char *binary_path, const char *debug_path);
+void spgo_agg_free(struct spgo_aggregate *agg);
+
+/* Read a whole perf.data ("-" = stdin) / `perf script` text into agg. */
+int spgo_agg_read_perf(struct spgo_aggregate *agg, const char *path);
+int spgo_agg_read_text(struct spgo_aggregate *agg, const char *path);
+
+/* Streaming by hand: begin with the reader (for event names and the
+ * build-id table), then feed every record in order. */
+void spgo_agg_begin(struct spgo_aggregate *agg, struct spgo_perf_reader *r);
+void spgo_agg_feed(struct spgo_aggregate *agg, const struct spgo_perf_record *rec);
+
+/* Map a runtime address of process pid to the binary (0, *vaddr set) or
+ * say it is outside (-1).  cpumode as in the sample (kernel or user). */
+int spgo_agg_map(struct spgo_aggregate *agg, uint32_t pid, unsigned cpumode, uint64_t addr,
+		 uint64_t *vaddr);
+
+const struct spgo_agg_stats *spgo_agg_stats(const struct spgo_aggregate *agg);
+/* The mappings in the data that were taken for the binary. */
+const struct spgo_agg_match *spgo_agg_matches(const struct spgo_aggregate *agg, size_t *n);
+/*
+ * After reading: 0 if some samples landed in the binary; else -1 with an
+ * error that lists the files seen in the data, their build-ids and sample
+ * counts.
+ */
+int spgo_agg_check_matched(struct spgo_aggregate *agg);
+
+/* Iterate the distinct stack samples: for (size_t it = 0; spgo_agg_next_stack(a, &it, &s);) */
+int spgo_agg_next_stack(const struct spgo_aggregate *agg, size_t *iter, struct spgo_agg_stack *s);
+
+/* Text dump (sorted; for tests and debugging): stats, ranges, branches,
+ * ips per event, stacks. */
+void spgo_agg_dump(const struct spgo_aggregate *agg, FILE *fp);
+
+#endif

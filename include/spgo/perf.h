@@ -1,0 +1,260 @@
+/*
+ * spgo/perf.h: reading perf samples.  A streaming reader of perf.data (file
+ * and pipe mode, zstd-COMPRESSED records), a reader of `perf script` text,
+ * and the process/mapping tracker that turns a runtime address into "this
+ * mapping of this file".  Nothing here runs the `perf` program.
+ *
+ * Contract
+ *  - spgo_perf_open() reads the header, the attributes (events) and the
+ *    feature sections it knows (build-id table, cmdline, event names; the
+ *    others are skipped by their size); spgo_perf_next() then hands out one
+ *    decoded record at a time.  Memory is bounded by the largest record, not
+ *    by the file: nothing is kept after the next call, except in ordered mode
+ *    (below), which holds one "round" of records like perf does.
+ *  - Every record carries the byte offset where it starts in the input
+ *    (records that came out of a COMPRESSED record carry the offset of that
+ *    record), for error messages.
+ *  - A truncated input (perf killed mid-write) yields every complete record,
+ *    then one warning naming the offset where the data stopped, then the end.
+ *    Garbage (a record size that cannot be, a sample whose fields run past
+ *    its record) is an error naming the file and offset.  Nothing loops
+ *    forever: every step consumes at least one 8-byte header.
+ *  - Only the host's byte order (little-endian on x86-64 and arm64) is read;
+ *    a file in the other order is refused with a clear error.
+ *  - Pointers inside a record (filenames, callchain, branch stack, raw data)
+ *    point into the reader's buffer and stay valid until the next call.
+ */
+#ifndef SPGO_PERF_H
+#define SPGO_PERF_H
+
+#include <linux/perf_event.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Record types perf itself writes (not in the kernel uapi header). */
+enum {
+	SPGO_PERF_RECORD_HEADER_ATTR = 64,
+	SPGO_PERF_RECORD_HEADER_EVENT_TYPE = 65,
+	SPGO_PERF_RECORD_HEADER_TRACING_DATA = 66, /* followed by its data */
+	SPGO_PERF_RECORD_HEADER_BUILD_ID = 67,
+	SPGO_PERF_RECORD_FINISHED_ROUND = 68,
+	SPGO_PERF_RECORD_ID_INDEX = 69,
+	SPGO_PERF_RECORD_AUXTRACE_INFO = 70,
+	SPGO_PERF_RECORD_AUXTRACE = 71, /* followed by its data */
+	SPGO_PERF_RECORD_EVENT_UPDATE = 78,
+	SPGO_PERF_RECORD_HEADER_FEATURE = 80,
+	SPGO_PERF_RECORD_COMPRESSED = 81,
+	SPGO_PERF_RECORD_FINISHED_INIT = 82,
+};
+
+/* One event of the file (a perf_event_attr and the sample ids it owns). */
+struct spgo_perf_attr {
+	struct perf_event_attr attr; /* zero-extended to this header's size */
+	uint64_t *ids;
+	size_t nids;
+	char *name; /* from the event-description feature, or NULL */
+	size_t index; /* position in spgo_perf_attrs() */
+};
+
+/* A build-id table entry (file feature or pipe-mode HEADER_BUILD_ID). */
+struct spgo_perf_build_id {
+	int32_t pid;
+	uint8_t size; /* bytes used in id (20 for SHA-1) */
+	uint8_t id[20];
+	uint16_t misc; /* cpumode of the entry (kernel, user) */
+	char *filename;
+};
+
+/*
+ * A decoded sample.  Fields absent from the event's sample_type are 0/NULL;
+ * `sample_type` says which are present.
+ */
+struct spgo_perf_sample {
+	uint64_t sample_type;
+	uint64_t ip, addr, id, stream_id, time, period;
+	uint32_t pid, tid, cpu;
+	uint16_t cpumode; /* header.misc & PERF_RECORD_MISC_CPUMODE_MASK */
+	uint16_t exact_ip;
+	/* PERF_SAMPLE_READ: the raw words, as read_format lays them out. */
+	const uint64_t *read;
+	size_t read_words;
+	/* PERF_SAMPLE_CALLCHAIN: leaf first, PERF_CONTEXT_* markers included. */
+	const uint64_t *callchain;
+	uint64_t callchain_nr;
+	/* PERF_SAMPLE_RAW */
+	const uint8_t *raw;
+	uint32_t raw_size;
+	/* PERF_SAMPLE_BRANCH_STACK: newest branch first.  The entry layout and
+	 * its flag bits (mispred, predicted, in_tx, abort, cycles, type, ...)
+	 * are the kernel's struct perf_branch_entry. */
+	const struct perf_branch_entry *branches;
+	uint64_t branch_nr;
+	uint64_t branch_hw_idx; /* with PERF_SAMPLE_BRANCH_HW_INDEX, else ~0 */
+	/* PERF_SAMPLE_REGS_USER / REGS_INTR: abi, then one word per mask bit. */
+	uint64_t regs_user_abi, regs_intr_abi;
+	const uint64_t *regs_user, *regs_intr;
+	size_t regs_user_nr, regs_intr_nr;
+	/* PERF_SAMPLE_STACK_USER */
+	const uint8_t *stack_user;
+	uint64_t stack_user_size, stack_user_dyn_size;
+	uint64_t weight, data_src, transaction, phys_addr, cgroup;
+	uint64_t data_page_size, code_page_size;
+	const uint8_t *aux;
+	uint64_t aux_size;
+};
+
+/* MMAP and MMAP2 (prot/flags/maj/min/ino only from MMAP2). */
+struct spgo_perf_mmap {
+	uint32_t pid, tid;
+	uint64_t start, len, pgoff;
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
+	uint32_t prot, flags;
+	uint8_t build_id_size; /* > 0 for the MMAP2 build-id form */
+	uint8_t build_id[20];
+	const char *filename; /* NUL-terminated inside the record */
+};
+
+struct spgo_perf_comm {
+	uint32_t pid, tid;
+	const char *comm;
+	int exec; /* PERF_RECORD_MISC_COMM_EXEC */
+};
+
+/* FORK and EXIT. */
+struct spgo_perf_task {
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+struct spgo_perf_lost {
+	uint64_t id, lost;
+};
+
+/* One record as spgo_perf_next() hands it out. */
+struct spgo_perf_record {
+	uint32_t type; /* PERF_RECORD_* or SPGO_PERF_RECORD_* */
+	uint16_t misc;
+	uint16_t size;
+	uint64_t offset;		   /* byte offset in the input (see above) */
+	const uint8_t *data;		   /* the whole record, header first */
+	const struct spgo_perf_attr *attr; /* its event, or NULL */
+	/* For PERF_RECORD_SAMPLE: the sample.  For other kernel records with
+	 * sample_id_all: pid, tid, time, cpu, id, stream_id from the trailer. */
+	struct spgo_perf_sample sample;
+	union {
+		struct spgo_perf_mmap mmap;
+		struct spgo_perf_comm comm;
+		struct spgo_perf_task task;
+		struct spgo_perf_lost lost;
+	} u;
+};
+
+/* Options of spgo_perf_open(). */
+enum {
+	/* Deliver kernel records in time order the way `perf script` and
+	 * `perf report` do: queue records that carry a timestamp, and at each
+	 * FINISHED_ROUND deliver, time-sorted (stable), those not newer than
+	 * the newest timestamp seen before the previous round; the rest at the
+	 * end.  Records without a timestamp go out at once. */
+	SPGO_PERF_ORDERED = 1,
+};
+
+struct spgo_perf_reader;
+
+/* Open PATH ("-" = standard input; file and pipe format are both detected). */
+int spgo_perf_open(struct spgo_perf_reader **out, const char *path, unsigned flags);
+void spgo_perf_close(struct spgo_perf_reader *r);
+/* Next record: 1 and *rec filled, 0 at the end, -1 on error (spgo_error). */
+int spgo_perf_next(struct spgo_perf_reader *r, struct spgo_perf_record *rec);
+
+const char *spgo_perf_path(const struct spgo_perf_reader *r);
+int spgo_perf_is_pipe(const struct spgo_perf_reader *r);
+/* The events known so far (pipe mode learns them from HEADER_ATTR records):
+ * how many, and the i-th (NULL when out of range).  rec->attr->index is the
+ * position of a record's event. */
+size_t spgo_perf_nattrs(const struct spgo_perf_reader *r);
+const struct spgo_perf_attr *spgo_perf_attr(const struct spgo_perf_reader *r, size_t i);
+/* The build-id table known so far. */
+const struct spgo_perf_build_id *spgo_perf_build_ids(const struct spgo_perf_reader *r,
+						    size_t *n);
+/* The recorded command line (cmdline feature), or NULL. */
+const char *spgo_perf_cmdline(const struct spgo_perf_reader *r);
+/* Bytes of the input consumed so far (for throughput figures). */
+uint64_t spgo_perf_bytes_read(const struct spgo_perf_reader *r);
+
+/* Name of a record type ("MMAP2", "SAMPLE", ...) or NULL if unknown. */
+const char *spgo_perf_record_name(uint32_t type);
+
+/* ---- processes and their mappings ------------------------------------- */
+
+/*
+ * A mapped file as the data names it.  Same name (and build-id, if known)
+ * = same dso, across processes.
+ */
+struct spgo_perf_dso {
+	char *name;
+	uint8_t build_id[20];
+	uint8_t build_id_size; /* 0 = unknown */
+	uint8_t kernel;	       /* mapped by the kernel (vmlinux, modules) */
+	uint8_t anon;	       /* //anon, [heap], [stack]...: identity-mapped */
+	uint64_t samples;      /* samples whose ip fell in it (see _count_sample) */
+	void *user;	       /* free for the caller (the aggregator keeps its
+				  per-dso matching verdict here) */
+};
+
+/* One executable mapping of a process: [start, end) at file offset pgoff. */
+struct spgo_perf_map {
+	uint64_t start, end, pgoff;
+	uint32_t dso; /* index into spgo_perf_machine.dsos */
+};
+
+/*
+ * The processes of a recording and their mappings, fed with the records in
+ * order (spgo_perf_machine_feed; MMAP/MMAP2/COMM/FORK/EXIT and the build-id
+ * table matter, the rest is ignored).  Follows perf's rules: threads share
+ * their process's maps, FORK into a new process copies them, a new mapping
+ * over an old one cuts the old one, kernel mappings (pid -1 or kernel
+ * cpumode) are shared by all.
+ */
+struct spgo_perf_machine;
+
+struct spgo_perf_machine *spgo_perf_machine_new(void);
+void spgo_perf_machine_free(struct spgo_perf_machine *m);
+/* Take in one record (any type; the irrelevant ones are ignored). */
+void spgo_perf_machine_feed(struct spgo_perf_machine *m, const struct spgo_perf_record *rec);
+/* Attach build-ids (from spgo_perf_build_ids()) to the dsos of those names. */
+void spgo_perf_machine_build_ids(struct spgo_perf_machine *m,
+				 const struct spgo_perf_build_id *ids, size_t n);
+/*
+ * The mapping holding addr in process pid.  cpumode selects the kernel maps
+ * (PERF_RECORD_MISC_KERNEL) or the process's (anything else); NULL when
+ * nothing is mapped there.  Cheap: a hash lookup (cached) and a binary search.
+ */
+const struct spgo_perf_map *spgo_perf_machine_find(struct spgo_perf_machine *m, uint32_t pid,
+						   unsigned cpumode, uint64_t addr);
+/* The dsos seen so far; the array moves when a new dso appears. */
+struct spgo_perf_dso *spgo_perf_machine_dsos(struct spgo_perf_machine *m, size_t *n);
+
+/* ---- perf script text --------------------------------------------------- */
+
+/*
+ * A reader of the text `perf script` prints for `-F ip,brstack` (LBR
+ * samples), `-F ip` (IP samples), either with call stacks (a tab-indented
+ * address per line, leaf first, then the LBR line), with an optional leading
+ * pid field, and with `--show-mmap-events` lines (PERF_RECORD_MMAP/MMAP2).
+ * It hands out the same records as the perf.data reader: SAMPLE (ip,
+ * branches, callchain, pid) and MMAP/MMAP2.  Call stack addresses in the
+ * text are what perf prints: for user code the offset within the mapped
+ * file, not the runtime address; such samples have the bit
+ * SPGO_PERF_SAMPLE_TEXT_FRAMES set in sample.sample_type.  Errors name the
+ * file and line.
+ */
+#define SPGO_PERF_SAMPLE_TEXT_FRAMES (1ULL << 63)
+struct spgo_perf_text;
+int spgo_perf_text_open(struct spgo_perf_text **out, const char *path);
+void spgo_perf_text_close(struct spgo_perf_text *t);
+int spgo_perf_text_next(struct spgo_perf_text *t, struct spgo_perf_record *rec);
+
+#endif

@@ -1,0 +1,561 @@
+/*
+ * Streaming aggregation of one binary's samples: see spgo/aggregate.h.
+ *
+ * The hot path is spgo_agg_feed() on a SAMPLE: one address translation per
+ * ip, LBR entry and stack frame, then hash-map increments.  Translation is
+ * cached as a runtime interval with a constant delta (one mapping crossed
+ * with one segment), so consecutive addresses of the same code cost a
+ * compare and an add.  Nothing is allocated per sample once the scratch
+ * arrays and maps have grown to their working size.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "spgo/aggregate.h"
+#include "spgo/binary.h"
+
+enum { VERDICT_UNKNOWN = 0, VERDICT_YES = 1, VERDICT_NO = 2 };
+
+struct spgo_agg_impl {
+	struct spgo_perf_machine *machine;
+	struct spgo_perf_reader *reader; /* while streaming, for event names */
+	const struct spgo_segment *segs;
+	size_t nsegs;
+	const uint8_t *build_id;
+	size_t build_id_len;
+	const char *base; /* base name of the binary */
+	int text;	  /* input is perf script text (see map_slow) */
+	VEC(struct spgo_agg_match) matches;
+
+	/* Translation cache: pid, runtime [lo, lo + len), delta, dso. */
+	int c_valid, c_in;
+	uint32_t c_pid, c_dso, c_mode;
+	uint64_t c_lo, c_len, c_delta;
+
+	/* Distinct stack samples: pool of entries
+	 * [count, nframes | nbranches << 32, frames..., branch pairs...],
+	 * indexed by {hash, salt} -> offset in pool. */
+	VEC(uint64_t) pool;
+	struct spgo_kmap stack_index;
+	VEC(uint64_t) scratch;
+	VEC(uint64_t) mf; /* mapped LBR from/to */
+};
+
+int spgo_agg_new(struct spgo_aggregate **out, const char *binary_path, const char *debug_path)
+{
+	*out = NULL;
+	struct spgo_binary *bin;
+	if (spgo_binary_open(&bin, binary_path, debug_path) < 0)
+		return -1;
+	struct spgo_aggregate *a = xcalloc(1, sizeof *a);
+	struct spgo_agg_impl *I = xcalloc(1, sizeof *I);
+	a->bin = bin;
+	a->impl = I;
+	spgo_kmap_init(&a->ranges, 2);
+	spgo_kmap_init(&a->branches, 2);
+	spgo_kmap_init(&I->stack_index, 2);
+	I->machine = spgo_perf_machine_new();
+	I->segs = spgo_binary_segments(bin, &I->nsegs);
+	I->build_id = spgo_binary_build_id(bin, &I->build_id_len);
+	const char *p = spgo_binary_path(bin), *slash = strrchr(p, '/');
+	I->base = slash ? slash + 1 : p;
+	*out = a;
+	return 0;
+}
+
+void spgo_agg_free(struct spgo_aggregate *a)
+{
+	if (!a)
+		return;
+	struct spgo_agg_impl *I = a->impl;
+	for (size_t i = 0; i < a->events.n; i++) {
+		free(a->events.v[i].name);
+		spgo_kmap_free(&a->events.v[i].ips);
+	}
+	VEC_FREE(&a->events);
+	spgo_kmap_free(&a->ranges);
+	spgo_kmap_free(&a->branches);
+	spgo_kmap_free(&I->stack_index);
+	for (size_t i = 0; i < I->matches.n; i++)
+		free((char *)I->matches.v[i].name);
+	VEC_FREE(&I->matches);
+	VEC_FREE(&I->pool);
+	VEC_FREE(&I->scratch);
+	VEC_FREE(&I->mf);
+	spgo_perf_machine_free(I->machine);
+	spgo_binary_close(a->bin);
+	free(I);
+	free(a);
+}
+
+const struct spgo_agg_stats *spgo_agg_stats(const struct spgo_aggregate *a) { return &a->stats; }
+
+const struct spgo_agg_match *spgo_agg_matches(const struct spgo_aggregate *a, size_t *n)
+{
+	*n = a->impl->matches.n;
+	return a->impl->matches.v;
+}
+
+/* Is this dso the profiled binary?  Build-id when both have one, else name. */
+static int verdict(struct spgo_aggregate *a, struct spgo_perf_dso *d)
+{
+	struct spgo_agg_impl *I = a->impl;
+	uintptr_t v = (uintptr_t)d->user;
+	if (v != VERDICT_UNKNOWN)
+		return (int)v;
+	const char *how = NULL;
+	if (d->kernel || d->anon) {
+		v = VERDICT_NO;
+	} else if (d->build_id_size && I->build_id_len) {
+		v = d->build_id_size == I->build_id_len &&
+				    !memcmp(d->build_id, I->build_id, I->build_id_len)
+			    ? VERDICT_YES
+			    : VERDICT_NO;
+		how = "build-id";
+	} else {
+		const char *slash = strrchr(d->name, '/');
+		v = !strcmp(slash ? slash + 1 : d->name, I->base) ? VERDICT_YES : VERDICT_NO;
+		how = "file name";
+	}
+	d->user = (void *)v;
+	if (v == VERDICT_YES) {
+		struct spgo_agg_match m = {xstrdup(d->name), how};
+		VEC_PUSH(&I->matches, m);
+		spgo_info("%s: matched '%s' in the data by %s", spgo_binary_path(a->bin), d->name,
+			  how);
+	}
+	return (int)v;
+}
+
+/* Translate without the cache; fills the cache.  *dso = -1 if unmapped. */
+static int map_slow(struct spgo_aggregate *a, uint32_t pid, unsigned cpumode, uint64_t addr,
+		    uint64_t *vaddr, int64_t *dso)
+{
+	struct spgo_agg_impl *I = a->impl;
+	*dso = -1;
+	const struct spgo_perf_map *m = spgo_perf_machine_find(I->machine, pid, cpumode, addr);
+	if (!m) {
+		/* perf script text without mmap events: take the addresses as
+		 * the binary's own (the preferred base), as llvm-profgen does. */
+		if (I->text) {
+			for (size_t i = 0; i < I->nsegs; i++) {
+				const struct spgo_segment *s = &I->segs[i];
+				if ((s->flags & 1) && addr >= s->vaddr && addr < s->vaddr + s->filesz) {
+					*vaddr = addr;
+					return 0;
+				}
+			}
+		}
+		return -1;
+	}
+	size_t nd;
+	struct spgo_perf_dso *d = &spgo_perf_machine_dsos(I->machine, &nd)[m->dso];
+	*dso = m->dso;
+	I->c_valid = 1;
+	I->c_pid = pid;
+	I->c_mode = cpumode == PERF_RECORD_MISC_KERNEL;
+	I->c_dso = m->dso;
+	if (verdict(a, d) != VERDICT_YES ||
+	    spgo_segments_map(I->segs, I->nsegs, m->start, m->pgoff, addr, vaddr) < 0) {
+		/* Cache "outside" for the whole mapping when it is not ours; for
+		 * our mapping but no segment, do not cache. */
+		if (verdict(a, d) != VERDICT_YES) {
+			I->c_in = 0;
+			I->c_lo = m->start;
+			I->c_len = m->end - m->start;
+		} else {
+			I->c_valid = 0;
+		}
+		return -1;
+	}
+	/* The interval where the same segment (same delta) applies. */
+	uint64_t file_off = addr - m->start + m->pgoff;
+	for (size_t i = 0; i < I->nsegs; i++) {
+		const struct spgo_segment *s = &I->segs[i];
+		if (!(s->flags & 1) || file_off < s->offset || file_off >= s->offset + s->filesz ||
+		    *vaddr != file_off - s->offset + s->vaddr)
+			continue;
+		uint64_t lo = addr - (file_off - s->offset), hi = addr + (s->offset + s->filesz - file_off);
+		if (lo < m->start)
+			lo = m->start;
+		if (hi > m->end)
+			hi = m->end;
+		I->c_in = 1;
+		I->c_lo = lo;
+		I->c_len = hi - lo;
+		I->c_delta = *vaddr - addr;
+		return 0;
+	}
+	I->c_valid = 0;
+	return 0;
+}
+
+static inline int map_addr(struct spgo_aggregate *a, uint32_t pid, unsigned cpumode,
+			   uint64_t addr, uint64_t *vaddr)
+{
+	struct spgo_agg_impl *I = a->impl;
+	if (SPGO_LIKELY(I->c_valid && pid == I->c_pid && addr - I->c_lo < I->c_len &&
+			 I->c_mode == (cpumode == PERF_RECORD_MISC_KERNEL))) {
+		if (!I->c_in)
+			return -1;
+		*vaddr = addr + I->c_delta;
+		return 0;
+	}
+	int64_t dso;
+	return map_slow(a, pid, cpumode, addr, vaddr, &dso);
+}
+
+int spgo_agg_map(struct spgo_aggregate *a, uint32_t pid, unsigned cpumode, uint64_t addr,
+		 uint64_t *vaddr)
+{
+	return map_addr(a, pid, cpumode, addr, vaddr);
+}
+
+static inline unsigned mode_of(uint64_t addr)
+{
+	return addr >> 63 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+}
+
+static struct spgo_agg_event *event_at(struct spgo_aggregate *a, size_t i)
+{
+	while (a->events.n <= i) {
+		struct spgo_agg_event e = {0};
+		const struct spgo_perf_attr *at =
+			a->impl->reader ? spgo_perf_attr(a->impl->reader, a->events.n) : NULL;
+		e.name = at && at->name ? xstrdup(at->name) : xasprintf("event %zu", a->events.n);
+		spgo_kmap_init(&e.ips, 1);
+		VEC_PUSH(&a->events, e);
+	}
+	return &a->events.v[i];
+}
+
+/* Count one stack(+LBR) key held in I->scratch. */
+static void count_stack(struct spgo_agg_impl *I, uint32_t nframes, uint32_t nbranches)
+{
+	const uint64_t *w = I->scratch.v;
+	size_t nw = I->scratch.n;
+	uint64_t hdr = nframes | (uint64_t)nbranches << 32;
+	uint64_t h = spgo_hash_bytes(w, nw * 8) ^ spgo_hash64(hdr);
+	for (uint64_t salt = 0;; salt++) {
+		uint64_t key[2] = {h, salt};
+		uint64_t *v = spgo_kmap_find(&I->stack_index, key);
+		if (!v) {
+			*spgo_kmap_upsert(&I->stack_index, key) = I->pool.n;
+			VEC_GROW(&I->pool, I->pool.n + 2 + nw);
+			I->pool.v[I->pool.n++] = 1;
+			I->pool.v[I->pool.n++] = hdr;
+			memcpy(I->pool.v + I->pool.n, w, nw * 8);
+			I->pool.n += nw;
+			return;
+		}
+		uint64_t *e = I->pool.v + *v;
+		if (e[1] == hdr && !memcmp(e + 2, w, nw * 8)) {
+			e[0]++;
+			return;
+		}
+	}
+}
+
+static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record *rec)
+{
+	struct spgo_agg_impl *I = a->impl;
+	const struct spgo_perf_sample *s = &rec->sample;
+	uint32_t pid = s->pid;
+	uint64_t v;
+	a->stats.samples++;
+
+	/* The ip, per event. */
+	if (map_addr(a, pid, s->cpumode, s->ip, &v) == 0) {
+		struct spgo_agg_event *e = event_at(a, rec->attr ? rec->attr->index : 0);
+		a->stats.samples_matched++;
+		e->samples++;
+		e->period += s->period;
+		(*spgo_kmap_upsert(&e->ips, &v))++;
+	} else {
+		int64_t dso;
+		a->stats.samples_unmatched++;
+		I->c_valid = 0;
+		map_slow(a, pid, s->cpumode, s->ip, &v, &dso);
+		if (dso < 0) {
+			a->stats.samples_unmapped++;
+		} else {
+			size_t nd;
+			spgo_perf_machine_dsos(I->machine, &nd)[dso].samples++;
+		}
+	}
+
+	/* LBR: branches and the ranges between them. */
+	uint64_t n = s->branch_nr;
+	if (n) {
+		a->stats.lbr_samples++;
+		VEC_GROW(&I->mf, 2 * n);
+		uint64_t *mf = I->mf.v;
+		for (uint64_t i = 0; i < n; i++) {
+			uint64_t f = s->branches[i].from, t = s->branches[i].to;
+			if (map_addr(a, pid, mode_of(f), f, &mf[2 * i]) < 0)
+				mf[2 * i] = SPGO_AGG_EXTERNAL;
+			if (map_addr(a, pid, mode_of(t), t, &mf[2 * i + 1]) < 0)
+				mf[2 * i + 1] = SPGO_AGG_EXTERNAL;
+			if ((mf[2 * i] & mf[2 * i + 1]) != SPGO_AGG_EXTERNAL) {
+				(*spgo_kmap_upsert(&a->branches, &mf[2 * i]))++;
+				a->stats.branches++;
+			}
+		}
+		for (uint64_t i = 0; i + 1 < n; i++) {
+			uint64_t r[2] = {mf[2 * (i + 1) + 1], mf[2 * i]};
+			if (r[0] == SPGO_AGG_EXTERNAL || r[1] == SPGO_AGG_EXTERNAL) {
+				if ((r[0] & r[1]) != SPGO_AGG_EXTERNAL)
+					a->stats.ranges_external++;
+				continue;
+			}
+			if (r[0] > r[1]) {
+				a->stats.ranges_reversed++;
+				continue;
+			}
+			(*spgo_kmap_upsert(&a->ranges, r))++;
+			a->stats.ranges++;
+		}
+	}
+
+	/* The call stack with its LBR. */
+	if (s->callchain_nr) {
+		unsigned mode = PERF_RECORD_MISC_USER;
+		int text = (s->sample_type & SPGO_PERF_SAMPLE_TEXT_FRAMES) != 0, inside = 0;
+		I->scratch.n = 0;
+		uint32_t nf = 0;
+		for (uint64_t i = 0; i < s->callchain_nr; i++) {
+			uint64_t ip = s->callchain[i];
+			if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+				mode = ip == (uint64_t)PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL
+									  : PERF_RECORD_MISC_USER;
+				continue;
+			}
+			int ok;
+			if (text && i > 0) /* perf prints file offsets there */
+				ok = mode_of(ip) == PERF_RECORD_MISC_USER &&
+				     spgo_segments_map(I->segs, I->nsegs, 0, 0, ip, &v) == 0;
+			else
+				ok = map_addr(a, pid, mode, ip, &v) == 0;
+			if (!ok) {
+				if (nf && I->scratch.v[nf - 1] == SPGO_AGG_EXTERNAL)
+					continue;
+				v = SPGO_AGG_EXTERNAL;
+			} else {
+				inside = 1;
+			}
+			VEC_PUSH(&I->scratch, v);
+			nf++;
+		}
+		if (inside) {
+			VEC_GROW(&I->scratch, nf + 2 * n);
+			if (n)
+				memcpy(I->scratch.v + nf, I->mf.v, 2 * n * 8);
+			I->scratch.n = nf + 2 * n;
+			count_stack(I, nf, (uint32_t)n);
+			a->stats.stack_samples++;
+		}
+	}
+}
+
+void spgo_agg_begin(struct spgo_aggregate *a, struct spgo_perf_reader *r)
+{
+	a->impl->reader = r;
+	size_t n;
+	const struct spgo_perf_build_id *ids = spgo_perf_build_ids(r, &n);
+	spgo_perf_machine_build_ids(a->impl->machine, ids, n);
+}
+
+void spgo_agg_feed(struct spgo_aggregate *a, const struct spgo_perf_record *rec)
+{
+	struct spgo_agg_impl *I = a->impl;
+	a->stats.records++;
+	switch (rec->type) {
+	case PERF_RECORD_SAMPLE:
+		feed_sample(a, rec);
+		break;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+	case PERF_RECORD_FORK:
+		spgo_perf_machine_feed(I->machine, rec);
+		I->c_valid = 0;
+		break;
+	case PERF_RECORD_LOST:
+		a->stats.lost += rec->u.lost.lost;
+		break;
+	case SPGO_PERF_RECORD_HEADER_BUILD_ID:
+		if (I->reader) {
+			size_t n;
+			const struct spgo_perf_build_id *ids = spgo_perf_build_ids(I->reader, &n);
+			spgo_perf_machine_build_ids(I->machine, ids, n);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+int spgo_agg_read_perf(struct spgo_aggregate *a, const char *path)
+{
+	struct spgo_perf_reader *r;
+	if (spgo_perf_open(&r, path, SPGO_PERF_ORDERED) < 0)
+		return -1;
+	spgo_agg_begin(a, r);
+	struct spgo_perf_record rec;
+	int rc;
+	while ((rc = spgo_perf_next(r, &rec)) > 0)
+		spgo_agg_feed(a, &rec);
+	a->stats.bytes += spgo_perf_bytes_read(r);
+	a->impl->reader = NULL;
+	spgo_perf_close(r);
+	return rc < 0 ? -1 : 0;
+}
+
+int spgo_agg_read_text(struct spgo_aggregate *a, const char *path)
+{
+	struct spgo_perf_text *t;
+	if (spgo_perf_text_open(&t, path) < 0)
+		return -1;
+	a->impl->text = 1;
+	struct spgo_perf_record rec;
+	int rc;
+	while ((rc = spgo_perf_text_next(t, &rec)) > 0) {
+		a->stats.bytes += rec.size;
+		spgo_agg_feed(a, &rec);
+	}
+	spgo_perf_text_close(t);
+	return rc < 0 ? -1 : 0;
+}
+
+int spgo_agg_check_matched(struct spgo_aggregate *a)
+{
+	if (a->stats.samples_matched || a->stats.branches)
+		return 0;
+	size_t nd;
+	struct spgo_perf_dso *d = spgo_perf_machine_dsos(a->impl->machine, &nd);
+	VEC(char) msg = {0};
+	size_t shown = 0;
+	for (size_t i = 0; i < nd && shown < 12; i++) {
+		if (!d[i].samples)
+			continue;
+		char hexid[41] = "none";
+		if (d[i].build_id_size)
+			spgo_build_id_hex(d[i].build_id, d[i].build_id_size, hexid);
+		char *item = xasprintf("%s%s (build-id %s): %llu samples", shown ? "; " : "",
+				       d[i].name, hexid, (unsigned long long)d[i].samples);
+		for (char *c = item; *c; c++)
+			VEC_PUSH(&msg, *c);
+		free(item);
+		shown++;
+	}
+	VEC_PUSH(&msg, '\0');
+	char own[41] = "none";
+	if (a->impl->build_id_len)
+		spgo_build_id_hex(a->impl->build_id, a->impl->build_id_len, own);
+	spgo_error("%s (build-id %s): no sample falls in it; the data has %s%s",
+		   spgo_binary_path(a->bin), own, shown ? "" : "no samples in any known file",
+		   msg.v);
+	VEC_FREE(&msg);
+	return -1;
+}
+
+int spgo_agg_next_stack(const struct spgo_aggregate *a, size_t *iter, struct spgo_agg_stack *s)
+{
+	const struct spgo_agg_impl *I = a->impl;
+	if (*iter >= I->pool.n)
+		return 0;
+	const uint64_t *e = I->pool.v + *iter;
+	s->count = e[0];
+	s->nframes = (uint32_t)e[1];
+	s->nbranches = (uint32_t)(e[1] >> 32);
+	s->frames = e + 2;
+	s->branches = e + 2 + s->nframes;
+	*iter += 2 + s->nframes + 2 * (size_t)s->nbranches;
+	return 1;
+}
+
+static void dump_map(FILE *fp, const char *tag, const struct spgo_kmap *m)
+{
+	uint64_t *rows = spgo_kmap_sorted(m);
+	unsigned w = m->kw + 1;
+	for (size_t i = 0; i < m->n; i++) {
+		fprintf(fp, "%s", tag);
+		for (unsigned k = 0; k < m->kw; k++) {
+			uint64_t x = rows[i * w + k];
+			if (x == SPGO_AGG_EXTERNAL)
+				fprintf(fp, " ext");
+			else
+				fprintf(fp, " %llx", (unsigned long long)x);
+		}
+		fprintf(fp, " %llu\n", (unsigned long long)rows[i * w + m->kw]);
+	}
+	free(rows);
+}
+
+static const uint64_t *g_pool;
+static int cmp_stack(const void *x, const void *y)
+{
+	const uint64_t *a = g_pool + *(const size_t *)x, *b = g_pool + *(const size_t *)y;
+	size_t na = 2 * (a[1] >> 32) + (uint32_t)a[1], nb = 2 * (b[1] >> 32) + (uint32_t)b[1];
+	if (a[1] != b[1])
+		return a[1] < b[1] ? -1 : 1;
+	for (size_t i = 0; i < na && i < nb; i++)
+		if (a[2 + i] != b[2 + i])
+			return a[2 + i] < b[2 + i] ? -1 : 1;
+	return 0;
+}
+
+void spgo_agg_dump(const struct spgo_aggregate *a, FILE *fp)
+{
+	const struct spgo_agg_stats *s = &a->stats;
+	fprintf(fp, "# spgo aggregate of %s\n", spgo_binary_path(a->bin));
+	size_t nm;
+	const struct spgo_agg_match *m = spgo_agg_matches(a, &nm);
+	for (size_t i = 0; i < nm; i++)
+		fprintf(fp, "# matched %s by %s\n", m[i].name, m[i].how);
+	fprintf(fp,
+		"stats samples %llu matched %llu unmatched %llu unmapped %llu lbr %llu "
+		"branches %llu ranges %llu reversed %llu external %llu stacks %llu lost %llu\n",
+		(unsigned long long)s->samples, (unsigned long long)s->samples_matched,
+		(unsigned long long)s->samples_unmatched, (unsigned long long)s->samples_unmapped,
+		(unsigned long long)s->lbr_samples, (unsigned long long)s->branches,
+		(unsigned long long)s->ranges, (unsigned long long)s->ranges_reversed,
+		(unsigned long long)s->ranges_external, (unsigned long long)s->stack_samples,
+		(unsigned long long)s->lost);
+	dump_map(fp, "range", &a->ranges);
+	dump_map(fp, "branch", &a->branches);
+	for (size_t i = 0; i < a->events.n; i++) {
+		char *tag = xasprintf("ip %zu", i);
+		dump_map(fp, tag, &a->events.v[i].ips);
+		free(tag);
+	}
+	VEC(size_t) offs = {0};
+	for (size_t it = 0; it < a->impl->pool.n;) {
+		VEC_PUSH(&offs, it);
+		struct spgo_agg_stack st;
+		spgo_agg_next_stack(a, &it, &st);
+	}
+	g_pool = a->impl->pool.v;
+	if (offs.n)
+		qsort(offs.v, offs.n, sizeof *offs.v, cmp_stack);
+	for (size_t i = 0; i < offs.n; i++) {
+		size_t it = offs.v[i];
+		struct spgo_agg_stack st;
+		spgo_agg_next_stack(a, &it, &st);
+		fprintf(fp, "stack %llu", (unsigned long long)st.count);
+		for (uint32_t k = 0; k < st.nframes; k++) {
+			if (st.frames[k] == SPGO_AGG_EXTERNAL)
+				fprintf(fp, " ext");
+			else
+				fprintf(fp, " %llx", (unsigned long long)st.frames[k]);
+		}
+		fprintf(fp, " |");
+		for (uint32_t k = 0; k < 2 * st.nbranches; k++) {
+			if (st.branches[k] == SPGO_AGG_EXTERNAL)
+				fprintf(fp, "%sext", k % 2 ? "/" : " ");
+			else
+				fprintf(fp, "%s%llx", k % 2 ? "/" : " ", (unsigned long long)st.branches[k]);
+		}
+		fprintf(fp, "\n");
+	}
+	VEC_FREE(&offs);
+}

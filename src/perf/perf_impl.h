@@ -1,0 +1,64 @@
+/*
+ * perf_impl.h: what the files of src/perf share (not a public header).
+ */
+#ifndef SPGO_PERF_IMPL_H
+#define SPGO_PERF_IMPL_H
+
+#include "spgo/common.h"
+#include "spgo/perf.h"
+
+/* A record waiting in the time-ordering queue. */
+struct perf_qent {
+	uint64_t time, seq, off;
+	size_t at; /* offset in the queue arena */
+};
+
+struct spgo_perf_reader {
+	char *path;
+	int fd;
+	int pipe;
+	unsigned flags;
+
+	/* Input buffer: bytes [pos, len) of buf are unread; buf[0] is at input
+	 * offset buf_off.  data_end is where the data section ends. */
+	uint8_t *buf;
+	size_t cap, pos, len;
+	uint64_t buf_off, data_end, bytes_read, nrecords;
+	int eof, hit_eof_early, read_errno, ended, warned_trunc;
+	uint64_t rec_copy[65536 / 8]; /* a record that must outlive a refill */
+
+	/* Events and where their id sits in records. */
+	VEC(struct spgo_perf_attr *) attrs;
+	struct spgo_kmap id2attr; /* id -> index in attrs */
+	int id_pos, id_pos_end;	  /* word index of the id in a sample / from
+				     the end of a sample_id trailer; -1 none */
+	VEC(struct spgo_perf_build_id) build_ids;
+	char *cmdline;
+
+	/* Unpacked COMPRESSED data: [zpos, zlen) of zbuf not yet handed out. */
+	void *zds;
+	uint8_t *zbuf;
+	size_t zcap, zpos, zlen;
+	uint64_t zoff;
+
+	/* Ordered mode (see SPGO_PERF_ORDERED). */
+	VEC(struct perf_qent) q;
+	size_t q_next, q_ready; /* entries [q_next, q_ready) may go out */
+	uint8_t *arena;
+	size_t arena_len, arena_cap;
+	uint64_t seq, next_flush, max_time, q_max;
+	int finished;
+
+	/* Filename/comm copies, NUL-terminated for the caller. */
+	char name[4096 + 1];
+};
+
+void perf_layout_attrs(struct spgo_perf_reader *r);
+void perf_feature(struct spgo_perf_reader *r, unsigned feat, const uint8_t *p, size_t n);
+int perf_raw_next(struct spgo_perf_reader *r, const uint8_t **p, struct perf_event_header *hdr,
+		  uint64_t *off);
+int perf_user_record(struct spgo_perf_reader *r, const uint8_t *p,
+		     const struct perf_event_header *h, uint64_t off);
+void perf_queue_free(struct spgo_perf_reader *r);
+
+#endif
