@@ -33,7 +33,7 @@ enum spgo_format spgo_format_detect(const uint8_t *d, size_t n)
 	/* Text: printable ASCII/UTF-8 lines. */
 	size_t look = n < 4096 ? n : 4096;
 	for (size_t i = 0; i < look; i++)
-		if (d[i] < 0x20 && d[i] != '\n' && d[i] != '\r' && d[i] != '\t')
+		if ((d[i] < 0x20 && d[i] != '\n' && d[i] != '\r' && d[i] != '\t') || d[i] == 0x7f)
 			return SPGO_FMT_UNKNOWN;
 	return SPGO_FMT_TEXT;
 }

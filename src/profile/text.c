@@ -209,7 +209,19 @@ int spgo_read_text(struct spgo_profile *p, const char *path, const uint8_t *data
 			return bad(&r, "expected 'offset[.disc]: ...'", s, n);
 		}
 		const char *rest = colon + 2;
-		if (rest < le && *rest >= '0' && *rest <= '9') {
+		/* A body line starts with its count; an inlinee with its callee's
+		 * name -- which in MD5 profiles is a number too, so a first word
+		 * "NUM:NUM" is an inlinee (LLVM itself cannot read those back). */
+		const char *w1 = memchr(rest, ' ', (size_t)(le - rest));
+		int digits_first = rest < le && *rest >= '0' && *rest <= '9';
+		if (digits_first && !w1) {
+			const char *q = rest;
+			while (q < le && *q >= '0' && *q <= '9')
+				q++;
+			if (q < le && *q == ':')
+				digits_first = 0;
+		}
+		if (digits_first) {
 			/* body line */
 			const char *sp = memchr(rest, ' ', (size_t)(le - rest));
 			const char *ce = sp ? sp : le;
@@ -247,6 +259,18 @@ int spgo_read_text(struct spgo_profile *p, const char *path, const uint8_t *data
 		s = next;
 	}
 	VEC_FREE(&stack);
+	/* Names that are all decimal GUIDs: an MD5 profile. */
+	int md5 = p->names.n > 0;
+	for (size_t i = 0; i < p->names.n && md5; i++) {
+		const char *q = spgo_name(p, (uint32_t)i);
+		if (!*q || strlen(q) > 20)
+			md5 = 0;
+		for (; *q && md5; q++)
+			if (*q < '0' || *q > '9')
+				md5 = 0;
+	}
+	if (md5)
+		p->flags |= SPGO_PROF_MD5;
 	if (nprobe && nprobe != ntop)
 		spgo_warn("%s: only some functions have a CFG checksum", path);
 	spgo_profile_finalize(p, 0);
