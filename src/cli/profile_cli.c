@@ -65,6 +65,8 @@ int cli_write_opt(int argc, char **argv, int *i, enum spgo_format *fmt,
 			return -1;
 		}
 		o->gcov_version = v[0] - '0';
+		if (*fmt == SPGO_FMT_UNKNOWN)
+			*fmt = SPGO_FMT_GCOV;
 		return 1;
 	}
 	if (!strcmp(argv[*i], "--md5"))

@@ -92,6 +92,10 @@ static void rand_name(enum kind k, char *out, size_t n, int i)
 		return;
 	}
 	snprintf(out, n, "%s%d", base[rndn(SPGO_ARRAY_LEN(base))], i);
+	/* LLVM's text reader splits context frames at the first ':', so CS
+	 * profiles use mangled-style names only (as real ones do). */
+	if ((k == K_CS || k == K_CSPROBE) && strchr(out, ':'))
+		snprintf(out, n, "_ZN2ns1fEic%d", i);
 }
 
 static void rand_body(struct spgo_profile *p, enum kind k, uint32_t f, int depth, int nnames)
