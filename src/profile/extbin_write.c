@@ -35,6 +35,8 @@ static void put_u64le(bytes *b, uint64_t v)
 
 static void put_bytes(bytes *b, const void *s, size_t n)
 {
+	if (!n)
+		return;
 	VEC_GROW(b, b->n + n);
 	memcpy(b->v + b->n, s, n);
 	b->n += n;
@@ -173,7 +175,8 @@ static void write_body(struct wr *w, bytes *b, uint32_t f, int depth)
 	size_t nc = spgo_func_children(p, f, &w->buf[d], &w->cap[d]);
 	put_uleb(b, nc);
 	uint32_t *kids = xmalloc((nc ? nc : 1) * sizeof *kids);
-	memcpy(kids, w->buf[d], nc * sizeof *kids);
+	if (nc)
+		memcpy(kids, w->buf[d], nc * sizeof *kids);
 	for (size_t i = 0; i < nc; i++) {
 		const struct spgo_func *c = &p->funcs.v[kids[i]];
 		put_uleb(b, c->line);
@@ -336,7 +339,7 @@ int spgo_write_extbinary(struct spgo_profile *p, FILE *fp, const struct spgo_wri
 	/* Symbol list. */
 	if (p->symbols.n) {
 		uint32_t *sy = xmalloc(p->symbols.n * sizeof *sy);
-		memcpy(sy, p->symbols.v, p->symbols.n * sizeof *sy);
+		memcpy(sy, p->symbols.v, p->symbols.n * sizeof *sy); /* n > 0 here */
 		int save = w.md5;
 		w.md5 = 0;
 		qsort(sy, p->symbols.n, sizeof *sy, cmp_names);

@@ -223,7 +223,8 @@ static void write_fn(struct gw *g, words *w, uint32_t f, int depth)
 	}
 	size_t nc = spgo_func_children(p, f, &g->buf[d], &g->cap[d]);
 	uint32_t *kids = xmalloc((nc ? nc : 1) * sizeof *kids);
-	memcpy(kids, g->buf[d], nc * sizeof *kids);
+	if (nc)
+		memcpy(kids, g->buf[d], nc * sizeof *kids);
 	for (size_t i = 0; i < nc; i++) {
 		const struct spgo_func *c = &p->funcs.v[kids[i]];
 		if (c->line > 0xffff || c->disc > 0xffff)
@@ -337,13 +338,17 @@ int spgo_write_gcov(struct spgo_profile *p, FILE *fp, const struct spgo_write_op
 		/* words are host order; write little-endian */
 		words *parts[2] = {&w, &fw};
 		for (int k = 0; k < 2; k++) {
+			uint8_t *le = xmalloc(parts[k]->n * 4 + 1);
 			for (size_t i = 0; i < parts[k]->n; i++) {
 				uint32_t v = parts[k]->v[i];
-				uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16),
-						(uint8_t)(v >> 24)};
-				fwrite(b, 1, 4, fp);
+				le[i * 4] = (uint8_t)v;
+				le[i * 4 + 1] = (uint8_t)(v >> 8);
+				le[i * 4 + 2] = (uint8_t)(v >> 16);
+				le[i * 4 + 3] = (uint8_t)(v >> 24);
 			}
-			if (k == 0)
+			fwrite(le, 1, parts[k]->n * 4, fp);
+			free(le);
+			if (k == 0 && strbytes.n)
 				fwrite(strbytes.v, 1, strbytes.n, fp);
 		}
 		if (ferror(fp))

@@ -330,7 +330,8 @@ static int cmp_top(const void *a, const void *b)
 uint32_t *spgo_profile_sorted(const struct spgo_profile *p)
 {
 	uint32_t *v = xmalloc((p->top.n + 1) * sizeof *v);
-	memcpy(v, p->top.v, p->top.n * sizeof *v);
+	if (p->top.n)
+		memcpy(v, p->top.v, p->top.n * sizeof *v);
 	sort_p = p;
 	qsort(v, p->top.n, sizeof *v, cmp_top);
 	return v;

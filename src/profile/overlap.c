@@ -134,8 +134,10 @@ static double internal(struct ov *v, uint32_t bf, uint32_t tf, struct fo *f, int
 	nb = spgo_func_children(B, bf, &v->buf[2][d], &v->cap[2][d]);
 	nt = spgo_func_children(T, tf, &v->buf[3][d], &v->cap[3][d]);
 	uint32_t *bk = xmalloc((nb + 1) * sizeof *bk), *tk = xmalloc((nt + 1) * sizeof *tk);
-	memcpy(bk, v->buf[2][d], nb * sizeof *bk);
-	memcpy(tk, v->buf[3][d], nt * sizeof *tk);
+	if (nb)
+		memcpy(bk, v->buf[2][d], nb * sizeof *bk);
+	if (nt)
+		memcpy(tk, v->buf[3][d], nt * sizeof *tk);
 	i = j = 0;
 	while (i < nb || j < nt) {
 		const struct spgo_func *x = i < nb ? &B->funcs.v[bk[i]] : NULL;

@@ -5,7 +5,8 @@
  * random byte flips and truncations of every format.
  *
  * `test_profile --corpus DIR` writes the random corpus as text files for
- * the integration tests that feed it to llvm-profdata, clang and gcc.
+ * the integration tests that feed it to llvm-profdata, clang and gcc;
+ * `test_profile --bench DIR N FUNCS POOL` the inputs of bench_profile.sh.
  */
 #include "harness.h"
 #include "spgo/profile.h"
@@ -486,10 +487,39 @@ static int write_corpus(const char *dir)
 	return 0;
 }
 
+/* The benchmark's inputs: n text profiles of nfuncs functions each, drawn
+ * from a pool of names so that merging them builds one large profile. */
+static int write_bench(const char *dir, int n, int nfuncs, int pool)
+{
+	for (int i = 0; i < n; i++) {
+		rng_state = 0x5eed0000ULL + (uint64_t)i;
+		struct spgo_profile *p = spgo_profile_new();
+		for (int j = 0; j < nfuncs; j++) {
+			char nm[64];
+			snprintf(nm, sizeof nm, "_ZN5bench8functionEi%d", (int)rndn((uint64_t)pool));
+			uint32_t f = spgo_func_get(p, nm);
+			spgo_add_head(p, f, rndn(1000));
+			rand_body(p, K_NESTED, f, 0, pool);
+		}
+		spgo_profile_finalize(p, SPGO_FIN_TOTALS);
+		char *path = xasprintf("%s/in%03d.txt", dir, i);
+		int rc = spgo_profile_write(p, path, SPGO_FMT_TEXT, NULL);
+		free(path);
+		spgo_profile_free(p);
+		if (rc < 0) {
+			fprintf(stderr, "%s\n", spgo_errmsg());
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--corpus"))
 		return write_corpus(argv[2]);
+	if (argc == 6 && !strcmp(argv[1], "--bench"))
+		return write_bench(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
 	spgo_quiet = 1;
 	RUN(test_md5);
 	RUN(test_build_and_summary);
