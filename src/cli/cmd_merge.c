@@ -1,10 +1,134 @@
-/* spgo merge: not implemented yet. */
+/* spgo merge: add up profiles of any formats, with weights. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
+#include "cli/profile_cli.h"
+
+static void usage(FILE *fp)
+{
+	fprintf(fp, "usage: spgo merge -o OUT [--weight W:FILE]... [--flatten] [options] FILES...\n"
+		    "Merges sample profiles (text, extended binary, gcov; CS or not), each\n"
+		    "multiplied by its weight (default 1).  --flatten merges CS contexts into\n"
+		    "their leaf functions.\n%s",
+		cli_write_help);
+}
+
+/* A context-less copy of a CS profile: every context merged into its leaf. */
+static struct spgo_profile *flatten(struct spgo_profile *p)
+{
+	struct spgo_profile *f = spgo_profile_new();
+	uint32_t *namemap = xmalloc((p->names.n + 1) * sizeof *namemap);
+	memset(namemap, 0xff, (p->names.n + 1) * sizeof *namemap);
+	for (size_t i = 0; i < p->top.n; i++) {
+		uint32_t s = p->top.v[i];
+		uint32_t d = spgo_func_get(f, spgo_name(p, p->funcs.v[s].name));
+		spgo_func_merge(f, d, p, s, 1, namemap);
+		spgo_fn(f, d)->attrs = 0;
+	}
+	f->flags = p->flags & ~(unsigned)(SPGO_PROF_CS | SPGO_PROF_PREINLINED);
+	free(namemap);
+	spgo_profile_free(p);
+	return f;
+}
 
 int cmd_merge(int argc, char **argv)
 {
-	fprintf(stderr, "spgo: 'merge' is not implemented yet\n");
+	const char *out = NULL, *v;
+	enum spgo_format fmt = SPGO_FMT_UNKNOWN;
+	struct spgo_write_opts o = {0};
+	int flat = 0, n = 0;
+	const char **files = xcalloc((size_t)argc, sizeof *files);
+	uint64_t *weights = xcalloc((size_t)argc, sizeof *weights);
+	for (int i = 1; i < argc; i++) {
+		int r;
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			free(files);
+			free(weights);
+			return 0;
+		}
+		if ((r = cli_opt(argc, argv, &i, "-o", &v)) != 0 ||
+		    (r = cli_opt(argc, argv, &i, "--output", &v)) != 0) {
+			if (r < 0)
+				goto bad;
+			out = v;
+			continue;
+		}
+		if ((r = cli_opt(argc, argv, &i, "--weight", &v)) != 0 ||
+		    (r = cli_opt(argc, argv, &i, "-w", &v)) != 0) {
+			if (r < 0)
+				goto bad;
+			const char *c = strchr(v, ':');
+			char *end;
+			unsigned long long w = c ? strtoull(v, &end, 10) : 0;
+			if (!c || end != c || w == 0) {
+				fprintf(stderr, "spgo: merge: --weight takes W:FILE with W >= 1\n");
+				goto bad;
+			}
+			files[n] = c + 1;
+			weights[n++] = w;
+			continue;
+		}
+		if (!strcmp(argv[i], "--flatten")) {
+			flat = 1;
+			continue;
+		}
+		if ((r = cli_write_opt(argc, argv, &i, &fmt, &o)) != 0) {
+			if (r < 0)
+				goto bad;
+			continue;
+		}
+		if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "spgo: merge: unknown option '%s'\n", argv[i]);
+			goto bad;
+		}
+		files[n] = argv[i];
+		weights[n++] = 1;
+	}
+	if (!out || n == 0) {
+		usage(stderr);
+		goto bad;
+	}
+	struct spgo_profile *acc = NULL;
+	for (int i = 0; i < n; i++) {
+		enum spgo_format f;
+		struct spgo_profile *p = spgo_profile_read(files[i], &f);
+		if (!p) {
+			spgo_profile_free(acc);
+			free(files);
+			free(weights);
+			return cli_fail();
+		}
+		if (fmt == SPGO_FMT_UNKNOWN)
+			fmt = f;
+		if (flat && (p->flags & SPGO_PROF_CS))
+			p = flatten(p);
+		if (acc && ((acc->flags ^ p->flags) & SPGO_PROF_CS) && acc->top.n && p->top.n) {
+			fprintf(stderr, "spgo: %s: cannot merge a context-sensitive profile with a "
+					"plain one (use --flatten)\n", files[i]);
+			spgo_profile_free(acc);
+			spgo_profile_free(p);
+			goto bad;
+		}
+		if (!acc && weights[i] == 1) {
+			acc = p;
+			continue;
+		}
+		if (!acc)
+			acc = spgo_profile_new();
+		spgo_profile_merge(acc, p, weights[i]);
+		spgo_profile_free(p);
+	}
+	spgo_profile_finalize(acc, 0);
+	int rc = spgo_profile_write(acc, out, fmt, &o);
+	spgo_profile_free(acc);
+	free(files);
+	free(weights);
+	return rc < 0 ? cli_fail() : 0;
+bad:
+	free(files);
+	free(weights);
 	return 2;
 }

@@ -1,0 +1,255 @@
+/*
+ * spgo/profile.h: the sample-profile model and its file formats.
+ *
+ * Model
+ *  A profile (struct spgo_profile) is a set of function profiles kept in
+ *  flat arrays; everything refers to everything else by 32-bit index, never
+ *  by pointer, so the arrays may grow while a profile is being filled.
+ *
+ *  - A function profile (struct spgo_func) has a name, total samples, head
+ *    samples (the samples of its entry, top level only), body samples keyed
+ *    by (line offset from the function's start line, discriminator) -- or by
+ *    probe id in a probe-based profile, where the discriminator is 0 -- and
+ *    inlined callsites keyed by (line offset, discriminator, callee name),
+ *    each a nested function profile.  A body sample (struct spgo_body) holds
+ *    a count and call targets (struct spgo_target: callee name -> count).
+ *  - Context-sensitive (CS) profiles: each top-level function profile
+ *    belongs to one calling context, written "main:12 @ bar:3 @ foo" (the
+ *    leaf frame has no location).  The function's name is the leaf frame.
+ *    Context attributes (SPGO_ATTR_*) say whether the context was inlined
+ *    or should be inlined (CSSPGO preinliner).  A preinlined profile is the
+ *    nested form with attributes on inlinees.
+ *  - Probe-based profiles: body keyed by probe id, the function's CFG
+ *    checksum in spgo_func.checksum.
+ *  - Names are plain strings.  MD5 profiles (LLVM's 64-bit GUIDs) hold the
+ *    GUID as its decimal string, as LLVM prints it; the MD5 flag makes the
+ *    binary writer store them as GUIDs (spgo_md5_guid() hashes real names).
+ *  - The summary is what LLVM's ProfileSummaryBuilder computes (default
+ *    cutoffs, CS profiles flattened by leaf name first), since clang reads it
+ *    from the file to decide what is hot.
+ *
+ * Filling a profile (what profile generation does)
+ *
+ *     struct spgo_profile *p = spgo_profile_new();
+ *     uint32_t f = spgo_func_get(p, "main");          // get or create
+ *     spgo_add_head(p, f, 10);
+ *     spgo_add_body(p, f, 3, 0, 120);                 // line offset 3, disc 0
+ *     spgo_add_target(p, f, 4, 1, "foo", 50);         // call at 4.1 -> foo
+ *     uint32_t g = spgo_inlinee_get(p, f, 5, 0, "bar"); // inlined at 5
+ *     spgo_add_body(p, g, 1, 0, 70);
+ *     uint32_t c = spgo_func_get_ctx(p, "main:3 @ foo"); // CS profile
+ *     spgo_profile_finalize(p, SPGO_FIN_TOTALS);       // totals + summary
+ *
+ *  Indexes returned stay valid for the profile's life; struct pointers from
+ *  spgo_fn() are valid until the next call that adds to the profile.
+ *
+ * Formats: LLVM text, LLVM extended binary (read: every section clang 14 and
+ * 19 read, zlib-compressed ones included; write: what the chosen LLVM
+ * reads), GCC AutoFDO gcov (GCC 12 "version 2" layout, or the autofdo tools'
+ * "version *704" layout).  spgo_profile_read() detects the format by content.
+ * Errors follow spgo/common.h: "FILE: line N: ..." or "FILE: offset 0x..: ...".
+ */
+#ifndef SPGO_PROFILE_H
+#define SPGO_PROFILE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "spgo/common.h"
+
+#define SPGO_NONE UINT32_MAX
+
+/* Context attributes (LLVM's ContextAttributeMask). */
+enum {
+	SPGO_ATTR_WAS_INLINED = 0x1,
+	SPGO_ATTR_SHOULD_INLINE = 0x2,
+	SPGO_ATTR_DUPLICATED_INTO_BASE = 0x4,
+};
+
+/* Profile-wide flags. */
+enum {
+	SPGO_PROF_CS = 1 << 0,         /* full context-sensitive (flat CS) */
+	SPGO_PROF_PROBE = 1 << 1,      /* pseudo-probe based, checksums */
+	SPGO_PROF_MD5 = 1 << 2,        /* names are decimal MD5 GUIDs */
+	SPGO_PROF_FS = 1 << 3,         /* flow-sensitive discriminators */
+	SPGO_PROF_PREINLINED = 1 << 4, /* has should-inline attributes */
+	SPGO_PROF_PARTIAL = 1 << 5,    /* partial profile */
+};
+
+struct spgo_target {
+	uint32_t name, next; /* callee name id; next target of the body record */
+	uint64_t count;
+};
+
+struct spgo_body {
+	uint32_t line, disc; /* line offset (or probe id), discriminator */
+	uint64_t count;
+	uint32_t func;    /* owning function profile */
+	uint32_t next;    /* next body record of the function, or SPGO_NONE */
+	uint32_t targets; /* first call target, or SPGO_NONE */
+	uint32_t ntargets;
+};
+
+struct spgo_func {
+	uint32_t name;         /* function name id (leaf frame for CS) */
+	uint32_t ctx;          /* context id (CS top level) or SPGO_NONE */
+	uint32_t parent;       /* caller profile for inlinees, else SPGO_NONE */
+	uint32_t line, disc;   /* inlinee: callsite location in the parent */
+	uint64_t total, head;  /* total samples, head (entry) samples */
+	uint64_t checksum;     /* CFG checksum (probe-based) */
+	uint32_t attrs;        /* SPGO_ATTR_* */
+	uint32_t bodies;       /* first body record, or SPGO_NONE */
+	uint32_t nbodies;
+	uint32_t children;     /* first inlinee, or SPGO_NONE */
+	uint32_t nchildren;
+	uint32_t sibling;      /* next inlinee of the same parent */
+};
+
+#define SPGO_SUMMARY_MAX 64
+struct spgo_summary_entry {
+	uint32_t cutoff; /* per million */
+	uint64_t min_count, num_counts;
+};
+struct spgo_summary {
+	uint64_t total, max_count, max_func_count, num_counts, num_funcs;
+	unsigned nentries;
+	struct spgo_summary_entry entries[SPGO_SUMMARY_MAX];
+};
+
+struct spgo_profile {
+	struct spgo_strtab names;    /* function names */
+	struct spgo_strtab contexts; /* CS contexts "a:1 @ b:2.1 @ c" */
+	VEC(struct spgo_func) funcs;
+	VEC(struct spgo_body) bodies;
+	VEC(struct spgo_target) targets;
+	VEC(uint32_t) top;           /* top-level function profiles, in creation order */
+	VEC(uint32_t) symbols;       /* profile symbol list (name ids) */
+	struct spgo_kmap topmap;     /* name id or (1<<63 | ctx id) -> func + 1 */
+	struct spgo_kmap bodymap;    /* (func, line<<32|disc) -> body + 1 */
+	struct spgo_kmap tgtmap;     /* (body, name) -> target + 1 */
+	struct spgo_kmap childmap;   /* (func, line<<32|disc, name) -> func + 1 */
+	unsigned flags;              /* SPGO_PROF_* */
+	struct spgo_summary summary; /* valid after spgo_profile_finalize() */
+};
+
+/* ---- building ------------------------------------------------------------ */
+
+struct spgo_profile *spgo_profile_new(void);
+void spgo_profile_free(struct spgo_profile *p);
+uint32_t spgo_name_id(struct spgo_profile *p, const char *s, size_t len);
+static inline const char *spgo_name(const struct spgo_profile *p, uint32_t id)
+{
+	return spgo_strtab_get(&p->names, id);
+}
+static inline struct spgo_func *spgo_fn(struct spgo_profile *p, uint32_t f)
+{
+	return &p->funcs.v[f];
+}
+/* Get or create a top-level function profile by name / by CS context
+ * ("main:12 @ bar:3 @ foo", no brackets; sets SPGO_PROF_CS). */
+uint32_t spgo_func_get(struct spgo_profile *p, const char *name);
+uint32_t spgo_func_get_id(struct spgo_profile *p, uint32_t name);
+uint32_t spgo_func_get_ctx(struct spgo_profile *p, const char *ctx, size_t len);
+/* Find a top-level profile, or SPGO_NONE. */
+uint32_t spgo_func_find(const struct spgo_profile *p, const char *name_or_ctx);
+/* Get or create the inlinee of `func` at (line, disc) calling `callee`. */
+uint32_t spgo_inlinee_get(struct spgo_profile *p, uint32_t func, uint32_t line, uint32_t disc,
+			  const char *callee);
+uint32_t spgo_inlinee_get_id(struct spgo_profile *p, uint32_t func, uint32_t line,
+			     uint32_t disc, uint32_t callee);
+/* Get or create the body record at (line, disc). */
+uint32_t spgo_body_get(struct spgo_profile *p, uint32_t func, uint32_t line, uint32_t disc);
+void spgo_add_body(struct spgo_profile *p, uint32_t func, uint32_t line, uint32_t disc,
+		   uint64_t count);
+void spgo_add_target(struct spgo_profile *p, uint32_t func, uint32_t line, uint32_t disc,
+		     const char *callee, uint64_t count);
+void spgo_add_target_id(struct spgo_profile *p, uint32_t body, uint32_t callee, uint64_t count);
+void spgo_add_head(struct spgo_profile *p, uint32_t func, uint64_t count);
+void spgo_add_total(struct spgo_profile *p, uint32_t func, uint64_t count);
+
+enum { SPGO_FIN_TOTALS = 1 }; /* recompute totals from bodies and inlinees */
+/* Settle flags (probe, preinlined), optionally totals, and the summary. */
+void spgo_profile_finalize(struct spgo_profile *p, unsigned how);
+void spgo_summary_compute(struct spgo_profile *p);
+
+/* Merge all of src into dst, counts times weight (saturating). */
+void spgo_profile_merge(struct spgo_profile *dst, const struct spgo_profile *src, uint64_t weight);
+/* Merge one function profile of src (any level) into dst's function dfunc. */
+void spgo_func_merge(struct spgo_profile *dst, uint32_t dfunc, const struct spgo_profile *src,
+		     uint32_t sfunc, uint64_t weight, uint32_t *namemap);
+
+/* ---- inspecting ------------------------------------------------------------ */
+
+/* The top-level functions sorted as LLVM writes them: total samples
+ * descending, then name/context ascending.  Caller frees. */
+uint32_t *spgo_profile_sorted(const struct spgo_profile *p);
+/* Body records / inlinees of a function in (line, disc[, name]) order, into
+ * a caller-owned growable buffer; returns the count. */
+size_t spgo_func_bodies(const struct spgo_profile *p, uint32_t func, uint32_t **buf, size_t *cap);
+size_t spgo_func_children(const struct spgo_profile *p, uint32_t func, uint32_t **buf, size_t *cap);
+/* Call targets of a body record, count descending then name. */
+size_t spgo_body_targets(const struct spgo_profile *p, uint32_t body, uint32_t **buf, size_t *cap);
+/* The display key of a top-level profile: its name, or its context. */
+const char *spgo_func_key(const struct spgo_profile *p, uint32_t func);
+/* Sum of body samples of a function and all its inlinees. */
+uint64_t spgo_func_body_sum(const struct spgo_profile *p, uint32_t func);
+
+/* ---- names --------------------------------------------------------------- */
+
+void spgo_md5(const void *data, size_t len, uint8_t out[16]);
+/* LLVM's function GUID: low 64 bits (little-endian) of MD5(name). */
+uint64_t spgo_md5_guid(const char *name, size_t len);
+
+/* ---- files --------------------------------------------------------------- */
+
+enum spgo_format {
+	SPGO_FMT_UNKNOWN = 0,
+	SPGO_FMT_TEXT,
+	SPGO_FMT_EXTBINARY,
+	SPGO_FMT_GCOV,
+};
+
+struct spgo_write_opts {
+	int target_llvm;  /* 14 or 19 (0: what both read) */
+	int compress;     /* zlib-compress sections (extbinary) */
+	int md5;          /* store names as MD5 GUIDs (extbinary) */
+	int gcov_version; /* 2 (GCC 12, byte-length strings) or 1 (autofdo tools' "*704") */
+	int partial;      /* mark the profile partial */
+};
+
+enum spgo_format spgo_format_detect(const uint8_t *data, size_t size);
+const char *spgo_format_name(enum spgo_format f);
+int spgo_format_parse(const char *s, enum spgo_format *f);
+
+/* Read a profile of any format from path ("-" = stdin); NULL on error. */
+struct spgo_profile *spgo_profile_read(const char *path, enum spgo_format *fmt_out);
+/* Read from memory; `path` names it in errors.  Returns 0 or -1. */
+int spgo_read_text(struct spgo_profile *p, const char *path, const uint8_t *d, size_t n);
+int spgo_read_extbinary(struct spgo_profile *p, const char *path, const uint8_t *d, size_t n);
+int spgo_read_gcov(struct spgo_profile *p, const char *path, const uint8_t *d, size_t n);
+
+/* Write (the profile must be finalized).  Returns 0 or -1. */
+int spgo_write_text(struct spgo_profile *p, FILE *fp);
+int spgo_write_extbinary(struct spgo_profile *p, FILE *fp, const struct spgo_write_opts *o);
+int spgo_write_gcov(struct spgo_profile *p, FILE *fp, const struct spgo_write_opts *o);
+/* Write atomically to path ("-" = stdout). */
+int spgo_profile_write(struct spgo_profile *p, const char *path, enum spgo_format fmt,
+		       const struct spgo_write_opts *o);
+
+/* ---- overlap ------------------------------------------------------------- */
+
+/* The figures of llvm-profdata overlap --sample (program level). */
+struct spgo_overlap {
+	double similarity;          /* whole program profile similarity */
+	double sample_overlap;      /* overlap samples / union samples */
+	double base_unique, test_unique; /* unique sample fractions */
+	uint64_t base_sample, test_sample;
+	uint64_t overlap_funcs, base_unique_funcs, test_unique_funcs;
+	double func_overlap;
+	uint64_t hot_func_overlap, hot_func_base, hot_func_test, hot_func_union;
+	uint64_t hot_block_overlap, hot_block_base, hot_block_test, hot_block_union;
+};
+int spgo_profile_overlap(struct spgo_profile *base, struct spgo_profile *test,
+			 struct spgo_overlap *out);
+
+#endif

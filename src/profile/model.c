@@ -1,0 +1,439 @@
+/*
+ * The profile model: function profiles, body records, call targets and
+ * inlinees in flat arrays, found again through four hash maps.  See
+ * spgo/profile.h for the contract.
+ */
+#include "spgo/profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static inline uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	uint64_t r = a + b;
+	return r < a ? UINT64_MAX : r;
+}
+
+static inline uint64_t sat_mul(uint64_t a, uint64_t w)
+{
+	if (w == 1)
+		return a;
+	if (a && w > UINT64_MAX / a)
+		return UINT64_MAX;
+	return a * w;
+}
+
+struct spgo_profile *spgo_profile_new(void)
+{
+	struct spgo_profile *p = xcalloc(1, sizeof *p);
+	spgo_strtab_init(&p->names);
+	spgo_strtab_init(&p->contexts);
+	spgo_kmap_init(&p->topmap, 1);
+	spgo_kmap_init(&p->bodymap, 2);
+	spgo_kmap_init(&p->tgtmap, 2);
+	spgo_kmap_init(&p->childmap, 3);
+	return p;
+}
+
+void spgo_profile_free(struct spgo_profile *p)
+{
+	if (!p)
+		return;
+	spgo_strtab_free(&p->names);
+	spgo_strtab_free(&p->contexts);
+	VEC_FREE(&p->funcs);
+	VEC_FREE(&p->bodies);
+	VEC_FREE(&p->targets);
+	VEC_FREE(&p->top);
+	VEC_FREE(&p->symbols);
+	spgo_kmap_free(&p->topmap);
+	spgo_kmap_free(&p->bodymap);
+	spgo_kmap_free(&p->tgtmap);
+	spgo_kmap_free(&p->childmap);
+	free(p);
+}
+
+uint32_t spgo_name_id(struct spgo_profile *p, const char *s, size_t len)
+{
+	return spgo_strtab_intern(&p->names, s, len);
+}
+
+static uint32_t new_func(struct spgo_profile *p, uint32_t name, uint32_t ctx, uint32_t parent)
+{
+	struct spgo_func f = {
+		.name = name, .ctx = ctx, .parent = parent,
+		.bodies = SPGO_NONE, .children = SPGO_NONE, .sibling = SPGO_NONE,
+	};
+	VEC_PUSH(&p->funcs, f);
+	return (uint32_t)(p->funcs.n - 1);
+}
+
+uint32_t spgo_func_get_id(struct spgo_profile *p, uint32_t name)
+{
+	uint64_t key = name;
+	uint64_t *v = spgo_kmap_upsert(&p->topmap, &key);
+	if (!*v) {
+		uint32_t f = new_func(p, name, SPGO_NONE, SPGO_NONE);
+		*v = (uint64_t)f + 1;
+		VEC_PUSH(&p->top, f);
+	}
+	return (uint32_t)(*v - 1);
+}
+
+uint32_t spgo_func_get(struct spgo_profile *p, const char *name)
+{
+	return spgo_func_get_id(p, spgo_name_id(p, name, strlen(name)));
+}
+
+/* The leaf frame of a context: the text after the last " @ ". */
+static void ctx_leaf(const char *ctx, size_t len, const char **leaf, size_t *leaflen)
+{
+	size_t i = len;
+	while (i >= 3) {
+		if (ctx[i - 3] == ' ' && ctx[i - 2] == '@' && ctx[i - 1] == ' ')
+			break;
+		i--;
+	}
+	if (i < 3)
+		i = 0;
+	*leaf = ctx + i;
+	*leaflen = len - i;
+}
+
+uint32_t spgo_func_get_ctx(struct spgo_profile *p, const char *ctx, size_t len)
+{
+	uint32_t c = spgo_strtab_intern(&p->contexts, ctx, len);
+	uint64_t key = (1ULL << 63) | c;
+	uint64_t *v = spgo_kmap_upsert(&p->topmap, &key);
+	p->flags |= SPGO_PROF_CS;
+	if (!*v) {
+		const char *leaf;
+		size_t ll;
+		ctx_leaf(ctx, len, &leaf, &ll);
+		uint32_t f = new_func(p, spgo_name_id(p, leaf, ll), c, SPGO_NONE);
+		v = spgo_kmap_upsert(&p->topmap, &key); /* the intern may not move it, but be safe */
+		*v = (uint64_t)f + 1;
+		VEC_PUSH(&p->top, f);
+	}
+	return (uint32_t)(*v - 1);
+}
+
+uint32_t spgo_func_find(const struct spgo_profile *p, const char *s)
+{
+	for (size_t i = 0; i < p->top.n; i++)
+		if (strcmp(spgo_func_key(p, p->top.v[i]), s) == 0)
+			return p->top.v[i];
+	return SPGO_NONE;
+}
+
+uint32_t spgo_inlinee_get_id(struct spgo_profile *p, uint32_t func, uint32_t line,
+			     uint32_t disc, uint32_t callee)
+{
+	uint64_t key[3] = {func, (uint64_t)line << 32 | disc, callee};
+	uint64_t *v = spgo_kmap_upsert(&p->childmap, key);
+	if (!*v) {
+		uint32_t c = new_func(p, callee, SPGO_NONE, func);
+		struct spgo_func *cf = &p->funcs.v[c], *pf = &p->funcs.v[func];
+		cf->line = line;
+		cf->disc = disc;
+		cf->sibling = pf->children;
+		pf->children = c;
+		pf->nchildren++;
+		*v = (uint64_t)c + 1;
+	}
+	return (uint32_t)(*v - 1);
+}
+
+uint32_t spgo_inlinee_get(struct spgo_profile *p, uint32_t func, uint32_t line, uint32_t disc,
+			  const char *callee)
+{
+	return spgo_inlinee_get_id(p, func, line, disc, spgo_name_id(p, callee, strlen(callee)));
+}
+
+uint32_t spgo_body_get(struct spgo_profile *p, uint32_t func, uint32_t line, uint32_t disc)
+{
+	uint64_t key[2] = {func, (uint64_t)line << 32 | disc};
+	uint64_t *v = spgo_kmap_upsert(&p->bodymap, key);
+	if (!*v) {
+		struct spgo_func *f = &p->funcs.v[func];
+		struct spgo_body b = {
+			.line = line, .disc = disc, .func = func, .next = f->bodies,
+			.targets = SPGO_NONE,
+		};
+		VEC_PUSH(&p->bodies, b);
+		f->bodies = (uint32_t)(p->bodies.n - 1);
+		f->nbodies++;
+		*v = p->bodies.n;
+	}
+	return (uint32_t)(*v - 1);
+}
+
+void spgo_add_body(struct spgo_profile *p, uint32_t func, uint32_t line, uint32_t disc,
+		   uint64_t count)
+{
+	uint32_t b = spgo_body_get(p, func, line, disc);
+	p->bodies.v[b].count = sat_add(p->bodies.v[b].count, count);
+}
+
+void spgo_add_target_id(struct spgo_profile *p, uint32_t body, uint32_t callee, uint64_t count)
+{
+	uint64_t key[2] = {body, callee};
+	uint64_t *v = spgo_kmap_upsert(&p->tgtmap, key);
+	if (!*v) {
+		struct spgo_body *b = &p->bodies.v[body];
+		struct spgo_target t = {.name = callee, .next = b->targets};
+		VEC_PUSH(&p->targets, t);
+		b->targets = (uint32_t)(p->targets.n - 1);
+		b->ntargets++;
+		*v = p->targets.n;
+	}
+	struct spgo_target *t = &p->targets.v[*v - 1];
+	t->count = sat_add(t->count, count);
+}
+
+void spgo_add_target(struct spgo_profile *p, uint32_t func, uint32_t line, uint32_t disc,
+		     const char *callee, uint64_t count)
+{
+	uint32_t b = spgo_body_get(p, func, line, disc);
+	spgo_add_target_id(p, b, spgo_name_id(p, callee, strlen(callee)), count);
+}
+
+void spgo_add_head(struct spgo_profile *p, uint32_t func, uint64_t count)
+{
+	p->funcs.v[func].head = sat_add(p->funcs.v[func].head, count);
+}
+
+void spgo_add_total(struct spgo_profile *p, uint32_t func, uint64_t count)
+{
+	p->funcs.v[func].total = sat_add(p->funcs.v[func].total, count);
+}
+
+/* ---- merging ------------------------------------------------------------- */
+
+static uint32_t map_name(struct spgo_profile *dst, const struct spgo_profile *src, uint32_t *namemap,
+			 uint32_t id)
+{
+	if (namemap[id] == SPGO_NONE) {
+		const char *s = spgo_name(src, id);
+		namemap[id] = spgo_name_id(dst, s, strlen(s));
+	}
+	return namemap[id];
+}
+
+void spgo_func_merge(struct spgo_profile *dst, uint32_t df, const struct spgo_profile *src,
+		     uint32_t sf, uint64_t w, uint32_t *namemap)
+{
+	const struct spgo_func *s = &src->funcs.v[sf];
+	struct spgo_func *d = &dst->funcs.v[df];
+	d->total = sat_add(d->total, sat_mul(s->total, w));
+	d->head = sat_add(d->head, sat_mul(s->head, w));
+	if (s->checksum) {
+		if (d->checksum && d->checksum != s->checksum)
+			spgo_warn("%s: CFG checksum mismatch (%llu vs %llu), keeping the first",
+				  spgo_name(dst, d->name), (unsigned long long)d->checksum,
+				  (unsigned long long)s->checksum);
+		else
+			d->checksum = s->checksum;
+	}
+	d->attrs |= s->attrs;
+	for (uint32_t b = s->bodies; b != SPGO_NONE; b = src->bodies.v[b].next) {
+		const struct spgo_body *sb = &src->bodies.v[b];
+		uint32_t db = spgo_body_get(dst, df, sb->line, sb->disc);
+		dst->bodies.v[db].count = sat_add(dst->bodies.v[db].count, sat_mul(sb->count, w));
+		for (uint32_t t = sb->targets; t != SPGO_NONE; t = src->targets.v[t].next)
+			spgo_add_target_id(dst, db, map_name(dst, src, namemap, src->targets.v[t].name),
+					   sat_mul(src->targets.v[t].count, w));
+	}
+	for (uint32_t c = s->children; c != SPGO_NONE; c = src->funcs.v[c].sibling) {
+		const struct spgo_func *sc = &src->funcs.v[c];
+		uint32_t dc = spgo_inlinee_get_id(dst, df, sc->line, sc->disc,
+						  map_name(dst, src, namemap, sc->name));
+		spgo_func_merge(dst, dc, src, c, w, namemap);
+	}
+}
+
+void spgo_profile_merge(struct spgo_profile *dst, const struct spgo_profile *src, uint64_t w)
+{
+	uint32_t *namemap = xmalloc((src->names.n + 1) * sizeof *namemap);
+	memset(namemap, 0xff, (src->names.n + 1) * sizeof *namemap);
+	for (size_t i = 0; i < src->top.n; i++) {
+		uint32_t sf = src->top.v[i];
+		const struct spgo_func *s = &src->funcs.v[sf];
+		uint32_t df;
+		if (s->ctx != SPGO_NONE) {
+			const char *c = spgo_strtab_get(&src->contexts, s->ctx);
+			df = spgo_func_get_ctx(dst, c, strlen(c));
+		} else {
+			df = spgo_func_get_id(dst, map_name(dst, src, namemap, s->name));
+		}
+		spgo_func_merge(dst, df, src, sf, w, namemap);
+	}
+	for (size_t i = 0; i < src->symbols.n; i++)
+		VEC_PUSH(&dst->symbols, map_name(dst, src, namemap, src->symbols.v[i]));
+	dst->flags |= src->flags;
+	free(namemap);
+}
+
+/* ---- finalizing ---------------------------------------------------------- */
+
+static uint64_t fix_totals(struct spgo_profile *p, uint32_t f)
+{
+	uint64_t t = 0;
+	for (uint32_t b = p->funcs.v[f].bodies; b != SPGO_NONE; b = p->bodies.v[b].next)
+		t = sat_add(t, p->bodies.v[b].count);
+	for (uint32_t c = p->funcs.v[f].children; c != SPGO_NONE; c = p->funcs.v[c].sibling)
+		t = sat_add(t, fix_totals(p, c));
+	p->funcs.v[f].total = t;
+	return t;
+}
+
+void spgo_profile_finalize(struct spgo_profile *p, unsigned how)
+{
+	int has_checksum = 0, preinl = 0;
+	for (size_t i = 0; i < p->funcs.n; i++) {
+		if (p->funcs.v[i].checksum && p->funcs.v[i].parent == SPGO_NONE)
+			has_checksum = 1;
+		if (p->funcs.v[i].attrs & SPGO_ATTR_SHOULD_INLINE)
+			preinl = 1;
+	}
+	if (has_checksum)
+		p->flags |= SPGO_PROF_PROBE;
+	if (preinl)
+		p->flags |= SPGO_PROF_PREINLINED;
+	if (how & SPGO_FIN_TOTALS)
+		for (size_t i = 0; i < p->top.n; i++)
+			fix_totals(p, p->top.v[i]);
+	spgo_summary_compute(p);
+}
+
+/* ---- ordered views ------------------------------------------------------- */
+
+const char *spgo_func_key(const struct spgo_profile *p, uint32_t f)
+{
+	const struct spgo_func *fn = &p->funcs.v[f];
+	if (fn->ctx != SPGO_NONE)
+		return spgo_strtab_get(&p->contexts, fn->ctx);
+	return spgo_name(p, fn->name);
+}
+
+static _Thread_local const struct spgo_profile *sort_p;
+
+static int cmp_top(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct spgo_func *fx = &sort_p->funcs.v[x], *fy = &sort_p->funcs.v[y];
+	if (fx->total != fy->total)
+		return fx->total > fy->total ? -1 : 1;
+	return strcmp(spgo_func_key(sort_p, x), spgo_func_key(sort_p, y));
+}
+
+uint32_t *spgo_profile_sorted(const struct spgo_profile *p)
+{
+	uint32_t *v = xmalloc((p->top.n + 1) * sizeof *v);
+	if (p->top.n)
+		memcpy(v, p->top.v, p->top.n * sizeof *v);
+	sort_p = p;
+	qsort(v, p->top.n, sizeof *v, cmp_top);
+	return v;
+}
+
+static int cmp_body(const void *a, const void *b)
+{
+	const struct spgo_body *x = &sort_p->bodies.v[*(const uint32_t *)a];
+	const struct spgo_body *y = &sort_p->bodies.v[*(const uint32_t *)b];
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->disc < y->disc ? -1 : x->disc > y->disc;
+}
+
+static int cmp_child(const void *a, const void *b)
+{
+	const struct spgo_func *x = &sort_p->funcs.v[*(const uint32_t *)a];
+	const struct spgo_func *y = &sort_p->funcs.v[*(const uint32_t *)b];
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->disc != y->disc)
+		return x->disc < y->disc ? -1 : 1;
+	return strcmp(spgo_name(sort_p, x->name), spgo_name(sort_p, y->name));
+}
+
+static int cmp_target(const void *a, const void *b)
+{
+	const struct spgo_target *x = &sort_p->targets.v[*(const uint32_t *)a];
+	const struct spgo_target *y = &sort_p->targets.v[*(const uint32_t *)b];
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(spgo_name(sort_p, x->name), spgo_name(sort_p, y->name));
+}
+
+static void grow_buf(uint32_t **buf, size_t *cap, size_t n)
+{
+	if (n > *cap) {
+		*cap = n < 64 ? 64 : n * 2;
+		*buf = xrealloc(*buf, *cap * sizeof **buf);
+	}
+}
+
+static void isort(uint32_t *v, size_t n, int (*cmp)(const void *, const void *))
+{
+	/* Insertion sort for the short lists that dominate; qsort beyond. */
+	if (n > 24) {
+		qsort(v, n, sizeof *v, cmp);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		uint32_t x = v[i];
+		size_t j = i;
+		while (j > 0 && cmp(&v[j - 1], &x) > 0) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+}
+
+size_t spgo_func_bodies(const struct spgo_profile *p, uint32_t f, uint32_t **buf, size_t *cap)
+{
+	const struct spgo_func *fn = &p->funcs.v[f];
+	grow_buf(buf, cap, fn->nbodies);
+	size_t n = 0;
+	for (uint32_t b = fn->bodies; b != SPGO_NONE; b = p->bodies.v[b].next)
+		(*buf)[n++] = b;
+	sort_p = p;
+	isort(*buf, n, cmp_body);
+	return n;
+}
+
+size_t spgo_func_children(const struct spgo_profile *p, uint32_t f, uint32_t **buf, size_t *cap)
+{
+	const struct spgo_func *fn = &p->funcs.v[f];
+	grow_buf(buf, cap, fn->nchildren);
+	size_t n = 0;
+	for (uint32_t c = fn->children; c != SPGO_NONE; c = p->funcs.v[c].sibling)
+		(*buf)[n++] = c;
+	sort_p = p;
+	isort(*buf, n, cmp_child);
+	return n;
+}
+
+size_t spgo_body_targets(const struct spgo_profile *p, uint32_t b, uint32_t **buf, size_t *cap)
+{
+	const struct spgo_body *bd = &p->bodies.v[b];
+	grow_buf(buf, cap, bd->ntargets);
+	size_t n = 0;
+	for (uint32_t t = bd->targets; t != SPGO_NONE; t = p->targets.v[t].next)
+		(*buf)[n++] = t;
+	sort_p = p;
+	isort(*buf, n, cmp_target);
+	return n;
+}
+
+uint64_t spgo_func_body_sum(const struct spgo_profile *p, uint32_t f)
+{
+	uint64_t t = 0;
+	for (uint32_t b = p->funcs.v[f].bodies; b != SPGO_NONE; b = p->bodies.v[b].next)
+		t = sat_add(t, p->bodies.v[b].count);
+	for (uint32_t c = p->funcs.v[f].children; c != SPGO_NONE; c = p->funcs.v[c].sibling)
+		t = sat_add(t, spgo_func_body_sum(p, c));
+	return t;
+}

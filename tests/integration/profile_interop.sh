@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# spgo reads what the other tools write, and agrees with them about it.  On
+# the shared gzip LBR capture: llvm-profgen-19 (text and extbinary),
+# llvm-profdata-19 merge (weighted, zlib, MD5) and create_gcov write
+# profiles; spgo must
+#  - convert each to the same text llvm-profdata-19 merge --text prints;
+#  - show the same per-function totals and heads as llvm-profdata-19 show
+#    and dump_gcov;
+#  - merge with weights like llvm-profdata-19 merge;
+#  - rewrite the create_gcov file so that dump_gcov prints it identically;
+#  - print the program-level figures of llvm-profdata-19 overlap --sample
+#    (identical to the printed three decimals, i.e. within 0.001%).
+set -uo pipefail
+data="$SPGO_SHARED/data/autofdo-gzip"
+[ -r "$data/test.binary" ] && [ -r "$data/test.lbr" ] || { echo "skip: no shared gzip capture"; exit 77; }
+for t in perf llvm-profgen-19 llvm-profdata-19 create_gcov dump_gcov; do
+  command -v $t >/dev/null || { echo "skip: $t not installed"; exit 77; }
+done
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+cd "$tmp"
+cp "$data/test.binary" "$data/test.lbr" . && chmod u+w test.binary test.lbr
+perf script -i test.lbr -F ip,brstack > x.perfscript 2>/dev/null || { echo "FAIL: perf script"; exit 1; }
+llvm-profgen-19 --binary=test.binary --perfscript=x.perfscript --format=text -o pg.txt 2>/dev/null
+llvm-profgen-19 --binary=test.binary --perfscript=x.perfscript --format=extbinary -o pg.ext 2>/dev/null
+[ -s pg.txt ] && [ -s pg.ext ] || { echo "FAIL: llvm-profgen-19 wrote nothing"; exit 1; }
+llvm-profdata-19 merge --sample --extbinary --weighted-input=2,pg.txt pg.ext -o lm.ext
+llvm-profdata-19 merge --sample --extbinary --compress-all-sections --use-md5 pg.txt -o lmz.ext
+create_gcov --binary=test.binary --profile=test.lbr --gcov=cg.gcov >/dev/null 2>&1
+[ -s cg.gcov ] || { echo "FAIL: create_gcov wrote nothing"; exit 1; }
+
+# the same text
+for f in pg.txt pg.ext lm.ext lmz.ext; do
+  llvm-profdata-19 merge --sample --text "$f" -o want.txt
+  "$SPGO" convert "$f" -o got.txt --format text || bad "$f: spgo cannot read it"
+  cmp -s want.txt got.txt || bad "$f: text differs from llvm-profdata merge --text"
+done
+
+# the same totals and heads per function
+for f in pg.txt pg.ext lm.ext; do
+  llvm-profdata-19 show --sample "$f" | sed -n 's/^Function: \(.*\): \([0-9]*\), \([0-9]*\), .*/\2 \3 \1/p' |
+    sort > want
+  "$SPGO" show "$f" --top 0 | awk 'f { print $1, $2, $3 } /^total +head/ { f = 1 }' | sort > got
+  [ -s want ] && cmp -s want got || bad "$f: spgo show disagrees with llvm-profdata show"
+done
+dump_gcov cg.gcov > want.dump 2>/dev/null
+sed -n 's/^\([^ ].*\) total:\([0-9]*\) head:\([0-9]*\)$/\2 \3 \1/p' want.dump | sort > want
+"$SPGO" show cg.gcov --top 0 | awk 'f { print $1, $2, $3 } /^total +head/ { f = 1 }' | sort > got
+[ -s want ] && cmp -s want got || bad "cg.gcov: spgo show disagrees with dump_gcov"
+"$SPGO" convert cg.gcov -o rw.gcov --gcov-version 1 || bad "cg.gcov: rewrite"
+dump_gcov rw.gcov > got.dump 2>&1
+cmp -s want.dump got.dump || bad "cg.gcov: dump_gcov prints our rewrite differently"
+
+# weighted merge of mixed formats
+llvm-profdata-19 merge --sample --text --weighted-input=3,pg.ext pg.txt -o want.txt
+"$SPGO" merge --weight 3:pg.ext pg.txt -o got.txt --format text || bad "merge failed"
+cmp -s want.txt got.txt || bad "weighted merge differs from llvm-profdata merge"
+"$SPGO" merge pg.txt cg.gcov -o mix.ext --format extbinary || bad "merge text+gcov failed"
+
+# overlap: perturbed counts, a dropped function, a doubled profile
+awk 'NR % 7 == 0 { sub(/: [0-9]+/, ": 77") } 1' pg.txt > p1.txt
+awk '/^[^ ]/ { skip = (++n == 3) } !skip' pg.txt > p2.txt
+awk 'NR % 5 == 0 && /^ / && !/^  / { next } 1' pg.txt > p3.txt
+for pair in "pg.txt p1.txt" "pg.txt p2.txt" "p2.txt p1.txt" "pg.txt lm.ext" "p3.txt pg.ext"; do
+  set -- $pair
+  llvm-profdata-19 overlap --sample "$1" "$2" | sed -n '2,/hot blocks unique in test/p' > want
+  "$SPGO" overlap "$1" "$2" | sed -n '2,/hot blocks unique in test/p' > got
+  [ -s want ] && cmp -s want got || { bad "overlap $1 $2 differs"; diff want got; }
+done
+exit $fail
