@@ -6,17 +6,13 @@
 #
 # Usage: emulate/fetch-qemu-header.sh OUTDIR
 #   OUTDIR/qemu/qemu-plugin.h is created (include it as <qemu/qemu-plugin.h>).
+# Usage: emulate/fetch-qemu-header.sh --deb-src-only
+#   only make sure apt has deb-src entries (for other source packages).
 # Env: SPGO_CACHE (default ~/.cache/spgo) holds the downloaded source package.
 #
 # If no deb-src entry exists, one is added that mirrors the deb entries of
 # /etc/apt/sources.list.d/debian.sources (or sources.list), then apt-get update.
 set -euo pipefail
-out=${1:?usage: fetch-qemu-header.sh OUTDIR}
-hdr="$out/qemu/qemu-plugin.h"
-[ -s "$hdr" ] && exit 0
-
-cache=${SPGO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/spgo}/qemu-src
-mkdir -p "$cache" "$out/qemu"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 
@@ -24,9 +20,7 @@ have_src() {
   grep -rqsE '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null
 }
 
-tarball() { ls "$cache"/qemu_*.orig.tar.* 2>/dev/null | head -n1; }
-
-if [ -z "$(tarball)" ]; then
+enable_deb_src() {
   if ! have_src; then
     src=/etc/apt/sources.list.d/debian.sources
     tmp=$(mktemp)
@@ -45,7 +39,21 @@ if [ -z "$(tarball)" ]; then
     rm -f "$tmp"
     $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
   fi
-  (cd "$cache" && apt-get source --download-only -qq qemu >/dev/null)
+}
+
+if [ "${1:-}" = "--deb-src-only" ]; then
+  enable_deb_src
+  exit 0
+fi
+out=${1:?usage: fetch-qemu-header.sh OUTDIR}
+hdr="$out/qemu/qemu-plugin.h"
+[ -s "$hdr" ] && exit 0
+cache=${SPGO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/spgo}/qemu-src
+mkdir -p "$cache" "$out/qemu"
+tarball() { ls "$cache"/qemu_*.orig.tar.* 2>/dev/null | head -n1; }
+if [ -z "$(tarball)" ]; then
+  enable_deb_src
+  (cd "$cache" && apt-get source --download-only -qq qemu >/dev/null 2>&1)
 fi
 tb=$(tarball)
 [ -n "$tb" ] || { echo "fetch-qemu-header: qemu source package not downloaded" >&2; exit 1; }

@@ -238,7 +238,7 @@ static uint8_t classify(const uint8_t *b, size_t n)
 
 /* ---- per-thread state -------------------------------------------------------------- */
 
-static struct vcpu *vcpu_new(unsigned int vi)
+__attribute__((noinline, cold)) static struct vcpu *vcpu_new(unsigned int vi)
 {
 	struct vcpu *v = vcpus[vi];
 	if (!v) {
@@ -266,7 +266,7 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vi)
 
 /* The first block a thread executes: name the thread (and, for the first
  * thread, the program) in the trace. */
-static void thread_start(struct vcpu *v, struct tb *tb)
+__attribute__((noinline, cold)) static void thread_start(struct vcpu *v, struct tb *tb)
 {
 	v->tid = (uint32_t)syscall(SYS_gettid);
 	if (disabled)
@@ -341,7 +341,7 @@ struct edge {
 static struct edge *edges;
 static size_t edges_cap, edges_n;
 
-static void edge_slow(uint64_t from, uint64_t to)
+__attribute__((noinline)) static void edge_slow(uint64_t from, uint64_t to)
 {
 	if (edges_n * 2 >= edges_cap) {
 		size_t cap = edges_cap ? edges_cap * 2 : 4096;
@@ -418,6 +418,35 @@ static void taken_branch(struct vcpu *v, struct tb *p, struct tb *tb)
 		v->countdown--;
 }
 
+/* The counter overflowed in this block, or a skid is running out. */
+__attribute__((noinline, cold)) static void overflow(struct vcpu *v, struct tb *tb)
+{
+	uint64_t ip = tb->start;
+	if (v->skid_left < 0) {
+		if (ev_insns) {
+			/* The overflowing instruction: countdown <= 0 events ago. */
+			int64_t k = (int64_t)tb->n_insns - 1 + v->countdown;
+			if (k < 0)
+				k = 0;
+			ip = tb->start + (tb->insn[k] >> 16);
+		}
+		if (skid) {
+			v->skid_left = (int32_t)(rnd(v) % (skid + 1));
+			if (v->skid_left > 0) {
+				v->skid_left--;
+				new_period(v);
+				return;
+			}
+		}
+	} else if (v->skid_left-- > 0) {
+		return;
+	}
+	v->skid_left = -1;
+	take_sample(v, ip);
+	if (v->countdown <= 0)
+		new_period(v);
+}
+
 static void tb_exec(unsigned int vi, void *udata)
 {
 	struct tb *tb = udata;
@@ -452,34 +481,8 @@ static void tb_exec(unsigned int vi, void *udata)
 
 	if (ev_insns)
 		v->countdown -= tb->n_insns;
-	if (LIKELY(v->countdown > 0 && v->skid_left < 0))
-		return;
-
-	/* The counter overflowed in this block, or a skid is running out. */
-	uint64_t ip = tb->start;
-	if (v->skid_left < 0) {
-		if (ev_insns) {
-			/* The overflowing instruction: countdown <= 0 events ago. */
-			int64_t k = (int64_t)tb->n_insns - 1 + v->countdown;
-			if (k < 0)
-				k = 0;
-			ip = tb->start + (tb->insn[k] >> 16);
-		}
-		if (skid) {
-			v->skid_left = (int32_t)(rnd(v) % (skid + 1));
-			if (v->skid_left > 0) {
-				v->skid_left--;
-				new_period(v);
-				return;
-			}
-		}
-	} else if (v->skid_left-- > 0) {
-		return;
-	}
-	v->skid_left = -1;
-	take_sample(v, ip);
-	if (v->countdown <= 0)
-		new_period(v);
+	if (UNLIKELY(v->countdown <= 0 || v->skid_left >= 0))
+		overflow(v, tb);
 }
 
 /* ---- translation ------------------------------------------------------------------------- */
