@@ -173,6 +173,18 @@ int cmd_emulate(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
+	/* Fail before a long emulation, not after, when outputs cannot be written. */
+	const char *outs[] = {o.output, o.truth};
+	for (size_t i = 0; i < SPGO_ARRAY_LEN(outs); i++) {
+		if (!outs[i])
+			continue;
+		char *d = xstrdup(outs[i]);
+		char *slash = strrchr(d, '/');
+		const char *dd = slash ? (slash == d ? "/" : (*slash = 0, d)) : ".";
+		if (access(dd, W_OK) != 0)
+			spgo_die("%s: cannot create output: %s", outs[i], strerror(errno));
+		free(d);
+	}
 	char *plugin = find_plugin(plugin_opt);
 	if (!plugin)
 		spgo_die("the QEMU plugin spgo-emulate.so was not built (it needs qemu-user, "
@@ -231,6 +243,9 @@ int cmd_emulate(int argc, char **argv)
 		struct stat st;
 		if (stat(trace, &st) != 0) {
 			fprintf(stderr, "spgo: the QEMU plugin wrote no trace (did qemu load it?)\n");
+			rc = 1;
+		} else if (st.st_size <= 8) {
+			fprintf(stderr, "spgo: %s: did not run under %s\n", argv[optind], qemu);
 			rc = 1;
 		} else if (emu_convert(&o, trace, counts, argc, argv) < 0) {
 			rc = cli_fail();
