@@ -381,6 +381,8 @@ static void put_header_string(struct bytes *v, const char *s)
 
 static void put_bytes(struct bytes *v, const void *p, size_t n)
 {
+	if (!n)
+		return;
 	VEC_GROW(v, v->n + n);
 	memcpy(v->v + v->n, p, n);
 	v->n += n;
