@@ -1,0 +1,761 @@
+/*
+ * spgo_emu.c: the QEMU user-mode TCG plugin behind `spgo emulate`.
+ *
+ * QEMU 7.2's plugin API (version 1) cannot read registers, so everything is
+ * derived from the sequence of executed translation blocks (TBs):
+ *
+ *  - A TB that does not start where the previous one (on the same vCPU,
+ *    i.e. guest thread) fell through was reached by a taken branch from the
+ *    previous TB's last instruction.  Calls, returns and jumps always count
+ *    as taken, as in hardware LBR; a block that ended without a branch (page
+ *    boundary, size limit, rep iteration, syscall) never yields one.
+ *  - The last instruction's class (decoded from its bytes at translation
+ *    time, below) drives a shadow stack: a call pushes its return address, a
+ *    return pops.  A tail call is a jump and pushes nothing, so the caller's
+ *    frame is replaced exactly as a frame-pointer unwinder sees it.
+ *  - Every taken branch (or every instruction) counts down a randomized
+ *    sampling period; at zero (plus an optional skid in blocks) a sample
+ *    takes the IP, the last 16/32 taken branches (newest first) and the
+ *    shadow stack.
+ *  - Ground truth: each TB counts its executions (the per-instruction
+ *    counts follow), and each (last instruction, next block) pair counts as
+ *    an edge.
+ *
+ * One callback per executed TB does all this; nothing is done per
+ * instruction.  The plugin writes two files (see src/cli/emulate_trace.h);
+ * `spgo emulate` turns them into perf.data and the ground-truth file.
+ *
+ * Arguments (plugin args, key=value): trace=FILE (required), counts=FILE,
+ * event=branches|instructions, period=N, lbr=N (1..32), skid=N (blocks),
+ * maxstack=N, truncate=PERCENT, seed=N.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <qemu/qemu-plugin.h>
+
+#include "emulate_trace.h"
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+
+#define LBR_MAX 32 /* ring size; a power of two */
+#define STACK_MAX 1024
+#define MAX_VCPUS 4096
+
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* One translated block. */
+struct tb {
+	uint64_t start, end; /* [start, end): end is the fall-through address */
+	uint64_t last;       /* address of the last instruction */
+	uint64_t count;      /* executions */
+	uint32_t n_insns;
+	uint8_t cls; /* enum emu_cls of the last instruction */
+	struct {
+		uint64_t to, n;
+	} succ[2];    /* edge cache: the first two successors */
+	struct tb *next; /* all blocks, for the dump at exit */
+	uint32_t insn[]; /* offset << 16 | size << 8 | cls */
+};
+
+struct lbr_entry {
+	uint64_t from, to;
+};
+
+struct vcpu {
+	struct tb *prev;
+	int64_t countdown;    /* events to the next sample */
+	uint64_t cur_period;  /* the period counting down now */
+	int32_t skid_left;    /* blocks to wait once the counter overflowed; -1 none */
+	uint32_t lbr_pos;     /* next slot in lbr[] */
+	uint32_t lbr_n;       /* valid entries (<= LBR_MAX) */
+	uint32_t tid;
+	uint64_t depth;       /* shadow stack depth (may exceed STACK_MAX) */
+	uint64_t rng;
+	int64_t sys_num;      /* syscall in flight */
+	uint64_t sys_a[6];
+	struct lbr_entry lbr[LBR_MAX];
+	uint64_t stack[STACK_MAX]; /* ring: the innermost STACK_MAX frames */
+};
+
+/* Settings. */
+static int ev_insns;          /* 0: count taken branches; 1: instructions */
+static uint64_t period = 20011;
+static uint32_t lbr_size = 32;
+static uint32_t skid;
+static uint32_t max_stack = 127;
+static uint32_t truncate_pct;
+static uint64_t seed = 1;
+static int want_counts;
+
+static char *trace_path, *counts_path;
+static int trace_fd = -1;
+static pid_t our_pid;
+static int disabled; /* in a forked child: write nothing */
+static int mt;       /* more than one thread seen: atomic counts, locked edges */
+static int started;
+
+static struct vcpu *vcpus[MAX_VCPUS];
+static struct tb *all_tbs;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- output buffer ---------------------------------------------------------- */
+
+static uint8_t *obuf;
+static size_t obuf_n, obuf_cap = 1 << 20;
+
+static void out_flush(void)
+{
+	size_t off = 0;
+	while (off < obuf_n) {
+		ssize_t k = write(trace_fd, obuf + off, obuf_n - off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			fprintf(stderr, "spgo-emulate: %s: write failed: %s\n", trace_path, strerror(errno));
+			_exit(70);
+		}
+		off += (size_t)k;
+	}
+	obuf_n = 0;
+}
+
+/* Append a record (size rounded up to 8, zero padding); caller holds lock. */
+static void out_rec(const void *rec, size_t size)
+{
+	size_t pad = (size + 7) & ~(size_t)7;
+	if (obuf_n + pad > obuf_cap)
+		out_flush();
+	memcpy(obuf + obuf_n, rec, size);
+	memset(obuf + obuf_n + size, 0, pad - size);
+	((struct emu_rec *)(obuf + obuf_n))->size = (uint32_t)pad;
+	obuf_n += pad;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void rec_head(struct emu_rec *h, uint32_t type, uint32_t tid)
+{
+	h->type = type;
+	h->time = now_ns();
+	h->pid = (uint32_t)our_pid;
+	h->tid = tid;
+}
+
+/* ---- random periods ------------------------------------------------------------ */
+
+static uint64_t rnd(struct vcpu *v)
+{
+	/* xorshift64* */
+	uint64_t x = v->rng;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	v->rng = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* A period drawn uniformly from [period/2, period*3/2] (the Taming paper's
+ * remedy against sampling in step with the program's loops). */
+static void new_period(struct vcpu *v)
+{
+	uint64_t p = period;
+	if (p > 1)
+		p = p - p / 2 + rnd(v) % (p + 1);
+	v->cur_period = p;
+	v->countdown += (int64_t)p;
+}
+
+/* ---- instruction classes --------------------------------------------------------- */
+
+/* Classify an x86-64 instruction by its bytes (only control flow matters). */
+static uint8_t classify(const uint8_t *b, size_t n)
+{
+	size_t i = 0;
+	while (i < n && (b[i] == 0xf0 || b[i] == 0xf2 || b[i] == 0xf3 || b[i] == 0x2e ||
+			 b[i] == 0x36 || b[i] == 0x3e || b[i] == 0x26 || b[i] == 0x64 ||
+			 b[i] == 0x65 || b[i] == 0x66 || b[i] == 0x67))
+		i++;
+	if (i < n && (b[i] & 0xf0) == 0x40) /* REX */
+		i++;
+	if (i >= n)
+		return EMU_CLS_OTHER;
+	uint8_t op = b[i];
+	if (op >= 0x70 && op <= 0x7f)
+		return EMU_CLS_COND;
+	if (op >= 0xe0 && op <= 0xe3) /* loopne, loope, loop, jrcxz */
+		return EMU_CLS_COND;
+	switch (op) {
+	case 0xeb:
+	case 0xe9:
+		return EMU_CLS_JUMP;
+	case 0xe8:
+		return EMU_CLS_CALL;
+	case 0xc3:
+	case 0xc2:
+		return EMU_CLS_RET;
+	case 0xcd: /* int n */
+		return EMU_CLS_SYSCALL;
+	case 0x0f:
+		if (i + 1 < n && b[i + 1] >= 0x80 && b[i + 1] <= 0x8f)
+			return EMU_CLS_COND;
+		if (i + 1 < n && (b[i + 1] == 0x05 || b[i + 1] == 0x34))
+			return EMU_CLS_SYSCALL;
+		return EMU_CLS_OTHER;
+	case 0xff:
+		if (i + 1 < n) {
+			unsigned reg = (b[i + 1] >> 3) & 7;
+			if (reg == 2 || reg == 3)
+				return EMU_CLS_ICALL;
+			if (reg == 4 || reg == 5)
+				return EMU_CLS_IJUMP;
+		}
+		return EMU_CLS_OTHER;
+	}
+	return EMU_CLS_OTHER;
+}
+
+/* ---- per-thread state -------------------------------------------------------------- */
+
+__attribute__((noinline, cold)) static struct vcpu *vcpu_new(unsigned int vi)
+{
+	struct vcpu *v = vcpus[vi];
+	if (!v) {
+		v = calloc(1, sizeof *v);
+		if (!v) {
+			fprintf(stderr, "spgo-emulate: out of memory\n");
+			_exit(70);
+		}
+		vcpus[vi] = v;
+	} else {
+		memset(v, 0, sizeof *v);
+	}
+	v->rng = (seed ^ (0x9E3779B97F4A7C15ULL * (vi + 1))) | 1;
+	v->skid_left = -1;
+	v->sys_num = -1;
+	new_period(v);
+	return v;
+}
+
+static void vcpu_init(qemu_plugin_id_t id, unsigned int vi)
+{
+	if (vi < MAX_VCPUS)
+		vcpu_new(vi);
+}
+
+/* The first block a thread executes: name the thread (and, for the first
+ * thread, the program) in the trace. */
+__attribute__((noinline, cold)) static void thread_start(struct vcpu *v, struct tb *tb)
+{
+	v->tid = (uint32_t)syscall(SYS_gettid);
+	if (disabled)
+		return;
+	pthread_mutex_lock(&lock);
+	if (!started) {
+		started = 1;
+		const char *path = qemu_plugin_path_to_binary();
+		size_t len = strlen(path) + 1;
+		struct emu_start *s = calloc(1, sizeof *s + len);
+		rec_head(&s->h, EMU_REC_START, v->tid);
+		s->first_pc = tb->start;
+		s->start_code = qemu_plugin_start_code();
+		s->end_code = qemu_plugin_end_code();
+		s->entry_code = qemu_plugin_entry_code();
+		memcpy(s->path, path, len);
+		out_rec(s, sizeof *s + len);
+		free(s);
+	} else {
+		struct emu_thread t = {0};
+		rec_head(&t.h, EMU_REC_THREAD, v->tid);
+		t.ppid = (uint32_t)getppid();
+		t.ptid = (uint32_t)our_pid;
+		out_rec(&t, sizeof t);
+		mt = 1;
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+/* ---- samples ----------------------------------------------------------------------- */
+
+static void take_sample(struct vcpu *v, uint64_t ip)
+{
+	if (disabled)
+		return;
+	uint64_t buf[sizeof(struct emu_sample) / 8 + STACK_MAX + 2 * LBR_MAX];
+	struct emu_sample *s = (struct emu_sample *)buf;
+	rec_head(&s->h, EMU_REC_SAMPLE, v->tid);
+	s->ip = ip;
+	s->period = v->cur_period;
+
+	/* Stack: the innermost frames the ring still holds, capped. */
+	uint64_t n = v->depth < STACK_MAX ? v->depth : STACK_MAX;
+	uint64_t cap = max_stack ? max_stack - 1 : 0; /* the IP is one entry */
+	if (n > cap)
+		n = cap;
+	if (truncate_pct && rnd(v) % 100 < truncate_pct && n)
+		n = rnd(v) % n; /* an unwinder that gave up early */
+	for (uint64_t i = 0; i < n; i++)
+		s->data[i] = v->stack[(v->depth - 1 - i) % STACK_MAX];
+	s->n_stack = (uint32_t)n;
+
+	uint32_t nb = v->lbr_n < lbr_size ? v->lbr_n : lbr_size;
+	for (uint32_t i = 0; i < nb; i++) {
+		struct lbr_entry *e = &v->lbr[(v->lbr_pos - 1 - i) & (LBR_MAX - 1)];
+		s->data[n + 2 * i] = e->from;
+		s->data[n + 2 * i + 1] = e->to;
+	}
+	s->n_br = nb;
+	if (mt)
+		pthread_mutex_lock(&lock);
+	out_rec(s, sizeof *s + 8 * (n + 2 * (uint64_t)nb));
+	if (mt)
+		pthread_mutex_unlock(&lock);
+}
+
+/* ---- ground-truth edges --------------------------------------------------------------- */
+
+struct edge {
+	uint64_t from, to, n;
+};
+static struct edge *edges;
+static size_t edges_cap, edges_n;
+
+__attribute__((noinline)) static void edge_slow(uint64_t from, uint64_t to)
+{
+	if (edges_n * 2 >= edges_cap) {
+		size_t cap = edges_cap ? edges_cap * 2 : 4096;
+		struct edge *e = calloc(cap, sizeof *e);
+		if (!e) {
+			fprintf(stderr, "spgo-emulate: out of memory\n");
+			_exit(70);
+		}
+		for (size_t i = 0; i < edges_cap; i++) {
+			if (!edges[i].n)
+				continue;
+			size_t h = (size_t)((edges[i].from * 0x9E3779B97F4A7C15ULL) ^ edges[i].to) *
+				   0xff51afd7ed558ccdULL >> 20;
+			while (e[h & (cap - 1)].n)
+				h++;
+			e[h & (cap - 1)] = edges[i];
+		}
+		free(edges);
+		edges = e;
+		edges_cap = cap;
+	}
+	size_t h = (size_t)((from * 0x9E3779B97F4A7C15ULL) ^ to) * 0xff51afd7ed558ccdULL >> 20;
+	for (;; h++) {
+		struct edge *e = &edges[h & (edges_cap - 1)];
+		if (!e->n) {
+			e->from = from, e->to = to, e->n = 1;
+			edges_n++;
+			return;
+		}
+		if (e->from == from && e->to == to) {
+			e->n++;
+			return;
+		}
+	}
+}
+
+static inline void edge_add(struct tb *p, uint64_t to)
+{
+	if (p->succ[0].to == to && p->succ[0].n)
+		p->succ[0].n++;
+	else if (p->succ[1].to == to && p->succ[1].n)
+		p->succ[1].n++;
+	else if (!p->succ[0].n)
+		p->succ[0].to = to, p->succ[0].n = 1;
+	else if (!p->succ[1].n)
+		p->succ[1].to = to, p->succ[1].n = 1;
+	else
+		edge_slow(p->last, to);
+}
+
+/* ---- the per-block callback -------------------------------------------------------------- */
+
+static void taken_branch(struct vcpu *v, struct tb *p, struct tb *tb)
+{
+	struct lbr_entry *e = &v->lbr[v->lbr_pos & (LBR_MAX - 1)];
+	e->from = p->last;
+	e->to = tb->start;
+	v->lbr_pos++;
+	if (v->lbr_n < LBR_MAX)
+		v->lbr_n++;
+	if (p->cls == EMU_CLS_CALL || p->cls == EMU_CLS_ICALL) {
+		v->stack[v->depth % STACK_MAX] = p->end;
+		v->depth++;
+	} else if (p->cls == EMU_CLS_RET && v->depth) {
+		/* Pop to the matching frame if it is near (longjmp and
+		 * exceptions skip frames); otherwise pop one. */
+		uint64_t lim = v->depth < 8 ? v->depth : 8;
+		uint64_t k = 0;
+		while (k < lim && v->stack[(v->depth - 1 - k) % STACK_MAX] != tb->start)
+			k++;
+		v->depth -= k < lim ? k + 1 : 1;
+	}
+	if (!ev_insns)
+		v->countdown--;
+}
+
+/* The counter overflowed in this block, or a skid is running out. */
+__attribute__((noinline, cold)) static void overflow(struct vcpu *v, struct tb *tb)
+{
+	uint64_t ip = tb->start;
+	if (v->skid_left < 0) {
+		if (ev_insns) {
+			/* The overflowing instruction: countdown <= 0 events ago. */
+			int64_t k = (int64_t)tb->n_insns - 1 + v->countdown;
+			if (k < 0)
+				k = 0;
+			ip = tb->start + (tb->insn[k] >> 16);
+		}
+		if (skid) {
+			v->skid_left = (int32_t)(rnd(v) % (skid + 1));
+			if (v->skid_left > 0) {
+				v->skid_left--;
+				new_period(v);
+				return;
+			}
+		}
+	} else if (v->skid_left-- > 0) {
+		return;
+	}
+	v->skid_left = -1;
+	take_sample(v, ip);
+	if (v->countdown <= 0)
+		new_period(v);
+}
+
+static void tb_exec(unsigned int vi, void *udata)
+{
+	struct tb *tb = udata;
+	if (UNLIKELY(vi >= MAX_VCPUS))
+		return;
+	struct vcpu *v = vcpus[vi];
+	if (UNLIKELY(!v))
+		v = vcpu_new(vi);
+	if (LIKELY(!mt))
+		tb->count++;
+	else
+		__atomic_fetch_add(&tb->count, 1, __ATOMIC_RELAXED);
+
+	struct tb *p = v->prev;
+	v->prev = tb;
+	if (UNLIKELY(!p)) {
+		thread_start(v, tb);
+	} else {
+		if ((tb->start != p->end && p->cls != EMU_CLS_OTHER && p->cls != EMU_CLS_SYSCALL) ||
+		    p->cls == EMU_CLS_CALL || p->cls == EMU_CLS_ICALL)
+			taken_branch(v, p, tb);
+		if (want_counts) {
+			if (LIKELY(!mt)) {
+				edge_add(p, tb->start);
+			} else {
+				pthread_mutex_lock(&lock);
+				edge_add(p, tb->start);
+				pthread_mutex_unlock(&lock);
+			}
+		}
+	}
+
+	if (ev_insns)
+		v->countdown -= tb->n_insns;
+	if (UNLIKELY(v->countdown <= 0 || v->skid_left >= 0))
+		overflow(v, tb);
+}
+
+/* ---- translation ------------------------------------------------------------------------- */
+
+static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *qtb)
+{
+	size_t n = qemu_plugin_tb_n_insns(qtb);
+	if (!n)
+		return;
+	struct tb *tb = calloc(1, sizeof *tb + n * sizeof tb->insn[0]);
+	if (!tb) {
+		fprintf(stderr, "spgo-emulate: out of memory\n");
+		_exit(70);
+	}
+	tb->start = qemu_plugin_tb_vaddr(qtb);
+	tb->n_insns = (uint32_t)n;
+	for (size_t i = 0; i < n; i++) {
+		struct qemu_plugin_insn *in = qemu_plugin_tb_get_insn(qtb, i);
+		uint64_t a = qemu_plugin_insn_vaddr(in);
+		size_t sz = qemu_plugin_insn_size(in);
+		uint8_t cls = classify(qemu_plugin_insn_data(in), sz);
+		tb->insn[i] = (uint32_t)((a - tb->start) << 16 | (sz & 0xff) << 8 | cls);
+		if (i == n - 1) {
+			tb->last = a;
+			tb->end = a + sz;
+			tb->cls = cls;
+		}
+	}
+	pthread_mutex_lock(&lock);
+	tb->next = all_tbs;
+	all_tbs = tb;
+	pthread_mutex_unlock(&lock);
+	qemu_plugin_register_vcpu_tb_exec_cb(qtb, tb_exec, QEMU_PLUGIN_CB_NO_REGS, tb);
+}
+
+/* ---- syscalls: mappings and forks ------------------------------------------------------------ */
+
+static void sys_enter(qemu_plugin_id_t id, unsigned int vi, int64_t num, uint64_t a1, uint64_t a2,
+		      uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
+{
+	if (vi >= MAX_VCPUS || !vcpus[vi])
+		return;
+	struct vcpu *v = vcpus[vi];
+	v->sys_num = num;
+	v->sys_a[0] = a1, v->sys_a[1] = a2, v->sys_a[2] = a3;
+	v->sys_a[3] = a4, v->sys_a[4] = a5, v->sys_a[5] = a6;
+}
+
+static void sys_exit(qemu_plugin_id_t id, unsigned int vi, int64_t num, int64_t ret)
+{
+	if (vi >= MAX_VCPUS || !vcpus[vi])
+		return;
+	struct vcpu *v = vcpus[vi];
+	if (v->sys_num != num)
+		return;
+	v->sys_num = -1;
+	if (disabled)
+		return;
+	if ((num == SYS_clone && !(v->sys_a[0] & CLONE_VM)) || num == SYS_fork || num == SYS_vfork) {
+		/* The child of a fork: its samples belong to another process,
+		 * which this plugin does not follow. */
+		if (ret == 0 && getpid() != our_pid) {
+			disabled = 1;
+			obuf_n = 0;
+		}
+		return;
+	}
+	if (num != SYS_mmap || (ret < 0 && ret > -4096))
+		return;
+	uint64_t prot = v->sys_a[2], flags = v->sys_a[3];
+	int fd = (int)v->sys_a[4];
+	if (!(prot & PROT_EXEC) || (flags & MAP_ANONYMOUS) || fd < 0)
+		return;
+	char link[64], path[4096];
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	ssize_t len = readlink(link, path, sizeof path - 1);
+	if (len <= 0)
+		return;
+	path[len] = 0;
+	struct stat st;
+	memset(&st, 0, sizeof st);
+	fstat(fd, &st);
+	struct emu_mmap *m = calloc(1, sizeof *m + (size_t)len + 1);
+	rec_head(&m->h, EMU_REC_MMAP, v->tid ? v->tid : (uint32_t)syscall(SYS_gettid));
+	m->addr = (uint64_t)ret;
+	m->len = v->sys_a[1];
+	m->pgoff = v->sys_a[5];
+	m->prot = (uint32_t)prot;
+	m->flags = (uint32_t)flags;
+	m->maj = major(st.st_dev);
+	m->min = minor(st.st_dev);
+	m->ino = st.st_ino;
+	memcpy(m->path, path, (size_t)len + 1);
+	pthread_mutex_lock(&lock);
+	out_rec(m, sizeof *m + (size_t)len + 1);
+	pthread_mutex_unlock(&lock);
+	free(m);
+}
+
+/* ---- exit: flush the trace, dump the counts ----------------------------------------------------- */
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	while (n) {
+		ssize_t k = write(fd, b, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		b += k, n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Buffered writes for the counts dump. */
+static uint8_t cbuf[1 << 16];
+static size_t cbuf_n;
+static int cfd = -1, cbad;
+static void cput(const void *p, size_t n)
+{
+	if (cbuf_n + n > sizeof cbuf) {
+		if (write_all(cfd, cbuf, cbuf_n) < 0)
+			cbad = 1;
+		cbuf_n = 0;
+	}
+	memcpy(cbuf + cbuf_n, p, n);
+	cbuf_n += n;
+}
+
+static void dump_counts(void)
+{
+	cfd = open(counts_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (cfd < 0) {
+		fprintf(stderr, "spgo-emulate: %s: %s\n", counts_path, strerror(errno));
+		return;
+	}
+	uint64_t magic = EMU_COUNTS_MAGIC, nb = 0, ne = 0;
+	for (struct tb *t = all_tbs; t; t = t->next)
+		if (t->count)
+			nb++;
+	cput(&magic, 8);
+	cput(&nb, 8);
+	for (struct tb *t = all_tbs; t; t = t->next) {
+		if (!t->count)
+			continue;
+		uint32_t hdr[2] = {t->n_insns, 0};
+		cput(&t->start, 8);
+		cput(&t->count, 8);
+		cput(hdr, 8);
+		cput(t->insn, 4 * (size_t)t->n_insns);
+		if (t->n_insns & 1)
+			cput(hdr + 1, 4);
+		for (int i = 0; i < 2; i++)
+			ne += t->succ[i].n != 0;
+	}
+	ne += edges_n;
+	cput(&ne, 8);
+	for (struct tb *t = all_tbs; t; t = t->next)
+		for (int i = 0; i < 2; i++)
+			if (t->succ[i].n) {
+				uint64_t e[3] = {t->last, t->succ[i].to, t->succ[i].n};
+				cput(e, sizeof e);
+			}
+	for (size_t i = 0; i < edges_cap; i++)
+		if (edges[i].n) {
+			uint64_t e[3] = {edges[i].from, edges[i].to, edges[i].n};
+			cput(e, sizeof e);
+		}
+	if (write_all(cfd, cbuf, cbuf_n) < 0)
+		cbad = 1;
+	if (close(cfd) < 0 || cbad)
+		fprintf(stderr, "spgo-emulate: %s: write failed\n", counts_path);
+}
+
+static void at_exit(qemu_plugin_id_t id, void *p)
+{
+	if (disabled || getpid() != our_pid)
+		return;
+	pthread_mutex_lock(&lock);
+	out_flush();
+	close(trace_fd);
+	if (want_counts)
+		dump_counts();
+	pthread_mutex_unlock(&lock);
+}
+
+/* ---- installation ------------------------------------------------------------------------------ */
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || end == s || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
+					   char **argv)
+{
+	if (info->system_emulation || strcmp(info->target_name, "x86_64") != 0) {
+		fprintf(stderr, "spgo-emulate: only qemu-x86_64 user mode is supported\n");
+		return -1;
+	}
+	for (int i = 0; i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+		if (!eq) {
+			fprintf(stderr, "spgo-emulate: bad argument '%s'\n", argv[i]);
+			return -1;
+		}
+		size_t kl = (size_t)(eq - argv[i]);
+		const char *val = eq + 1;
+		uint64_t u = 0;
+#define KEY(k) (kl == strlen(k) && strncmp(argv[i], k, kl) == 0)
+		if (KEY("trace")) {
+			trace_path = strdup(val);
+		} else if (KEY("counts")) {
+			counts_path = strdup(val);
+			want_counts = 1;
+		} else if (KEY("event")) {
+			if (strcmp(val, "instructions") == 0)
+				ev_insns = 1;
+			else if (strcmp(val, "branches") == 0)
+				ev_insns = 0;
+			else
+				goto bad;
+		} else if (parse_u64(val, &u) < 0) {
+			goto bad;
+		} else if (KEY("period") && u > 0) {
+			period = u;
+		} else if (KEY("lbr") && u >= 1 && u <= LBR_MAX) {
+			lbr_size = (uint32_t)u;
+		} else if (KEY("skid") && u < 1000000) {
+			skid = (uint32_t)u;
+		} else if (KEY("maxstack") && u >= 1 && u <= STACK_MAX) {
+			max_stack = (uint32_t)u;
+		} else if (KEY("truncate") && u <= 100) {
+			truncate_pct = (uint32_t)u;
+		} else if (KEY("seed")) {
+			seed = u;
+		} else {
+			goto bad;
+		}
+		continue;
+	bad:
+		fprintf(stderr, "spgo-emulate: bad argument '%s'\n", argv[i]);
+		return -1;
+#undef KEY
+	}
+	if (!trace_path) {
+		fprintf(stderr, "spgo-emulate: the trace=FILE argument is required\n");
+		return -1;
+	}
+	trace_fd = open(trace_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (trace_fd < 0) {
+		fprintf(stderr, "spgo-emulate: %s: %s\n", trace_path, strerror(errno));
+		return -1;
+	}
+	obuf = malloc(obuf_cap);
+	if (!obuf)
+		return -1;
+	uint64_t magic = EMU_TRACE_MAGIC;
+	if (write_all(trace_fd, &magic, 8) < 0)
+		return -1;
+	our_pid = getpid();
+
+	qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
+	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
+	qemu_plugin_register_vcpu_syscall_cb(id, sys_enter);
+	qemu_plugin_register_vcpu_syscall_ret_cb(id, sys_exit);
+	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
+	return 0;
+}

@@ -1,0 +1,562 @@
+/*
+ * emulate_convert.c: turn the QEMU plugin's trace and counts files (see
+ * emulate_trace.h) into a perf.data (spgo/perf_write.h) and a ground-truth
+ * file (spgo/ground_truth.h).
+ *
+ * The plugin sees the guest's own mmap() calls (shared objects mapped by the
+ * dynamic loader) but not the two images QEMU maps itself: the main program
+ * and its ELF interpreter.  Their load biases come from the plugin's START
+ * record: the program's entry (qemu_plugin_entry_code() minus e_entry) and
+ * the first block executed (the interpreter's entry, or the program's when
+ * it is static).
+ */
+#include <elf.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "cli/emulate.h"
+#include "cli/emulate_trace.h"
+#include "spgo/binary.h"
+#include "spgo/common.h"
+#include "spgo/ground_truth.h"
+#include "spgo/perf_write.h"
+
+#define PAGE 4096ULL
+
+/* A binary the run mapped, and where. */
+struct dso {
+	char *path;
+	struct spgo_binary *bin; /* NULL if it could not be opened */
+	const uint8_t *build_id;
+	size_t build_id_len;
+	int is_main;
+};
+
+struct mapping {
+	uint64_t start, end, pgoff;
+	size_t dso;
+};
+
+struct conv {
+	const struct emu_options *opt;
+	VEC(struct dso) dsos;
+	VEC(struct mapping) maps;
+	struct spgo_perf_writer *w;
+	uint32_t pid;
+	uint64_t nsamples;
+};
+
+static size_t dso_get(struct conv *c, const char *path)
+{
+	char real[PATH_MAX];
+	if (!realpath(path, real))
+		snprintf(real, sizeof real, "%s", path);
+	for (size_t i = 0; i < c->dsos.n; i++)
+		if (strcmp(c->dsos.v[i].path, real) == 0)
+			return i;
+	struct dso d = {.path = xstrdup(real)};
+	if (spgo_binary_open(&d.bin, real, NULL) < 0) {
+		spgo_warn("%s", spgo_errmsg());
+		d.bin = NULL;
+	} else {
+		d.build_id = spgo_binary_build_id(d.bin, &d.build_id_len);
+	}
+	VEC_PUSH(&c->dsos, d);
+	return c->dsos.n - 1;
+}
+
+/* Read e_entry and PT_INTERP of an ELF file. */
+static int elf_entry_interp(const char *path, uint64_t *entry, char *interp, size_t cap)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return spgo_error("%s: cannot open", path);
+	Elf64_Ehdr eh;
+	int rc = -1;
+	interp[0] = 0;
+	if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr)) {
+		spgo_error("%s: offset 0: not a 64-bit ELF file", path);
+		goto out;
+	}
+	*entry = eh.e_entry;
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+		off_t off = (off_t)(eh.e_phoff + i * sizeof ph);
+		if (pread(fd, &ph, sizeof ph, off) != (ssize_t)sizeof ph) {
+			spgo_error("%s: offset 0x%llx: truncated program header", path, (unsigned long long)off);
+			goto out;
+		}
+		if (ph.p_type == PT_INTERP && ph.p_filesz < cap) {
+			if (pread(fd, interp, ph.p_filesz, (off_t)ph.p_offset) != (ssize_t)ph.p_filesz) {
+				spgo_error("%s: offset 0x%llx: truncated PT_INTERP", path,
+					   (unsigned long long)ph.p_offset);
+				goto out;
+			}
+			interp[ph.p_filesz] = 0;
+		}
+	}
+	rc = 0;
+out:
+	close(fd);
+	return rc;
+}
+
+static int emit_mmap(struct conv *c, size_t di, uint32_t tid, uint64_t time, uint64_t start,
+		     uint64_t len, uint64_t pgoff, uint32_t prot, uint32_t flags, uint32_t maj,
+		     uint32_t min, uint64_t ino)
+{
+	struct dso *d = &c->dsos.v[di];
+	struct mapping m = {start, start + len, pgoff, di};
+	VEC_PUSH(&c->maps, m);
+	struct spgo_pw_mmap2 r = {
+		.pid = c->pid, .tid = tid, .start = start, .len = len, .pgoff = pgoff,
+		.maj = maj, .min = min, .ino = ino, .prot = prot, .flags = flags,
+		.build_id = d->build_id, .build_id_len = d->build_id_len, .filename = d->path,
+	};
+	struct spgo_pw_sample_id sid = {.pid = c->pid, .tid = tid, .time = time};
+	return spgo_pw_mmap2(c->w, &r, &sid);
+}
+
+/* MMAP2 records for an image QEMU mapped itself: its executable segments. */
+static int map_image(struct conv *c, const char *path, uint64_t bias, uint32_t tid, uint64_t time)
+{
+	size_t di = dso_get(c, path);
+	struct dso *d = &c->dsos.v[di];
+	if (!d->bin)
+		return 0;
+	size_t n;
+	const struct spgo_segment *seg = spgo_binary_segments(d->bin, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (!(seg[i].flags & PF_X))
+			continue;
+		uint64_t start = (bias + seg[i].vaddr) & ~(PAGE - 1);
+		uint64_t end = (bias + seg[i].vaddr + seg[i].memsz + PAGE - 1) & ~(PAGE - 1);
+		uint64_t pgoff = seg[i].offset & ~(PAGE - 1);
+		if (emit_mmap(c, di, tid, time, start, end - start, pgoff, 5 /* r-x */, 2 /* private */,
+			      0, 0, 0) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static const char *comm_of(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+static int on_start(struct conv *c, const struct emu_start *s, const char *trace)
+{
+	uint64_t entry;
+	char interp[PATH_MAX];
+	c->pid = s->h.pid;
+	struct spgo_pw_sample_id sid = {.pid = s->h.pid, .tid = s->h.tid, .time = s->h.time};
+	if (spgo_pw_comm(c->w, s->h.pid, s->h.tid, comm_of(s->path), 1, &sid) < 0)
+		return -1;
+	if (elf_entry_interp(s->path, &entry, interp, sizeof interp) < 0)
+		return -1;
+	size_t main_di = dso_get(c, s->path);
+	struct dso *d = &c->dsos.v[main_di];
+	d->is_main = 1;
+	if (!d->bin)
+		return spgo_error("%s: %s", trace, spgo_errmsg());
+	/* QEMU's start_code is the lowest executable segment's runtime
+	 * address; its entry_code is the interpreter's entry when there is one. */
+	size_t n;
+	const struct spgo_segment *seg = spgo_binary_segments(d->bin, &n);
+	uint64_t lowest = UINT64_MAX;
+	for (size_t i = 0; i < n; i++)
+		if ((seg[i].flags & PF_X) && seg[i].vaddr < lowest)
+			lowest = seg[i].vaddr;
+	if (lowest == UINT64_MAX)
+		return spgo_error("%s: no executable segment", s->path);
+	if (map_image(c, s->path, s->start_code - lowest, s->h.tid, s->h.time) < 0)
+		return -1;
+	(void)entry;
+	if (interp[0]) {
+		uint64_t ientry;
+		if (elf_entry_interp(interp, &ientry, (char[8]){0}, 8) < 0)
+			return -1;
+		if (map_image(c, interp, s->entry_code - ientry, s->h.tid, s->h.time) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int on_sample(struct conv *c, const struct emu_sample *s, int attr)
+{
+	uint64_t chain[1 + 1 + 1024];
+	struct perf_branch_entry br[32];
+	size_t n = 0;
+	chain[n++] = PERF_CONTEXT_USER;
+	chain[n++] = s->ip;
+	for (uint32_t i = 0; i < s->n_stack && n < SPGO_ARRAY_LEN(chain); i++)
+		chain[n++] = s->data[i];
+	uint32_t nb = s->n_br < 32 ? s->n_br : 32;
+	memset(br, 0, sizeof br);
+	for (uint32_t i = 0; i < nb; i++) {
+		br[i].from = s->data[s->n_stack + 2 * i];
+		br[i].to = s->data[s->n_stack + 2 * i + 1];
+		br[i].predicted = 1;
+	}
+	struct spgo_pw_sample ps = {
+		.ip = s->ip, .pid = s->h.pid, .tid = s->h.tid, .time = s->h.time,
+		.period = s->period, .callchain = chain, .nr_callchain = n,
+		.branches = br, .nr_branches = nb,
+	};
+	c->nsamples++;
+	return spgo_pw_sample(c->w, attr, &ps);
+}
+
+static void add_features(struct conv *c, int argc, char **argv)
+{
+	struct utsname u;
+	if (uname(&u) == 0) {
+		spgo_pw_feature_string(c->w, SPGO_PW_FEAT_HOSTNAME, u.nodename);
+		spgo_pw_feature_string(c->w, SPGO_PW_FEAT_OSRELEASE, u.release);
+	}
+	spgo_pw_feature_string(c->w, SPGO_PW_FEAT_VERSION, "6.1 (spgo emulate)");
+	spgo_pw_feature_string(c->w, SPGO_PW_FEAT_ARCH, "x86_64");
+	spgo_pw_feature_string(c->w, SPGO_PW_FEAT_CPUDESC, "QEMU TCG (spgo emulate)");
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	spgo_pw_nrcpus(c->w, (uint32_t)(ncpu > 0 ? ncpu : 1), (uint32_t)(ncpu > 0 ? ncpu : 1));
+	spgo_pw_cmdline(c->w, argc, argv);
+	spgo_pw_feature_raw(c->w, SPGO_PW_FEAT_BRANCH_STACK, NULL, 0);
+	for (size_t i = 0; i < c->dsos.n; i++)
+		if (c->dsos.v[i].build_id_len)
+			spgo_pw_build_id(c->w, -1, PERF_RECORD_MISC_USER, c->dsos.v[i].build_id,
+					 c->dsos.v[i].build_id_len, c->dsos.v[i].path);
+}
+
+static void conv_free(struct conv *c)
+{
+	for (size_t i = 0; i < c->dsos.n; i++) {
+		free(c->dsos.v[i].path);
+		if (c->dsos.v[i].bin)
+			spgo_binary_close(c->dsos.v[i].bin);
+	}
+	VEC_FREE(&c->dsos);
+	VEC_FREE(&c->maps);
+}
+
+/* ---- ground truth ---------------------------------------------------------- */
+
+static const struct mapping *map_find(const struct conv *c, uint64_t addr)
+{
+	for (size_t i = c->maps.n; i-- > 0;) /* later mappings shadow earlier ones */
+		if (addr >= c->maps.v[i].start && addr < c->maps.v[i].end)
+			return &c->maps.v[i];
+	return NULL;
+}
+
+/* Runtime address -> (dso, vaddr); returns the dso index or -1. */
+static long to_vaddr(const struct conv *c, uint64_t addr, uint64_t *vaddr)
+{
+	const struct mapping *m = map_find(c, addr);
+	if (!m || !c->dsos.v[m->dso].bin)
+		return -1;
+	size_t n;
+	const struct spgo_segment *seg = spgo_binary_segments(c->dsos.v[m->dso].bin, &n);
+	if (spgo_segments_map(seg, n, m->start, m->pgoff, addr, vaddr) < 0)
+		return -1;
+	return (long)m->dso;
+}
+
+static const char cls_char[] = {'-', 'j', 'J', 'I', 'c', 'C', 'r', 's'};
+
+static int cmp_insn(const void *a, const void *b)
+{
+	const struct spgo_gt_insn *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct spgo_gt_edge *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	return x->kind - y->kind;
+}
+
+/* A raw block of the counts file, found by start address. */
+struct rawblock {
+	uint64_t start, end, count;
+	uint32_t n;
+	const uint32_t *insn;
+};
+
+static int write_truth(struct conv *c, const char *counts, const char *out)
+{
+	struct spgo_file f;
+	if (spgo_file_map(&f, counts) < 0)
+		return -1;
+	int rc = -1;
+	size_t pos = 16;
+	uint64_t magic, nb;
+	struct spgo_kmap insn_count, insn_info, edge_count, last_cls;
+	spgo_kmap_init(&insn_count, 1); /* runtime addr -> count */
+	spgo_kmap_init(&insn_info, 1);  /* runtime addr -> size << 8 | cls */
+	spgo_kmap_init(&edge_count, 2); /* (from, to) -> count */
+	spgo_kmap_init(&last_cls, 1);   /* last insn of a block -> end << 8 | cls */
+	struct spgo_ground_truth gt = {0};
+	if (f.size < 16) {
+		spgo_error("%s: offset 0: truncated counts file", counts);
+		goto out;
+	}
+	memcpy(&magic, f.data, 8);
+	memcpy(&nb, f.data + 8, 8);
+	if (magic != EMU_COUNTS_MAGIC) {
+		spgo_error("%s: offset 0: not a spgo emulate counts file", counts);
+		goto out;
+	}
+	for (uint64_t b = 0; b < nb; b++) {
+		uint64_t hdr[3];
+		if (pos + 24 > f.size)
+			goto trunc;
+		memcpy(hdr, f.data + pos, 24);
+		uint32_t n = (uint32_t)hdr[2];
+		size_t bytes = ((size_t)n * 4 + 7) & ~(size_t)7;
+		if (pos + 24 + bytes > f.size)
+			goto trunc;
+		const uint8_t *ins = f.data + pos + 24;
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t w;
+			memcpy(&w, ins + 4 * i, 4);
+			uint64_t a = hdr[0] + (w >> 16);
+			*spgo_kmap_upsert(&insn_count, &a) += hdr[1];
+			*spgo_kmap_upsert(&insn_info, &a) = w & 0xffff;
+			if (i == n - 1)
+				*spgo_kmap_upsert(&last_cls, &a) = (a + ((w >> 8) & 0xff)) << 8 | (w & 0xff);
+		}
+		pos += 24 + bytes;
+	}
+	uint64_t ne;
+	if (pos + 8 > f.size)
+		goto trunc;
+	memcpy(&ne, f.data + pos, 8);
+	pos += 8;
+	if (ne > (f.size - pos) / 24)
+		goto trunc;
+	for (uint64_t i = 0; i < ne; i++, pos += 24) {
+		uint64_t e[3];
+		memcpy(e, f.data + pos, 24);
+		*spgo_kmap_upsert(&edge_count, e) += e[2];
+	}
+
+	/* Which dsos go in: the main program, or all with --ground-truth-all. */
+	gt.n_dsos = 0;
+	gt.dsos = xcalloc(c->dsos.n ? c->dsos.n : 1, sizeof *gt.dsos);
+	long *slot = xmalloc((c->dsos.n + 1) * sizeof *slot);
+	for (size_t i = 0; i < c->dsos.n; i++) {
+		slot[i] = -1;
+		if (!c->dsos.v[i].bin || !(c->dsos.v[i].is_main || c->opt->truth_all))
+			continue;
+		struct spgo_gt_dso *d = &gt.dsos[gt.n_dsos];
+		d->path = xstrdup(c->dsos.v[i].path);
+		d->build_id_len = c->dsos.v[i].build_id_len;
+		memcpy(d->build_id, c->dsos.v[i].build_id, d->build_id_len);
+		slot[i] = (long)gt.n_dsos++;
+	}
+	VEC(struct spgo_gt_insn) *iv = xcalloc(gt.n_dsos + 1, sizeof *iv);
+	VEC(struct spgo_gt_edge) *ev = xcalloc(gt.n_dsos + 1, sizeof *ev);
+	const uint64_t *key;
+	uint64_t *val;
+	for (size_t it = 0; spgo_kmap_next(&insn_count, &it, &key, &val);) {
+		uint64_t va;
+		long di = to_vaddr(c, key[0], &va);
+		if (di < 0 || slot[di] < 0)
+			continue;
+		uint64_t info = *spgo_kmap_find(&insn_info, key);
+		struct spgo_gt_insn in = {va, *val, (uint8_t)(info >> 8), cls_char[info & 7]};
+		VEC_PUSH(&iv[slot[di]], in);
+	}
+	for (size_t it = 0; spgo_kmap_next(&edge_count, &it, &key, &val);) {
+		uint64_t from = key[0], to = key[1], fva = 0, tva = 0;
+		uint64_t *lc = spgo_kmap_find(&last_cls, &from);
+		uint64_t end = lc ? *lc >> 8 : 0;
+		unsigned cls = lc ? *lc & 0xff : 0;
+		char kind;
+		if (cls == EMU_CLS_CALL || cls == EMU_CLS_ICALL || cls == EMU_CLS_JUMP ||
+		    cls == EMU_CLS_IJUMP || cls == EMU_CLS_RET)
+			kind = 'T';
+		else if (cls == EMU_CLS_COND)
+			kind = to == end ? 'F' : 'T';
+		else if (to == end)
+			continue; /* a block split: sequential flow, not an edge */
+		else
+			kind = 'X';
+		long fd = to_vaddr(c, from, &fva), td = to_vaddr(c, to, &tva);
+		for (int side = 0; side < 2; side++) {
+			long di = side ? td : fd;
+			if (di < 0 || slot[di] < 0 || (side && td == fd))
+				continue;
+			struct spgo_gt_edge e = {
+				.from = fd == di ? fva : SPGO_GT_OUTSIDE,
+				.to = td == di ? tva : SPGO_GT_OUTSIDE,
+				.count = *val,
+				.kind = kind,
+			};
+			VEC_PUSH(&ev[slot[di]], e);
+		}
+	}
+	for (size_t d = 0; d < gt.n_dsos; d++) {
+		qsort(iv[d].v, iv[d].n, sizeof *iv[d].v, cmp_insn);
+		qsort(ev[d].v, ev[d].n, sizeof *ev[d].v, cmp_edge);
+		/* Merge edges that became equal (several outside ends). */
+		size_t k = 0;
+		for (size_t i = 0; i < ev[d].n; i++) {
+			if (k && cmp_edge(&ev[d].v[k - 1], &ev[d].v[i]) == 0)
+				ev[d].v[k - 1].count += ev[d].v[i].count;
+			else
+				ev[d].v[k++] = ev[d].v[i];
+		}
+		gt.dsos[d].insns = iv[d].v, gt.dsos[d].n_insns = iv[d].n;
+		gt.dsos[d].edges = ev[d].v, gt.dsos[d].n_edges = k;
+	}
+	free(iv);
+	free(ev);
+	free(slot);
+	rc = spgo_gt_write(&gt, out);
+	goto out;
+trunc:
+	spgo_error("%s: offset 0x%zx: truncated counts file", counts, pos);
+out:
+	spgo_gt_free(&gt);
+	spgo_kmap_free(&insn_count);
+	spgo_kmap_free(&insn_info);
+	spgo_kmap_free(&edge_count);
+	spgo_kmap_free(&last_cls);
+	spgo_file_unmap(&f);
+	return rc;
+}
+
+/* ---- the trace ---------------------------------------------------------------- */
+
+int emu_convert(const struct emu_options *opt, const char *trace, const char *counts, int argc,
+		char **argv)
+{
+	struct conv c = {.opt = opt};
+	struct spgo_file f;
+	if (spgo_file_map(&f, trace) < 0)
+		return -1;
+	int rc = -1;
+	uint64_t magic = 0;
+	if (f.size >= 8)
+		memcpy(&magic, f.data, 8);
+	if (magic != EMU_TRACE_MAGIC) {
+		spgo_error("%s: offset 0: not a spgo emulate trace", trace);
+		goto out_nowriter;
+	}
+	if (spgo_pw_open(&c.w, opt->output) < 0)
+		goto out_nowriter;
+
+	struct perf_event_attr attr = {0};
+	attr.size = PERF_ATTR_SIZE_VER7;
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = opt->instructions ? PERF_COUNT_HW_INSTRUCTIONS : PERF_COUNT_HW_BRANCH_INSTRUCTIONS;
+	attr.sample_period = opt->period;
+	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
+			   PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK;
+	attr.branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.sample_id_all = 1;
+	attr.comm = 1;
+	attr.mmap = 1;
+	attr.mmap2 = 1;
+	attr.comm_exec = 1;
+	attr.task = 1;
+	attr.inherit = 1;
+	attr.precise_ip = opt->skid ? 0 : 2;
+	int ai = spgo_pw_add_attr(c.w, &attr, opt->instructions ? "instructions:u" : "branches:u", NULL, 0);
+	if (ai < 0)
+		goto out;
+
+	size_t pos = 8;
+	while (pos < f.size) {
+		struct emu_rec h;
+		if (pos + sizeof h > f.size) {
+			spgo_error("%s: offset 0x%zx: truncated record", trace, pos);
+			goto out;
+		}
+		memcpy(&h, f.data + pos, sizeof h);
+		if (h.size < sizeof h || h.size % 8 || h.size > f.size - pos) {
+			spgo_error("%s: offset 0x%zx: bad record size %u", trace, pos, h.size);
+			goto out;
+		}
+		/* Records are 8-aligned in a mapped file: read them in place. */
+		const void *r = f.data + pos;
+		int bad = 0;
+		switch (h.type) {
+		case EMU_REC_START:
+			bad = h.size < sizeof(struct emu_start) + 1 ||
+			      memchr((const char *)r + sizeof(struct emu_start), 0,
+				     h.size - sizeof(struct emu_start)) == NULL;
+			if (!bad && on_start(&c, r, trace) < 0)
+				goto out;
+			break;
+		case EMU_REC_MMAP: {
+			const struct emu_mmap *m = r;
+			bad = h.size < sizeof *m + 1 ||
+			      memchr(m->path, 0, h.size - sizeof *m) == NULL;
+			if (bad)
+				break;
+			size_t di = dso_get(&c, m->path);
+			if (emit_mmap(&c, di, h.tid, h.time, m->addr, m->len, m->pgoff, m->prot,
+				      m->flags, m->maj, m->min, m->ino) < 0)
+				goto out;
+			break;
+		}
+		case EMU_REC_THREAD: {
+			const struct emu_thread *t = r;
+			struct spgo_pw_sample_id sid = {.pid = h.pid, .tid = h.tid, .time = h.time};
+			bad = h.size < sizeof *t;
+			if (!bad && (spgo_pw_fork(c.w, h.pid, h.pid, h.tid, t->ptid, h.time, &sid) < 0 ||
+				     spgo_pw_comm(c.w, h.pid, h.tid,
+						  c.dsos.n ? comm_of(c.dsos.v[0].path) : "?", 0, &sid) < 0))
+				goto out;
+			break;
+		}
+		case EMU_REC_SAMPLE: {
+			const struct emu_sample *s = r;
+			bad = h.size < sizeof *s ||
+			      (h.size - sizeof *s) / 8 < (uint64_t)s->n_stack + 2 * (uint64_t)s->n_br;
+			if (!bad && on_sample(&c, s, ai) < 0)
+				goto out;
+			break;
+		}
+		default:
+			bad = 1;
+		}
+		if (bad) {
+			spgo_error("%s: offset 0x%zx: malformed record of type %u", trace, pos, h.type);
+			goto out;
+		}
+		pos += h.size;
+	}
+	if (!c.pid) {
+		spgo_error("%s: the program executed no instruction", trace);
+		goto out;
+	}
+	add_features(&c, argc, argv);
+	rc = spgo_pw_commit(c.w);
+	c.w = NULL;
+	if (rc == 0)
+		spgo_info("%s: %" PRIu64 " samples", opt->output, c.nsamples);
+	if (rc == 0 && opt->truth)
+		rc = write_truth(&c, counts, opt->truth);
+out:
+	if (c.w)
+		spgo_pw_abort(c.w);
+out_nowriter:
+	conv_free(&c);
+	spgo_file_unmap(&f);
+	return rc;
+}

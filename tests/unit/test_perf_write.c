@@ -1,0 +1,158 @@
+/*
+ * Unit tests of the perf.data writer (spgo/perf_write.h): the file layout
+ * perf reads (header, attrs, data size, feature table), record encoding,
+ * and refusals.  That perf itself reads the output is tested by
+ * tests/integration/emulate_perf.sh.
+ */
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "spgo/common.h"
+#include "spgo/perf_write.h"
+
+static char dir[] = "/tmp/spgo-test-pw-XXXXXX";
+
+static uint64_t u64_at(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static uint32_t u32_at(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+
+static struct perf_event_attr sample_attr(void)
+{
+	struct perf_event_attr a = {0};
+	a.size = PERF_ATTR_SIZE_VER7;
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_BRANCH_INSTRUCTIONS;
+	a.sample_period = 1000;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
+			PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK;
+	a.branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY;
+	a.sample_id_all = 1;
+	return a;
+}
+
+static void test_layout(void)
+{
+	char *path = xasprintf("%s/a.data", dir);
+	struct spgo_perf_writer *w;
+	REQUIRE(spgo_pw_open(&w, path) == 0);
+	struct perf_event_attr a = sample_attr();
+	REQUIRE(spgo_pw_add_attr(w, &a, "branches:u", NULL, 0) == 0);
+	struct spgo_pw_sample_id sid = {.pid = 7, .tid = 8, .time = 99};
+	CHECK(spgo_pw_comm(w, 7, 7, "prog", 1, &sid) == 0);
+	uint8_t bid[20] = {0xab, 0xcd};
+	struct spgo_pw_mmap2 m = {.pid = 7, .tid = 7, .start = 0x400000, .len = 0x1000,
+				  .pgoff = 0, .prot = 5, .flags = 2, .build_id = bid,
+				  .build_id_len = 20, .filename = "/bin/prog"};
+	CHECK(spgo_pw_mmap2(w, &m, &sid) == 0);
+	uint64_t chain[3] = {PERF_CONTEXT_USER, 0x401000, 0x401234};
+	struct perf_branch_entry br[2] = {{.from = 0x401010, .to = 0x401000},
+					  {.from = 0x401100, .to = 0x401008}};
+	struct spgo_pw_sample s = {.ip = 0x401000, .pid = 7, .tid = 8, .time = 100, .period = 1000,
+				   .callchain = chain, .nr_callchain = 3, .branches = br,
+				   .nr_branches = 2};
+	CHECK(spgo_pw_sample(w, 0, &s) == 0);
+	CHECK(spgo_pw_build_id(w, -1, PERF_RECORD_MISC_USER, bid, 20, "/bin/prog") == 0);
+	CHECK(spgo_pw_feature_string(w, SPGO_PW_FEAT_HOSTNAME, "host") == 0);
+	REQUIRE(spgo_pw_commit(w) == 0);
+
+	struct spgo_file f;
+	REQUIRE(spgo_file_map(&f, path) == 0);
+	const uint8_t *d = f.data;
+	CHECK_EQ_U64(u64_at(d), 0x32454c4946524550ULL); /* PERFILE2 */
+	CHECK_EQ_U64(u64_at(d + 8), 104);
+	CHECK_EQ_U64(u64_at(d + 16), PERF_ATTR_SIZE_VER7 + 16);
+	uint64_t attrs_off = u64_at(d + 24), attrs_size = u64_at(d + 32);
+	uint64_t data_off = u64_at(d + 40), data_size = u64_at(d + 48);
+	CHECK_EQ_U64(attrs_size, PERF_ATTR_SIZE_VER7 + 16);
+	CHECK_EQ_U64(attrs_off + attrs_size, data_off);
+	CHECK_EQ_U64(u32_at(d + attrs_off + 4), PERF_ATTR_SIZE_VER7); /* attr.size */
+	/* Records: COMM (8 + 8 + 8 name + 16 trailer), MMAP2, SAMPLE. */
+	const uint8_t *r = d + data_off;
+	CHECK_EQ_U64(u32_at(r), PERF_RECORD_COMM);
+	uint16_t sz;
+	memcpy(&sz, r + 6, 2);
+	CHECK_EQ_U64(sz, 8 + 8 + 8 + 16);
+	CHECK_EQ_U64(u64_at(r + sz - 8), 99); /* trailer: time */
+	r += sz;
+	CHECK_EQ_U64(u32_at(r), PERF_RECORD_MMAP2);
+	uint16_t misc;
+	memcpy(&misc, r + 4, 2);
+	CHECK(misc & PERF_RECORD_MISC_MMAP_BUILD_ID);
+	CHECK_EQ_U64(r[8 + 8 + 24], 20); /* build_id_size after pid,tid,start,len,pgoff */
+	memcpy(&sz, r + 6, 2);
+	r += sz;
+	CHECK_EQ_U64(u32_at(r), PERF_RECORD_SAMPLE);
+	memcpy(&sz, r + 6, 2);
+	/* header, ip, pid/tid, time, period, nr + 3 ips, nr + 2 * 24 */
+	CHECK_EQ_U64(sz, 8 + 8 + 8 + 8 + 8 + 8 + 24 + 8 + 48);
+	CHECK_EQ_U64(u64_at(r + 8), 0x401000);
+	CHECK_EQ_U64(u64_at(r + 40), 3);
+	CHECK_EQ_U64(u64_at(r + 48), PERF_CONTEXT_USER);
+	CHECK_EQ_U64(u64_at(r + 72), 2);
+	CHECK_EQ_U64(u64_at(r + 80), 0x401010);
+	r += sz;
+	CHECK_EQ_U64((uint64_t)(r - d), data_off + data_size);
+	/* Features: BUILD_ID, HOSTNAME, EVENT_DESC set; table right after data. */
+	uint64_t feat0 = u64_at(d + 72);
+	CHECK(feat0 & (1ULL << SPGO_PW_FEAT_BUILD_ID));
+	CHECK(feat0 & (1ULL << SPGO_PW_FEAT_HOSTNAME));
+	CHECK(feat0 & (1ULL << SPGO_PW_FEAT_EVENT_DESC));
+	const uint8_t *tab = d + data_off + data_size;
+	uint64_t bid_off = u64_at(tab), bid_size = u64_at(tab + 8);
+	CHECK(bid_size == 8 + 4 + 24 + 64);
+	CHECK_EQ_U64(d[bid_off + 12], 0xab);
+	CHECK_STREQ((const char *)d + bid_off + 36, "/bin/prog");
+	uint64_t host_off = u64_at(tab + 16);
+	CHECK_EQ_U64(u32_at(d + host_off), 64);
+	CHECK_STREQ((const char *)d + host_off + 4, "host");
+	spgo_file_unmap(&f);
+	unlink(path);
+	free(path);
+}
+
+static void test_refusals(void)
+{
+	struct spgo_perf_writer *w;
+	CHECK(spgo_pw_open(&w, "-") < 0);
+	CHECK(strstr(spgo_errmsg(), "stdout") != NULL);
+
+	char *path = xasprintf("%s/b.data", dir);
+	REQUIRE(spgo_pw_open(&w, path) == 0);
+	struct perf_event_attr a = sample_attr();
+	a.sample_type |= PERF_SAMPLE_REGS_USER;
+	REQUIRE(spgo_pw_add_attr(w, &a, NULL, NULL, 0) == 0);
+	struct spgo_pw_sample s = {.ip = 1};
+	CHECK(spgo_pw_sample(w, 0, &s) < 0);
+	CHECK(strstr(spgo_errmsg(), "cannot encode") != NULL);
+	CHECK(spgo_pw_add_attr(w, &a, NULL, NULL, 0) < 0); /* after a record */
+	CHECK(spgo_pw_sample(w, 3, &s) < 0);
+	spgo_pw_abort(w);
+	struct stat st;
+	CHECK(stat(path, &st) != 0); /* nothing left behind */
+
+	/* A raw record copied through, with a bad size refused. */
+	REQUIRE(spgo_pw_open(&w, path) == 0);
+	a = sample_attr();
+	REQUIRE(spgo_pw_add_attr(w, &a, NULL, NULL, 0) == 0);
+	struct {
+		struct perf_event_header h;
+		uint64_t x;
+	} rec = {{.type = 68 /* FINISHED_ROUND-like */, .size = 12}, 0};
+	CHECK(spgo_pw_record(w, &rec.h) < 0);
+	rec.h.size = 16;
+	CHECK(spgo_pw_record(w, &rec.h) == 0);
+	CHECK(spgo_pw_commit(w) == 0);
+	CHECK(stat(path, &st) == 0);
+	unlink(path);
+	free(path);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir))
+		return 1;
+	RUN(test_layout);
+	RUN(test_refusals);
+	rmdir(dir);
+	DONE();
+}
