@@ -1,10 +1,169 @@
-/* spgo gen: not implemented yet. */
+/*
+ * spgo gen: perf samples of an optimized binary -> a compiler sample
+ * profile (spgo/gen.h): read and aggregate the samples of the binary,
+ * generate, write atomically.
+ */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
+#include "spgo/aggregate.h"
+#include "spgo/common.h"
+#include "spgo/gen.h"
+#include "spgo/perf.h"
+#include "spgo/profile.h"
+
+static const char usage[] =
+	"usage: spgo gen --binary BIN [--debug-binary DBG] (--perf-data P | --perf-script S)\n"
+	"                -o OUT [--format text|extbinary|gcov] [--pid PID] [--mode auto|lbr|ip]\n"
+	"                [--event N] [--llvm 14|19] [--gcov-version 1|2] [--no-infer] [--quiet]\n"
+	"\n"
+	"Generate an AutoFDO sample profile of BIN from perf samples of it.\n"
+	"  --binary BIN        the profiled (optimized) binary, as it ran\n"
+	"  --debug-binary DBG  read DWARF from DBG (a separate debug file)\n"
+	"  --perf-data P       perf.data (\"-\" = stdin; file or pipe format)\n"
+	"  --perf-script S     `perf script -F ip,brstack` (or `-F ip`) text instead\n"
+	"  -o OUT              the profile to write (\"-\" = stdout)\n"
+	"  --format F          extbinary (default; clang -fprofile-sample-use), text,\n"
+	"                      or gcov (gcc -fauto-profile; implies GCC conventions)\n"
+	"  --pid PID           only samples of process PID\n"
+	"  --mode M            lbr: from branch stacks (perf record -b); ip: from sampled\n"
+	"                      instruction pointers (any event); auto (default): lbr when\n"
+	"                      the data has branch stacks\n"
+	"  --event N           IP mode: count event number N only (default: the event\n"
+	"                      with the most samples; others classify blocks)\n"
+	"  --llvm V            the LLVM version that reads an extbinary profile (default both)\n"
+	"  --gcov-version V    2: GCC 12 layout (default); 1: the autofdo tools' layout\n"
+	"  --no-infer          IP mode: keep block averages, no profile inference\n"
+	"  --quiet             no statistics on stderr\n";
+
+static int read_pid_filtered(struct spgo_aggregate *agg, const char *path, uint32_t pid)
+{
+	struct spgo_perf_reader *r;
+	if (spgo_perf_open(&r, path, SPGO_PERF_ORDERED) < 0)
+		return -1;
+	spgo_agg_begin(agg, r);
+	struct spgo_perf_record rec;
+	int rc;
+	while ((rc = spgo_perf_next(r, &rec)) > 0) {
+		if (rec.type == PERF_RECORD_SAMPLE && rec.sample.pid != pid)
+			continue;
+		spgo_agg_feed(agg, &rec);
+	}
+	spgo_perf_close(r);
+	return rc < 0 ? -1 : 0;
+}
 
 int cmd_gen(int argc, char **argv)
 {
-	fprintf(stderr, "spgo: 'gen' is not implemented yet\n");
-	return 2;
+	const char *binary = NULL, *debug = NULL, *data = NULL, *script = NULL, *out = NULL;
+	const char *format = "extbinary";
+	int have_pid = 0, quiet = 0;
+	uint64_t pid = 0, v;
+	struct spgo_gen_opts o;
+	struct spgo_write_opts wo = {0};
+	spgo_gen_defaults(&o);
+	wo.gcov_version = 2;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+#define ARG(name) (!strcmp(a, name) && val && (i++, 1))
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (ARG("--binary")) {
+			binary = val;
+		} else if (ARG("--debug-binary")) {
+			debug = val;
+		} else if (ARG("--perf-data")) {
+			data = val;
+		} else if (ARG("--perf-script")) {
+			script = val;
+		} else if (ARG("-o") || ARG("--output")) {
+			out = val;
+		} else if (ARG("--format")) {
+			format = val;
+		} else if (ARG("--pid")) {
+			if (spgo_parse_u64(val, &pid) || pid > UINT32_MAX)
+				goto bad;
+			have_pid = 1;
+		} else if (ARG("--mode")) {
+			if (!strcmp(val, "auto"))
+				o.mode = SPGO_GEN_AUTO;
+			else if (!strcmp(val, "lbr"))
+				o.mode = SPGO_GEN_LBR;
+			else if (!strcmp(val, "ip"))
+				o.mode = SPGO_GEN_IP;
+			else
+				goto bad;
+		} else if (ARG("--event")) {
+			if (spgo_parse_u64(val, &v) || v > 1000)
+				goto bad;
+			o.event = (int)v;
+		} else if (ARG("--llvm")) {
+			if (spgo_parse_u64(val, &v) || (v != 14 && v != 19))
+				goto bad;
+			wo.target_llvm = (int)v;
+		} else if (ARG("--gcov-version")) {
+			if (spgo_parse_u64(val, &v) || (v != 1 && v != 2))
+				goto bad;
+			wo.gcov_version = (int)v;
+		} else if (!strcmp(a, "--no-infer")) {
+			o.no_infer = 1;
+		} else if (!strcmp(a, "--quiet")) {
+			quiet = 1;
+		} else {
+			fprintf(stderr, "spgo gen: unknown or incomplete option '%s'\n%s", a, usage);
+			return 2;
+		}
+		continue;
+	bad:
+		fprintf(stderr, "spgo gen: bad value for %s: '%s'\n", a, val);
+		return 2;
+#undef ARG
+	}
+	if (!binary || !out || !data == !script) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	enum spgo_format fmt;
+	if (spgo_format_parse(format, &fmt) < 0)
+		return cli_fail();
+	if (fmt == SPGO_FMT_GCOV)
+		o.gcc = 1;
+	if (script && have_pid) {
+		fprintf(stderr, "spgo gen: --pid works with --perf-data only\n");
+		return 2;
+	}
+
+	struct spgo_aggregate *agg;
+	if (spgo_agg_new(&agg, binary, debug) < 0)
+		return cli_fail();
+	int rc;
+	if (script)
+		rc = spgo_agg_read_text(agg, script);
+	else if (have_pid)
+		rc = read_pid_filtered(agg, data, (uint32_t)pid);
+	else
+		rc = spgo_agg_read_perf(agg, data);
+	struct spgo_profile *p = NULL;
+	struct spgo_gen_stats st;
+	if (rc == 0)
+		rc = spgo_gen(agg, &o, &p, &st);
+	if (rc < 0) {
+		spgo_agg_free(agg);
+		return cli_fail();
+	}
+	if (!quiet)
+		spgo_gen_print_stats(&st, agg, stderr);
+	/* A profile of a handful of samples guides the compiler badly. */
+	if (st.count_debug < 1000 && !quiet)
+		spgo_warn("the profile is tiny (%llu counts in code with debug information): record "
+			  "longer or at a higher frequency (perf record -F, -c)",
+			  (unsigned long long)st.count_debug);
+	spgo_agg_free(agg);
+	rc = spgo_profile_write(p, out, fmt, &wo);
+	spgo_profile_free(p);
+	return rc < 0 ? cli_fail() : 0;
 }

@@ -1,0 +1,102 @@
+/*
+ * spgo/gen.h: profile generation.  The aggregate of one binary's samples
+ * (spgo/aggregate.h) and the binary model (spgo/binary.h) in, a sample
+ * profile (spgo/profile.h) out: AutoFDO's construction (the AutoFDO paper,
+ * section 3; the Taming paper, sections 3 and 4).
+ *
+ * Contract
+ *  - LBR mode (the aggregate has ranges): every range [begin, end] whose ends
+ *    are instruction starts and that crosses no unconditional direct jump
+ *    adds its count to each instruction in it (Taming, algorithm 2); every
+ *    instruction of a function touched by a range is present, with count 0
+ *    when no range covers it (zero means "ran never", not "unknown").
+ *  - IP mode (no ranges, IP samples): an instruction's count is the average
+ *    of the sampled-ip counts over its basic block (Taming, section 3.2:
+ *    robust to skid and multi-retirement); where several events were
+ *    recorded, blocks on which they disagree are treated as unknown
+ *    (section 3.3); block counts are then made a flow by profile inference
+ *    when the inference stage is built in (spgo/infer.h), else kept as
+ *    averages.
+ *  - From per-instruction counts to the source level, the way llvm-profgen
+ *    (LLVM 19) does it, so that clang reads what it expects: the inline
+ *    stack at the instruction (outermost function first, canonical names:
+ *    ".llvm.N" and ".part.N" stripped) gives the top-level function profile
+ *    and its nested inlinee profiles; each gets count x instruction size
+ *    added to its total samples; the innermost gets a body sample at
+ *    (line - decl_line, base discriminator) whose count is the MAX over the
+ *    location's instructions of count x duplication factor.  In GCC mode
+ *    (for gcov output, create_gcov's way) totals add count per instruction,
+ *    discriminators are kept raw and the duplication factor is 1.
+ *  - Branches whose target starts a function (not a split part such as
+ *    foo.cold) are calls, tail calls included: call-target samples at the
+ *    source's location and head samples of the callee.  As in
+ *    llvm-profgen 19, a body sample of a top-level profile is raised to the
+ *    sum of its call targets; inlinees' are not (later versions recurse).
+ *  - Split parts (foo.cold, foo.part.N) fold into their parent through the
+ *    DWARF names; code without debug information (PLT, libc pieces, asm) is
+ *    ignored and counted in the statistics.
+ *  - spgo_gen() never returns an empty profile: when nothing could be
+ *    attributed it fails with an error that says why and what to do.
+ */
+#ifndef SPGO_GEN_H
+#define SPGO_GEN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "spgo/aggregate.h"
+#include "spgo/profile.h"
+
+enum spgo_gen_mode {
+	SPGO_GEN_AUTO = 0, /* LBR when the data has branch stacks, else IP */
+	SPGO_GEN_LBR,
+	SPGO_GEN_IP,
+};
+
+struct spgo_gen_opts {
+	enum spgo_gen_mode mode;
+	int gcc;          /* GCC conventions (gcov output): see the contract */
+	int event;        /* IP mode: the event to count (index), -1 = all/best */
+	int no_infer;     /* IP mode: keep block averages, no inference */
+};
+
+/* What generation saw and did; all counts are in samples unless named. */
+struct spgo_gen_stats {
+	enum spgo_gen_mode mode;          /* the mode used */
+	uint64_t ranges, range_count;     /* distinct ranges used, their count */
+	uint64_t ranges_off_boundary;     /* dropped: an end is no instruction start */
+	uint64_t ranges_cross_jump;       /* dropped: crosses an unconditional jump */
+	uint64_t insns_counted;           /* instructions with a count > 0 */
+	uint64_t count_no_debug;          /* instruction counts in code without DWARF */
+	uint64_t count_debug;             /* ... and in code with DWARF */
+	uint64_t calls, call_count;       /* branches to a function entry, their count */
+	uint64_t ip_samples;              /* IP mode: samples in the binary */
+	uint64_t ip_samples_no_func;      /* ... outside every known function */
+	uint64_t blocks, blocks_disagree; /* IP mode: blocks counted, events disagreeing */
+	uint64_t functions;               /* top-level function profiles written */
+	int inferred;                     /* IP mode: 1 if inference ran */
+};
+
+void spgo_gen_defaults(struct spgo_gen_opts *o);
+
+/*
+ * Generate the profile of agg->bin from agg.  On success *out is a
+ * finalized profile (totals as described, summary computed) and 0 is
+ * returned; on failure -1 with spgo_error() saying why (no samples in the
+ * binary, no debug information, nothing attributable).  stats may be NULL.
+ */
+int spgo_gen(struct spgo_aggregate *agg, const struct spgo_gen_opts *o, struct spgo_profile **out,
+	     struct spgo_gen_stats *stats);
+
+/* The canonical function name as llvm-profgen writes it (".llvm.N" and
+ * ".part.N" suffixes stripped; ".__uniq.N" kept); returns its length. */
+size_t spgo_gen_canonical_name(const char *name, size_t len);
+
+/* LLVM's duplication factor of a (non flow-sensitive) discriminator. */
+uint32_t spgo_gen_dup_factor(uint32_t disc);
+
+/* Print the statistics as a few lines of "spgo: ..." (for the command line). */
+void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_aggregate *agg,
+			  FILE *fp);
+
+#endif

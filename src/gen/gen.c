@@ -1,0 +1,411 @@
+/*
+ * Profile generation: see spgo/gen.h.
+ *
+ * The driver: per-instruction counts (gen_lbr.c or gen_ip.c), then the
+ * source level.  Each instruction with a count is symbolized once into its
+ * inline stack; the stack, outermost first, names the top-level profile and
+ * the chain of inlinee profiles down to the innermost frame, whose body
+ * sample at (line offset, discriminator) keeps the largest count of the
+ * location's instructions.  Then the branches into function entries give
+ * call targets and head samples, and a top-level body sample is raised to
+ * the sum of its call targets.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen_impl.h"
+
+#define MAX_FRAMES 64
+
+void spgo_gen_defaults(struct spgo_gen_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->mode = SPGO_GEN_AUTO;
+	o->event = -1;
+}
+
+size_t spgo_gen_canonical_name(const char *name, size_t len)
+{
+	static const char *const suffixes[] = {".llvm.", ".part."};
+	size_t cand = len;
+	for (size_t s = 0; s < SPGO_ARRAY_LEN(suffixes); s++) {
+		size_t sl = strlen(suffixes[s]);
+		/* The last occurrence of the suffix, stripped only when its
+		 * closing dot is the last dot of the name. */
+		size_t at = (size_t)-1;
+		for (size_t i = 0; i + sl <= cand; i++)
+			if (!memcmp(name + i, suffixes[s], sl))
+				at = i;
+		if (at == (size_t)-1)
+			continue;
+		size_t lastdot = (size_t)-1;
+		for (size_t i = 0; i < cand; i++)
+			if (name[i] == '.')
+				lastdot = i;
+		if (lastdot == at + sl - 1)
+			cand = at;
+	}
+	return cand;
+}
+
+/* LLVM's prefix encoding of discriminator components (DILocation). */
+static uint32_t prefix_decode(uint32_t u)
+{
+	if (u & 1)
+		return 0;
+	u >>= 1;
+	if (u & 0x40)
+		return ((u >> 7) & 0xfe0) | (u & 0x1f);
+	return u & 0x3f;
+}
+
+uint32_t spgo_gen_dup_factor(uint32_t disc)
+{
+	/* Skip the base discriminator component, then decode the next. */
+	uint32_t next = (disc & 1) == 0 ? disc >> ((disc & 0x40) ? 14 : 7) : disc >> 1;
+	uint32_t f = prefix_decode(next);
+	return f ? f : 1;
+}
+
+/* ---- instruction and function lookups ----------------------------------- */
+
+size_t gen_insn_lower(const struct gen *g, uint64_t addr)
+{
+	size_t lo = 0, hi = g->ninsns;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g->insns[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+long gen_insn_index(const struct gen *g, uint64_t addr)
+{
+	size_t i = gen_insn_lower(g, addr);
+	return i < g->ninsns && g->insns[i].addr == addr ? (long)i : -1;
+}
+
+static uint64_t name_hash(const char *s)
+{
+	return spgo_hash_bytes(s, strlen(s));
+}
+
+static void index_functions(struct gen *g)
+{
+	spgo_kmap_init(&g->byname, 1);
+	spgo_kmap_init(&g->touched, 1);
+	g->next = xmalloc((g->nfuncs + 1) * sizeof *g->next);
+	for (size_t i = g->nfuncs; i-- > 0;) {
+		uint64_t h = name_hash(g->funcs[i].name);
+		uint64_t *v = spgo_kmap_upsert(&g->byname, &h);
+		g->next[i] = *v ? (int32_t)(*v - 1) : -1;
+		*v = i + 1;
+	}
+}
+
+static void free_functions(struct gen *g)
+{
+	spgo_kmap_free(&g->byname);
+	spgo_kmap_free(&g->touched);
+	free(g->next);
+}
+
+void gen_touch_function(struct gen *g, uint64_t addr)
+{
+	const struct spgo_function *f = spgo_binary_function_at(g->bin, addr);
+	if (!f)
+		return;
+	uint64_t h = name_hash(f->name);
+	uint64_t *t = spgo_kmap_upsert(&g->touched, &h);
+	if (*t)
+		return;
+	*t = 1;
+	uint64_t *v = spgo_kmap_find(&g->byname, &h);
+	for (int32_t i = v ? (int32_t)(*v - 1) : -1; i >= 0; i = g->next[i]) {
+		if (strcmp(g->funcs[i].name, f->name))
+			continue;
+		for (size_t k = gen_insn_lower(g, g->funcs[i].start);
+		     k < g->ninsns && g->insns[k].addr < g->funcs[i].end; k++)
+			g->present[k] = 1;
+	}
+}
+
+const struct spgo_function *gen_entry_at(struct gen *g, uint64_t addr)
+{
+	const struct spgo_function *f = spgo_binary_function_at(g->bin, addr);
+	if (!f || f->start != addr || !f->has_debug)
+		return NULL;
+	/* A split part (foo.cold) is entered by a jump, not called; a
+	 * partial-inlining clone (foo.part.N) is a function of its own. */
+	if (f->parent >= 0 && !strstr(f->symbol, ".part."))
+		return NULL;
+	return f;
+}
+
+/* ---- the source level ------------------------------------------------------ */
+
+uint32_t gen_name_id(struct gen *g, const char *name)
+{
+	uint64_t k = (uint64_t)(uintptr_t)name;
+	uint64_t *v = spgo_kmap_upsert(&g->names, &k);
+	if (!*v)
+		*v = (uint64_t)spgo_name_id(g->p, name, spgo_gen_canonical_name(name, strlen(name))) + 1;
+	return (uint32_t)(*v - 1);
+}
+
+struct loc {
+	uint32_t line, disc;
+};
+
+static struct loc frame_loc(const struct gen *g, const struct spgo_frame *f)
+{
+	struct loc l;
+	l.line = (f->line - f->decl_line) & 0xffff;
+	l.disc = g->o->gcc ? f->discriminator : f->base_discriminator;
+	return l;
+}
+
+/*
+ * The profile of the innermost named frame at addr, adding `total` to the
+ * total samples of every profile on the way; *leaf gets the frame.  Returns
+ * SPGO_NONE when no debug information names the code at addr.
+ */
+static uint32_t leaf_profile(struct gen *g, uint64_t addr, uint64_t total,
+			     struct spgo_frame *frames, const struct spgo_frame **leaf)
+{
+	int n = spgo_binary_symbolize(g->bin, addr, frames, MAX_FRAMES);
+	if (n > MAX_FRAMES)
+		n = MAX_FRAMES;
+	if (n <= 0 || !frames[n - 1].function)
+		return SPGO_NONE;
+	uint32_t f = spgo_func_get_id(g->p, gen_name_id(g, frames[n - 1].function));
+	spgo_add_total(g->p, f, total);
+	int j = n - 1;
+	while (j > 0 && frames[j - 1].function) {
+		struct loc l = frame_loc(g, &frames[j]);
+		f = spgo_inlinee_get_id(g->p, f, l.line, l.disc, gen_name_id(g, frames[j - 1].function));
+		spgo_add_total(g->p, f, total);
+		j--;
+	}
+	*leaf = &frames[j];
+	return f;
+}
+
+static void gen_bodies(struct gen *g)
+{
+	struct spgo_frame frames[MAX_FRAMES];
+	for (size_t i = 0; i < g->ninsns; i++) {
+		if (!g->present[i])
+			continue;
+		uint64_t c = g->count[i];
+		const struct spgo_frame *leaf;
+		uint64_t total = g->o->gcc ? c : c * g->insns[i].size;
+		uint32_t f = leaf_profile(g, g->insns[i].addr, total, frames, &leaf);
+		if (f == SPGO_NONE) {
+			g->st->count_no_debug += c;
+			continue;
+		}
+		g->st->count_debug += c;
+		struct loc l = frame_loc(g, leaf);
+		if (!g->o->gcc)
+			c *= spgo_gen_dup_factor(leaf->discriminator);
+		uint32_t b = spgo_body_get(g->p, f, l.line, l.disc);
+		if (g->p->bodies.v[b].count < c)
+			g->p->bodies.v[b].count = c;
+	}
+}
+
+void gen_add_call(struct gen *g, uint64_t addr, const char *callee, uint64_t count)
+{
+	struct spgo_frame frames[MAX_FRAMES];
+	const struct spgo_frame *leaf;
+	uint32_t f = leaf_profile(g, addr, 0, frames, &leaf);
+	if (f == SPGO_NONE)
+		return;
+	struct loc l = frame_loc(g, leaf);
+	uint32_t b = spgo_body_get(g->p, f, l.line, l.disc);
+	spgo_add_target_id(g->p, b, gen_name_id(g, callee), count);
+}
+
+/* LBR mode: every branch into a function entry is a call (or tail call). */
+static void gen_lbr_calls(struct gen *g)
+{
+	const uint64_t *key;
+	uint64_t *val;
+	for (size_t it = 0; spgo_kmap_next(&g->agg->branches, &it, &key, &val);) {
+		uint64_t from = key[0], to = key[1], c = *val;
+		if (to == SPGO_AGG_EXTERNAL)
+			continue;
+		const struct spgo_function *callee = gen_entry_at(g, to);
+		if (!callee)
+			continue;
+		g->st->calls++;
+		g->st->call_count += c;
+		if (from != SPGO_AGG_EXTERNAL)
+			gen_add_call(g, from, callee->name, c);
+		spgo_add_head(g->p, spgo_func_get_id(g->p, gen_name_id(g, callee->name)), c);
+	}
+}
+
+/*
+ * A body sample of a top-level profile is at least the sum of its call
+ * targets; inlinees' bodies are left alone (llvm-profgen 19's
+ * updateCallsiteSamples does exactly this; later versions recurse).
+ */
+static void raise_to_targets(struct spgo_profile *p)
+{
+	for (size_t b = 0; b < p->bodies.n; b++) {
+		struct spgo_body *body = &p->bodies.v[b];
+		if (p->funcs.v[body->func].parent != SPGO_NONE)
+			continue;
+		uint64_t sum = 0;
+		for (uint32_t t = body->targets; t != SPGO_NONE; t = p->targets.v[t].next)
+			sum += p->targets.v[t].count;
+		if (sum > body->count)
+			body->count = sum;
+	}
+}
+
+/* llvm-profgen drops the profiles of compiler-made initializers, of which a
+ * binary may have several under one canonical name. */
+static int ambiguous(const char *name)
+{
+	return !strncmp(name, "__cxx_global_var_init", 21) || !strncmp(name, "__tls_init", 10);
+}
+
+static int has_samples(const struct spgo_profile *p)
+{
+	for (size_t i = 0; i < p->top.n; i++) {
+		const struct spgo_func *f = &p->funcs.v[p->top.v[i]];
+		if (f->total || f->head)
+			return 1;
+	}
+	return 0;
+}
+
+int spgo_gen(struct spgo_aggregate *agg, const struct spgo_gen_opts *o, struct spgo_profile **out,
+	     struct spgo_gen_stats *stats)
+{
+	struct spgo_gen_stats local;
+	struct gen g = {0};
+	*out = NULL;
+	g.agg = agg;
+	g.bin = agg->bin;
+	g.o = o;
+	g.st = stats ? stats : &local;
+	memset(g.st, 0, sizeof *g.st);
+	const char *path = spgo_binary_path(g.bin);
+
+	if (spgo_agg_check_matched(agg) < 0)
+		return -1;
+	if (spgo_binary_load_debug(g.bin) < 0)
+		return spgo_error("%s: no debug information (DWARF) to map samples to source lines: "
+				  "build with -g (clang: -g -fdebug-info-for-profiling), or pass the "
+				  "unstripped file or its .debug file with --debug-binary",
+				  path);
+	g.insns = spgo_binary_insns(g.bin, &g.ninsns);
+	g.funcs = spgo_binary_functions(g.bin, &g.nfuncs);
+	if (!g.ninsns)
+		return spgo_error("%s: no instructions found in its executable sections", path);
+
+	enum spgo_gen_mode mode = o->mode;
+	if (mode == SPGO_GEN_AUTO)
+		mode = agg->ranges.n || agg->branches.n ? SPGO_GEN_LBR : SPGO_GEN_IP;
+	g.st->mode = mode;
+	if (mode == SPGO_GEN_LBR && !agg->ranges.n && !agg->branches.n)
+		return spgo_error("%s: the samples have no branch stacks (LBR) in this binary: record "
+				  "with `perf record -b` (or `spgo record`), or use IP mode (--mode ip)",
+				  path);
+
+	g.count = xcalloc(g.ninsns, sizeof *g.count);
+	g.present = xcalloc(g.ninsns, 1);
+	g.p = spgo_profile_new();
+	spgo_kmap_init(&g.names, 1);
+	index_functions(&g);
+
+	int rc = mode == SPGO_GEN_LBR ? gen_lbr_counts(&g) : gen_ip_counts(&g);
+	if (rc == 0) {
+		gen_bodies(&g);
+		if (mode == SPGO_GEN_LBR)
+			gen_lbr_calls(&g);
+		else
+			gen_ip_calls(&g);
+		if (!o->gcc) /* create_gcov does not raise them */
+			raise_to_targets(g.p);
+	}
+	free_functions(&g);
+	free(g.count);
+	free(g.present);
+	spgo_kmap_free(&g.names);
+	if (rc < 0) {
+		spgo_profile_free(g.p);
+		return -1;
+	}
+
+	/* Drop the ambiguous profiles (rebuilding is simpler than deleting). */
+	int drop = 0;
+	for (size_t i = 0; i < g.p->top.n; i++)
+		drop |= ambiguous(spgo_name(g.p, g.p->funcs.v[g.p->top.v[i]].name));
+	if (drop) {
+		struct spgo_profile *q = spgo_profile_new();
+		for (size_t i = 0; i < g.p->top.n; i++) {
+			uint32_t f = g.p->top.v[i];
+			const char *nm = spgo_name(g.p, g.p->funcs.v[f].name);
+			if (!ambiguous(nm))
+				spgo_func_merge(q, spgo_func_get(q, nm), g.p, f, 1, NULL);
+		}
+		spgo_profile_free(g.p);
+		g.p = q;
+	}
+
+	if (!has_samples(g.p)) {
+		spgo_profile_free(g.p);
+		if (g.st->count_no_debug)
+			return spgo_error("%s: the samples fall only in code without debug information "
+					  "(no DWARF line for any sampled instruction): build the profiled "
+					  "program with -g, or pass its debug file with --debug-binary",
+					  path);
+		return spgo_error("%s: no sample could be attributed to the binary's code (%s): "
+				  "check that the perf data was recorded from this exact build",
+				  path,
+				  mode == SPGO_GEN_LBR ? "every LBR range was impossible for this binary"
+						       : "no IP sample inside a known function");
+	}
+	spgo_profile_finalize(g.p, 0);
+	g.st->functions = g.p->top.n;
+	*out = g.p;
+	return 0;
+}
+
+void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_aggregate *agg,
+			  FILE *fp)
+{
+	const struct spgo_agg_stats *a = spgo_agg_stats(agg);
+	size_t nm;
+	const struct spgo_agg_match *m = spgo_agg_matches(agg, &nm);
+	fprintf(fp, "spgo: gen: %llu samples, %llu in the binary%s%s%s, %llu elsewhere (%llu in no mapping), %llu lost\n",
+		(unsigned long long)a->samples, (unsigned long long)a->samples_matched,
+		nm ? " (matched by " : "", nm ? m[0].how : "", nm ? ")" : "",
+		(unsigned long long)a->samples_unmatched, (unsigned long long)a->samples_unmapped,
+		(unsigned long long)a->lost);
+	if (st->mode == SPGO_GEN_LBR) {
+		fprintf(fp, "spgo: gen: LBR mode: %llu ranges used (count %llu); dropped: %llu reversed, %llu outside the binary, %llu off instruction boundaries, %llu across a jump\n",
+			(unsigned long long)st->ranges, (unsigned long long)st->range_count,
+			(unsigned long long)a->ranges_reversed, (unsigned long long)a->ranges_external,
+			(unsigned long long)st->ranges_off_boundary,
+			(unsigned long long)st->ranges_cross_jump);
+		fprintf(fp, "spgo: gen: %llu calls into function entries (count %llu)\n",
+			(unsigned long long)st->calls, (unsigned long long)st->call_count);
+	} else {
+		fprintf(fp, "spgo: gen: IP mode: %llu samples, %llu outside known functions; %llu blocks%s, %llu where events disagree\n",
+			(unsigned long long)st->ip_samples, (unsigned long long)st->ip_samples_no_func,
+			(unsigned long long)st->blocks, st->inferred ? " (inferred)" : "",
+			(unsigned long long)st->blocks_disagree);
+	}
+	uint64_t all = st->count_debug + st->count_no_debug;
+	fprintf(fp, "spgo: gen: %llu functions; %.1f%% of the instruction counts in code without debug information (ignored)\n",
+		(unsigned long long)st->functions, all ? 100.0 * (double)st->count_no_debug / (double)all : 0.0);
+}

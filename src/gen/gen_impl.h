@@ -1,0 +1,52 @@
+/*
+ * gen_impl.h: what the files of the generator share.  gen.c drives and
+ * turns per-instruction counts into the source-level profile; gen_lbr.c
+ * makes per-instruction counts from LBR ranges, gen_ip.c from IP samples.
+ */
+#ifndef SPGO_GEN_IMPL_H
+#define SPGO_GEN_IMPL_H
+
+#include "spgo/binary.h"
+#include "spgo/gen.h"
+
+struct gen {
+	struct spgo_aggregate *agg;
+	struct spgo_binary *bin;
+	const struct spgo_gen_opts *o;
+	struct spgo_gen_stats *st;
+	struct spgo_profile *p;
+	const struct spgo_insn *insns; /* every instruction, by address */
+	size_t ninsns;
+	const struct spgo_function *funcs;
+	size_t nfuncs;
+	uint64_t *count;  /* per instruction: its execution count */
+	uint8_t *present; /* per instruction: 1 if in a function with samples */
+	struct spgo_kmap names; /* binary name pointer -> profile name id + 1 */
+	/* Function parts grouped by name: name hash -> first part + 1, then
+	 * next[part] (-1 ends); touched: name hashes already marked present. */
+	struct spgo_kmap byname, touched;
+	int32_t *next;
+};
+
+/* Index of the instruction starting at addr, or -1. */
+long gen_insn_index(const struct gen *g, uint64_t addr);
+/* Index of the first instruction at or after addr. */
+size_t gen_insn_lower(const struct gen *g, uint64_t addr);
+/* Mark the instructions of every part of the function containing addr
+ * (all parts with its name, e.g. foo and foo.cold) present. */
+void gen_touch_function(struct gen *g, uint64_t addr);
+
+int gen_lbr_counts(struct gen *g);
+int gen_ip_counts(struct gen *g);
+/* IP mode: call targets and head samples from direct calls. */
+void gen_ip_calls(struct gen *g);
+
+/* Add count to the call target `callee` at the innermost location of the
+ * inline stack at addr (creating the profiles along the stack). */
+void gen_add_call(struct gen *g, uint64_t addr, const char *callee, uint64_t count);
+/* The profile name id of a binary function name (canonical, cached). */
+uint32_t gen_name_id(struct gen *g, const char *name);
+/* The function entered at addr (not a split part), or NULL. */
+const struct spgo_function *gen_entry_at(struct gen *g, uint64_t addr);
+
+#endif
