@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/perf_rewrite.h"
 #include "spgo/aggregate.h"
 #include "spgo/common.h"
 #include "spgo/perf.h"
@@ -279,6 +280,8 @@ static void usage(FILE *fp)
 		    "[--show-mmap-events] [-o OUT]\n"
 		    "       spgo script [-i perf.data|--text FILE] --aggregate BINARY [-o OUT]\n"
 		    "       spgo script [-i perf.data] --map-to BINARY\n"
+		    "       spgo script [-i perf.data] --rewrite OUT   (copy without the record\n"
+		    "         types older tools stop at, e.g. FINISHED_INIT for create_llvm_prof)\n"
 		    "Prints perf.data as `perf script` does for these fields (default: ip,brstack\n"
 		    "when the samples have branch stacks, else ip).\n");
 }
@@ -335,6 +338,7 @@ static int run_aggregate(const char *in, int text, const char *binary, struct ob
 int cmd_script(int argc, char **argv)
 {
 	const char *in = "perf.data", *out = "-", *fspec = NULL, *aggregate = NULL, *map_to = NULL;
+	const char *rewrite = NULL;
 	int show_mmap = 0, text = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -356,6 +360,8 @@ int cmd_script(int argc, char **argv)
 			map_to = argv[++i];
 		else if (!strcmp(a, "--text"))
 			text = 1;
+		else if (!strcmp(a, "--rewrite") && i + 1 < argc) /* see perf_rewrite.c */
+			rewrite = argv[++i];
 		else if (!strcmp(a, "-v"))
 			spgo_verbose = 1;
 		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -366,6 +372,8 @@ int cmd_script(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (rewrite)
+		return perf_rewrite(in, rewrite) < 0 ? cli_fail() : 0;
 	unsigned fields = 0;
 	if (fspec && parse_fields(fspec, &fields) < 0)
 		return cli_fail();

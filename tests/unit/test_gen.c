@@ -1,0 +1,197 @@
+/*
+ * Unit tests of profile generation (spgo/gen.h): name canonicalization and
+ * discriminator decoding against LLVM's rules, and spgo_gen() on a
+ * hand-made aggregate of a program compiled here (ranges, off-boundary
+ * ranges, calls, external calls, GCC totals, the empty-profile refusal).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "spgo/aggregate.h"
+#include "spgo/binary.h"
+#include "spgo/gen.h"
+#include "spgo/profile.h"
+
+static void test_canonical(void)
+{
+	static const struct {
+		const char *in, *out;
+	} t[] = {
+		{"foo", "foo"},
+		{"foo.llvm.1234", "foo"},
+		{"foo.part.0", "foo"},
+		{"foo.cold", "foo.cold"},        /* not one of LLVM's suffixes */
+		{"foo.isra.0", "foo.isra.0"},
+		{"foo.part.0.isra.1", "foo.part.0.isra.1"}, /* suffix not last */
+		{"foo.__uniq.123", "foo.__uniq.123"},      /* kept */
+		{"foo.__uniq.123.llvm.5", "foo.__uniq.123"},
+	};
+	for (size_t i = 0; i < SPGO_ARRAY_LEN(t); i++) {
+		size_t n = spgo_gen_canonical_name(t[i].in, strlen(t[i].in));
+		CHECK(n == strlen(t[i].out) && !strncmp(t[i].in, t[i].out, n));
+	}
+}
+
+static void test_dup_factor(void)
+{
+	/* LLVM encodes base | dup << 7 (each prefix-encoded: v << 1, or a
+	 * 1 bit for "zero"); see DILocation::encodeDiscriminator. */
+	CHECK_EQ_U64(spgo_gen_dup_factor(0), 1);
+	CHECK_EQ_U64(spgo_gen_dup_factor(2), 1);   /* base 1, no factor */
+	CHECK_EQ_U64(spgo_gen_dup_factor(1 | (4 << 1)), 2);  /* base 0, dup 2 */
+	CHECK_EQ_U64(spgo_gen_dup_factor(2 | (8 << 7)), 4);  /* base 1, dup 4 */
+	CHECK_EQ_U64(spgo_gen_dup_factor(3), 1);
+}
+
+static const char prog[] =
+	"int leaf(int n) { int s = 0;\n"
+	"  for (int i = 0; i < n; i++)\n"
+	"    s += i * 3;\n"
+	"  return s; }\n"
+	"__attribute__((noinline)) int caller(int n) { return leaf(n) + 1; }\n"
+	"int main(int c, char **v) { (void)v; return caller(c); }\n";
+
+static char dir[64], path[96];
+
+static int build_prog(void)
+{
+	strcpy(dir, "/tmp/spgo-test-gen-XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	char src[96], cmd[400];
+	snprintf(src, sizeof src, "%s/p.c", dir);
+	snprintf(path, sizeof path, "%s/p", dir);
+	FILE *fp = fopen(src, "w");
+	if (!fp)
+		return -1;
+	fputs(prog, fp);
+	fclose(fp);
+	snprintf(cmd, sizeof cmd, "cc -O1 -g -fno-inline -o %s %s 2>/dev/null", path, src);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static const struct spgo_function *find_func(struct spgo_binary *bin, const char *name)
+{
+	size_t n;
+	const struct spgo_function *f = spgo_binary_functions(bin, &n);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(f[i].name, name))
+			return &f[i];
+	return NULL;
+}
+
+static void add(struct spgo_kmap *m, uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t k[2] = {a, b};
+	*spgo_kmap_upsert(m, k) += c;
+}
+
+static void test_gen_lbr(void)
+{
+	struct spgo_aggregate *agg;
+	REQUIRE(spgo_agg_new(&agg, path, NULL) == 0);
+	struct spgo_binary *bin = agg->bin;
+	const struct spgo_function *leaf = find_func(bin, "leaf"), *caller = find_func(bin, "caller");
+	REQUIRE(leaf && caller);
+	size_t n;
+	const struct spgo_insn *in = spgo_binary_insns(bin, &n);
+	/* leaf's instructions up to its first branch: one range, count 10. */
+	size_t i0 = 0;
+	while (i0 < n && in[i0].addr != leaf->start)
+		i0++;
+	REQUIRE(i0 < n);
+	size_t i1 = i0;
+	while (i1 + 1 < n && in[i1].cls == SPGO_INSN_OTHER)
+		i1++;
+	uint64_t bytes = in[i1].addr + in[i1].size - in[i0].addr;
+	add(&agg->ranges, in[i0].addr, in[i1].addr, 10);
+	add(&agg->ranges, in[i0].addr + 1, in[i1].addr, 1); /* not an instruction start */
+	/* caller's call into leaf: 7, and 3 calls from outside the binary. */
+	uint64_t call = 0;
+	for (size_t i = 0; i < n; i++)
+		if (in[i].addr >= caller->start && in[i].addr < caller->end &&
+		    in[i].cls == SPGO_INSN_CALL && in[i].target == leaf->start)
+			call = in[i].addr;
+	REQUIRE(call);
+	add(&agg->branches, call, leaf->start, 7);
+	add(&agg->branches, SPGO_AGG_EXTERNAL, leaf->start, 3);
+	agg->stats.samples = agg->stats.samples_matched = 1;
+
+	struct spgo_gen_opts o;
+	spgo_gen_defaults(&o);
+	struct spgo_profile *p;
+	struct spgo_gen_stats st;
+	int rc = spgo_gen(agg, &o, &p, &st);
+	if (rc < 0)
+		fprintf(stderr, "%s\n", spgo_errmsg());
+	REQUIRE(rc == 0);
+	CHECK(st.mode == SPGO_GEN_LBR);
+	CHECK_EQ_U64(st.range_count, 10);
+	CHECK_EQ_U64(st.ranges_off_boundary, 1);
+	CHECK_EQ_U64(st.call_count, 10);
+	uint32_t fl = spgo_func_find(p, "leaf"), fc = spgo_func_find(p, "caller");
+	REQUIRE(fl != SPGO_NONE && fc != SPGO_NONE);
+	CHECK_EQ_U64(spgo_fn(p, fl)->head, 10);
+	CHECK_EQ_U64(spgo_fn(p, fl)->total, 10 * bytes); /* count x size */
+	/* Every body sample of leaf is 10 (ran) or 0 (in leaf, not covered). */
+	int tens = 0, others = 0;
+	for (uint32_t b = spgo_fn(p, fl)->bodies; b != SPGO_NONE; b = p->bodies.v[b].next) {
+		tens += p->bodies.v[b].count == 10;
+		others += p->bodies.v[b].count != 10 && p->bodies.v[b].count != 0;
+	}
+	CHECK(tens > 0);
+	CHECK(others == 0);
+	/* The call site in caller: target leaf 7, body raised to 7. */
+	int found = 0;
+	for (uint32_t b = spgo_fn(p, fc)->bodies; b != SPGO_NONE; b = p->bodies.v[b].next) {
+		for (uint32_t t = p->bodies.v[b].targets; t != SPGO_NONE; t = p->targets.v[t].next)
+			if (!strcmp(spgo_name(p, p->targets.v[t].name), "leaf")) {
+				CHECK_EQ_U64(p->targets.v[t].count, 7);
+				CHECK_EQ_U64(p->bodies.v[b].count, 7);
+				found = 1;
+			}
+	}
+	CHECK(found);
+	spgo_profile_free(p);
+
+	/* GCC conventions: totals count instructions, not bytes. */
+	o.gcc = 1;
+	REQUIRE(spgo_gen(agg, &o, &p, &st) == 0);
+	fl = spgo_func_find(p, "leaf");
+	REQUIRE(fl != SPGO_NONE);
+	CHECK_EQ_U64(spgo_fn(p, fl)->total, 10 * (i1 - i0 + 1));
+	spgo_profile_free(p);
+
+	/* IP mode with no IP samples: an error, never an empty profile. */
+	o.gcc = 0;
+	o.mode = SPGO_GEN_IP;
+	p = NULL;
+	CHECK(spgo_gen(agg, &o, &p, &st) < 0);
+	CHECK(p == NULL);
+	CHECK(strlen(spgo_errmsg()) > 0);
+
+	/* Most ranges between instructions: another build, refused. */
+	o.mode = SPGO_GEN_AUTO;
+	add(&agg->ranges, in[i0].addr + 1, in[i1].addr, 100);
+	CHECK(spgo_gen(agg, &o, &p, &st) < 0);
+	CHECK(strstr(spgo_errmsg(), "does not match the perf data") != NULL);
+	spgo_agg_free(agg);
+}
+
+int main(void)
+{
+	RUN(test_canonical);
+	RUN(test_dup_factor);
+	if (build_prog() == 0) {
+		RUN(test_gen_lbr);
+	} else {
+		fprintf(stderr, "test_gen: cannot compile the test program; skipping spgo_gen tests\n");
+	}
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (dir[0] && system(cmd) != 0)
+		fprintf(stderr, "test_gen: cannot remove %s\n", dir);
+	DONE();
+}
