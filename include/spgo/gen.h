@@ -36,7 +36,9 @@
  *    DWARF names; code without debug information (PLT, libc pieces, asm) is
  *    ignored and counted in the statistics.
  *  - spgo_gen() never returns an empty profile: when nothing could be
- *    attributed it fails with an error that says why and what to do.
+ *    attributed it fails with an error that says why and what to do.  It
+ *    also fails when more than a tenth of the LBR ranges or sampled ips fall
+ *    between instructions: the binary is not the build that was recorded.
  */
 #ifndef SPGO_GEN_H
 #define SPGO_GEN_H
@@ -72,6 +74,7 @@ struct spgo_gen_stats {
 	uint64_t calls, call_count;       /* branches to a function entry, their count */
 	uint64_t ip_samples;              /* IP mode: samples in the binary */
 	uint64_t ip_samples_no_func;      /* ... outside every known function */
+	uint64_t ip_off_boundary;         /* ... not at an instruction start */
 	uint64_t blocks, blocks_disagree; /* IP mode: blocks counted, events disagreeing */
 	uint64_t functions;               /* top-level function profiles written */
 	int inferred;                     /* IP mode: 1 if inference ran */
@@ -87,6 +90,17 @@ void spgo_gen_defaults(struct spgo_gen_opts *o);
  */
 int spgo_gen(struct spgo_aggregate *agg, const struct spgo_gen_opts *o, struct spgo_profile **out,
 	     struct spgo_gen_stats *stats);
+
+/*
+ * The same profile from exact counts (spgo/ground_truth.h: the section of
+ * this binary): every executed instruction's count in place of the LBR
+ * estimate, every taken transfer into a function entry as a call.  This is
+ * the reference that sampled profiles are measured against.
+ */
+struct spgo_gt_dso;
+int spgo_gen_truth(struct spgo_binary *bin, const struct spgo_gt_dso *truth,
+		   const struct spgo_gen_opts *o, struct spgo_profile **out,
+		   struct spgo_gen_stats *stats);
 
 /* The canonical function name as llvm-profgen writes it (".llvm.N" and
  * ".part.N" suffixes stripped; ".__uniq.N" kept); returns its length. */

@@ -10,7 +10,9 @@
 #include "cli/cli.h"
 #include "spgo/aggregate.h"
 #include "spgo/common.h"
+#include "spgo/binary.h"
 #include "spgo/gen.h"
+#include "spgo/ground_truth.h"
 #include "spgo/perf.h"
 #include "spgo/profile.h"
 
@@ -18,12 +20,15 @@ static const char usage[] =
 	"usage: spgo gen --binary BIN [--debug-binary DBG] (--perf-data P | --perf-script S)\n"
 	"                -o OUT [--format text|extbinary|gcov] [--pid PID] [--mode auto|lbr|ip]\n"
 	"                [--event N] [--llvm 14|19] [--gcov-version 1|2] [--no-infer] [--quiet]\n"
+	"       spgo gen --binary BIN [--debug-binary DBG] --ground-truth GT -o OUT [--format F]\n"
 	"\n"
 	"Generate an AutoFDO sample profile of BIN from perf samples of it.\n"
 	"  --binary BIN        the profiled (optimized) binary, as it ran\n"
 	"  --debug-binary DBG  read DWARF from DBG (a separate debug file)\n"
 	"  --perf-data P       perf.data (\"-\" = stdin; file or pipe format)\n"
 	"  --perf-script S     `perf script -F ip,brstack` (or `-F ip`) text instead\n"
+	"  --ground-truth GT   exact counts from `spgo emulate --ground-truth` instead:\n"
+	"                      the reference profile sampled ones are measured against\n"
 	"  -o OUT              the profile to write (\"-\" = stdout)\n"
 	"  --format F          extbinary (default; clang -fprofile-sample-use), text,\n"
 	"                      or gcov (gcc -fauto-profile; implies GCC conventions)\n"
@@ -55,9 +60,41 @@ static int read_pid_filtered(struct spgo_aggregate *agg, const char *path, uint3
 	return rc < 0 ? -1 : 0;
 }
 
+static int gen_truth(const char *binary, const char *debug, const char *truth,
+		     const struct spgo_gen_opts *o, const char *out, enum spgo_format fmt,
+		     const struct spgo_write_opts *wo, int quiet)
+{
+	struct spgo_binary *bin;
+	struct spgo_ground_truth gt = {0};
+	if (spgo_binary_open(&bin, binary, debug) < 0)
+		return cli_fail();
+	if (spgo_gt_read(&gt, truth) < 0) {
+		spgo_binary_close(bin);
+		return cli_fail();
+	}
+	size_t idlen;
+	const uint8_t *id = spgo_binary_build_id(bin, &idlen);
+	const struct spgo_gt_dso *d = spgo_gt_find_dso(&gt, id, idlen, binary);
+	struct spgo_profile *p = NULL;
+	struct spgo_gen_stats st;
+	int rc = d ? spgo_gen_truth(bin, d, o, &p, &st)
+		   : spgo_error("%s: no section for %s in it (by build-id or file name)", truth, binary);
+	spgo_gt_free(&gt);
+	spgo_binary_close(bin);
+	if (rc < 0)
+		return cli_fail();
+	if (!quiet)
+		fprintf(stderr, "spgo: gen: ground truth: %llu executed instructions, %llu functions\n",
+			(unsigned long long)st.insns_counted, (unsigned long long)st.functions);
+	rc = spgo_profile_write(p, out, fmt, wo);
+	spgo_profile_free(p);
+	return rc < 0 ? cli_fail() : 0;
+}
+
 int cmd_gen(int argc, char **argv)
 {
 	const char *binary = NULL, *debug = NULL, *data = NULL, *script = NULL, *out = NULL;
+	const char *truth = NULL;
 	const char *format = "extbinary";
 	int have_pid = 0, quiet = 0;
 	uint64_t pid = 0, v;
@@ -80,6 +117,8 @@ int cmd_gen(int argc, char **argv)
 			data = val;
 		} else if (ARG("--perf-script")) {
 			script = val;
+		} else if (ARG("--ground-truth")) {
+			truth = val;
 		} else if (ARG("-o") || ARG("--output")) {
 			out = val;
 		} else if (ARG("--format")) {
@@ -123,7 +162,7 @@ int cmd_gen(int argc, char **argv)
 		return 2;
 #undef ARG
 	}
-	if (!binary || !out || !data == !script) {
+	if (!binary || !out || (data != NULL) + (script != NULL) + (truth != NULL) != 1) {
 		fputs(usage, stderr);
 		return 2;
 	}
@@ -136,6 +175,9 @@ int cmd_gen(int argc, char **argv)
 		fprintf(stderr, "spgo gen: --pid works with --perf-data only\n");
 		return 2;
 	}
+
+	if (truth)
+		return gen_truth(binary, debug, truth, &o, out, fmt, &wo, quiet);
 
 	struct spgo_aggregate *agg;
 	if (spgo_agg_new(&agg, binary, debug) < 0)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "gen_impl.h"
+#include "spgo/ground_truth.h"
 
 #define MAX_FRAMES 64
 
@@ -286,6 +287,124 @@ static int has_samples(const struct spgo_profile *p)
 	return 0;
 }
 
+/*
+ * With the right binary every LBR range and every sampled ip starts at an
+ * instruction; many that do not mean the binary is another build than the
+ * one recorded (same file name, different code).
+ */
+static int check_mismatch(struct gen *g)
+{
+	const struct spgo_gen_stats *st = g->st;
+	uint64_t bad, all;
+	const char *what;
+	if (st->mode == SPGO_GEN_LBR) {
+		bad = st->ranges_off_boundary;
+		all = bad + st->range_count + st->ranges_cross_jump;
+		what = "LBR ranges";
+	} else {
+		bad = st->ip_off_boundary;
+		all = st->ip_samples;
+		what = "sampled instruction pointers";
+	}
+	if (all && bad * 10 > all)
+		return spgo_error("%s: does not match the perf data: %.0f%% of the %s fall between "
+				  "its instructions; pass --binary the exact build that was recorded",
+				  spgo_binary_path(g->bin), 100.0 * (double)bad / (double)all, what);
+	return 0;
+}
+
+/* Instruction tables, debug information; 0 or -1 with the error. */
+static int gen_setup(struct gen *g, struct spgo_binary *bin, const struct spgo_gen_opts *o,
+		     struct spgo_gen_stats *st)
+{
+	g->bin = bin;
+	g->o = o;
+	g->st = st;
+	memset(g->st, 0, sizeof *g->st);
+	const char *path = spgo_binary_path(bin);
+	if (spgo_binary_load_debug(bin) < 0)
+		return spgo_error("%s: no debug information (DWARF) to map samples to source lines: "
+				  "build with -g (clang: -g -fdebug-info-for-profiling), or pass the "
+				  "unstripped file or its .debug file with --debug-binary",
+				  path);
+	g->insns = spgo_binary_insns(bin, &g->ninsns);
+	g->funcs = spgo_binary_functions(bin, &g->nfuncs);
+	if (!g->ninsns)
+		return spgo_error("%s: no instructions found in its executable sections", path);
+	g->count = xcalloc(g->ninsns, sizeof *g->count);
+	g->present = xcalloc(g->ninsns, 1);
+	g->p = spgo_profile_new();
+	spgo_kmap_init(&g->names, 1);
+	index_functions(g);
+	return 0;
+}
+
+static void gen_cleanup(struct gen *g)
+{
+	if (!g->count)
+		return;
+	free_functions(g);
+	free(g->count);
+	free(g->present);
+	spgo_kmap_free(&g->names);
+	g->count = NULL;
+}
+
+/*
+ * After the per-instruction counts (rc: how that went): bodies, calls (the
+ * mode's calls function), the finishing rules; *out gets the profile.
+ */
+static int gen_finish(struct gen *g, int rc, void (*calls)(struct gen *), struct spgo_profile **out)
+{
+	const char *path = spgo_binary_path(g->bin);
+	if (rc == 0) {
+		gen_bodies(g);
+		calls(g);
+		if (!g->o->gcc) /* create_gcov does not raise them */
+			raise_to_targets(g->p);
+	}
+	gen_cleanup(g);
+	if (rc < 0) {
+		spgo_profile_free(g->p);
+		return -1;
+	}
+
+	/* Drop the ambiguous profiles (rebuilding is simpler than deleting). */
+	int drop = 0;
+	for (size_t i = 0; i < g->p->top.n; i++)
+		drop |= ambiguous(spgo_name(g->p, g->p->funcs.v[g->p->top.v[i]].name));
+	if (drop) {
+		struct spgo_profile *q = spgo_profile_new();
+		for (size_t i = 0; i < g->p->top.n; i++) {
+			uint32_t f = g->p->top.v[i];
+			const char *nm = spgo_name(g->p, g->p->funcs.v[f].name);
+			if (!ambiguous(nm))
+				spgo_func_merge(q, spgo_func_get(q, nm), g->p, f, 1, NULL);
+		}
+		spgo_profile_free(g->p);
+		g->p = q;
+	}
+
+	if (!has_samples(g->p)) {
+		spgo_profile_free(g->p);
+		if (g->st->count_no_debug)
+			return spgo_error("%s: the samples fall only in code without debug information "
+					  "(no DWARF line for any sampled instruction): build the profiled "
+					  "program with -g, or pass its debug file with --debug-binary",
+					  path);
+		return spgo_error("%s: no sample could be attributed to the binary's code (%s): "
+				  "check that the data was recorded from this exact build",
+				  path,
+				  g->st->mode == SPGO_GEN_LBR ? "every LBR range was impossible for this binary"
+				  : g->st->mode == SPGO_GEN_IP ? "no IP sample inside a known function"
+							       : "no executed instruction with debug information");
+	}
+	spgo_profile_finalize(g->p, 0);
+	g->st->functions = g->p->top.n;
+	*out = g->p;
+	return 0;
+}
+
 int spgo_gen(struct spgo_aggregate *agg, const struct spgo_gen_opts *o, struct spgo_profile **out,
 	     struct spgo_gen_stats *stats)
 {
@@ -293,91 +412,80 @@ int spgo_gen(struct spgo_aggregate *agg, const struct spgo_gen_opts *o, struct s
 	struct gen g = {0};
 	*out = NULL;
 	g.agg = agg;
-	g.bin = agg->bin;
-	g.o = o;
-	g.st = stats ? stats : &local;
-	memset(g.st, 0, sizeof *g.st);
-	const char *path = spgo_binary_path(g.bin);
-
-	if (spgo_agg_check_matched(agg) < 0)
+	if (spgo_agg_check_matched(agg) < 0) {
+		char *why = xstrdup(spgo_errmsg());
+		spgo_error("%s; pass --binary the program that was recorded (the same build: "
+			   "its build-id or file name must match the data)", why);
+		free(why);
 		return -1;
-	if (spgo_binary_load_debug(g.bin) < 0)
-		return spgo_error("%s: no debug information (DWARF) to map samples to source lines: "
-				  "build with -g (clang: -g -fdebug-info-for-profiling), or pass the "
-				  "unstripped file or its .debug file with --debug-binary",
-				  path);
-	g.insns = spgo_binary_insns(g.bin, &g.ninsns);
-	g.funcs = spgo_binary_functions(g.bin, &g.nfuncs);
-	if (!g.ninsns)
-		return spgo_error("%s: no instructions found in its executable sections", path);
-
+	}
 	enum spgo_gen_mode mode = o->mode;
 	if (mode == SPGO_GEN_AUTO)
 		mode = agg->ranges.n || agg->branches.n ? SPGO_GEN_LBR : SPGO_GEN_IP;
-	g.st->mode = mode;
 	if (mode == SPGO_GEN_LBR && !agg->ranges.n && !agg->branches.n)
 		return spgo_error("%s: the samples have no branch stacks (LBR) in this binary: record "
 				  "with `perf record -b` (or `spgo record`), or use IP mode (--mode ip)",
-				  path);
-
-	g.count = xcalloc(g.ninsns, sizeof *g.count);
-	g.present = xcalloc(g.ninsns, 1);
-	g.p = spgo_profile_new();
-	spgo_kmap_init(&g.names, 1);
-	index_functions(&g);
-
-	int rc = mode == SPGO_GEN_LBR ? gen_lbr_counts(&g) : gen_ip_counts(&g);
-	if (rc == 0) {
-		gen_bodies(&g);
-		if (mode == SPGO_GEN_LBR)
-			gen_lbr_calls(&g);
-		else
-			gen_ip_calls(&g);
-		if (!o->gcc) /* create_gcov does not raise them */
-			raise_to_targets(g.p);
-	}
-	free_functions(&g);
-	free(g.count);
-	free(g.present);
-	spgo_kmap_free(&g.names);
-	if (rc < 0) {
-		spgo_profile_free(g.p);
+				  spgo_binary_path(agg->bin));
+	if (gen_setup(&g, agg->bin, o, stats ? stats : &local) < 0) {
+		gen_cleanup(&g);
 		return -1;
 	}
+	g.st->mode = mode;
+	int rc = mode == SPGO_GEN_LBR ? gen_lbr_counts(&g) : gen_ip_counts(&g);
+	if (rc == 0)
+		rc = check_mismatch(&g);
+	return gen_finish(&g, rc, mode == SPGO_GEN_LBR ? gen_lbr_calls : gen_ip_calls, out);
+}
 
-	/* Drop the ambiguous profiles (rebuilding is simpler than deleting). */
-	int drop = 0;
-	for (size_t i = 0; i < g.p->top.n; i++)
-		drop |= ambiguous(spgo_name(g.p, g.p->funcs.v[g.p->top.v[i]].name));
-	if (drop) {
-		struct spgo_profile *q = spgo_profile_new();
-		for (size_t i = 0; i < g.p->top.n; i++) {
-			uint32_t f = g.p->top.v[i];
-			const char *nm = spgo_name(g.p, g.p->funcs.v[f].name);
-			if (!ambiguous(nm))
-				spgo_func_merge(q, spgo_func_get(q, nm), g.p, f, 1, NULL);
+/* Ground truth: control transfers into function entries are the calls. */
+static void gen_truth_calls(struct gen *g)
+{
+	const struct spgo_gt_dso *d = g->truth;
+	for (size_t e = 0; e < d->n_edges; e++) {
+		const struct spgo_gt_edge *x = &d->edges[e];
+		if (x->to == SPGO_GT_OUTSIDE || x->kind != 'T' || !x->count)
+			continue;
+		const struct spgo_function *callee = gen_entry_at(g, x->to);
+		if (!callee)
+			continue;
+		g->st->calls++;
+		g->st->call_count += x->count;
+		if (x->from != SPGO_GT_OUTSIDE)
+			gen_add_call(g, x->from, callee->name, x->count);
+		spgo_add_head(g->p, spgo_func_get_id(g->p, gen_name_id(g, callee->name)), x->count);
+	}
+}
+
+int spgo_gen_truth(struct spgo_binary *bin, const struct spgo_gt_dso *truth,
+		   const struct spgo_gen_opts *o, struct spgo_profile **out,
+		   struct spgo_gen_stats *stats)
+{
+	struct spgo_gen_stats local;
+	struct gen g = {0};
+	*out = NULL;
+	if (gen_setup(&g, bin, o, stats ? stats : &local) < 0) {
+		gen_cleanup(&g);
+		return -1;
+	}
+	g.st->mode = SPGO_GEN_AUTO;
+	int rc = 0;
+	for (size_t i = 0; i < truth->n_insns; i++) {
+		long k = gen_insn_index(&g, truth->insns[i].addr);
+		if (k < 0) {
+			g.st->ranges_off_boundary += truth->insns[i].count;
+			continue;
 		}
-		spgo_profile_free(g.p);
-		g.p = q;
+		g.count[k] = truth->insns[i].count;
+		g.present[k] = 1;
+		gen_touch_function(&g, truth->insns[i].addr);
+		g.st->insns_counted++;
 	}
-
-	if (!has_samples(g.p)) {
-		spgo_profile_free(g.p);
-		if (g.st->count_no_debug)
-			return spgo_error("%s: the samples fall only in code without debug information "
-					  "(no DWARF line for any sampled instruction): build the profiled "
-					  "program with -g, or pass its debug file with --debug-binary",
-					  path);
-		return spgo_error("%s: no sample could be attributed to the binary's code (%s): "
-				  "check that the perf data was recorded from this exact build",
-				  path,
-				  mode == SPGO_GEN_LBR ? "every LBR range was impossible for this binary"
-						       : "no IP sample inside a known function");
-	}
-	spgo_profile_finalize(g.p, 0);
-	g.st->functions = g.p->top.n;
-	*out = g.p;
-	return 0;
+	if (g.st->ranges_off_boundary)
+		rc = spgo_error("%s: the ground truth names instructions this binary does not have: "
+				"pass the binary the truth was recorded from",
+				spgo_binary_path(bin));
+	g.truth = truth;
+	return gen_finish(&g, rc, gen_truth_calls, out);
 }
 
 void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_aggregate *agg,

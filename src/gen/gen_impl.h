@@ -26,6 +26,7 @@ struct gen {
 	 * next[part] (-1 ends); touched: name hashes already marked present. */
 	struct spgo_kmap byname, touched;
 	int32_t *next;
+	const struct spgo_gt_dso *truth; /* spgo_gen_truth() only */
 };
 
 /* Index of the instruction starting at addr, or -1. */

@@ -68,8 +68,11 @@ int gen_ip_counts(struct gen *g)
 		uint64_t *val;
 		for (size_t it = 0; spgo_kmap_next(&agg->events.v[e].ips, &it, &key, &val);) {
 			long i = insn_holding(g, key[0]);
-			if (e == base)
+			if (e == base) {
 				g->st->ip_samples += *val;
+				if (i < 0 || g->insns[i].addr != key[0])
+					g->st->ip_off_boundary += *val;
+			}
 			if (i < 0 || !spgo_binary_function_at(g->bin, key[0])) {
 				if (e == base)
 					g->st->ip_samples_no_func += *val;

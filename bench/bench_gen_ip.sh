@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Acceptance 3 of spgo gen: IP mode on this machine (cpu-clock, no PMU).
+# For the demo program (minivm) and sqlite3's speedtest1, all built by
+# clang-19 -O2 -gdwarf-4 -fdebug-info-for-profiling (DWARF 4: the
+# create_llvm_prof 0.19 here cannot read DWARF 5):
+#
+#   -O2               the baseline
+#   + spgo            spgo gen from `perf record -e cpu-clock:u` of a training run
+#   + create_llvm_prof  create_llvm_prof --use_lbr=false on the SAME perf.data
+#                     (rewritten by `spgo script --rewrite`: it stops at perf
+#                     6's FINISHED_INIT record otherwise)
+#   + instr PGO       -fprofile-instr-generate / -fprofile-instr-use, same run
+#   + empty profile   -fprofile-sample-use with a profile naming no function
+#                     of the program: what sample-PGO mode alone does (a
+#                     control: clang's and the program's layout react to it)
+#
+# Each build's median user CPU time over RUNS interleaved runs; speedup =
+# baseline median / build median - 1.  Targets: spgo >= create_llvm_prof,
+# spgo >= 80% of instrumentation PGO.
+set -euo pipefail
+: "${SPGO:?}" "${SPGO_SRC:?}" "${BENCH_WORK:?}"
+source "$SPGO_SRC/bench/gen_programs.sh"
+RUNS=${RUNS:-11}
+w="$BENCH_WORK/gen_ip"
+mkdir -p "$w"
+cd "$w"
+CFLAGS="-O2 -gdwarf-4 -fdebug-info-for-profiling"
+
+user_time() {  # user CPU seconds of one run of "$@"
+  local TIMEFORMAT=%U t
+  { t=$( { time "$@" >/dev/null 2>&1; } 2>&1 ); } 2>&1
+  echo "$t"
+}
+median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+
+rows=()
+# bench_program NAME "SOURCES/FLAGS" "TRAIN ARGS" "TIMED ARGS"
+bench_program() {
+  local name=$1 srcs=$2 train=$3 timed=$4
+  echo "-- $name: builds"
+  # shellcheck disable=SC2086
+  clang-19 $CFLAGS -o "$name.O2" $srcs
+  perf record -q -e cpu-clock:u -F 4000 -o "$name.data" -- "./$name.O2" $train >/dev/null 2>&1
+  "$SPGO" gen --binary "$name.O2" --perf-data "$name.data" -o "$name.spgo.prof" --quiet
+  "$SPGO" script -i "$name.data" --rewrite "$name.old.data"
+  rm -f "$name.cl.prof"
+  create_llvm_prof --binary="$name.O2" --profile="$name.old.data" --use_lbr=false \
+    --format=binary --out="$name.cl.prof" >/dev/null 2>&1 || true
+  clang-19 $CFLAGS -fprofile-instr-generate -o "$name.instr-gen" $srcs
+  rm -f "$name".profraw
+  LLVM_PROFILE_FILE="$name.profraw" "./$name.instr-gen" $train >/dev/null 2>&1
+  llvm-profdata-19 merge -o "$name.profdata" "$name.profraw"
+  printf 'no_such_function_in_the_program:1:0\n 1: 1\n' > "$name.empty.prof"
+  clang-19 $CFLAGS -fprofile-sample-use="$name.spgo.prof" -o "$name.spgo" $srcs
+  local builds=("$name.O2" "$name.spgo")
+  if [ -s "$name.cl.prof" ] && llvm-profdata-19 show --sample "$name.cl.prof" >/dev/null 2>&1; then
+    clang-19 $CFLAGS -fprofile-sample-use="$name.cl.prof" -o "$name.cl" $srcs
+    builds+=("$name.cl")
+  fi
+  clang-19 $CFLAGS -fprofile-instr-use="$name.profdata" -o "$name.instr" $srcs
+  clang-19 $CFLAGS -fprofile-sample-use="$name.empty.prof" -o "$name.empty" $srcs
+  builds+=("$name.instr" "$name.empty")
+  echo "-- $name: $RUNS interleaved runs of ${builds[*]}"
+  local b r
+  for b in "${builds[@]}"; do : > "$b.times"; done
+  for ((r = 0; r < RUNS; r++)); do
+    for b in "${builds[@]}"; do user_time "./$b" $timed >> "$b.times"; done
+  done
+  local base; base=$(median < "$name.O2.times")
+  for b in "${builds[@]}"; do
+    local m; m=$(median < "$b.times")
+    rows+=("$name|${b#"$name".}|$m|$(awk -v a="$base" -v b="$m" 'BEGIN {printf "%+.1f%%", (a / b - 1) * 100}')")
+  done
+  [ -e "$name.cl" ] || rows+=("$name|cl|n/a|create_llvm_prof wrote no usable profile")
+}
+
+bench_program minivm "$SPGO_SRC/examples/minivm/minivm.c" 60 30
+sq="$BENCH_WORK/gen/sqlite"
+if gen_fetch_sqlite "$sq"; then
+  bench_program speedtest1 "-DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_THREADSAFE=0 -I$sq $sq/speedtest1.c $sq/sqlite3.c -lm" \
+    "--size 40 --memdb" "--size 40 --memdb"
+else
+  echo "bench_gen_ip: could not fetch sqlite3's sources; speedtest1 skipped"
+fi
+
+name_of() {
+  case $1 in
+    O2) echo "clang-19 -O2 (baseline)" ;; spgo) echo "+ spgo gen (IP mode)" ;;
+    cl) echo "+ create_llvm_prof --use_lbr=false" ;; instr) echo "+ instrumentation PGO" ;;
+    empty) echo "+ empty sample profile (control)" ;; *) echo "$1" ;;
+  esac
+}
+out="$SPGO_SRC/bench/results/gen_ip.md"
+{
+  echo "# spgo gen, IP mode (cpu-clock:u): speedup of the rebuilt program"
+  echo
+  echo "Median user CPU time of $RUNS interleaved runs; $(nproc) cores shared with other work; $(date -u +%Y-%m-%d)."
+  echo "Training and timed runs: minivm 60 / 30, speedtest1 --size 40 --memdb."
+  echo
+  echo "| program | build | median s | speedup vs -O2 |"
+  echo "| --- | --- | ---: | ---: |"
+  for r in "${rows[@]}"; do
+    IFS='|' read -r p b m s <<< "$r"
+    echo "| $p | $(name_of "$b") | $m | $s |"
+  done
+  echo
+  echo "Targets: spgo >= create_llvm_prof; spgo >= 80% of instrumentation PGO's speedup."
+  echo "The control row shows how much of a sample-PGO speedup on this program comes"
+  echo "from compiling in sample-PGO mode at all rather than from the profile's content."
+} | tee "$out"
