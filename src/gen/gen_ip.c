@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "gen_impl.h"
+#include "gen_infer.h"
 
 #define IP_SCALE 16
 
@@ -41,6 +42,163 @@ static int ends_block(unsigned cls)
 	       cls == SPGO_INSN_INDIRECT_JUMP || cls == SPGO_INSN_RETURN || cls == SPGO_INSN_TRAP;
 }
 
+/* The IP samples: raw[e][i] = samples of event e at instruction i. */
+struct ip_raw {
+	uint64_t **raw;
+	size_t nev, base;
+};
+
+/*
+ * The count estimate of the block of instructions idx[0 .. n) (global
+ * instruction indexes), in the base event's samples per instruction;
+ * *disagree is set when another event's estimate differs by over 2x.
+ */
+static double block_estimate(const struct gen *g, const struct ip_raw *r, const size_t *idx,
+			     size_t n, int *disagree)
+{
+	const struct spgo_aggregate *agg = g->agg;
+	uint64_t sum = 0;
+	for (size_t k = 0; k < n; k++)
+		sum += r->raw[r->base][idx[k]];
+	double est = (double)sum / (double)n, acc = est;
+	int m = 1;
+	*disagree = 0;
+	for (size_t ev = 0; ev < r->nev; ev++) {
+		if (ev == r->base || !r->raw[ev])
+			continue;
+		uint64_t s2 = 0;
+		for (size_t k = 0; k < n; k++)
+			s2 += r->raw[ev][idx[k]];
+		double est2 = (double)s2 / (double)n * (double)agg->events.v[r->base].samples /
+			      (double)agg->events.v[ev].samples;
+		if (sum + s2 >= 8 && (est2 > 2 * est || est > 2 * est2))
+			*disagree = 1;
+		acc += est2;
+		m++;
+	}
+	return *disagree ? acc / m : est;
+}
+
+static void set_block(struct gen *g, const size_t *idx, size_t n, uint64_t c)
+{
+	for (size_t k = 0; k < n; k++)
+		g->count[idx[k]] = c;
+	if (c)
+		g->st->insns_counted += n;
+	g->st->blocks++;
+}
+
+/* The parts of the function group starting at part f0 (same name), as
+ * global instruction indexes in address order; returns how many. */
+static size_t group_insns(struct gen *g, size_t f0, size_t **idx, size_t *cap)
+{
+	size_t n = 0;
+	for (int32_t fi = (int32_t)f0; fi >= 0; fi = g->next[fi]) {
+		const struct spgo_function *f = &g->funcs[fi];
+		if (strcmp(f->name, g->funcs[f0].name))
+			continue;
+		for (size_t i = gen_insn_lower(g, f->start); i < g->ninsns && g->insns[i].addr < f->end;
+		     i++) {
+			if (n == *cap) {
+				*cap = *cap ? 2 * *cap : 256;
+				*idx = xrealloc(*idx, *cap * sizeof **idx);
+			}
+			(*idx)[n++] = i;
+		}
+	}
+	return n;
+}
+
+/* Inference's view of a group: instruction k of the group is idx[k]. */
+struct infer_ctx {
+	struct gen *g;
+	const struct ip_raw *r;
+	const size_t *idx;
+};
+
+static uint64_t infer_weight(void *ctx, size_t first, size_t count)
+{
+	struct infer_ctx *c = ctx;
+	int disagree;
+	double est = block_estimate(c->g, c->r, c->idx + first, count, &disagree);
+	if (disagree) {
+		c->g->st->blocks_disagree++;
+		return GEN_WEIGHT_UNKNOWN; /* let the inference decide */
+	}
+	return (uint64_t)(est * IP_SCALE + 0.5);
+}
+
+/*
+ * Blocks and counts by profile inference on the binary CFG (profi): the
+ * block estimates are the weights, unknown where the events disagree.
+ * Returns 0, or -1 when there is no inference or no CFG (the caller falls
+ * back to plain averages).
+ */
+static int group_infer(struct gen *g, const struct ip_raw *r, const size_t *idx, size_t n,
+		       uint64_t entry)
+{
+	struct spgo_insn *ins = xmalloc(n * sizeof *ins);
+	uint64_t *counts = xmalloc(n * sizeof *counts);
+	for (size_t k = 0; k < n; k++)
+		ins[k] = g->insns[idx[k]];
+	struct infer_ctx c = {g, r, idx};
+	size_t nblocks = 0;
+	uint64_t disagree0 = g->st->blocks_disagree;
+	int rc = gen_infer_counts(ins, n, entry, infer_weight, &c, counts, &nblocks);
+	if (rc == 1) {
+		for (size_t k = 0; k < n; k++) {
+			g->count[idx[k]] = counts[k];
+			g->st->insns_counted += counts[k] != 0;
+		}
+		g->st->blocks += nblocks;
+		g->st->inferred = 1;
+	} else {
+		g->st->blocks_disagree = disagree0;
+	}
+	free(ins);
+	free(counts);
+	return rc == 1 ? 0 : -1;
+}
+
+/* Blocks and counts by plain averages: leaders at the group's entries,
+ * at direct branch targets inside it, and after block-ending instructions. */
+static void group_average(struct gen *g, const struct ip_raw *r, const size_t *idx, size_t n,
+			  uint8_t *leader)
+{
+	for (size_t k = 0; k < n; k++)
+		leader[k] = k == 0 || idx[k] != idx[k - 1] + 1 || ends_block(g->insns[idx[k - 1]].cls);
+	for (size_t k = 0; k < n; k++) {
+		const struct spgo_insn *in = &g->insns[idx[k]];
+		if (in->cls != SPGO_INSN_COND_BRANCH && in->cls != SPGO_INSN_JUMP)
+			continue;
+		long t = gen_insn_index(g, in->target);
+		if (t < 0)
+			continue;
+		/* binary search the target among the group's instructions */
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (idx[mid] < (size_t)t)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < n && idx[lo] == (size_t)t)
+			leader[lo] = 1;
+	}
+	for (size_t b = 0; b < n;) {
+		size_t e = b + 1;
+		while (e < n && !leader[e])
+			e++;
+		int disagree;
+		double est = block_estimate(g, r, idx + b, e - b, &disagree);
+		if (disagree)
+			g->st->blocks_disagree++;
+		set_block(g, idx + b, e - b, (uint64_t)(est * IP_SCALE + 0.5));
+		b = e;
+	}
+}
+
 int gen_ip_counts(struct gen *g)
 {
 	struct spgo_aggregate *agg = g->agg;
@@ -59,11 +217,11 @@ int gen_ip_counts(struct gen *g)
 	}
 	/* Raw samples per instruction, per event used. */
 	size_t n = g->ninsns;
-	uint64_t **raw = xcalloc(nev, sizeof *raw);
+	struct ip_raw r = {xcalloc(nev, sizeof *r.raw), nev, base};
 	for (size_t e = 0; e < nev; e++) {
 		if (e != base && (g->o->event >= 0 || agg->events.v[e].samples < 1000))
 			continue;
-		raw[e] = xcalloc(n, sizeof **raw);
+		r.raw[e] = xcalloc(n, sizeof **r.raw);
 		const uint64_t *key;
 		uint64_t *val;
 		for (size_t it = 0; spgo_kmap_next(&agg->events.v[e].ips, &it, &key, &val);) {
@@ -78,77 +236,48 @@ int gen_ip_counts(struct gen *g)
 					g->st->ip_samples_no_func += *val;
 				continue;
 			}
-			raw[e][i] += *val;
+			r.raw[e][i] += *val;
 			if (e == base)
 				gen_touch_function(g, key[0]);
 		}
 	}
 
-	/* Blocks of every function part with samples. */
-	uint8_t *leader = xcalloc(n + 1, 1);
+	/* Each group of function parts with samples (first part of a name). */
+	size_t *idx = NULL, cap = 0;
+	uint8_t *leader = NULL;
+	size_t lcap = 0;
 	for (size_t fi = 0; fi < g->nfuncs; fi++) {
 		const struct spgo_function *f = &g->funcs[fi];
-		size_t lo = gen_insn_lower(g, f->start), hi = lo;
-		while (hi < n && g->insns[hi].addr < f->end)
-			hi++;
-		if (lo == hi || !g->present[lo])
+		uint64_t h = spgo_hash_bytes(f->name, strlen(f->name));
+		uint64_t *first = spgo_kmap_find(&g->byname, &h);
+		if (!first || *first - 1 != fi)
+			continue; /* not the first part of its name */
+		size_t lo = gen_insn_lower(g, f->start);
+		if (lo >= n || !g->present[lo])
 			continue;
-		leader[lo] = 1;
-		for (size_t i = lo; i < hi; i++) {
-			const struct spgo_insn *in = &g->insns[i];
-			if (ends_block(in->cls))
-				leader[i + 1] = 1;
-			if ((in->cls == SPGO_INSN_COND_BRANCH || in->cls == SPGO_INSN_JUMP) &&
-			    in->target >= f->start && in->target < f->end) {
-				long t = gen_insn_index(g, in->target);
-				if (t >= 0)
-					leader[t] = 1;
+		size_t m = group_insns(g, fi, &idx, &cap);
+		if (!m)
+			continue;
+		/* the entry: the part that is no split part, else the first */
+		uint64_t entry = f->start;
+		for (int32_t p = (int32_t)fi; p >= 0; p = g->next[p])
+			if (!strcmp(g->funcs[p].name, f->name) && g->funcs[p].parent < 0) {
+				entry = g->funcs[p].start;
+				break;
 			}
+		if (!g->o->no_infer && group_infer(g, &r, idx, m, entry) == 0)
+			continue;
+		if (m > lcap) {
+			lcap = m;
+			leader = xrealloc(leader, lcap);
 		}
-		for (size_t b = lo; b < hi;) {
-			size_t e = b + 1;
-			while (e < hi && !leader[e])
-				e++;
-			uint64_t len = e - b, sum = 0;
-			for (size_t i = b; i < e; i++)
-				sum += raw[base][i];
-			double est = (double)sum / (double)len;
-			/* Other events' estimates, in the base event's units. */
-			double acc = est;
-			int k = 1, disagree = 0;
-			for (size_t ev = 0; ev < nev; ev++) {
-				if (ev == base || !raw[ev])
-					continue;
-				uint64_t s2 = 0;
-				for (size_t i = b; i < e; i++)
-					s2 += raw[ev][i];
-				double est2 = (double)s2 / (double)len * (double)agg->events.v[base].samples /
-					      (double)agg->events.v[ev].samples;
-				if (sum + s2 >= 8 && (est2 > 2 * est || est > 2 * est2))
-					disagree = 1;
-				acc += est2;
-				k++;
-			}
-			if (disagree) {
-				g->st->blocks_disagree++;
-				est = acc / k;
-			}
-			uint64_t c = (uint64_t)(est * IP_SCALE + 0.5);
-			for (size_t i = b; i < e; i++) {
-				g->count[i] = c;
-				leader[i] = 0;
-			}
-			if (c)
-				g->st->insns_counted += len;
-			g->st->blocks++;
-			b = e;
-		}
-		leader[hi] = 0;
+		group_average(g, &r, idx, m, leader);
 	}
+	free(idx);
 	free(leader);
 	for (size_t e = 0; e < nev; e++)
-		free(raw[e]);
-	free(raw);
+		free(r.raw[e]);
+	free(r.raw);
 	return 0;
 }
 
