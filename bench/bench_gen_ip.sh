@@ -8,7 +8,8 @@
 #   + spgo            spgo gen from `perf record -e cpu-clock:u` of a training run
 #   + create_llvm_prof  create_llvm_prof --use_lbr=false on the SAME perf.data
 #                     (rewritten by `spgo script --rewrite`: it stops at perf
-#                     6's FINISHED_INIT record otherwise)
+#                     6's FINISHED_INIT record otherwise; its garbled inlinee
+#                     names renamed so that clang reads the profile)
 #   + instr PGO       -fprofile-instr-generate / -fprofile-instr-use, same run
 #   + empty profile   -fprofile-sample-use with a profile naming no function
 #                     of the program: what sample-PGO mode alone does (a
@@ -43,9 +44,16 @@ bench_program() {
   perf record -q -e cpu-clock:u -F 4000 -o "$name.data" -- "./$name.O2" $train >/dev/null 2>&1
   "$SPGO" gen --binary "$name.O2" --perf-data "$name.data" -o "$name.spgo.prof" --quiet
   "$SPGO" script -i "$name.data" --rewrite "$name.old.data"
-  rm -f "$name.cl.prof"
+  rm -f "$name.cl.prof" "$name.cl.raw"
+  # create_llvm_prof 0.19 writes inlinee names as garbage bytes here (its
+  # binary writer then fails with "Truncated function name table"): take
+  # its text output and rename those callees to __garbled_name so that
+  # clang can read the rest.
   create_llvm_prof --binary="$name.O2" --profile="$name.old.data" --use_lbr=false \
-    --format=binary --out="$name.cl.prof" >/dev/null 2>&1 || true
+    --format=text --out="$name.cl.raw" >/dev/null 2>&1 || true
+  [ -s "$name.cl.raw" ] && LC_ALL=C perl -pe \
+    's/(^|[ ])([^ \n]*[^\x21-\x7e \n][^ \n]*):(\d+)/$1__garbled_name:$3/g' \
+    "$name.cl.raw" > "$name.cl.prof"
   clang-19 $CFLAGS -fprofile-instr-generate -o "$name.instr-gen" $srcs
   rm -f "$name".profraw
   LLVM_PROFILE_FILE="$name.profraw" "./$name.instr-gen" $train >/dev/null 2>&1
