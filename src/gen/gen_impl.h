@@ -39,7 +39,7 @@ void gen_touch_function(struct gen *g, uint64_t addr);
 
 int gen_lbr_counts(struct gen *g);
 int gen_ip_counts(struct gen *g);
-/* IP mode: call targets and head samples from direct calls. */
+/* IP mode: call targets and head samples from direct (tail) calls. */
 void gen_ip_calls(struct gen *g);
 
 /* Add count to the call target `callee` at the innermost location of the

@@ -285,10 +285,17 @@ void gen_ip_calls(struct gen *g)
 {
 	for (size_t i = 0; i < g->ninsns; i++) {
 		const struct spgo_insn *in = &g->insns[i];
-		if (!g->present[i] || !g->count[i] || in->cls != SPGO_INSN_CALL)
+		if (!g->present[i] || !g->count[i])
+			continue;
+		if (in->cls != SPGO_INSN_CALL && in->cls != SPGO_INSN_JUMP)
 			continue;
 		const struct spgo_function *callee = gen_entry_at(g, in->target);
 		if (!callee)
+			continue;
+		/* A direct jump to a function entry is a tail call, unless it
+		 * jumps to the start of the function it is in (a loop). */
+		if (in->cls == SPGO_INSN_JUMP &&
+		    spgo_binary_function_at(g->bin, in->addr) == callee)
 			continue;
 		g->st->calls++;
 		g->st->call_count += g->count[i];
