@@ -6,7 +6,9 @@
 # clang-19 -O2 -gdwarf-4 -fdebug-info-for-profiling -fno-omit-frame-pointer
 # -no-pie (DWARF 4 for create_llvm_prof 0.19; fixed addresses so that
 # llvm-profgen, reading `perf script -F ip,brstack` without mmap events,
-# maps addresses right).
+# maps addresses right).  The captures have call stacks too, so
+# llvm-profgen gets --ignore-stack-samples (else it writes a
+# context-sensitive profile: another kind of profile than the others).
 #
 # `spgo emulate` records LBR samples (32 entries, period ~20011 taken
 # branches) and the ground truth; `spgo gen --ground-truth` turns the exact
@@ -42,7 +44,7 @@ one() {
   "$SPGO" gen --binary "$name" --ground-truth "$name.gt" -o "$name.truth.txt" --format text --quiet
   "$SPGO" gen --binary "$name" --perf-data "$name.data" -o "$name.spgo.txt" --format text --quiet
   perf script -i "$name.data" -F ip,brstack > "$name.script" 2>/dev/null
-  llvm-profgen-19 --binary="$name" --perfscript="$name.script" --format=text \
+  llvm-profgen-19 --binary="$name" --perfscript="$name.script" --format=text --ignore-stack-samples \
     -o "$name.profgen.txt" >/dev/null 2>&1 || true
   "$SPGO" script -i "$name.data" --rewrite "$name.old.data"
   create_llvm_prof --binary="$name" --profile="$name.old.data" --format=binary \

@@ -49,7 +49,7 @@ measure() {  # measure N CMD...: median "wall rss_kb" of N runs
 
 read -r t_spgo m_spgo < <(measure "$REPEATS" "$SPGO" gen --binary speedtest1 --perf-data big.data -o spgo.prof --quiet)
 read -r t_ps m_ps < <(measure 1 sh -c 'perf script -i big.data -F ip,brstack > big.script')
-read -r t_pg m_pg < <(measure 1 llvm-profgen-19 --binary=speedtest1 --perfscript=big.script -o profgen.prof)
+read -r t_pg m_pg < <(measure 1 llvm-profgen-19 --binary=speedtest1 --perfscript=big.script --ignore-stack-samples -o profgen.prof)
 rm -f big.script
 "$SPGO" script -i big.data --rewrite big.old.data
 read -r t_cl m_cl < <(measure 1 create_llvm_prof --binary=speedtest1 --profile=big.old.data --out=cl.prof --format=text)
