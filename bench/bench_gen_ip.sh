@@ -15,6 +15,9 @@
 #                     of the program: what sample-PGO mode alone does (a
 #                     control: clang's and the program's layout react to it)
 #
+# With SPGO2 set (another spgo program, SPGO2_NAME its label), its profile
+# is built and timed too.
+#
 # Each build's median user CPU time over RUNS interleaved runs; speedup =
 # baseline median / build median - 1.  Targets: spgo >= create_llvm_prof,
 # spgo >= 80% of instrumentation PGO.
@@ -43,17 +46,16 @@ bench_program() {
   clang-19 $CFLAGS -o "$name.O2" $srcs
   perf record -q -e cpu-clock:u -F 4000 -o "$name.data" -- "./$name.O2" $train >/dev/null 2>&1
   "$SPGO" gen --binary "$name.O2" --perf-data "$name.data" -o "$name.spgo.prof" --quiet
+  # SPGO2: a second spgo build to compare (e.g. one with profile inference)
+  [ -n "${SPGO2:-}" ] && "$SPGO2" gen --binary "$name.O2" --perf-data "$name.data" -o "$name.spgo2.prof" --quiet
   "$SPGO" script -i "$name.data" --rewrite "$name.old.data"
   rm -f "$name.cl.prof" "$name.cl.raw"
-  # create_llvm_prof 0.19 writes inlinee names as garbage bytes here (its
-  # binary writer then fails with "Truncated function name table"): take
-  # its text output and rename those callees to __garbled_name so that
-  # clang can read the rest.
+  # create_llvm_prof 0.19 writes some inlinee names as garbage bytes here
+  # (its binary writer then fails with "Truncated function name table"):
+  # take its text output with those callees renamed, so that clang reads it.
   create_llvm_prof --binary="$name.O2" --profile="$name.old.data" --use_lbr=false \
     --format=text --out="$name.cl.raw" >/dev/null 2>&1 || true
-  [ -s "$name.cl.raw" ] && LC_ALL=C perl -pe \
-    's/(^|[ ])([^ \n]*[^\x21-\x7e \n][^ \n]*):(\d+)/$1__garbled_name:$3/g' \
-    "$name.cl.raw" > "$name.cl.prof"
+  [ -s "$name.cl.raw" ] && python3 "$SPGO_SRC/bench/fix_create_llvm_prof.py" "$name.cl.raw" "$name.cl.prof"
   clang-19 $CFLAGS -fprofile-instr-generate -o "$name.instr-gen" $srcs
   rm -f "$name".profraw
   LLVM_PROFILE_FILE="$name.profraw" "./$name.instr-gen" $train >/dev/null 2>&1
@@ -61,6 +63,10 @@ bench_program() {
   printf 'no_such_function_in_the_program:1:0\n 1: 1\n' > "$name.empty.prof"
   clang-19 $CFLAGS -fprofile-sample-use="$name.spgo.prof" -o "$name.spgo" $srcs
   local builds=("$name.O2" "$name.spgo")
+  if [ -n "${SPGO2:-}" ]; then
+    clang-19 $CFLAGS -fprofile-sample-use="$name.spgo2.prof" -o "$name.spgo2" $srcs
+    builds+=("$name.spgo2")
+  fi
   if [ -s "$name.cl.prof" ] && llvm-profdata-19 show --sample "$name.cl.prof" >/dev/null 2>&1; then
     clang-19 $CFLAGS -fprofile-sample-use="$name.cl.prof" -o "$name.cl" $srcs
     builds+=("$name.cl")
@@ -94,6 +100,7 @@ fi
 name_of() {
   case $1 in
     O2) echo "clang-19 -O2 (baseline)" ;; spgo) echo "+ spgo gen (IP mode)" ;;
+    spgo2) echo "+ spgo gen (IP mode, ${SPGO2_NAME:-second build})" ;;
     cl) echo "+ create_llvm_prof --use_lbr=false" ;; instr) echo "+ instrumentation PGO" ;;
     empty) echo "+ empty sample profile (control)" ;; *) echo "$1" ;;
   esac
