@@ -62,14 +62,15 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 /* One translated block. */
 struct tb {
+	/* The first 64 bytes (one cache line) are what every execution touches. */
 	uint64_t start, end; /* [start, end): end is the fall-through address */
-	uint64_t last;       /* address of the last instruction */
 	uint64_t count;      /* executions */
-	uint32_t n_insns;
-	uint8_t cls; /* enum emu_cls of the last instruction */
 	struct {
 		uint64_t to, n;
-	} succ[2];    /* edge cache: the first two successors */
+	} succ[2]; /* edge cache: the first two successors */
+	uint32_t n_insns;
+	uint8_t cls;     /* enum emu_cls of the last instruction */
+	uint64_t last;   /* address of the last instruction */
 	struct tb *next; /* all blocks, for the dump at exit */
 	uint32_t insn[]; /* offset << 16 | size << 8 | cls */
 };
@@ -492,7 +493,10 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *qtb)
 	size_t n = qemu_plugin_tb_n_insns(qtb);
 	if (!n)
 		return;
-	struct tb *tb = calloc(1, sizeof *tb + n * sizeof tb->insn[0]);
+	size_t size = (sizeof(struct tb) + n * sizeof(uint32_t) + 63) & ~(size_t)63;
+	struct tb *tb = aligned_alloc(64, size);
+	if (tb)
+		memset(tb, 0, size);
 	if (!tb) {
 		fprintf(stderr, "spgo-emulate: out of memory\n");
 		_exit(70);
