@@ -70,6 +70,13 @@ perf script -i t.data -F ip 2> e4.txt | awk 'BEGIN { RS = "" } NF > 3 { bad++ } 
   fail "--max-stack 3 left longer stacks"
 [ ! -s e4.txt ] || { cat e4.txt; fail "perf complained about the skid/truncated capture"; }
 
+# --truncate: about that share of the stacks is cut short of _start.
+"$SPGO" emulate -e instructions -c 997 --truncate 50 -o c.data -- ./prog 1000 > /dev/null
+perf script -i c.data -F ip,sym 2>/dev/null | awk 'BEGIN { RS = "" } $2 == "leaf" || $2 == "loops" {
+    n++; if ($0 !~ / _start/) cut++ }
+  END { printf "truncate 50: %d of %d stacks cut\n", cut, n; exit !(n > 100 && cut > 0.35 * n && cut < 0.65 * n) }' ||
+  fail "--truncate 50 did not cut about half of the stacks"
+
 # --- 5. llvm-profgen and create_llvm_prof --------------------------------------
 "$SPGO" emulate -c 997 -o lbr.data -- ./prog 3000 > /dev/null
 if command -v llvm-profgen-19 >/dev/null; then
