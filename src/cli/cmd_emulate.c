@@ -173,6 +173,8 @@ int cmd_emulate(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
+	if (strcmp(o.output, "-") == 0)
+		spgo_die("-o -: perf.data cannot be written to stdout (the header needs a seekable file)");
 	/* Fail before a long emulation, not after, when outputs cannot be written. */
 	const char *outs[] = {o.output, o.truth};
 	for (size_t i = 0; i < SPGO_ARRAY_LEN(outs); i++) {
