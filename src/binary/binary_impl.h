@@ -18,8 +18,8 @@
 #include "spgo/binary.h"
 #include "spgo/common.h"
 
-/* A line table row.  Rows of one CU are contiguous and sorted by address;
- * an end-of-sequence row has file == SPGO_NO_FILE. */
+/* A line table row, in the order of the line program; an end-of-sequence
+ * row has file == SPGO_NO_FILE. */
 #define SPGO_NO_FILE UINT32_MAX
 #define SPGO_BAD_FILE (UINT32_MAX - 1) /* a row whose file index is invalid */
 struct spgo_line_row {
@@ -46,9 +46,20 @@ struct spgo_scope_range {
 	uint32_t scope;
 };
 
-/* A compile unit: its slices of the row and scope-range tables. */
-struct spgo_cu {
+/*
+ * A sequence of the line program: rows [row_begin, row_end) of bin->rows,
+ * the last one its end, covering [lo, hi).  A CU's sequences are sorted by
+ * hi and a lookup takes the first with hi > addr, as LLVM's
+ * DWARFDebugLine::LineTable::lookupAddress does.
+ */
+struct spgo_line_seq {
+	uint64_t lo, hi;
 	size_t row_begin, row_end;
+};
+
+/* A compile unit: its slices of the sequence and scope-range tables. */
+struct spgo_cu {
+	size_t seq_begin, seq_end;
 	size_t range_begin, range_end;
 };
 
@@ -105,11 +116,12 @@ struct spgo_binary {
 	Dwarf *dwarf;
 	VEC(void *) inflated; /* zstd sections inflated in memory */
 	VEC(struct spgo_line_row) rows;
+	VEC(struct spgo_line_seq) seqs;
 	VEC(struct spgo_scope) scopes;
 	VEC(struct spgo_scope_range) ranges;
 	VEC(struct spgo_cu) cus;
 	VEC(struct spgo_cu_range) cu_ranges;
-	size_t hint_cu, hint_row, hint_range; /* last answers (lines.c) */
+	size_t hint_cu, hint_seq, hint_row, hint_range; /* last answers (lines.c) */
 	/* Out-of-line subprogram parts found in DWARF, for the function table. */
 	VEC(struct spgo_scope_range) subprograms;
 
@@ -123,8 +135,9 @@ Elf_Scn *spgo_elf_section(Elf *elf, const char *name, Elf_Data **data);
 
 /*
  * line_program.c: read the line program at `offset` of .debug_line, append
- * its rows (sorted) to bin->rows and fill *files.  -1 if it cannot (unknown
- * form, corrupt): then nothing was appended and dwarf.c asks libdw.
+ * its rows to bin->rows and its valid sequences to bin->seqs (unsorted),
+ * and fill *files.  -1 if it cannot (unknown form, corrupt): then nothing
+ * was appended and dwarf.c asks libdw.
  */
 int spgo_read_line_program(struct spgo_binary *bin, const struct spgo_line_sections *sec, uint64_t offset,
 			   const char *comp_dir, struct spgo_cu_files *files);

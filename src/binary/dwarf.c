@@ -236,6 +236,28 @@ static void read_rows(struct spgo_binary *bin, Dwarf_Die *cudie, const struct sp
 	}
 	if (!sorted)
 		spgo_warn("%s: line table of a CU is not sorted by address", bin->dwarf_path);
+	/* libdw merged the sequences in address order: take each run up to an
+	 * end row as one. */
+	size_t begin = first;
+	for (size_t i = first; i < bin->rows.n; i++) {
+		if (bin->rows.v[i].file != SPGO_NO_FILE)
+			continue;
+		if (i > begin && bin->rows.v[begin].addr < bin->rows.v[i].addr) {
+			struct spgo_line_seq sq = {bin->rows.v[begin].addr, bin->rows.v[i].addr, begin, i + 1};
+			VEC_PUSH(&bin->seqs, sq);
+		}
+		begin = i + 1;
+	}
+}
+
+static int cmp_seq_hi(const void *a, const void *b)
+{
+	const struct spgo_line_seq *x = a, *y = b;
+	if (x->hi != y->hi)
+		return x->hi < y->hi ? -1 : 1;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->row_begin < y->row_begin ? -1 : x->row_begin > y->row_begin;
 }
 
 /* ---- scopes (subprogram and inlined-subroutine DIEs) ------------------------ */
@@ -647,7 +669,7 @@ static int load(struct spgo_binary *bin)
 			continue;
 		struct spgo_cu cu = {0};
 		struct spgo_cu_files cf = {0};
-		cu.row_begin = bin->rows.n;
+		cu.seq_begin = bin->seqs.n;
 		/* Our own line program reader, libdw's if it gives up. */
 		Dwarf_Attribute a;
 		Dwarf_Word stmt_list;
@@ -659,7 +681,9 @@ static int load(struct spgo_binary *bin)
 			read_files(bin, &cudie, version, &cf);
 			read_rows(bin, &cudie, &cf);
 		}
-		cu.row_end = bin->rows.n;
+		cu.seq_end = bin->seqs.n;
+		if (cu.seq_end - cu.seq_begin > 1)
+			qsort(bin->seqs.v + cu.seq_begin, cu.seq_end - cu.seq_begin, sizeof *bin->seqs.v, cmp_seq_hi);
 		rr.n = 0;
 		walk_dies(bin, &nc, &cudie, &cf, &rr);
 		cu.range_begin = bin->ranges.n;
@@ -739,6 +763,7 @@ void spgo_binary_free_debug(struct spgo_binary *bin)
 	free(bin->dwarf_path);
 	bin->debug_err = bin->dwarf_path = NULL;
 	VEC_FREE(&bin->rows);
+	VEC_FREE(&bin->seqs);
 	VEC_FREE(&bin->scopes);
 	VEC_FREE(&bin->ranges);
 	VEC_FREE(&bin->cus);

@@ -57,29 +57,46 @@ static long find_cu(struct spgo_binary *bin, uint64_t addr)
 	return addr < r->hi ? (long)r->cu : -1;
 }
 
+/*
+ * The row at addr: in the CU's first sequence (by end address) ending
+ * after addr, if it starts at or before addr, the last row at or before
+ * addr (the last of several at one address), never the end row.
+ */
 static const struct spgo_line_row *find_row(struct spgo_binary *bin, const struct spgo_cu *cu, uint64_t addr)
 {
-	const struct spgo_line_row *rows = bin->rows.v;
-	for (size_t h = bin->hint_row; h < bin->hint_row + 2; h++) {
-		if (h >= cu->row_begin && h < cu->row_end && rows[h].addr <= addr &&
-		    (h + 1 == cu->row_end || rows[h + 1].addr > addr)) {
-			bin->hint_row = h;
-			return rows[h].file == SPGO_NO_FILE ? NULL : &rows[h];
+	const struct spgo_line_seq *seqs = bin->seqs.v;
+	size_t s = bin->hint_seq;
+	if (!(s >= cu->seq_begin && s < cu->seq_end && seqs[s].lo <= addr && addr < seqs[s].hi &&
+	      (s == cu->seq_begin || seqs[s - 1].hi <= addr))) {
+		size_t lo = cu->seq_begin, hi = cu->seq_end;
+		while (lo < hi) { /* first sequence with hi > addr */
+			size_t mid = lo + (hi - lo) / 2;
+			if (seqs[mid].hi <= addr)
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
+		if (lo == cu->seq_end || seqs[lo].lo > addr)
+			return NULL;
+		s = bin->hint_seq = lo;
 	}
-	size_t lo = cu->row_begin, hi = cu->row_end;
-	while (lo < hi) {
+	const struct spgo_line_row *rows = bin->rows.v;
+	size_t first = seqs[s].row_begin, last = seqs[s].row_end - 1; /* rows [first, last) */
+	for (size_t h = bin->hint_row; h < bin->hint_row + 2; h++)
+		if (h >= first && h < last && rows[h].addr <= addr && (h + 1 == last || rows[h + 1].addr > addr)) {
+			bin->hint_row = h;
+			return &rows[h];
+		}
+	size_t lo = first + 1, hi = last;
+	while (lo < hi) { /* first row after addr */
 		size_t mid = lo + (hi - lo) / 2;
-		if (bin->rows.v[mid].addr <= addr)
+		if (rows[mid].addr <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == cu->row_begin)
-		return NULL;
-	const struct spgo_line_row *r = &bin->rows.v[lo - 1];
 	bin->hint_row = lo - 1;
-	return r->file == SPGO_NO_FILE ? NULL : r;
+	return &rows[lo - 1];
 }
 
 static long find_scope(struct spgo_binary *bin, const struct spgo_cu *cu, uint64_t addr)

@@ -39,12 +39,14 @@ static const char usage[] =
 struct obuf {
 	char buf[1 << 16];
 	size_t n;
+	unsigned long flushes;
 };
 
 static void ob_flush(struct obuf *o)
 {
 	fwrite(o->buf, 1, o->n, stdout);
 	o->n = 0;
+	o->flushes++;
 }
 
 static void ob_flush(struct obuf *o);
@@ -76,19 +78,14 @@ static void ob_str(struct obuf *o, const char *s)
  * length of the last few strings instead of measuring them again. */
 static void ob_name(struct obuf *o, const char *s)
 {
-	static const char *seen[4];
-	static size_t seen_len[4];
-	static unsigned next;
-	for (unsigned i = 0; i < 4; i++)
-		if (seen[i] == s) {
-			ob_mem(o, s, seen_len[i]);
-			return;
-		}
-	size_t len = strlen(s);
-	seen[next] = s;
-	seen_len[next] = len;
-	next = (next + 1) & 3;
-	ob_mem(o, s, len);
+	static const char *seen[256];
+	static size_t seen_len[256];
+	size_t h = ((uintptr_t)s >> 3) * 0x9e3779b1u >> 24 & 255;
+	if (seen[h] != s) {
+		seen[h] = s;
+		seen_len[h] = strlen(s);
+	}
+	ob_mem(o, s, seen_len[h]);
 }
 
 static void ob_char(struct obuf *o, char c)
@@ -126,9 +123,23 @@ static void ob_hex(struct obuf *o, uint64_t v)
 
 enum { PLAIN, DISCRIMINATORS, VERBOSE };
 
+/*
+ * Neighbouring instructions mostly share their frames, so the text of the
+ * previous address is kept and reused when the frames are the same.  The
+ * frame arrays are static so that their padding stays zero for memcmp.
+ */
+static struct spgo_frame frames_buf[2][MAX_FRAMES];
+static struct {
+	int n;
+	const struct spgo_symbol *sym;
+	char text[8192];
+	size_t len;
+} memo = {-1, NULL, {0}, 0};
+
 static int symbolize_one(struct spgo_binary *bin, uint64_t addr, int mode, struct obuf *o)
 {
-	struct spgo_frame frames[MAX_FRAMES];
+	static int cur;
+	struct spgo_frame *frames = frames_buf[cur];
 	int n = spgo_binary_symbolize(bin, addr, frames, MAX_FRAMES);
 	if (n < 0)
 		return -1;
@@ -139,6 +150,12 @@ static int symbolize_one(struct spgo_binary *bin, uint64_t addr, int mode, struc
 		n = 1;
 	}
 	const struct spgo_symbol *sym = spgo_binary_symbol_at(bin, addr);
+	if (n == memo.n && sym == memo.sym && !memcmp(frames, frames_buf[!cur], (size_t)n * sizeof *frames)) {
+		ob_mem(o, memo.text, memo.len);
+		return 0;
+	}
+	size_t start = o->n;
+	unsigned long flushes = o->flushes;
 	for (int i = 0; i < n; i++) {
 		const struct spgo_frame *f = &frames[i];
 		const char *name = f->function ? f->function : "??";
@@ -181,6 +198,14 @@ static int symbolize_one(struct spgo_binary *bin, uint64_t addr, int mode, struc
 		ob_char(o, '\n');
 	}
 	ob_char(o, '\n');
+	memo.n = -1;
+	if (o->flushes == flushes && o->n - start <= sizeof memo.text) {
+		memo.n = n;
+		memo.sym = sym;
+		memo.len = o->n - start;
+		memcpy(memo.text, o->buf + start, memo.len);
+		cur = !cur;
+	}
 	return 0;
 }
 
