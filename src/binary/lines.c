@@ -82,11 +82,16 @@ static const struct spgo_line_row *find_row(struct spgo_binary *bin, const struc
 	}
 	const struct spgo_line_row *rows = bin->rows.v;
 	size_t first = seqs[s].row_begin, last = seqs[s].row_end - 1; /* rows [first, last) */
-	for (size_t h = bin->hint_row; h < bin->hint_row + 2; h++)
-		if (h >= first && h < last && rows[h].addr <= addr && (h + 1 == last || rows[h + 1].addr > addr)) {
-			bin->hint_row = h;
-			return &rows[h];
+	size_t h = bin->hint_row;
+	if (h >= first && h < last && rows[h].addr <= addr) {
+		/* Walk forward a few rows (several rows often share an address). */
+		for (size_t k = 0; k < 16; k++, h++) {
+			if (h + 1 == last || rows[h + 1].addr > addr) {
+				bin->hint_row = h;
+				return &rows[h];
+			}
 		}
+	}
 	size_t lo = first + 1, hi = last;
 	while (lo < hi) { /* first row after addr */
 		size_t mid = lo + (hi - lo) / 2;
@@ -102,11 +107,13 @@ static const struct spgo_line_row *find_row(struct spgo_binary *bin, const struc
 static long find_scope(struct spgo_binary *bin, const struct spgo_cu *cu, uint64_t addr)
 {
 	const struct spgo_scope_range *rg = bin->ranges.v;
-	for (size_t h = bin->hint_range; h < bin->hint_range + 2; h++) {
-		if (h >= cu->range_begin && h < cu->range_end && rg[h].lo <= addr &&
-		    (h + 1 == cu->range_end || rg[h + 1].lo > addr)) {
-			bin->hint_range = h;
-			return addr < rg[h].hi ? (long)rg[h].scope : -1;
+	size_t h = bin->hint_range;
+	if (h >= cu->range_begin && h < cu->range_end && rg[h].lo <= addr) {
+		for (size_t k = 0; k < 16; k++, h++) {
+			if (h + 1 == cu->range_end || rg[h + 1].lo > addr) {
+				bin->hint_range = h;
+				return addr < rg[h].hi ? (long)rg[h].scope : -1;
+			}
 		}
 	}
 	size_t lo = cu->range_begin, hi = cu->range_end;

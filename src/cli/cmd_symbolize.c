@@ -9,6 +9,7 @@
  * --all-instructions lists every instruction of the executable sections:
  * address, size, class and (for direct branches and calls) target.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,35 +36,112 @@ static const char usage[] =
 	"                       subprogram's DW_AT_decl_line), Line, Column, Discriminator\n"
 	"  --all-instructions   list every instruction: address size class [target]\n";
 
-/* A plain output buffer: symbolizing millions of addresses is mostly printing. */
+/*
+ * The output buffer.  Symbolizing many addresses is mostly printing, and
+ * the kernel's copy of the text into the output file costs as much as
+ * making it: a writer thread writes one buffer while the next one fills.
+ */
+#define OBUF_SIZE (1u << 20)
 struct obuf {
-	char buf[1 << 16];
+	char *buf; /* being filled */
 	size_t n;
 	unsigned long flushes;
+	char *other; /* being written (while pending) or free */
+	const char *pending;
+	size_t pending_n;
+	int threaded, done, write_error;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
 };
+
+static void *writer(void *arg)
+{
+	struct obuf *o = arg;
+	pthread_mutex_lock(&o->mu);
+	for (;;) {
+		while (!o->pending && !o->done)
+			pthread_cond_wait(&o->cv, &o->mu);
+		if (!o->pending)
+			break;
+		const char *p = o->pending;
+		size_t len = o->pending_n;
+		pthread_mutex_unlock(&o->mu);
+		int bad = fwrite(p, 1, len, stdout) != len || fflush(stdout) != 0;
+		pthread_mutex_lock(&o->mu);
+		o->write_error |= bad;
+		o->pending = NULL;
+		pthread_cond_broadcast(&o->cv);
+	}
+	pthread_mutex_unlock(&o->mu);
+	return NULL;
+}
+
+static void ob_init(struct obuf *o)
+{
+	memset(o, 0, sizeof *o);
+	o->buf = xmalloc(OBUF_SIZE);
+	o->other = xmalloc(OBUF_SIZE);
+	pthread_mutex_init(&o->mu, NULL);
+	pthread_cond_init(&o->cv, NULL);
+	o->threaded = pthread_create(&o->thread, NULL, writer, o) == 0;
+}
 
 static void ob_flush(struct obuf *o)
 {
-	fwrite(o->buf, 1, o->n, stdout);
-	o->n = 0;
 	o->flushes++;
+	if (!o->n)
+		return;
+	if (!o->threaded) {
+		o->write_error |= fwrite(o->buf, 1, o->n, stdout) != o->n;
+		o->n = 0;
+		return;
+	}
+	pthread_mutex_lock(&o->mu);
+	while (o->pending)
+		pthread_cond_wait(&o->cv, &o->mu);
+	o->pending = o->buf;
+	o->pending_n = o->n;
+	char *t = o->buf;
+	o->buf = o->other;
+	o->other = t;
+	o->n = 0;
+	pthread_cond_broadcast(&o->cv);
+	pthread_mutex_unlock(&o->mu);
 }
 
-static void ob_flush(struct obuf *o);
+/* Flush, stop the writer, free; returns non-zero after a write error. */
+static int ob_finish(struct obuf *o)
+{
+	ob_flush(o);
+	if (o->threaded) {
+		pthread_mutex_lock(&o->mu);
+		o->done = 1;
+		pthread_cond_broadcast(&o->cv);
+		pthread_mutex_unlock(&o->mu);
+		pthread_join(o->thread, NULL);
+	}
+	pthread_mutex_destroy(&o->mu);
+	pthread_cond_destroy(&o->cv);
+	free(o->buf);
+	free(o->other);
+	return o->write_error;
+}
 
 static void ob_mem(struct obuf *o, const char *s, size_t len)
 {
-	if (SPGO_LIKELY(len <= sizeof o->buf - o->n)) {
+	if (SPGO_LIKELY(len <= OBUF_SIZE - o->n)) {
 		memcpy(o->buf + o->n, s, len);
 		o->n += len;
 		return;
 	}
-	if (len > sizeof o->buf - o->n) {
+	ob_flush(o);
+	while (len > OBUF_SIZE) {
+		memcpy(o->buf, s, OBUF_SIZE);
+		o->n = OBUF_SIZE;
 		ob_flush(o);
-		if (len > sizeof o->buf) {
-			fwrite(s, 1, len, stdout);
-			return;
-		}
+		s += OBUF_SIZE;
+		len -= OBUF_SIZE;
 	}
 	memcpy(o->buf + o->n, s, len);
 	o->n += len;
@@ -90,7 +168,7 @@ static void ob_name(struct obuf *o, const char *s)
 
 static void ob_char(struct obuf *o, char c)
 {
-	if (o->n == sizeof o->buf)
+	if (o->n == OBUF_SIZE)
 		ob_flush(o);
 	o->buf[o->n++] = c;
 }
@@ -314,7 +392,7 @@ int cmd_symbolize(int argc, char **argv)
 		return cli_fail();
 	}
 	struct obuf *o = xmalloc(sizeof *o);
-	o->n = 0;
+	ob_init(o);
 	int rc = 0;
 	if (all) {
 		rc = list_instructions(bin, o);
@@ -351,12 +429,12 @@ int cmd_symbolize(int argc, char **argv)
 			free(line);
 		}
 	}
-	ob_flush(o);
+	int werr = ob_finish(o);
 	free(o);
 	spgo_binary_close(bin);
 	if (rc < 0)
 		return cli_fail();
-	if (fflush(stdout) != 0 || ferror(stdout)) {
+	if (werr || fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "spgo: <stdout>: write error\n");
 		return 1;
 	}
