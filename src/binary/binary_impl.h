@@ -25,7 +25,7 @@
 struct spgo_line_row {
 	uint64_t addr;
 	uint32_t line;
-	uint32_t file; /* strtab id of the full path, or SPGO_NO_FILE */
+	uint32_t file; /* file_strs id of the full path, or SPGO_NO_FILE */
 	uint32_t column;
 	uint32_t discriminator;
 };
@@ -35,7 +35,7 @@ struct spgo_scope {
 	int32_t parent;   /* enclosing scope, -1 at the top */
 	uint32_t name;    /* strtab id, or SPGO_NO_FILE when the DIE has no name */
 	uint32_t decl_line;
-	uint32_t call_file; /* strtab id or SPGO_NO_FILE */
+	uint32_t call_file; /* DW_AT_call_file: index into the CU's files */
 	uint32_t call_line, call_column, call_discriminator;
 	uint8_t inlined;
 };
@@ -57,13 +57,16 @@ struct spgo_line_seq {
 	size_t row_begin, row_end;
 };
 
-/* A compile unit: its slices of the sequence and scope-range tables. */
+/* A compile unit: its slices of the sequence and scope-range tables, and
+ * its file table (DWARF file index -> file_strs id or SPGO_NO_FILE). */
 struct spgo_cu {
 	size_t seq_begin, seq_end;
 	size_t range_begin, range_end;
+	uint32_t *files;
+	size_t nfiles;
 };
 
-/* The file table of a CU: DWARF file index -> strtab id or SPGO_NO_FILE. */
+/* The file table of a CU: DWARF file index -> file_strs id or SPGO_NO_FILE. */
 struct spgo_cu_files {
 	uint32_t *ids;
 	size_t n;
@@ -95,7 +98,9 @@ struct spgo_binary {
 	size_t build_id_len;
 	VEC(struct spgo_segment) segments;
 
-	struct spgo_strtab strs; /* names and paths of everything below */
+	struct spgo_strtab strs;      /* names of functions and symbols */
+	struct spgo_strtab file_strs; /* source paths (line tables are read
+					 in a thread of their own) */
 
 	/* Symbols (symtab.c). */
 	int syms_loaded;

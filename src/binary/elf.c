@@ -136,6 +136,7 @@ int spgo_binary_open(struct spgo_binary **out, const char *path, const char *deb
 	bin->fd = fd;
 	bin->dbg_fd = -1;
 	spgo_strtab_init(&bin->strs);
+	spgo_strtab_init(&bin->file_strs);
 	struct stat st;
 	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		spgo_error("%s: is a directory", path);
@@ -192,6 +193,7 @@ void spgo_binary_close(struct spgo_binary *bin)
 	spgo_binary_free_symbols(bin);
 	VEC_FREE(&bin->insns);
 	spgo_strtab_free(&bin->strs);
+	spgo_strtab_free(&bin->file_strs);
 	if (bin->elf)
 		elf_end(bin->elf);
 	if (bin->fd >= 0)

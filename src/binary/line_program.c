@@ -160,7 +160,7 @@ static uint32_t compose(struct spgo_binary *bin, int version, const char *comp_d
 	if (!f->name)
 		return SPGO_NO_FILE;
 	if (f->name[0] == '/')
-		return spgo_strtab_intern(&bin->strs, f->name, strlen(f->name));
+		return spgo_strtab_intern(&bin->file_strs, f->name, strlen(f->name));
 	const char *inc = "";
 	if (version >= 5) {
 		if (f->dir < ndirs && dirs[f->dir].name)
@@ -176,7 +176,7 @@ static uint32_t compose(struct spgo_binary *bin, int version, const char *comp_d
 	if (inc[0])
 		path_append(buf, &len, sizeof buf, inc);
 	path_append(buf, &len, sizeof buf, f->name);
-	return spgo_strtab_intern(&bin->strs, buf, len);
+	return spgo_strtab_intern(&bin->file_strs, buf, len);
 }
 
 typedef VEC(struct entry) entry_vec;

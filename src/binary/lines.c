@@ -24,9 +24,20 @@ uint32_t spgo_base_discriminator(uint32_t d)
 	return (d & 0x20) ? (((d >> 1) & 0xfe0) | (d & 0x1f)) : (d & 0x1f);
 }
 
-static const char *str_or_null(const struct spgo_binary *bin, uint32_t id)
+static const char *name_or_null(const struct spgo_binary *bin, uint32_t id)
 {
 	return id >= SPGO_BAD_FILE ? NULL : spgo_strtab_get(&bin->strs, id);
+}
+
+static const char *file_or_null(const struct spgo_binary *bin, uint32_t id)
+{
+	return id >= SPGO_BAD_FILE ? NULL : spgo_strtab_get(&bin->file_strs, id);
+}
+
+/* The path of file index idx of the CU, or NULL. */
+static const char *cu_file(const struct spgo_binary *bin, const struct spgo_cu *cu, uint32_t idx)
+{
+	return idx < cu->nfiles ? file_or_null(bin, cu->files[idx]) : NULL;
 }
 
 /*
@@ -157,7 +168,7 @@ int spgo_binary_symbolize(struct spgo_binary *bin, uint64_t addr, struct spgo_fr
 		if (max > 0) {
 			struct spgo_frame *f = &frames[0];
 			*f = (struct spgo_frame){0};
-			set_location(f, str_or_null(bin, row->file), row->line, row->column, row->discriminator);
+			set_location(f, file_or_null(bin, row->file), row->line, row->column, row->discriminator);
 		}
 		return 1;
 	}
@@ -167,18 +178,18 @@ int spgo_binary_symbolize(struct spgo_binary *bin, uint64_t addr, struct spgo_fr
 		const struct spgo_scope *sc = &bin->scopes.v[s];
 		if (n < max) {
 			struct spgo_frame *f = &frames[n];
-			f->function = str_or_null(bin, sc->name);
+			f->function = name_or_null(bin, sc->name);
 			f->decl_line = sc->decl_line;
 			f->inlined = sc->inlined;
 			if (!inner) {
 				if (row)
-					set_location(f, str_or_null(bin, row->file), row->line, row->column, row->discriminator);
+					set_location(f, file_or_null(bin, row->file), row->line, row->column, row->discriminator);
 				else
 					set_location(f, NULL, 0, 0, 0);
 			} else {
 				/* The call site of the frame inside this one; LLVM
 				 * keeps line and column even when the file is bad. */
-				f->file = str_or_null(bin, inner->call_file);
+				f->file = cu_file(bin, cu, inner->call_file);
 				f->line = inner->call_line;
 				f->column = inner->call_column;
 				f->discriminator = inner->call_discriminator;
