@@ -21,7 +21,7 @@
 
 static const char usage[] =
 	"usage: spgo symbolize --binary FILE [--debug-binary FILE] [--discriminators|--verbose] [ADDR...]\n"
-	"       spgo symbolize --binary FILE --all-instructions\n"
+	"       spgo symbolize --binary FILE --all-instructions | --functions\n"
 	"\n"
 	"Print the inline frames at each address (arguments, else one per line on\n"
 	"stdin; 0x-prefixed hex or decimal), innermost first: the function's linkage\n"
@@ -34,7 +34,9 @@ static const char usage[] =
 	"  --verbose            per frame, the fields of llvm-symbolizer --verbose that\n"
 	"                       profiles use: Filename, Function start line (the\n"
 	"                       subprogram's DW_AT_decl_line), Line, Column, Discriminator\n"
-	"  --all-instructions   list every instruction: address size class [target]\n";
+	"  --all-instructions   list every instruction: address size class [target]\n"
+	"  --functions          list the function table: start end name symbol\n"
+	"                       decl_line=N [parent=SYMBOL of a split part]\n";
 
 /*
  * The output buffer.  Symbolizing many addresses is mostly printing, and
@@ -308,6 +310,32 @@ static int list_instructions(struct spgo_binary *bin, struct obuf *o)
 	return 0;
 }
 
+static int list_functions(struct spgo_binary *bin, struct obuf *o)
+{
+	size_t n;
+	const struct spgo_function *fn = spgo_binary_functions(bin, &n);
+	if (n == 0)
+		return spgo_error("%s: no functions (no DWARF subprograms and no function symbols)",
+				  spgo_binary_path(bin));
+	for (size_t i = 0; i < n; i++) {
+		ob_hex(o, fn[i].start);
+		ob_char(o, ' ');
+		ob_hex(o, fn[i].end);
+		ob_char(o, ' ');
+		ob_str(o, fn[i].name);
+		ob_char(o, ' ');
+		ob_str(o, fn[i].symbol);
+		ob_str(o, " decl_line=");
+		ob_u64(o, fn[i].decl_line);
+		if (fn[i].parent >= 0) {
+			ob_str(o, " parent=");
+			ob_str(o, fn[fn[i].parent].symbol);
+		}
+		ob_str(o, fn[i].has_debug ? "\n" : " (symbol only)\n");
+	}
+	return 0;
+}
+
 /* One address given as text; an unparsable one is echoed back, as
  * llvm-symbolizer does. */
 static int symbolize_text(struct spgo_binary *bin, char *s, int mode, struct obuf *o)
@@ -350,7 +378,7 @@ static int stdin_is_file(void)
 int cmd_symbolize(int argc, char **argv)
 {
 	const char *binary = NULL, *debug = NULL;
-	int mode = PLAIN, all = 0, first_addr = argc;
+	int mode = PLAIN, all = 0, funcs = 0, first_addr = argc;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--binary") || !strcmp(a, "--debug-binary")) {
@@ -369,6 +397,8 @@ int cmd_symbolize(int argc, char **argv)
 			mode = VERBOSE;
 		} else if (!strcmp(a, "--all-instructions")) {
 			all = 1;
+		} else if (!strcmp(a, "--functions")) {
+			funcs = 1;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(usage, stdout);
 			return 0;
@@ -396,6 +426,8 @@ int cmd_symbolize(int argc, char **argv)
 	int rc = 0;
 	if (all) {
 		rc = list_instructions(bin, o);
+	} else if (funcs) {
+		rc = list_functions(bin, o);
 	} else if ((rc = spgo_binary_load_debug(bin)) == 0) {
 		if (first_addr < argc) {
 			for (int i = first_addr; i < argc && rc == 0; i++)

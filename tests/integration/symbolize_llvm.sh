@@ -82,6 +82,15 @@ grep -q '^  Discriminator: ' clang-dwarf5.spgo-v || fail "no discriminator in th
 grep -q '^work.cold$' gcc-dwarf5.spgo || fail "no work.cold frame in the gcc build"
 [ "$("$SPGO" symbolize --binary clang-dwarf5 0x0 | head -2 | tr '\n' ' ')" = "?? ??:0:0 " ] || fail "unknown address"
 
+# The function table: GCC's split cold part is tied to its parent, starts
+# where its symbol does, and decl lines are those llvm-symbolizer reports.
+"$SPGO" symbolize --binary gcc-dwarf5 --functions > gcc-functions || fail "--functions"
+cold=$(nm gcc-dwarf5 | awk '$3 == "work.cold" {print $1}' | sed 's/^0*//')
+grep -q "^0x$cold 0x[0-9a-f]* work work.cold decl_line=[0-9]* parent=work$" gcc-functions ||
+  { fail "work.cold is not tied to work:"; cat gcc-functions; }
+decl=$(llvm-symbolizer-19 --verbose --functions=linkage --obj=gcc-dwarf5 "0x$cold" | awk '/Function start line/ {print $4}')
+grep -q "^0x[0-9a-f]* 0x[0-9a-f]* work work decl_line=$decl\$" gcc-functions || fail "decl line of work is not $decl"
+
 # Separate debug file: stripped binary + its DWARF, given and by build-id.
 objcopy --only-keep-debug gcc-dwarf5 gcc.debug
 objcopy --strip-debug gcc-dwarf5 gcc-stripped
