@@ -336,8 +336,8 @@ static int list_functions(struct spgo_binary *bin, struct obuf *o)
 	return 0;
 }
 
-/* One address given as text; an unparsable one is echoed back, as
- * llvm-symbolizer does. */
+/* One address given as text: 0x-hex, or decimal (as llvm-symbolizer reads
+ * it); anything else is unknown, printed as ?? like llvm-symbolizer does. */
 static int symbolize_text(struct spgo_binary *bin, char *s, int mode, struct obuf *o)
 {
 	while (*s == ' ' || *s == '\t')
@@ -362,8 +362,9 @@ static int symbolize_text(struct spgo_binary *bin, char *s, int mode, struct obu
 		}
 	}
 	if (!ok && spgo_parse_u64(s, &addr) != 0) {
-		ob_str(o, s);
-		ob_str(o, "\n\n");
+		/* Not an address (llvm-symbolizer would look it up as a symbol
+		 * name, and finds nothing in the forms we are given). */
+		ob_str(o, mode == VERBOSE ? "??\n  Filename: ??\n  Line: 0\n  Column: 0\n\n" : "??\n??:0:0\n\n");
 		return 0;
 	}
 	return symbolize_one(bin, addr, mode, o);

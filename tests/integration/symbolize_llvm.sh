@@ -82,6 +82,13 @@ grep -q '^  Discriminator: ' clang-dwarf5.spgo-v || fail "no discriminator in th
 grep -q '^work.cold$' gcc-dwarf5.spgo || fail "no work.cold frame in the gcc build"
 [ "$("$SPGO" symbolize --binary clang-dwarf5 0x0 | head -2 | tr '\n' ' ')" = "?? ??:0:0 " ] || fail "unknown address"
 
+# Odd input lines: spaces, decimal, upper-case hex, an empty line, a word.
+start=$(nm clang-dwarf5 | awk '$3 == "work" {print $1}' | sed 's/^0*//')
+printf '0x%s\nfoo\n\n  0x%s  \n%d\n0X%s\n' "$start" "$start" "$((16#$start))" "$start" > odd.txt
+"$SPGO" symbolize --binary clang-dwarf5 < odd.txt > odd.spgo
+llvm-symbolizer-19 --inlines --functions=linkage --obj=clang-dwarf5 < odd.txt > odd.llvm
+cmp -s odd.spgo odd.llvm || { fail "odd input lines:"; diff odd.spgo odd.llvm; }
+
 # The function table: GCC's split cold part is tied to its parent, starts
 # where its symbol does, and decl lines are those llvm-symbolizer reports.
 "$SPGO" symbolize --binary gcc-dwarf5 --functions > gcc-functions || fail "--functions"
