@@ -106,6 +106,35 @@ mkdir -p "dbg/.build-id/${id:0:2}" && cp gcc.debug "dbg/.build-id/${id:0:2}/${id
 LLVM_EXTRA="--debug-file-directory=$tmp/dbg" compare_frames gcc-stripped gcc-debug-binary --binary gcc-stripped --debug-binary gcc.debug
 SPGO_DEBUG_ROOT="$tmp/dbg" LLVM_EXTRA="--debug-file-directory=$tmp/dbg" compare_frames gcc-stripped gcc-build-id --binary gcc-stripped
 
+# Debian's libc.so.6, when libc6-dbg provides its DWARF (found by build-id):
+# a large GCC 12 DWARF 5 binary with AVX-512 code.  Frames of every 7th
+# instruction against llvm-symbolizer-19; instruction boundaries and classes
+# against GNU objdump, since llvm-objdump-19 -d disassembles nothing in this
+# symbol-less shared object.
+libc=$(ldd "$SPGO" | awk '$1 == "libc.so.6" {print $3}')
+libc_id=$([ -n "$libc" ] && readelf -n "$libc" | awk '/Build ID/ {print $3}')
+if [ -n "$libc_id" ] && [ -f "/usr/lib/debug/.build-id/${libc_id:0:2}/${libc_id:2}.debug" ]; then
+  "$SPGO" symbolize --binary "$libc" --all-instructions > libc.insns
+  awk 'NR % 7 == 0 {print $1}' libc.insns > libc.addrs
+  "$SPGO" symbolize --verbose --binary "$libc" < libc.addrs > libc.spgo-v
+  llvm-symbolizer-19 --verbose --inlines --functions=linkage --obj="$libc" < libc.addrs |
+    grep -v -e '^  Function start filename:' -e '^  Function start address:' > libc.llvm-v
+  if cmp -s libc.spgo-v libc.llvm-v; then
+    echo "libc: $(wc -l < libc.addrs) addresses, equal to llvm-symbolizer-19 --verbose"
+  else
+    fail "libc: frames differ from llvm-symbolizer-19:"; diff libc.spgo-v libc.llvm-v | head -20
+  fi
+  objdump -d --no-show-raw-insn "$libc" | awk -f "$SPGO_SRC/tests/integration/objdump_classes.awk" > libc.objdump
+  awk '{ print $1, $3 (NF > 3 ? " " $4 : "") }' libc.insns > libc.classes
+  if cmp -s libc.classes libc.objdump; then
+    echo "libc: $(wc -l < libc.classes) instructions, boundaries and classes equal to GNU objdump"
+  else
+    fail "libc: instructions differ from objdump -d:"; diff libc.classes libc.objdump | head -20
+  fi
+else
+  echo "note: no libc6-dbg debug file for $libc, skipping libc"
+fi
+
 # The real-world binary of the shared data.
 gz="${SPGO_SHARED:-}/data/autofdo-gzip/test.binary"
 if [ -f "$gz" ]; then
