@@ -71,6 +71,14 @@ int spgo_segments_map(const struct spgo_segment *segs, size_t n, uint64_t map_st
  */
 int spgo_binary_check_machine(const struct spgo_binary *bin);
 
+/*
+ * The contents of the section called name (".text", ".pseudo_probe", ...),
+ * decompressed if it is SHF_COMPRESSED; sets *addr to its sh_addr and *size.
+ * Looked up in the binary, then in its debug file if one is loaded.  NULL
+ * (no spgo_error) when there is no such section with contents.
+ */
+const uint8_t *spgo_binary_section(struct spgo_binary *bin, const char *name, uint64_t *addr, size_t *size);
+
 /* Format a build-id as lower-case hex into buf (at least 2 * len + 1 bytes). */
 void spgo_build_id_hex(const uint8_t *id, size_t len, char *buf);
 

@@ -281,3 +281,21 @@ int spgo_binary_check_machine(const struct spgo_binary *bin)
 	return spgo_error("%s: unsupported machine %s (e_machine %u); spgo supports x86-64 binaries",
 			  bin->path, machine_name(bin->machine), bin->machine);
 }
+
+const uint8_t *spgo_binary_section(struct spgo_binary *bin, const char *name, uint64_t *addr, size_t *size)
+{
+	Elf *elfs[2] = {bin->elf, bin->dbg_elf};
+	for (int i = 0; i < 2; i++) {
+		Elf_Data *d;
+		Elf_Scn *scn = elfs[i] ? spgo_elf_section(elfs[i], name, &d) : NULL;
+		GElf_Shdr sh;
+		if (!scn || !d->d_buf || !gelf_getshdr(scn, &sh))
+			continue;
+		*addr = sh.sh_addr;
+		*size = d->d_size;
+		return d->d_buf;
+	}
+	*addr = 0;
+	*size = 0;
+	return NULL;
+}
