@@ -105,7 +105,10 @@ struct spgo_insn {
 
 /*
  * Every instruction of the executable sections, sorted by address (built on
- * first use).  Bytes that do not decode are skipped and not listed.
+ * first use).  Decoding restarts at every symbol, as llvm-objdump -d does;
+ * VEX/EVEX instructions capstone 4 cannot decode are listed as
+ * SPGO_INSN_OTHER with their length; other bytes that do not decode are
+ * skipped and not listed.
  */
 const struct spgo_insn *spgo_binary_insns(struct spgo_binary *bin, size_t *n);
 /* The instruction starting exactly at addr, or NULL. */
@@ -129,7 +132,6 @@ struct spgo_function {
 const struct spgo_function *spgo_binary_functions(struct spgo_binary *bin, size_t *n);
 /* The function whose part contains addr, or NULL. */
 const struct spgo_function *spgo_binary_function_at(struct spgo_binary *bin, uint64_t addr);
-
 
 /* ---- symbols ----------------------------------------------------------- */
 
@@ -181,11 +183,13 @@ struct spgo_frame {
 /*
  * Fill frames[0..max) with the inline stack at addr, innermost first.
  * Returns the number of frames (which may exceed max: then only max are
- * filled), 0 if no debug information covers addr, -1 on an error reading the
- * debug information (spgo_error set; reported once, on the first call).
- * The tables are built on first use; after that a call allocates nothing.
- * A frame with function == NULL but a file/line means the address has a line
- * row but no subprogram DIE.
+ * filled), 0 if no debug information covers addr, -1 when the debug
+ * information is missing or unreadable (spgo_error set, the same on every
+ * call).  The tables are built on first use; after that a call allocates
+ * nothing.  A frame with function == NULL but a file/line means the address
+ * has a line row but no subprogram DIE.  Names are DWARF's: the outermost
+ * frame of an address in foo.cold is "foo" (llvm-symbolizer, and spgo
+ * symbolize, print the ELF symbol there; see spgo_binary_symbol_at()).
  */
 int spgo_binary_symbolize(struct spgo_binary *bin, uint64_t addr, struct spgo_frame *frames, int max);
 
