@@ -89,6 +89,15 @@ printf '0x%s\nfoo\n\n  0x%s  \n%d\n0X%s\n' "$start" "$start" "$((16#$start))" "$
 llvm-symbolizer-19 --inlines --functions=linkage --obj=clang-dwarf5 < odd.txt > odd.llvm
 cmp -s odd.spgo odd.llvm || { fail "odd input lines:"; diff odd.spgo odd.llvm; }
 
+# As a coprocess (the way tools drive llvm-symbolizer): each answer must
+# come before the next question is asked.
+coproc SYM { "$SPGO" symbolize --binary clang-dwarf5; }
+echo "0x$start" >&"${SYM[1]}"
+read -r -t 10 -u "${SYM[0]}" answer || answer="(no answer)"
+[ "$answer" = work ] || fail "coprocess: got '$answer' for 0x$start"
+exec {SYM[1]}>&-
+wait "$SYM_PID" 2>/dev/null
+
 # The function table: GCC's split cold part is tied to its parent, starts
 # where its symbol does, and decl lines are those llvm-symbolizer reports.
 "$SPGO" symbolize --binary gcc-dwarf5 --functions > gcc-functions || fail "--functions"
