@@ -19,6 +19,7 @@
  * path that is still relative.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,10 +187,10 @@ static void read_files(struct spgo_binary *bin, Dwarf_Die *cudie, int version, s
 			continue;
 		if (name[0] != '/' && comp_dir && comp_dir[0]) {
 			char *full = path_join(comp_dir, name);
-			cf->ids[i] = intern(bin, full);
+			cf->ids[i] = spgo_strtab_intern(&bin->file_strs, full, strlen(full));
 			free(full);
 		} else {
-			cf->ids[i] = intern(bin, name);
+			cf->ids[i] = spgo_strtab_intern(&bin->file_strs, name, strlen(name));
 		}
 	}
 }
@@ -236,6 +237,28 @@ static void read_rows(struct spgo_binary *bin, Dwarf_Die *cudie, const struct sp
 	}
 	if (!sorted)
 		spgo_warn("%s: line table of a CU is not sorted by address", bin->dwarf_path);
+	/* libdw merged the sequences in address order: take each run up to an
+	 * end row as one. */
+	size_t begin = first;
+	for (size_t i = first; i < bin->rows.n; i++) {
+		if (bin->rows.v[i].file != SPGO_NO_FILE)
+			continue;
+		if (i > begin && bin->rows.v[begin].addr < bin->rows.v[i].addr) {
+			struct spgo_line_seq sq = {bin->rows.v[begin].addr, bin->rows.v[i].addr, begin, i + 1};
+			VEC_PUSH(&bin->seqs, sq);
+		}
+		begin = i + 1;
+	}
+}
+
+static int cmp_seq_hi(const void *a, const void *b)
+{
+	const struct spgo_line_seq *x = a, *y = b;
+	if (x->hi != y->hi)
+		return x->hi < y->hi ? -1 : 1;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->row_begin < y->row_begin ? -1 : x->row_begin > y->row_begin;
 }
 
 /* ---- scopes (subprogram and inlined-subroutine DIEs) ------------------------ */
@@ -422,8 +445,7 @@ static int leaf_tag(int tag)
 
 #define MAX_DEPTH 512
 
-static int walk_dies(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *cudie, const struct spgo_cu_files *cf,
-		     raw_range_vec *rr)
+static int walk_dies(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *cudie, raw_range_vec *rr)
 {
 	Dwarf_Die *stack = xmalloc(MAX_DEPTH * sizeof *stack);
 	int32_t *outer = xmalloc(MAX_DEPTH * sizeof *outer);
@@ -444,13 +466,14 @@ static int walk_dies(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *
 			if (s.inlined) {
 				Dwarf_Attribute a;
 				Dwarf_Word w;
-				s.call_file = dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &w) == 0 ? file_id(cf, w)
-													     : SPGO_NO_FILE;
+				s.call_file = dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &w) == 0 && w < UINT32_MAX
+						      ? (uint32_t)w
+						      : UINT32_MAX;
 				s.call_line = die_udata(die, DW_AT_call_line);
 				s.call_column = die_udata(die, DW_AT_call_column);
 				s.call_discriminator = die_udata(die, DW_AT_GNU_discriminator);
 			} else {
-				s.call_file = SPGO_NO_FILE;
+				s.call_file = UINT32_MAX;
 			}
 			scope = (int32_t)bin->scopes.n;
 			VEC_PUSH(&bin->scopes, s);
@@ -611,6 +634,46 @@ static void build_cu_ranges(struct spgo_binary *bin, struct endpoint *ep, size_t
 
 /* ---- the whole load ------------------------------------------------------------ */
 
+/* What the line-table thread needs to know of each CU. */
+struct cu_lines {
+	Dwarf_Off die_off;
+	int version;
+	int has_lines;
+	uint64_t stmt_list;
+	const char *comp_dir;
+	int failed; /* our reader gave up: libdw reads it after the join */
+};
+
+struct line_job {
+	struct spgo_binary *bin;
+	struct spgo_line_sections sec;
+	struct cu_lines *cl;
+};
+
+/* The line tables of all CUs: runs beside the DIE walk, touching only
+ * rows, seqs, file_strs and the CUs' file tables. */
+static void *read_all_lines(void *arg)
+{
+	struct line_job *job = arg;
+	struct spgo_binary *bin = job->bin;
+	for (size_t i = 0; i < bin->cus.n; i++) {
+		struct spgo_cu *cu = &bin->cus.v[i];
+		struct cu_lines *cl = &job->cl[i];
+		cu->seq_begin = cu->seq_end = bin->seqs.n;
+		if (!cl->has_lines)
+			continue;
+		struct spgo_cu_files cf = {0};
+		if (spgo_read_line_program(bin, &job->sec, cl->stmt_list, cl->comp_dir, &cf) < 0) {
+			cl->failed = 1;
+			continue;
+		}
+		cu->seq_end = bin->seqs.n;
+		cu->files = cf.ids;
+		cu->nfiles = cf.n;
+	}
+	return NULL;
+}
+
 static int load(struct spgo_binary *bin)
 {
 	if (open_dwarf(bin) < 0)
@@ -620,18 +683,21 @@ static int load(struct spgo_binary *bin)
 	spgo_kmap_init(&nc.map, 1);
 	struct spgo_kmap cu_by_off;
 	spgo_kmap_init(&cu_by_off, 1);
-	VEC(Dwarf_Off) cu_die_off = {0};
+	VEC(struct cu_lines) cls = {0};
 	raw_range_vec rr = {0};
 
-	struct spgo_line_sections sec;
-	memset(&sec, 0, sizeof sec);
+	struct line_job job;
+	memset(&job, 0, sizeof job);
+	job.bin = bin;
 	Elf_Data *d;
 	if (spgo_elf_section(elf, ".debug_line", &d) && d->d_buf)
-		sec.line = (struct spgo_debug_str){d->d_buf, d->d_size};
+		job.sec.line = (struct spgo_debug_str){d->d_buf, d->d_size};
 	if (spgo_elf_section(elf, ".debug_line_str", &d) && d->d_buf)
-		sec.line_str = (struct spgo_debug_str){d->d_buf, d->d_size};
+		job.sec.line_str = (struct spgo_debug_str){d->d_buf, d->d_size};
 	if (spgo_elf_section(elf, ".debug_str", &d) && d->d_buf)
-		sec.str = (struct spgo_debug_str){d->d_buf, d->d_size};
+		job.sec.str = (struct spgo_debug_str){d->d_buf, d->d_size};
+
+	/* The CUs, and where their line tables are. */
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 	Dwarf_Half version;
@@ -641,38 +707,64 @@ static int load(struct spgo_binary *bin)
 		Dwarf_Off this_off = off;
 		off = next;
 		units++;
-		if (!dwarf_offdie(bin->dwarf, this_off + hsize, &cudie))
+		if (!dwarf_offdie(bin->dwarf, this_off + hsize, &cudie) || dwarf_tag(&cudie) != DW_TAG_compile_unit)
 			continue;
-		if (dwarf_tag(&cudie) != DW_TAG_compile_unit)
-			continue;
-		struct spgo_cu cu = {0};
-		struct spgo_cu_files cf = {0};
-		cu.row_begin = bin->rows.n;
-		/* Our own line program reader, libdw's if it gives up. */
+		struct cu_lines cl = {this_off + hsize, version, 0, 0, NULL, 0};
 		Dwarf_Attribute a;
 		Dwarf_Word stmt_list;
-		const char *comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &a));
-		if (!dwarf_attr(&cudie, DW_AT_stmt_list, &a) || dwarf_formudata(&a, &stmt_list) != 0) {
-			/* No line table: no rows, no file names. */
-		} else if (spgo_read_line_program(bin, &sec, stmt_list, comp_dir, &cf) < 0) {
-			spgo_info("%s: line table at 0x%llx read by libdw", bin->dwarf_path, (unsigned long long)stmt_list);
-			read_files(bin, &cudie, version, &cf);
-			read_rows(bin, &cudie, &cf);
+		cl.comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &a));
+		if (dwarf_attr(&cudie, DW_AT_stmt_list, &a) && dwarf_formudata(&a, &stmt_list) == 0) {
+			cl.has_lines = 1;
+			cl.stmt_list = stmt_list;
 		}
-		cu.row_end = bin->rows.n;
-		rr.n = 0;
-		walk_dies(bin, &nc, &cudie, &cf, &rr);
-		cu.range_begin = bin->ranges.n;
-		flatten(bin, rr.v, rr.n);
-		cu.range_end = bin->ranges.n;
-		free(cf.ids);
 		uint64_t key = this_off;
 		*spgo_kmap_upsert(&cu_by_off, &key) = bin->cus.n;
+		struct spgo_cu cu = {0};
 		VEC_PUSH(&bin->cus, cu);
-		VEC_PUSH(&cu_die_off, this_off + hsize);
+		VEC_PUSH(&cls, cl);
 	}
 	if (units == 0 && dwarf_errno() != 0)
 		spgo_warn("%s: %s", bin->dwarf_path, dwarf_errmsg(-1));
+
+	/* Line tables in a second thread, inline scopes in this one. */
+	job.cl = cls.v;
+	pthread_t lines_thread;
+	int threaded = bin->cus.n > 0 && pthread_create(&lines_thread, NULL, read_all_lines, &job) == 0;
+	if (!threaded)
+		read_all_lines(&job);
+	for (size_t i = 0; i < bin->cus.n; i++) {
+		Dwarf_Die cudie;
+		size_t begin = bin->ranges.n;
+		if (dwarf_offdie(bin->dwarf, cls.v[i].die_off, &cudie)) {
+			rr.n = 0;
+			walk_dies(bin, &nc, &cudie, &rr);
+			flatten(bin, rr.v, rr.n);
+		}
+		/* bin->cus.v is not reallocated while the thread runs. */
+		bin->cus.v[i].range_begin = begin;
+		bin->cus.v[i].range_end = bin->ranges.n;
+	}
+	if (threaded)
+		pthread_join(lines_thread, NULL);
+
+	/* What our reader could not read, libdw reads; then sort sequences. */
+	for (size_t i = 0; i < bin->cus.n; i++) {
+		struct spgo_cu *cu = &bin->cus.v[i];
+		Dwarf_Die cudie;
+		if (cls.v[i].failed && dwarf_offdie(bin->dwarf, cls.v[i].die_off, &cudie)) {
+			spgo_info("%s: line table at 0x%llx read by libdw", bin->dwarf_path,
+				  (unsigned long long)cls.v[i].stmt_list);
+			struct spgo_cu_files cf = {0};
+			read_files(bin, &cudie, cls.v[i].version, &cf);
+			cu->seq_begin = bin->seqs.n;
+			read_rows(bin, &cudie, &cf);
+			cu->seq_end = bin->seqs.n;
+			cu->files = cf.ids;
+			cu->nfiles = cf.n;
+		}
+		if (cu->seq_end - cu->seq_begin > 1)
+			qsort(bin->seqs.v + cu->seq_begin, cu->seq_end - cu->seq_begin, sizeof *bin->seqs.v, cmp_seq_hi);
+	}
 
 	/* CU ranges: .debug_aranges first, then the CU DIEs it did not name. */
 	endpoint_vec ep = {0};
@@ -682,7 +774,7 @@ static int load(struct spgo_binary *bin)
 		if (covered[i])
 			continue;
 		Dwarf_Die cudie;
-		if (!dwarf_offdie(bin->dwarf, cu_die_off.v[i], &cudie))
+		if (!dwarf_offdie(bin->dwarf, cls.v[i].die_off, &cudie))
 			continue;
 		Dwarf_Addr base, lo, hi;
 		ptrdiff_t o = 0;
@@ -699,7 +791,7 @@ static int load(struct spgo_binary *bin)
 	VEC_FREE(&ep);
 	free(covered);
 	VEC_FREE(&rr);
-	VEC_FREE(&cu_die_off);
+	VEC_FREE(&cls);
 	spgo_kmap_free(&cu_by_off);
 	spgo_kmap_free(&nc.map);
 	if (bin->cus.n == 0)
@@ -739,8 +831,11 @@ void spgo_binary_free_debug(struct spgo_binary *bin)
 	free(bin->dwarf_path);
 	bin->debug_err = bin->dwarf_path = NULL;
 	VEC_FREE(&bin->rows);
+	VEC_FREE(&bin->seqs);
 	VEC_FREE(&bin->scopes);
 	VEC_FREE(&bin->ranges);
+	for (size_t i = 0; i < bin->cus.n; i++)
+		free(bin->cus.v[i].files);
 	VEC_FREE(&bin->cus);
 	VEC_FREE(&bin->cu_ranges);
 	VEC_FREE(&bin->subprograms);

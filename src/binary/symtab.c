@@ -174,13 +174,9 @@ static void load_functions(struct spgo_binary *bin)
 	bin->funcs_loaded = 1;
 	if (!bin->syms_loaded)
 		load_symbols(bin);
-	/* DWARF parts, if there is debug info (silently none otherwise). */
-	if (bin->debug_state == 0) {
-		int q = spgo_quiet;
+	/* DWARF parts, if there is debug info (none otherwise, no error). */
+	if (bin->debug_state == 0)
 		spgo_binary_load_debug(bin);
-		spgo_quiet = q;
-	}
-	VEC(uint32_t) scope_of = {0};
 	for (size_t i = 0; bin->debug_state == 1 && i < bin->subprograms.n; i++) {
 		const struct spgo_scope_range *r = &bin->subprograms.v[i];
 		const struct spgo_scope *sc = &bin->scopes.v[r->scope];
@@ -250,7 +246,6 @@ static void load_functions(struct spgo_binary *bin)
 			f->parent = (int32_t)(*v - 1);
 	}
 	spgo_kmap_free(&by_symbol);
-	VEC_FREE(&scope_of);
 }
 
 const struct spgo_function *spgo_binary_functions(struct spgo_binary *bin, size_t *n)
