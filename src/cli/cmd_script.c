@@ -56,39 +56,39 @@ static inline void ob_ch(struct obuf *o, char c)
 	o->b[o->n++] = c;
 }
 
-/* Lower-case hex of v into tmp (right-aligned, no prefix); returns length. */
-static inline int hex(char tmp[16], uint64_t v)
+/* Write v in lower-case hex at p (no prefix); returns the end.  Digits are
+ * written in place: a libc memcpy per number would cost more than the rest. */
+static inline char *put_hex(char *p, uint64_t v)
 {
 	static const char d[] = "0123456789abcdef";
-	int i = 16;
-	do {
-		tmp[--i] = d[v & 15];
-		v >>= 4;
-	} while (v);
-	return 16 - i;
+	static char pairs[512];
+	if (SPGO_UNLIKELY(!pairs[0])) {
+		for (int i = 0; i < 256; i++) {
+			pairs[2 * i] = d[i >> 4];
+			pairs[2 * i + 1] = d[i & 15];
+		}
+	}
+	int k = v ? (67 - __builtin_clzll(v)) / 4 : 1;
+	char *e = p + k;
+	while (e - p >= 2) {
+		e -= 2;
+		memcpy(e, pairs + 2 * (v & 0xff), 2);
+		v >>= 8;
+	}
+	if (e > p)
+		*p = d[v & 15];
+	return p + k;
 }
 
 /* "%16lx" */
 static inline void ob_hex16(struct obuf *o, uint64_t v)
 {
-	char t[16];
-	int k = hex(t, v);
 	ob_reserve(o, 16);
-	memset(o->b + o->n, ' ', 16 - k);
-	memcpy(o->b + o->n + 16 - k, t + 16 - k, k);
+	char *p = o->b + o->n;
+	memcpy(p, "                ", 16);
+	int k = v ? (67 - __builtin_clzll(v)) / 4 : 1;
+	put_hex(p + 16 - k, v);
 	o->n += 16;
-}
-
-/* "0x%lx" */
-static inline void ob_0x(struct obuf *o, uint64_t v)
-{
-	char t[16];
-	int k = hex(t, v);
-	ob_reserve(o, 18);
-	o->b[o->n++] = '0';
-	o->b[o->n++] = 'x';
-	memcpy(o->b + o->n, t + 16 - k, k);
-	o->n += k;
 }
 
 static void ob_printf(struct obuf *o, const char *fmt, ...) SPGO_PRINTF(2, 3);
@@ -124,20 +124,15 @@ static void print_brstack(struct obuf *o, const struct spgo_perf_sample *s)
 	for (uint64_t i = 0; i < s->branch_nr; i++) {
 		const struct perf_branch_entry *e = &s->branches[i];
 		ob_reserve(o, 128);
-		char *p = o->b + o->n, t[16];
-		int k;
+		char *p = o->b + o->n;
 		*p++ = ' ';
 		*p++ = '0';
 		*p++ = 'x';
-		k = hex(t, e->from);
-		memcpy(p, t + 16 - k, (size_t)k);
-		p += k;
+		p = put_hex(p, e->from);
 		*p++ = '/';
 		*p++ = '0';
 		*p++ = 'x';
-		k = hex(t, e->to);
-		memcpy(p, t + 16 - k, (size_t)k);
-		p += k;
+		p = put_hex(p, e->to);
 		*p++ = '/';
 		*p++ = (!e->mispred && !e->predicted) ? '-' : e->predicted ? 'P' : 'M';
 		*p++ = '/';
@@ -146,20 +141,24 @@ static void print_brstack(struct obuf *o, const struct spgo_perf_sample *s)
 		*p++ = e->abort ? 'A' : '-';
 		*p++ = '/';
 		/* cycles, in decimal */
-		char d[8];
 		unsigned c = (unsigned)e->cycles;
-		k = 8;
-		do {
-			d[--k] = (char)('0' + c % 10);
-			c /= 10;
-		} while (c);
-		memcpy(p, d + k, (size_t)(8 - k));
-		p += 8 - k;
+		if (c < 10) {
+			*p++ = (char)('0' + c);
+		} else {
+			char d[8];
+			int k = 8;
+			do {
+				d[--k] = (char)('0' + c % 10);
+				c /= 10;
+			} while (c);
+			while (k < 8)
+				*p++ = d[k++];
+		}
 		*p++ = '/';
-		const char *tn = branch_type_name(e->type, e->new_type);
-		size_t tl = strlen(tn);
-		memcpy(p, tn, tl);
-		p += tl;
+		if (e->type) {
+			for (const char *tn = branch_type_name(e->type, e->new_type); *tn; tn++)
+				*p++ = *tn;
+		}
 		*p++ = ' ';
 		o->n = (size_t)(p - o->b);
 	}
