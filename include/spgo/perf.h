@@ -199,7 +199,8 @@ struct spgo_perf_dso {
 	uint8_t build_id_size; /* 0 = unknown */
 	uint8_t kernel;	       /* mapped by the kernel (vmlinux, modules) */
 	uint8_t anon;	       /* //anon, [heap], [stack]...: identity-mapped */
-	uint64_t samples;      /* samples whose ip fell in it (see _count_sample) */
+	uint64_t samples;      /* samples whose ip fell in it (counted by the
+				  aggregator for samples outside the binary) */
 	void *user;	       /* free for the caller (the aggregator keeps its
 				  per-dso matching verdict here) */
 };
