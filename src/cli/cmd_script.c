@@ -324,6 +324,11 @@ static int run_aggregate(const char *in, int text, const char *binary, struct ob
 		spgo_info("aggregated %llu bytes in %.3f s (%.0f MB/s)",
 			  (unsigned long long)st->bytes, dt, dt > 0 ? st->bytes / dt / 1e6 : 0.0);
 		rc = spgo_agg_check_matched(agg);
+		size_t nm;
+		const struct spgo_agg_match *m = spgo_agg_matches(agg, &nm);
+		for (size_t i = 0; i < nm; i++)
+			fprintf(stderr, "spgo: %s: matched '%s' in the data by %s\n", binary,
+				m[i].name, m[i].how);
 	}
 	if (rc == 0)
 		spgo_agg_dump(agg, o->fp);

@@ -78,6 +78,11 @@ if [ -f "$lbr" ]; then
   else
     echo "FAIL test.lbr aggregation ($nr ranges, $nb branches)"; diff a b | head; fail=1
   fi
+  # The text with a leading pid and mmap events reads the same.
+  perf script -i "$lbr" -F pid,ip,brstack --show-mmap-events > lbr2.txt 2>/dev/null
+  "$SPGO" script --text -i lbr2.txt --aggregate test.binary | grep -E '^(range|branch) ' > c
+  cmp -s a c && echo "ok   test.lbr aggregation from text with pid and mmap events" ||
+    { echo "FAIL text with pid and mmap events"; diff a c | head -3; fail=1; }
   # Range and branch totals add up to what the LBR holds (16 entries/sample).
   read -r samples br rg rev ext < <(awk '/^stats/ {print $3, $13, $15, $17, $19}' agg.data.txt)
   echo "     stats: samples $samples branches $br ranges $rg reversed $rev external $ext"
