@@ -323,8 +323,13 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 	uint64_t v;
 	a->stats.samples++;
 
-	/* The ip, per event. */
-	if (map_addr(a, pid, s->cpumode, s->ip, &v) == 0) {
+	/* The ip, per event.  In perf script text with call stacks the ip is
+	 * the first stack line, an offset in its file (see spgo/perf.h). */
+	int text = (s->sample_type & SPGO_PERF_SAMPLE_TEXT_FRAMES) != 0;
+	int ip_ok = text ? mode_of(s->ip) == PERF_RECORD_MISC_USER &&
+				   spgo_segments_map(I->segs, I->nsegs, 0, 0, s->ip, &v) == 0
+			 : map_addr(a, pid, s->cpumode, s->ip, &v) == 0;
+	if (ip_ok) {
 		size_t ei = rec->attr ? rec->attr->index : 0;
 		struct spgo_agg_event *e = event_at(a, ei);
 		a->stats.samples_matched++;
@@ -380,7 +385,7 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 	/* The call stack with its LBR. */
 	if (s->callchain_nr) {
 		unsigned mode = PERF_RECORD_MISC_USER;
-		int text = (s->sample_type & SPGO_PERF_SAMPLE_TEXT_FRAMES) != 0, inside = 0;
+		int inside = 0;
 		I->scratch.n = 0;
 		uint32_t nf = 0;
 		for (uint64_t i = 0; i < s->callchain_nr; i++) {
@@ -391,7 +396,7 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 				continue;
 			}
 			int ok;
-			if (text && i > 0) /* perf prints file offsets there */
+			if (text) /* perf prints file offsets there */
 				ok = mode_of(ip) == PERF_RECORD_MISC_USER &&
 				     spgo_segments_map(I->segs, I->nsegs, 0, 0, ip, &v) == 0;
 			else
