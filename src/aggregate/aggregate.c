@@ -391,8 +391,16 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 		for (uint64_t i = 0; i < s->callchain_nr; i++) {
 			uint64_t ip = s->callchain[i];
 			if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-				mode = ip == (uint64_t)PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL
-									  : PERF_RECORD_MISC_USER;
+				if (ip == (uint64_t)PERF_CONTEXT_KERNEL) {
+					mode = PERF_RECORD_MISC_KERNEL;
+				} else if (ip == (uint64_t)PERF_CONTEXT_USER) {
+					mode = PERF_RECORD_MISC_USER;
+				} else if (ip == (uint64_t)PERF_CONTEXT_HV) {
+					mode = PERF_RECORD_MISC_HYPERVISOR;
+				} else { /* a corrupt stack, as perf sees it: drop it */
+					inside = 0;
+					break;
+				}
 				continue;
 			}
 			int ok;

@@ -186,6 +186,9 @@ static void print_callchain(struct obuf *o, struct spgo_perf_machine *m,
 	unsigned cpumode = PERF_RECORD_MISC_USER;
 	int frames = 0;
 	size_t ndso;
+	/* 127 frames fit: no flush in the middle, so a stack can be taken back */
+	ob_reserve(o, 128 * 18);
+	size_t start = o->n;
 	for (uint64_t i = 0; i < s->callchain_nr && frames < 127; i++) {
 		uint64_t ip = s->callchain[i];
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
@@ -193,9 +196,11 @@ static void print_callchain(struct obuf *o, struct spgo_perf_machine *m,
 			case PERF_CONTEXT_HV: cpumode = PERF_RECORD_MISC_HYPERVISOR; break;
 			case PERF_CONTEXT_KERNEL: cpumode = PERF_RECORD_MISC_KERNEL; break;
 			case PERF_CONTEXT_USER: cpumode = PERF_RECORD_MISC_USER; break;
-			case PERF_CONTEXT_GUEST_KERNEL: cpumode = PERF_RECORD_MISC_GUEST_KERNEL; break;
-			case PERF_CONTEXT_GUEST_USER: cpumode = PERF_RECORD_MISC_GUEST_USER; break;
-			default: break;
+			default:
+				/* perf takes an unknown context as a corrupt stack
+				 * and drops all of it */
+				o->n = start;
+				return;
 			}
 			continue;
 		}
