@@ -449,6 +449,23 @@ static void flush_upto(struct spgo_perf_reader *r, uint64_t limit)
 			r->q_max = r->q.v[i].time;
 }
 
+/*
+ * Memory bound: data without FINISHED_ROUND records (old perf, or a broken
+ * writer) would queue the whole file.  Past QUEUE_LIMIT bytes the oldest
+ * half goes out, as perf does when it reaches its own allocation limit.
+ */
+#define QUEUE_LIMIT (128u << 20)
+
+static void flush_half(struct spgo_perf_reader *r)
+{
+	flush_upto(r, 0); /* packs and sorts */
+	size_t n = r->q.n / 2;
+	uint64_t limit = r->q.v[n].time;
+	while (n < r->q.n && r->q.v[n].time <= limit)
+		n++;
+	r->q_ready = n;
+}
+
 void perf_queue_free(struct spgo_perf_reader *r)
 {
 	VEC_FREE(&r->q);
@@ -504,6 +521,8 @@ int spgo_perf_next(struct spgo_perf_reader *r, struct spgo_perf_record *rec)
 			uint64_t t = record_time(r, p, &h);
 			if (t) {
 				enqueue(r, p, h.size, t, off);
+				if (SPGO_UNLIKELY(r->arena_len - r->arena_dead > QUEUE_LIMIT))
+					flush_half(r);
 				continue;
 			}
 		}
