@@ -44,6 +44,26 @@ for f in $files; do
   same "$f -F ip" "$f" -F ip
   same "$f -F pid,ip --show-mmap-events" "$f" -F pid,ip --show-mmap-events
 done
+# MMAP2 in the build-id form (perf record --buildid-mmap)
+if perf record -q -e cpu-clock --buildid-mmap -o bid.data ./prog 20000 >/dev/null 2>&1; then
+  same "bid.data -F ip --show-mmap-events" bid.data -F ip --show-mmap-events
+  # the binary is found by build-id whatever its name; a build with another
+  # build-id is not taken even under the same name
+  cp prog renamed
+  if "$SPGO" script -i bid.data --aggregate renamed 2>&1 >/dev/null | grep -q "by build-id"; then
+    echo "ok   matched by build-id under another name"
+  else
+    echo "FAIL build-id match"; fail=1
+  fi
+  mkdir -p other && gcc -O1 -g -o other/prog "$SPGO_SRC/tests/data/perf_prog.c"
+  if "$SPGO" script -i bid.data --aggregate other/prog >/dev/null 2>&1; then
+    echo "FAIL another build-id under the same name was taken"; fail=1
+  else
+    echo "ok   same name, other build-id: refused"
+  fi
+else
+  echo "note: perf record --buildid-mmap not supported; build-id form not checked"
+fi
 # Known difference: on pipe-mode data with call stacks, perf script 6.1 adds
 # the symbol to each stack line even for -F ip (spgo does not symbolize);
 # compare the addresses, read from a real pipe.
