@@ -108,9 +108,13 @@ int spgo_agg_read_perf(struct spgo_aggregate *agg, const char *path);
 int spgo_agg_read_text(struct spgo_aggregate *agg, const char *path);
 
 /* Streaming by hand: begin with the reader (for event names and the
- * build-id table), then feed every record in order. */
+ * build-id table), feed every record in order, then finish: the counts of
+ * the hot path live in private tables until spgo_agg_finish() adds them to
+ * ranges, branches and events[].ips (it may be called again after more
+ * feeding).  spgo_agg_read_perf/_text do all three. */
 void spgo_agg_begin(struct spgo_aggregate *agg, struct spgo_perf_reader *r);
 void spgo_agg_feed(struct spgo_aggregate *agg, const struct spgo_perf_record *rec);
+void spgo_agg_finish(struct spgo_aggregate *agg);
 
 /* Map a runtime address of process pid to the binary (0, *vaddr set) or
  * say it is outside (-1).  cpumode as in the sample (kernel or user). */

@@ -199,7 +199,8 @@ struct spgo_perf_dso {
 	uint8_t build_id_size; /* 0 = unknown */
 	uint8_t kernel;	       /* mapped by the kernel (vmlinux, modules) */
 	uint8_t anon;	       /* //anon, [heap], [stack]...: identity-mapped */
-	uint64_t samples;      /* samples whose ip fell in it (see _count_sample) */
+	uint64_t samples;      /* samples whose ip fell in it (counted by the
+				  aggregator for samples outside the binary) */
 	void *user;	       /* free for the caller (the aggregator keeps its
 				  per-dso matching verdict here) */
 };
@@ -247,9 +248,11 @@ struct spgo_perf_dso *spgo_perf_machine_dsos(struct spgo_perf_machine *m, size_t
  * It hands out the same records as the perf.data reader: SAMPLE (ip,
  * branches, callchain, pid) and MMAP/MMAP2.  Call stack addresses in the
  * text are what perf prints: for user code the offset within the mapped
- * file, not the runtime address; such samples have the bit
- * SPGO_PERF_SAMPLE_TEXT_FRAMES set in sample.sample_type.  Errors name the
- * file and line.
+ * file, not the runtime address, and the text does not say which file; such
+ * samples (ip = the first stack line) have the bit
+ * SPGO_PERF_SAMPLE_TEXT_FRAMES set in sample.sample_type, and the aggregator
+ * takes their user frames as offsets in the profiled binary.  Errors name
+ * the file and line.
  */
 #define SPGO_PERF_SAMPLE_TEXT_FRAMES (1ULL << 63)
 struct spgo_perf_text;

@@ -13,8 +13,10 @@
  *                        address ("-" when outside it), one per line.
  *   --text               the input is `perf script` text (with --aggregate).
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "spgo/aggregate.h"
@@ -56,39 +58,39 @@ static inline void ob_ch(struct obuf *o, char c)
 	o->b[o->n++] = c;
 }
 
-/* Lower-case hex of v into tmp (right-aligned, no prefix); returns length. */
-static inline int hex(char tmp[16], uint64_t v)
+/* Write v in lower-case hex at p (no prefix); returns the end.  Digits are
+ * written in place: a libc memcpy per number would cost more than the rest. */
+static inline char *put_hex(char *p, uint64_t v)
 {
 	static const char d[] = "0123456789abcdef";
-	int i = 16;
-	do {
-		tmp[--i] = d[v & 15];
-		v >>= 4;
-	} while (v);
-	return 16 - i;
+	static char pairs[512];
+	if (SPGO_UNLIKELY(!pairs[0])) {
+		for (int i = 0; i < 256; i++) {
+			pairs[2 * i] = d[i >> 4];
+			pairs[2 * i + 1] = d[i & 15];
+		}
+	}
+	int k = v ? (67 - __builtin_clzll(v)) / 4 : 1;
+	char *e = p + k;
+	while (e - p >= 2) {
+		e -= 2;
+		memcpy(e, pairs + 2 * (v & 0xff), 2);
+		v >>= 8;
+	}
+	if (e > p)
+		*p = d[v & 15];
+	return p + k;
 }
 
 /* "%16lx" */
 static inline void ob_hex16(struct obuf *o, uint64_t v)
 {
-	char t[16];
-	int k = hex(t, v);
 	ob_reserve(o, 16);
-	memset(o->b + o->n, ' ', 16 - k);
-	memcpy(o->b + o->n + 16 - k, t + 16 - k, k);
+	char *p = o->b + o->n;
+	memcpy(p, "                ", 16);
+	int k = v ? (67 - __builtin_clzll(v)) / 4 : 1;
+	put_hex(p + 16 - k, v);
 	o->n += 16;
-}
-
-/* "0x%lx" */
-static inline void ob_0x(struct obuf *o, uint64_t v)
-{
-	char t[16];
-	int k = hex(t, v);
-	ob_reserve(o, 18);
-	o->b[o->n++] = '0';
-	o->b[o->n++] = 'x';
-	memcpy(o->b + o->n, t + 16 - k, k);
-	o->n += k;
 }
 
 static void ob_printf(struct obuf *o, const char *fmt, ...) SPGO_PRINTF(2, 3);
@@ -124,20 +126,15 @@ static void print_brstack(struct obuf *o, const struct spgo_perf_sample *s)
 	for (uint64_t i = 0; i < s->branch_nr; i++) {
 		const struct perf_branch_entry *e = &s->branches[i];
 		ob_reserve(o, 128);
-		char *p = o->b + o->n, t[16];
-		int k;
+		char *p = o->b + o->n;
 		*p++ = ' ';
 		*p++ = '0';
 		*p++ = 'x';
-		k = hex(t, e->from);
-		memcpy(p, t + 16 - k, (size_t)k);
-		p += k;
+		p = put_hex(p, e->from);
 		*p++ = '/';
 		*p++ = '0';
 		*p++ = 'x';
-		k = hex(t, e->to);
-		memcpy(p, t + 16 - k, (size_t)k);
-		p += k;
+		p = put_hex(p, e->to);
 		*p++ = '/';
 		*p++ = (!e->mispred && !e->predicted) ? '-' : e->predicted ? 'P' : 'M';
 		*p++ = '/';
@@ -146,20 +143,24 @@ static void print_brstack(struct obuf *o, const struct spgo_perf_sample *s)
 		*p++ = e->abort ? 'A' : '-';
 		*p++ = '/';
 		/* cycles, in decimal */
-		char d[8];
 		unsigned c = (unsigned)e->cycles;
-		k = 8;
-		do {
-			d[--k] = (char)('0' + c % 10);
-			c /= 10;
-		} while (c);
-		memcpy(p, d + k, (size_t)(8 - k));
-		p += 8 - k;
+		if (c < 10) {
+			*p++ = (char)('0' + c);
+		} else {
+			char d[8];
+			int k = 8;
+			do {
+				d[--k] = (char)('0' + c % 10);
+				c /= 10;
+			} while (c);
+			while (k < 8)
+				*p++ = d[k++];
+		}
 		*p++ = '/';
-		const char *tn = branch_type_name(e->type, e->new_type);
-		size_t tl = strlen(tn);
-		memcpy(p, tn, tl);
-		p += tl;
+		if (e->type) {
+			for (const char *tn = branch_type_name(e->type, e->new_type); *tn; tn++)
+				*p++ = *tn;
+		}
 		*p++ = ' ';
 		o->n = (size_t)(p - o->b);
 	}
@@ -187,6 +188,9 @@ static void print_callchain(struct obuf *o, struct spgo_perf_machine *m,
 	unsigned cpumode = PERF_RECORD_MISC_USER;
 	int frames = 0;
 	size_t ndso;
+	/* 127 frames fit: no flush in the middle, so a stack can be taken back */
+	ob_reserve(o, 128 * 18);
+	size_t start = o->n;
 	for (uint64_t i = 0; i < s->callchain_nr && frames < 127; i++) {
 		uint64_t ip = s->callchain[i];
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
@@ -194,9 +198,11 @@ static void print_callchain(struct obuf *o, struct spgo_perf_machine *m,
 			case PERF_CONTEXT_HV: cpumode = PERF_RECORD_MISC_HYPERVISOR; break;
 			case PERF_CONTEXT_KERNEL: cpumode = PERF_RECORD_MISC_KERNEL; break;
 			case PERF_CONTEXT_USER: cpumode = PERF_RECORD_MISC_USER; break;
-			case PERF_CONTEXT_GUEST_KERNEL: cpumode = PERF_RECORD_MISC_GUEST_KERNEL; break;
-			case PERF_CONTEXT_GUEST_USER: cpumode = PERF_RECORD_MISC_GUEST_USER; break;
-			default: break;
+			default:
+				/* perf takes an unknown context as a corrupt stack
+				 * and drops all of it */
+				o->n = start;
+				return;
 			}
 			continue;
 		}
@@ -325,6 +331,11 @@ static int run_aggregate(const char *in, int text, const char *binary, struct ob
 		spgo_info("aggregated %llu bytes in %.3f s (%.0f MB/s)",
 			  (unsigned long long)st->bytes, dt, dt > 0 ? st->bytes / dt / 1e6 : 0.0);
 		rc = spgo_agg_check_matched(agg);
+		size_t nm;
+		const struct spgo_agg_match *m = spgo_agg_matches(agg, &nm);
+		for (size_t i = 0; i < nm; i++)
+			fprintf(stderr, "spgo: %s: matched '%s' in the data by %s\n", binary,
+				m[i].name, m[i].how);
 	}
 	if (rc == 0)
 		spgo_agg_dump(agg, o->fp);
@@ -374,6 +385,11 @@ int cmd_script(int argc, char **argv)
 	if (spgo_out_open(&so, out) < 0)
 		return cli_fail();
 	struct obuf o = {so.fp, xmalloc(1 << 20), 0, 1 << 20};
+	/* Into a pipe: a 1 MiB pipe buffer saves most of the context switches
+	 * with the reader (best effort; the system may refuse). */
+	struct stat st;
+	if (fstat(fileno(so.fp), &st) == 0 && S_ISFIFO(st.st_mode))
+		(void)fcntl(fileno(so.fp), F_SETPIPE_SZ, 1 << 20);
 	int rc = 0;
 	if (aggregate) {
 		rc = run_aggregate(in, text, aggregate, &o);

@@ -45,7 +45,9 @@ struct spgo_perf_reader {
 	VEC(struct perf_qent) q;
 	size_t q_next, q_ready; /* entries [q_next, q_ready) may go out */
 	uint8_t *arena;
-	size_t arena_len, arena_cap;
+	size_t arena_len, arena_cap, arena_dead;
+	uint8_t *spare; /* the other buffer the arena is packed into */
+	size_t spare_cap;
 	uint64_t seq, next_flush, max_time, q_max;
 	int finished;
 

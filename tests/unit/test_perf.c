@@ -46,7 +46,7 @@ static long consume(const char *path, struct spgo_aggregate *agg, uint64_t *sum)
 			*sum += strlen(rec.u.mmap.filename);
 	}
 	if (agg)
-		spgo_agg_stats(agg);
+		spgo_agg_finish(agg);
 	spgo_perf_machine_free(m);
 	spgo_perf_close(r);
 	return rc < 0 ? -1 : n;
