@@ -12,8 +12,8 @@ command -v llvm-profdata-19 >/dev/null || { echo "skip: llvm-profdata-19 missing
 repeats=${REPEATS:-3}
 w="$BENCH_WORK/profile"
 rm -rf "$w"; mkdir -p "$w/in"
-# 100 profiles x 2500 functions from a pool of 400k names.
-"$SPGO_BUILD/tests/test_profile" --bench "$w/in" 100 2500 400000 || { echo "bench: generator failed"; exit 1; }
+# 100 profiles x 1200 functions from a pool of 400k names.
+"$SPGO_BUILD/tests/test_profile" --bench "$w/in" 100 1200 400000 || { echo "bench: generator failed"; exit 1; }
 inputs=("$w"/in/*.txt)
 
 # run LABEL CMD...: median wall time and RSS of the command
