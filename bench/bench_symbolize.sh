@@ -63,6 +63,7 @@ echo "bench: $naddrs instruction addresses in $bin"
 run_once() {
   local name=$1 out=$2; shift 2
   local t0 t1
+  rm -f "$out" # not timed: freeing the previous run's output
   t0=$EPOCHREALTIME
   /usr/bin/time -f '%M %U %S' -o time.txt "$@" < addrs > "$out"
   t1=$EPOCHREALTIME

@@ -275,15 +275,61 @@ static const char *die_string(Dwarf_Die *die, int at)
 
 /* Linkage name (else name) and decl line, through abstract origins and
  * specifications, as LLVM's DWARFDie::getName(LinkageName) finds them. */
-static void die_name(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *die, uint32_t *name, uint32_t *decl_line)
+/* The attributes of a subprogram or inlined subroutine DIE that we use,
+ * gathered in one pass over its attributes. */
+struct scope_attrs {
+	int own_name;     /* has a name, linkage name or decl line of its own */
+	int has_origin, has_ranges, has_low, has_high;
+	Dwarf_Attribute origin, low, high;
+	uint32_t call_file, call_line, call_column, call_discriminator;
+};
+
+static uint32_t udata32(Dwarf_Attribute *a)
+{
+	Dwarf_Word w = 0;
+	return dwarf_formudata(a, &w) == 0 && w < UINT32_MAX ? (uint32_t)w : 0;
+}
+
+static int scope_attr(Dwarf_Attribute *a, void *arg)
+{
+	struct scope_attrs *sa = arg;
+	switch (dwarf_whatattr(a)) {
+	case DW_AT_name:
+	case DW_AT_linkage_name:
+	case DW_AT_MIPS_linkage_name:
+	case DW_AT_decl_line: sa->own_name = 1; break;
+	case DW_AT_abstract_origin:
+	case DW_AT_specification:
+		if (!sa->has_origin)
+			sa->origin = *a, sa->has_origin = 1;
+		break;
+	case DW_AT_low_pc: sa->low = *a, sa->has_low = 1; break;
+	case DW_AT_high_pc: sa->high = *a, sa->has_high = 1; break;
+	case DW_AT_ranges: sa->has_ranges = 1; break;
+	case DW_AT_call_file: {
+		Dwarf_Word w;
+		sa->call_file = dwarf_formudata(a, &w) == 0 && w < UINT32_MAX ? (uint32_t)w : UINT32_MAX;
+		break;
+	}
+	case DW_AT_call_line: sa->call_line = udata32(a); break;
+	case DW_AT_call_column: sa->call_column = udata32(a); break;
+	case DW_AT_GNU_discriminator: sa->call_discriminator = udata32(a); break;
+	}
+	return DWARF_CB_OK;
+}
+
+/* Linkage name (else name) and decl line, through abstract origins and
+ * specifications, as LLVM's DWARFDie::getName(LinkageName) finds them.
+ * A DIE with no naming attribute of its own takes its origin's, which is
+ * looked up once per origin. */
+static void die_name(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *die, struct scope_attrs *sa,
+		     uint32_t *name, uint32_t *decl_line)
 {
 	Dwarf_Attribute a;
 	uint64_t key = 0;
-	if (!dwarf_hasattr(die, DW_AT_name) && !dwarf_hasattr(die, DW_AT_linkage_name) &&
-	    !dwarf_hasattr(die, DW_AT_MIPS_linkage_name) && !dwarf_hasattr(die, DW_AT_decl_line)) {
+	if (!sa->own_name && sa->has_origin) {
 		Dwarf_Die origin;
-		if ((dwarf_attr(die, DW_AT_abstract_origin, &a) || dwarf_attr(die, DW_AT_specification, &a)) &&
-		    dwarf_formref_die(&a, &origin)) {
+		if (dwarf_formref_die(&sa->origin, &origin)) {
 			key = dwarf_dieoffset(&origin) + 1;
 			uint64_t *v = spgo_kmap_find(&nc->map, &key);
 			if (v) {
@@ -305,13 +351,29 @@ static void die_name(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *
 		*spgo_kmap_upsert(&nc->map, &key) = ((uint64_t)*decl_line << 32) | (uint64_t)(*name + 1u);
 }
 
-static uint32_t die_udata(Dwarf_Die *die, int at)
+/* [lo, hi) from DW_AT_low_pc and DW_AT_high_pc (an address or, from DWARF
+ * 4, an offset from low_pc); 0 if they do not make a range. */
+static int low_high(struct scope_attrs *sa, Dwarf_Addr *lo, Dwarf_Addr *hi)
 {
-	Dwarf_Attribute a;
-	Dwarf_Word w = 0;
-	if (dwarf_formudata(dwarf_attr(die, at, &a), &w) != 0)
+	if (!sa->has_low || !sa->has_high || dwarf_formaddr(&sa->low, lo) != 0)
 		return 0;
-	return (uint32_t)w;
+	switch (dwarf_whatform(&sa->high)) {
+	case DW_FORM_addr:
+	case DW_FORM_addrx:
+	case DW_FORM_addrx1:
+	case DW_FORM_addrx2:
+	case DW_FORM_addrx3:
+	case DW_FORM_addrx4:
+	case DW_FORM_GNU_addr_index:
+		return dwarf_formaddr(&sa->high, hi) == 0;
+	default: {
+		Dwarf_Word w;
+		if (dwarf_formudata(&sa->high, &w) != 0)
+			return 0;
+		*hi = *lo + w;
+		return 1;
+	}
+	}
 }
 
 /* A scope range before flattening: its DIE's preorder number decides. */
@@ -460,27 +522,29 @@ static int walk_dies(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *
 		int32_t scope = outer[d];
 		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
 			struct spgo_scope s = {0};
+			struct scope_attrs sa;
+			memset(&sa, 0, sizeof sa);
+			sa.call_file = UINT32_MAX;
+			dwarf_getattrs(die, scope_attr, &sa, 0);
 			s.parent = outer[d];
 			s.inlined = tag == DW_TAG_inlined_subroutine;
-			die_name(bin, nc, die, &s.name, &s.decl_line);
+			die_name(bin, nc, die, &sa, &s.name, &s.decl_line);
+			s.call_file = UINT32_MAX;
 			if (s.inlined) {
-				Dwarf_Attribute a;
-				Dwarf_Word w;
-				s.call_file = dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &w) == 0 && w < UINT32_MAX
-						      ? (uint32_t)w
-						      : UINT32_MAX;
-				s.call_line = die_udata(die, DW_AT_call_line);
-				s.call_column = die_udata(die, DW_AT_call_column);
-				s.call_discriminator = die_udata(die, DW_AT_GNU_discriminator);
-			} else {
-				s.call_file = UINT32_MAX;
+				s.call_file = sa.call_file;
+				s.call_line = sa.call_line;
+				s.call_column = sa.call_column;
+				s.call_discriminator = sa.call_discriminator;
 			}
 			scope = (int32_t)bin->scopes.n;
 			VEC_PUSH(&bin->scopes, s);
+			uint32_t me = order++;
 			Dwarf_Addr base, lo, hi;
 			ptrdiff_t off = 0;
-			uint32_t me = order++;
-			while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+			int one = !sa.has_ranges && low_high(&sa, &lo, &hi);
+			/* A low/high pair, else DW_AT_ranges through libdw. */
+			while (one || (sa.has_ranges && (off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)) {
+				one = 0;
 				if (lo >= hi)
 					continue;
 				struct raw_range r = {lo, hi, (uint32_t)scope, me};
@@ -729,7 +793,9 @@ static int load(struct spgo_binary *bin)
 	/* Line tables in a second thread, inline scopes in this one. */
 	job.cl = cls.v;
 	pthread_t lines_thread;
-	int threaded = bin->cus.n > 0 && pthread_create(&lines_thread, NULL, read_all_lines, &job) == 0;
+	const char *nthreads = getenv("SPGO_THREADS"); /* "1": no helper threads */
+	int threaded = bin->cus.n > 0 && !(nthreads && !strcmp(nthreads, "1")) &&
+		       pthread_create(&lines_thread, NULL, read_all_lines, &job) == 0;
 	if (!threaded)
 		read_all_lines(&job);
 	for (size_t i = 0; i < bin->cus.n; i++) {

@@ -86,7 +86,8 @@ static void ob_init(struct obuf *o)
 	o->other = xmalloc(OBUF_SIZE);
 	pthread_mutex_init(&o->mu, NULL);
 	pthread_cond_init(&o->cv, NULL);
-	o->threaded = pthread_create(&o->thread, NULL, writer, o) == 0;
+	const char *nthreads = getenv("SPGO_THREADS"); /* "1": no writer thread */
+	o->threaded = !(nthreads && !strcmp(nthreads, "1")) && pthread_create(&o->thread, NULL, writer, o) == 0;
 }
 
 static void ob_flush(struct obuf *o)
