@@ -263,9 +263,6 @@ static int cmp_seq_hi(const void *a, const void *b)
 
 /* ---- scopes (subprogram and inlined-subroutine DIEs) ------------------------ */
 
-struct name_cache {
-	struct spgo_kmap map; /* origin DIE offset -> name id + 1 | decl_line << 32 */
-};
 
 static const char *die_string(Dwarf_Die *die, int at)
 {
@@ -351,6 +348,18 @@ static void die_name(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *
 		*spgo_kmap_upsert(&nc->map, &key) = ((uint64_t)*decl_line << 32) | (uint64_t)(*name + 1u);
 }
 
+void spgo_die_name_at(struct spgo_binary *bin, uint64_t off, uint32_t *name, uint32_t *decl_line)
+{
+	Dwarf_Die die;
+	struct scope_attrs sa;
+	memset(&sa, 0, sizeof sa);
+	sa.own_name = 1; /* no caching */
+	*name = SPGO_NO_FILE;
+	*decl_line = 0;
+	if (dwarf_offdie(bin->dwarf, off, &die))
+		die_name(bin, NULL, &die, &sa, name, decl_line);
+}
+
 /* [lo, hi) from DW_AT_low_pc and DW_AT_high_pc (an address or, from DWARF
  * 4, an offset from low_pc); 0 if they do not make a range. */
 static int low_high(struct scope_attrs *sa, Dwarf_Addr *lo, Dwarf_Addr *hi)
@@ -376,13 +385,6 @@ static int low_high(struct scope_attrs *sa, Dwarf_Addr *lo, Dwarf_Addr *hi)
 	}
 }
 
-/* A scope range before flattening: its DIE's preorder number decides. */
-struct raw_range {
-	uint64_t lo, hi;
-	uint32_t scope, order;
-};
-
-typedef VEC(struct raw_range) raw_range_vec;
 
 static int cmp_raw_lo(const void *a, const void *b)
 {
@@ -479,7 +481,7 @@ static void flatten(struct spgo_binary *bin, struct raw_range *rr, size_t n)
 }
 
 /* DIEs whose children can hold no code: not worth walking. */
-static int leaf_tag(int tag)
+int spgo_leaf_tag(int tag)
 {
 	switch (tag) {
 	case DW_TAG_variable:
@@ -541,9 +543,10 @@ static int walk_dies(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *
 			uint32_t me = order++;
 			Dwarf_Addr base, lo, hi;
 			ptrdiff_t off = 0;
-			int one = !sa.has_ranges && low_high(&sa, &lo, &hi);
+			int one = low_high(&sa, &lo, &hi);
 			/* A low/high pair, else DW_AT_ranges through libdw. */
-			while (one || (sa.has_ranges && (off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)) {
+			while (one || (!(sa.has_low && sa.has_high) && sa.has_ranges &&
+				       (off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)) {
 				one = 0;
 				if (lo >= hi)
 					continue;
@@ -556,7 +559,7 @@ static int walk_dies(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *
 			}
 		}
 		Dwarf_Die child;
-		if (!leaf_tag(tag) && d + 1 < MAX_DEPTH && dwarf_haschildren(die) > 0 && dwarf_child(die, &child) == 0) {
+		if (!spgo_leaf_tag(tag) && d + 1 < MAX_DEPTH && dwarf_haschildren(die) > 0 && dwarf_child(die, &child) == 0) {
 			stack[++d] = child;
 			outer[d] = scope;
 			continue;
@@ -700,7 +703,7 @@ static void build_cu_ranges(struct spgo_binary *bin, struct endpoint *ep, size_t
 
 /* What the line-table thread needs to know of each CU. */
 struct cu_lines {
-	Dwarf_Off die_off;
+	Dwarf_Off hdr_off, die_off;
 	int version;
 	int has_lines;
 	uint64_t stmt_list;
@@ -773,7 +776,7 @@ static int load(struct spgo_binary *bin)
 		units++;
 		if (!dwarf_offdie(bin->dwarf, this_off + hsize, &cudie) || dwarf_tag(&cudie) != DW_TAG_compile_unit)
 			continue;
-		struct cu_lines cl = {this_off + hsize, version, 0, 0, NULL, 0};
+		struct cu_lines cl = {this_off, this_off + hsize, version, 0, 0, NULL, 0};
 		Dwarf_Attribute a;
 		Dwarf_Word stmt_list;
 		cl.comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &a));
@@ -798,10 +801,30 @@ static int load(struct spgo_binary *bin)
 		       pthread_create(&lines_thread, NULL, read_all_lines, &job) == 0;
 	if (!threaded)
 		read_all_lines(&job);
+	struct spgo_info_sections isec;
+	memset(&isec, 0, sizeof isec);
+	static const char *const isec_names[] = {".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str",
+						 ".debug_str_offsets", ".debug_addr", ".debug_ranges", ".debug_rnglists"};
+	struct spgo_debug_str *isec_v[] = {&isec.info, &isec.abbrev, &isec.str, &isec.line_str,
+					   &isec.str_offsets, &isec.addr, &isec.ranges, &isec.rnglists};
+	for (size_t k = 0; k < SPGO_ARRAY_LEN(isec_names); k++)
+		if (spgo_elf_section(elf, isec_names[k], &d) && d->d_buf)
+			*isec_v[k] = (struct spgo_debug_str){d->d_buf, d->d_size};
+	const char *slow = getenv("SPGO_LIBDW_WALK"); /* "1": always libdw (for tests) */
 	for (size_t i = 0; i < bin->cus.n; i++) {
 		Dwarf_Die cudie;
-		size_t begin = bin->ranges.n;
-		if (dwarf_offdie(bin->dwarf, cls.v[i].die_off, &cudie)) {
+		size_t begin = bin->ranges.n, nscopes = bin->scopes.n, nsub = bin->subprograms.n;
+		uint32_t order = 0;
+		rr.n = 0;
+		/* Our reader first; if it gives up, forget its work and ask libdw. */
+		if (!(slow && !strcmp(slow, "1")) &&
+		    spgo_walk_cu_dies(bin, &isec, cls.v[i].hdr_off, &nc, &rr, &order) == 0) {
+			flatten(bin, rr.v, rr.n);
+		} else if (dwarf_offdie(bin->dwarf, cls.v[i].die_off, &cudie)) {
+			spgo_info("%s: DIEs of the CU at 0x%llx read by libdw", bin->dwarf_path,
+				  (unsigned long long)cls.v[i].hdr_off);
+			bin->scopes.n = nscopes;
+			bin->subprograms.n = nsub;
 			rr.n = 0;
 			walk_dies(bin, &nc, &cudie, &rr);
 			flatten(bin, rr.v, rr.n);

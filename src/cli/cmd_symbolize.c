@@ -416,6 +416,10 @@ int cmd_symbolize(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
+	/* SPGO_VERBOSE=1: say how the tables were built (to stderr). */
+	const char *verbose = getenv("SPGO_VERBOSE");
+	if (verbose && !strcmp(verbose, "1"))
+		spgo_verbose = 1;
 	struct spgo_binary *bin;
 	if (spgo_binary_open(&bin, binary, debug) < 0)
 		return cli_fail();
