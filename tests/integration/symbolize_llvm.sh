@@ -108,6 +108,13 @@ wait "$SYM_PID" 2>/dev/null
 cold=$(nm gcc-dwarf5 | awk '$3 == "work.cold" {print $1}' | sed 's/^0*//')
 grep -q "^0x$cold 0x[0-9a-f]* work work.cold decl_line=[0-9]* parent=work$" gcc-functions ||
   { fail "work.cold is not tied to work:"; cat gcc-functions; }
+# Without symbols (strip --strip-all, DWARF from the debug file), the part
+# is still tied to work: it is the second range of work's DIE.
+objcopy --strip-all gcc-dwarf5 gcc-nosyms
+objcopy --only-keep-debug gcc-dwarf5 gcc-nosyms.debug
+"$SPGO" symbolize --binary gcc-nosyms --debug-binary gcc-nosyms.debug --functions > gcc-nosyms-functions
+grep -q "^0x$cold 0x[0-9a-f]* work work decl_line=[0-9]* parent=work$" gcc-nosyms-functions ||
+  { fail "stripped: the cold part is not tied to work:"; cat gcc-nosyms-functions; }
 decl=$(llvm-symbolizer-19 --verbose --functions=linkage --obj=gcc-dwarf5 "0x$cold" | awk '/Function start line/ {print $4}')
 grep -q "^0x[0-9a-f]* 0x[0-9a-f]* work work decl_line=$decl\$" gcc-functions || fail "decl line of work is not $decl"
 
