@@ -3,10 +3,12 @@
 # instruction address of:
 #   - tests/data/inline_demo.c by clang-19 -O2 -g -fdebug-info-for-profiling
 #     (DWARF 5, lld), gcc -O2 -g (DWARF 5) and gcc -O2 -gdwarf-4;
-#   - the same with zlib- and zstd-compressed debug sections, as a non-PIE
+#   - the same by gcc -gdwarf-3 and -gdwarf-2 -gstrict-dwarf, with zlib- and
+#     zstd-compressed debug sections, as a non-PIE
 #     lld layout with a separate code segment, and stripped with the DWARF in
 #     a separate file (given with --debug-binary, and found by build-id);
-#   - ../shared/data/autofdo-gzip/test.binary (GCC 4.6, old DWARF).
+#   - ../shared/data/autofdo-gzip/test.binary (GCC 4.6, DWARF 2);
+#   - the system's libc.so.6 with its libc6-dbg DWARF, if installed.
 # For each address, the inline frames (linkage name, file, line, column) must
 # equal `llvm-symbolizer-19 --inlines --functions=linkage`; with --verbose the
 # decl line (Function start line) and discriminators too.  Instruction
@@ -27,6 +29,8 @@ set -e
 clang-19 -O2 -g -fdebug-info-for-profiling -fuse-ld=lld -o clang-dwarf5 "$src"
 gcc -O2 -g -o gcc-dwarf5 "$src"
 gcc -O2 -gdwarf-4 -o gcc-dwarf4 "$src"
+gcc -O2 -gdwarf-3 -o gcc-dwarf3 "$src"
+gcc -O2 -gdwarf-2 -gstrict-dwarf -o gcc-dwarf2 "$src"
 gcc -O2 -g -gz=zlib -o gcc-zlib "$src"
 clang-19 -O2 -g -gz=zstd -fuse-ld=lld -o clang-zstd "$src"
 clang-19 -O2 -gdwarf-4 -no-pie -fuse-ld=lld -Wl,-z,separate-code -o clang-nopie "$src"
@@ -70,7 +74,7 @@ compare_insns() {
   fi
 }
 
-for b in clang-dwarf5 gcc-dwarf5 gcc-dwarf4 gcc-zlib clang-zstd clang-nopie; do
+for b in clang-dwarf5 gcc-dwarf5 gcc-dwarf4 gcc-dwarf3 gcc-dwarf2 gcc-zlib clang-zstd clang-nopie; do
   compare_frames "$b" "$b" --binary "$b"
   compare_insns "$b" "$b"
 done
