@@ -63,6 +63,7 @@ echo "bench: $naddrs instruction addresses in $bin"
 run_once() {
   local name=$1 out=$2; shift 2
   local t0 t1
+  rm -f "$out" # not timed: freeing the previous run's output
   t0=$EPOCHREALTIME
   /usr/bin/time -f '%M %U %S' -o time.txt "$@" < addrs > "$out"
   t1=$EPOCHREALTIME
@@ -114,8 +115,8 @@ turns.  Wall time (bash \`EPOCHREALTIME\` around the run), CPU time (user +
 system) and peak RSS (\`/usr/bin/time -f '%U %S %M'\`), median of $REPEATS
 runs each.  Machine: $cpu, $(nproc) cores shared with other
 jobs (load average $(cut -d' ' -f1 /proc/loadavg) at the end of the run), $(date -u +%Y-%m-%d).
-spgo reads the line tables in a second thread while it walks the DIEs, and
-writes its output from a second thread.
+spgo builds its tables with its own line-program and DIE readers (the line
+tables in a second thread), and writes its output from a second thread.
 
 | tool | wall (s) | CPU (s) | peak RSS (MB) |
 | --- | ---: | ---: | ---: |

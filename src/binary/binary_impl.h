@@ -57,6 +57,18 @@ struct spgo_line_seq {
 	size_t row_begin, row_end;
 };
 
+/* A scope range before flattening: its DIE's preorder number decides. */
+struct raw_range {
+	uint64_t lo, hi;
+	uint32_t scope, order;
+};
+typedef VEC(struct raw_range) raw_range_vec;
+
+/* Names of abstract origins already looked up. */
+struct name_cache {
+	struct spgo_kmap map; /* origin DIE offset + 1 -> name id + 1 | decl_line << 32 */
+};
+
 /* A compile unit: its slices of the sequence and scope-range tables, and
  * its file table (DWARF file index -> file_strs id or SPGO_NO_FILE). */
 struct spgo_cu {
@@ -146,6 +158,25 @@ Elf_Scn *spgo_elf_section(Elf *elf, const char *name, Elf_Data **data);
  */
 int spgo_read_line_program(struct spgo_binary *bin, const struct spgo_line_sections *sec, uint64_t offset,
 			   const char *comp_dir, struct spgo_cu_files *files);
+
+/* Sections the DIE reader needs (data NULL when absent). */
+struct spgo_info_sections {
+	struct spgo_debug_str info, abbrev, str, line_str, str_offsets, addr, ranges, rnglists;
+};
+
+/*
+ * die_walk.c: walk the DIEs of the compile unit whose header is at cu_off
+ * in .debug_info with our own reader, appending its scopes to bin->scopes
+ * (and bin->subprograms) and their ranges to *rr, numbering DIEs from
+ * *order.  -1 if it meets what it does not handle (an unknown form, a
+ * split or supplementary unit): the caller then rolls back and asks libdw.
+ */
+int spgo_walk_cu_dies(struct spgo_binary *bin, const struct spgo_info_sections *sec, uint64_t cu_off,
+		      struct name_cache *nc, raw_range_vec *rr, uint32_t *order);
+/* dwarf.c: name and decl line of the DIE at offset off, through libdw. */
+void spgo_die_name_at(struct spgo_binary *bin, uint64_t off, uint32_t *name, uint32_t *decl_line);
+/* dwarf.c: DIEs whose children hold no code. */
+int spgo_leaf_tag(int tag);
 
 /* Free what dwarf.c, symtab.c and disasm.c built. */
 void spgo_binary_free_debug(struct spgo_binary *bin);

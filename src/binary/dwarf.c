@@ -263,9 +263,6 @@ static int cmp_seq_hi(const void *a, const void *b)
 
 /* ---- scopes (subprogram and inlined-subroutine DIEs) ------------------------ */
 
-struct name_cache {
-	struct spgo_kmap map; /* origin DIE offset -> name id + 1 | decl_line << 32 */
-};
 
 static const char *die_string(Dwarf_Die *die, int at)
 {
@@ -275,15 +272,61 @@ static const char *die_string(Dwarf_Die *die, int at)
 
 /* Linkage name (else name) and decl line, through abstract origins and
  * specifications, as LLVM's DWARFDie::getName(LinkageName) finds them. */
-static void die_name(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *die, uint32_t *name, uint32_t *decl_line)
+/* The attributes of a subprogram or inlined subroutine DIE that we use,
+ * gathered in one pass over its attributes. */
+struct scope_attrs {
+	int own_name;     /* has a name, linkage name or decl line of its own */
+	int has_origin, has_ranges, has_low, has_high;
+	Dwarf_Attribute origin, low, high;
+	uint32_t call_file, call_line, call_column, call_discriminator;
+};
+
+static uint32_t udata32(Dwarf_Attribute *a)
+{
+	Dwarf_Word w = 0;
+	return dwarf_formudata(a, &w) == 0 && w < UINT32_MAX ? (uint32_t)w : 0;
+}
+
+static int scope_attr(Dwarf_Attribute *a, void *arg)
+{
+	struct scope_attrs *sa = arg;
+	switch (dwarf_whatattr(a)) {
+	case DW_AT_name:
+	case DW_AT_linkage_name:
+	case DW_AT_MIPS_linkage_name:
+	case DW_AT_decl_line: sa->own_name = 1; break;
+	case DW_AT_abstract_origin:
+	case DW_AT_specification:
+		if (!sa->has_origin)
+			sa->origin = *a, sa->has_origin = 1;
+		break;
+	case DW_AT_low_pc: sa->low = *a, sa->has_low = 1; break;
+	case DW_AT_high_pc: sa->high = *a, sa->has_high = 1; break;
+	case DW_AT_ranges: sa->has_ranges = 1; break;
+	case DW_AT_call_file: {
+		Dwarf_Word w;
+		sa->call_file = dwarf_formudata(a, &w) == 0 && w < UINT32_MAX ? (uint32_t)w : UINT32_MAX;
+		break;
+	}
+	case DW_AT_call_line: sa->call_line = udata32(a); break;
+	case DW_AT_call_column: sa->call_column = udata32(a); break;
+	case DW_AT_GNU_discriminator: sa->call_discriminator = udata32(a); break;
+	}
+	return DWARF_CB_OK;
+}
+
+/* Linkage name (else name) and decl line, through abstract origins and
+ * specifications, as LLVM's DWARFDie::getName(LinkageName) finds them.
+ * A DIE with no naming attribute of its own takes its origin's, which is
+ * looked up once per origin. */
+static void die_name(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *die, struct scope_attrs *sa,
+		     uint32_t *name, uint32_t *decl_line)
 {
 	Dwarf_Attribute a;
 	uint64_t key = 0;
-	if (!dwarf_hasattr(die, DW_AT_name) && !dwarf_hasattr(die, DW_AT_linkage_name) &&
-	    !dwarf_hasattr(die, DW_AT_MIPS_linkage_name) && !dwarf_hasattr(die, DW_AT_decl_line)) {
+	if (!sa->own_name && sa->has_origin) {
 		Dwarf_Die origin;
-		if ((dwarf_attr(die, DW_AT_abstract_origin, &a) || dwarf_attr(die, DW_AT_specification, &a)) &&
-		    dwarf_formref_die(&a, &origin)) {
+		if (dwarf_formref_die(&sa->origin, &origin)) {
 			key = dwarf_dieoffset(&origin) + 1;
 			uint64_t *v = spgo_kmap_find(&nc->map, &key);
 			if (v) {
@@ -305,22 +348,43 @@ static void die_name(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *
 		*spgo_kmap_upsert(&nc->map, &key) = ((uint64_t)*decl_line << 32) | (uint64_t)(*name + 1u);
 }
 
-static uint32_t die_udata(Dwarf_Die *die, int at)
+void spgo_die_name_at(struct spgo_binary *bin, uint64_t off, uint32_t *name, uint32_t *decl_line)
 {
-	Dwarf_Attribute a;
-	Dwarf_Word w = 0;
-	if (dwarf_formudata(dwarf_attr(die, at, &a), &w) != 0)
-		return 0;
-	return (uint32_t)w;
+	Dwarf_Die die;
+	struct scope_attrs sa;
+	memset(&sa, 0, sizeof sa);
+	sa.own_name = 1; /* no caching */
+	*name = SPGO_NO_FILE;
+	*decl_line = 0;
+	if (dwarf_offdie(bin->dwarf, off, &die))
+		die_name(bin, NULL, &die, &sa, name, decl_line);
 }
 
-/* A scope range before flattening: its DIE's preorder number decides. */
-struct raw_range {
-	uint64_t lo, hi;
-	uint32_t scope, order;
-};
+/* [lo, hi) from DW_AT_low_pc and DW_AT_high_pc (an address or, from DWARF
+ * 4, an offset from low_pc); 0 if they do not make a range. */
+static int low_high(struct scope_attrs *sa, Dwarf_Addr *lo, Dwarf_Addr *hi)
+{
+	if (!sa->has_low || !sa->has_high || dwarf_formaddr(&sa->low, lo) != 0)
+		return 0;
+	switch (dwarf_whatform(&sa->high)) {
+	case DW_FORM_addr:
+	case DW_FORM_addrx:
+	case DW_FORM_addrx1:
+	case DW_FORM_addrx2:
+	case DW_FORM_addrx3:
+	case DW_FORM_addrx4:
+	case DW_FORM_GNU_addr_index:
+		return dwarf_formaddr(&sa->high, hi) == 0;
+	default: {
+		Dwarf_Word w;
+		if (dwarf_formudata(&sa->high, &w) != 0)
+			return 0;
+		*hi = *lo + w;
+		return 1;
+	}
+	}
+}
 
-typedef VEC(struct raw_range) raw_range_vec;
 
 static int cmp_raw_lo(const void *a, const void *b)
 {
@@ -417,7 +481,7 @@ static void flatten(struct spgo_binary *bin, struct raw_range *rr, size_t n)
 }
 
 /* DIEs whose children can hold no code: not worth walking. */
-static int leaf_tag(int tag)
+int spgo_leaf_tag(int tag)
 {
 	switch (tag) {
 	case DW_TAG_variable:
@@ -460,27 +524,30 @@ static int walk_dies(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *
 		int32_t scope = outer[d];
 		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
 			struct spgo_scope s = {0};
+			struct scope_attrs sa;
+			memset(&sa, 0, sizeof sa);
+			sa.call_file = UINT32_MAX;
+			dwarf_getattrs(die, scope_attr, &sa, 0);
 			s.parent = outer[d];
 			s.inlined = tag == DW_TAG_inlined_subroutine;
-			die_name(bin, nc, die, &s.name, &s.decl_line);
+			die_name(bin, nc, die, &sa, &s.name, &s.decl_line);
+			s.call_file = UINT32_MAX;
 			if (s.inlined) {
-				Dwarf_Attribute a;
-				Dwarf_Word w;
-				s.call_file = dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &w) == 0 && w < UINT32_MAX
-						      ? (uint32_t)w
-						      : UINT32_MAX;
-				s.call_line = die_udata(die, DW_AT_call_line);
-				s.call_column = die_udata(die, DW_AT_call_column);
-				s.call_discriminator = die_udata(die, DW_AT_GNU_discriminator);
-			} else {
-				s.call_file = UINT32_MAX;
+				s.call_file = sa.call_file;
+				s.call_line = sa.call_line;
+				s.call_column = sa.call_column;
+				s.call_discriminator = sa.call_discriminator;
 			}
 			scope = (int32_t)bin->scopes.n;
 			VEC_PUSH(&bin->scopes, s);
+			uint32_t me = order++;
 			Dwarf_Addr base, lo, hi;
 			ptrdiff_t off = 0;
-			uint32_t me = order++;
-			while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+			int one = low_high(&sa, &lo, &hi);
+			/* A low/high pair, else DW_AT_ranges through libdw. */
+			while (one || (!(sa.has_low && sa.has_high) && sa.has_ranges &&
+				       (off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)) {
+				one = 0;
 				if (lo >= hi)
 					continue;
 				struct raw_range r = {lo, hi, (uint32_t)scope, me};
@@ -492,7 +559,7 @@ static int walk_dies(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *
 			}
 		}
 		Dwarf_Die child;
-		if (!leaf_tag(tag) && d + 1 < MAX_DEPTH && dwarf_haschildren(die) > 0 && dwarf_child(die, &child) == 0) {
+		if (!spgo_leaf_tag(tag) && d + 1 < MAX_DEPTH && dwarf_haschildren(die) > 0 && dwarf_child(die, &child) == 0) {
 			stack[++d] = child;
 			outer[d] = scope;
 			continue;
@@ -636,7 +703,7 @@ static void build_cu_ranges(struct spgo_binary *bin, struct endpoint *ep, size_t
 
 /* What the line-table thread needs to know of each CU. */
 struct cu_lines {
-	Dwarf_Off die_off;
+	Dwarf_Off hdr_off, die_off;
 	int version;
 	int has_lines;
 	uint64_t stmt_list;
@@ -709,7 +776,7 @@ static int load(struct spgo_binary *bin)
 		units++;
 		if (!dwarf_offdie(bin->dwarf, this_off + hsize, &cudie) || dwarf_tag(&cudie) != DW_TAG_compile_unit)
 			continue;
-		struct cu_lines cl = {this_off + hsize, version, 0, 0, NULL, 0};
+		struct cu_lines cl = {this_off, this_off + hsize, version, 0, 0, NULL, 0};
 		Dwarf_Attribute a;
 		Dwarf_Word stmt_list;
 		cl.comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &a));
@@ -729,13 +796,35 @@ static int load(struct spgo_binary *bin)
 	/* Line tables in a second thread, inline scopes in this one. */
 	job.cl = cls.v;
 	pthread_t lines_thread;
-	int threaded = bin->cus.n > 0 && pthread_create(&lines_thread, NULL, read_all_lines, &job) == 0;
+	const char *nthreads = getenv("SPGO_THREADS"); /* "1": no helper threads */
+	int threaded = bin->cus.n > 0 && !(nthreads && !strcmp(nthreads, "1")) &&
+		       pthread_create(&lines_thread, NULL, read_all_lines, &job) == 0;
 	if (!threaded)
 		read_all_lines(&job);
+	struct spgo_info_sections isec;
+	memset(&isec, 0, sizeof isec);
+	static const char *const isec_names[] = {".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str",
+						 ".debug_str_offsets", ".debug_addr", ".debug_ranges", ".debug_rnglists"};
+	struct spgo_debug_str *isec_v[] = {&isec.info, &isec.abbrev, &isec.str, &isec.line_str,
+					   &isec.str_offsets, &isec.addr, &isec.ranges, &isec.rnglists};
+	for (size_t k = 0; k < SPGO_ARRAY_LEN(isec_names); k++)
+		if (spgo_elf_section(elf, isec_names[k], &d) && d->d_buf)
+			*isec_v[k] = (struct spgo_debug_str){d->d_buf, d->d_size};
+	const char *slow = getenv("SPGO_LIBDW_WALK"); /* "1": always libdw (for tests) */
 	for (size_t i = 0; i < bin->cus.n; i++) {
 		Dwarf_Die cudie;
-		size_t begin = bin->ranges.n;
-		if (dwarf_offdie(bin->dwarf, cls.v[i].die_off, &cudie)) {
+		size_t begin = bin->ranges.n, nscopes = bin->scopes.n, nsub = bin->subprograms.n;
+		uint32_t order = 0;
+		rr.n = 0;
+		/* Our reader first; if it gives up, forget its work and ask libdw. */
+		if (!(slow && !strcmp(slow, "1")) &&
+		    spgo_walk_cu_dies(bin, &isec, cls.v[i].hdr_off, &nc, &rr, &order) == 0) {
+			flatten(bin, rr.v, rr.n);
+		} else if (dwarf_offdie(bin->dwarf, cls.v[i].die_off, &cudie)) {
+			spgo_info("%s: DIEs of the CU at 0x%llx read by libdw", bin->dwarf_path,
+				  (unsigned long long)cls.v[i].hdr_off);
+			bin->scopes.n = nscopes;
+			bin->subprograms.n = nsub;
 			rr.n = 0;
 			walk_dies(bin, &nc, &cudie, &rr);
 			flatten(bin, rr.v, rr.n);

@@ -7,7 +7,12 @@
  * ("foo.cold" rather than DWARF's "foo").
  *
  * --all-instructions lists every instruction of the executable sections:
- * address, size, class and (for direct branches and calls) target.
+ * address, size, class and (for direct branches and calls) target;
+ * --functions the function table.
+ *
+ * Environment: SPGO_THREADS=1 runs without helper threads, SPGO_VERBOSE=1
+ * reports how the tables were built, SPGO_LIBDW_WALK=1 makes libdw walk
+ * the DIEs (the fallback of spgo's own reader; for tests).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -86,7 +91,8 @@ static void ob_init(struct obuf *o)
 	o->other = xmalloc(OBUF_SIZE);
 	pthread_mutex_init(&o->mu, NULL);
 	pthread_cond_init(&o->cv, NULL);
-	o->threaded = pthread_create(&o->thread, NULL, writer, o) == 0;
+	const char *nthreads = getenv("SPGO_THREADS"); /* "1": no writer thread */
+	o->threaded = !(nthreads && !strcmp(nthreads, "1")) && pthread_create(&o->thread, NULL, writer, o) == 0;
 }
 
 static void ob_flush(struct obuf *o)
@@ -415,6 +421,10 @@ int cmd_symbolize(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
+	/* SPGO_VERBOSE=1: say how the tables were built (to stderr). */
+	const char *verbose = getenv("SPGO_VERBOSE");
+	if (verbose && !strcmp(verbose, "1"))
+		spgo_verbose = 1;
 	struct spgo_binary *bin;
 	if (spgo_binary_open(&bin, binary, debug) < 0)
 		return cli_fail();
@@ -455,7 +465,8 @@ int cmd_symbolize(int argc, char **argv)
 			size_t cap = 0;
 			while (rc == 0 && getline(&line, &cap, stdin) >= 0) {
 				rc = symbolize_text(bin, line, mode, o);
-				/* Answer interactive callers line by line. */
+				/* Answer interactive callers line by line: flush when
+				 * glibc's stdin buffer holds no further line. */
 				if (o->n && !feof(stdin) && stdin->_IO_read_ptr == stdin->_IO_read_end)
 					ob_flush(o);
 			}

@@ -3,10 +3,12 @@
 # instruction address of:
 #   - tests/data/inline_demo.c by clang-19 -O2 -g -fdebug-info-for-profiling
 #     (DWARF 5, lld), gcc -O2 -g (DWARF 5) and gcc -O2 -gdwarf-4;
-#   - the same with zlib- and zstd-compressed debug sections, as a non-PIE
+#   - the same by gcc -gdwarf-3 and -gdwarf-2 -gstrict-dwarf, with zlib- and
+#     zstd-compressed debug sections, as a non-PIE
 #     lld layout with a separate code segment, and stripped with the DWARF in
 #     a separate file (given with --debug-binary, and found by build-id);
-#   - ../shared/data/autofdo-gzip/test.binary (GCC 4.6, old DWARF).
+#   - ../shared/data/autofdo-gzip/test.binary (GCC 4.6, DWARF 2);
+#   - the system's libc.so.6 with its libc6-dbg DWARF, if installed.
 # For each address, the inline frames (linkage name, file, line, column) must
 # equal `llvm-symbolizer-19 --inlines --functions=linkage`; with --verbose the
 # decl line (Function start line) and discriminators too.  Instruction
@@ -27,6 +29,8 @@ set -e
 clang-19 -O2 -g -fdebug-info-for-profiling -fuse-ld=lld -o clang-dwarf5 "$src"
 gcc -O2 -g -o gcc-dwarf5 "$src"
 gcc -O2 -gdwarf-4 -o gcc-dwarf4 "$src"
+gcc -O2 -gdwarf-3 -o gcc-dwarf3 "$src"
+gcc -O2 -gdwarf-2 -gstrict-dwarf -o gcc-dwarf2 "$src"
 gcc -O2 -g -gz=zlib -o gcc-zlib "$src"
 clang-19 -O2 -g -gz=zstd -fuse-ld=lld -o clang-zstd "$src"
 clang-19 -O2 -gdwarf-4 -no-pie -fuse-ld=lld -Wl,-z,separate-code -o clang-nopie "$src"
@@ -70,9 +74,13 @@ compare_insns() {
   fi
 }
 
-for b in clang-dwarf5 gcc-dwarf5 gcc-dwarf4 gcc-zlib clang-zstd clang-nopie; do
+for b in clang-dwarf5 gcc-dwarf5 gcc-dwarf4 gcc-dwarf3 gcc-dwarf2 gcc-zlib clang-zstd clang-nopie; do
   compare_frames "$b" "$b" --binary "$b"
   compare_insns "$b" "$b"
+done
+# The same through libdw's DIE walk, the fallback of our own DIE reader.
+for b in clang-dwarf5 gcc-dwarf4; do
+  SPGO_LIBDW_WALK=1 compare_frames "$b" "$b-libdw-walk" --binary "$b"
 done
 
 # The test must be able to fail: the inline frames from the header, the
@@ -104,6 +112,13 @@ wait "$SYM_PID" 2>/dev/null
 cold=$(nm gcc-dwarf5 | awk '$3 == "work.cold" {print $1}' | sed 's/^0*//')
 grep -q "^0x$cold 0x[0-9a-f]* work work.cold decl_line=[0-9]* parent=work$" gcc-functions ||
   { fail "work.cold is not tied to work:"; cat gcc-functions; }
+# Without symbols (strip --strip-all, DWARF from the debug file), the part
+# is still tied to work: it is the second range of work's DIE.
+objcopy --strip-all gcc-dwarf5 gcc-nosyms
+objcopy --only-keep-debug gcc-dwarf5 gcc-nosyms.debug
+"$SPGO" symbolize --binary gcc-nosyms --debug-binary gcc-nosyms.debug --functions > gcc-nosyms-functions
+grep -q "^0x$cold 0x[0-9a-f]* work work decl_line=[0-9]* parent=work$" gcc-nosyms-functions ||
+  { fail "stripped: the cold part is not tied to work:"; cat gcc-nosyms-functions; }
 decl=$(llvm-symbolizer-19 --verbose --functions=linkage --obj=gcc-dwarf5 "0x$cold" | awk '/Function start line/ {print $4}')
 grep -q "^0x[0-9a-f]* 0x[0-9a-f]* work work decl_line=$decl\$" gcc-functions || fail "decl line of work is not $decl"
 
