@@ -256,6 +256,72 @@ static void print_mmap(struct obuf *o, unsigned fields, const struct spgo_perf_r
 		  (m->flags & 1) ? 's' : 'p', m->filename);
 }
 
+static void print_sample(struct obuf *o, unsigned fields, struct spgo_perf_machine *m,
+			 const struct spgo_perf_sample *s)
+{
+	print_start(o, fields, s);
+	if (fields & F_IP) {
+		if (s->sample_type & PERF_SAMPLE_CALLCHAIN) {
+			ob_ch(o, '\n');
+			print_callchain(o, m, s);
+		} else {
+			ob_ch(o, ' ');
+			ob_hex16(o, s->ip);
+		}
+	}
+	if (fields & F_BRSTACK)
+		print_brstack(o, s);
+	ob_ch(o, '\n');
+}
+
+/*
+ * How many times perf delivers a sample with PERF_SAMPLE_READ: once per
+ * counter value (each group member with a group read) whose event is known
+ * and whose value moved since that id's last sample.
+ */
+static int read_deliveries(struct spgo_perf_reader *r, struct spgo_kmap *last,
+			   const struct spgo_perf_record *rec)
+{
+	const struct spgo_perf_sample *s = &rec->sample;
+	if (!rec->attr || !s->read)
+		return 1;
+	uint64_t f = rec->attr->attr.read_format;
+	size_t fixed = !!(f & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(f & PERF_FORMAT_TOTAL_TIME_RUNNING);
+	size_t per = 1 + !!(f & PERF_FORMAT_ID) + !!(f & PERF_FORMAT_LOST);
+	const uint64_t *v = s->read;
+	size_t nr = 1, at;
+	if (f & PERF_FORMAT_GROUP) {
+		nr = v[0];
+		at = 1 + fixed;
+	} else {
+		at = 0;
+	}
+	int times = 0;
+	for (size_t i = 0; i < nr; i++) {
+		size_t base = at + i * per, need = base + per;
+		if (!(f & PERF_FORMAT_GROUP))
+			need = fixed + per;
+		if (need > s->read_words)
+			break;
+		uint64_t value = v[base];
+		uint64_t id = (f & PERF_FORMAT_ID)
+				      ? v[(f & PERF_FORMAT_GROUP) ? base + 1 : fixed + 1]
+				      : s->id;
+		int known = 0;
+		for (size_t k = 0; k < spgo_perf_nattrs(r) && !known; k++) {
+			const struct spgo_perf_attr *a = spgo_perf_attr(r, k);
+			for (size_t j = 0; j < a->nids && !known; j++)
+				known = a->ids[j] == id;
+		}
+		uint64_t *prev = spgo_kmap_upsert(last, &id);
+		uint64_t period = value - *prev;
+		*prev = value;
+		if (known && period)
+			times++;
+	}
+	return times;
+}
+
 static int parse_fields(const char *spec, unsigned *fields)
 {
 	*fields = 0;
@@ -407,6 +473,8 @@ int cmd_script(int argc, char **argv)
 	}
 	struct spgo_perf_machine *m = spgo_perf_machine_new();
 	struct spgo_perf_record rec;
+	struct spgo_kmap last_value; /* sample id -> last counter value */
+	spgo_kmap_init(&last_value, 1);
 	int have_fields = fspec != NULL;
 	while ((rc = spgo_perf_next(r, &rec)) > 0) {
 		if (!have_fields && spgo_perf_nattrs(r)) {
@@ -426,25 +494,18 @@ int cmd_script(int argc, char **argv)
 			break;
 		case PERF_RECORD_SAMPLE: {
 			const struct spgo_perf_sample *s = &rec.sample;
-			print_start(&o, fields, s);
-			if (fields & F_IP) {
-				if (s->sample_type & PERF_SAMPLE_CALLCHAIN) {
-					ob_ch(&o, '\n');
-					print_callchain(&o, m, s);
-				} else {
-					ob_ch(&o, ' ');
-					ob_hex16(&o, s->ip);
-				}
-			}
-			if (fields & F_BRSTACK)
-				print_brstack(&o, s);
-			ob_ch(&o, '\n');
+			int times = 1;
+			if (s->sample_type & PERF_SAMPLE_READ)
+				times = read_deliveries(r, &last_value, &rec);
+			for (int k = 0; k < times; k++)
+				print_sample(&o, fields, m, s);
 			break;
 		}
 		default:
 			break;
 		}
 	}
+	spgo_kmap_free(&last_value);
 	spgo_perf_machine_free(m);
 	spgo_perf_close(r);
 done:

@@ -32,7 +32,9 @@ same() {  # same NAME FILE ARGS...: spgo script == perf script
 }
 # two events (samples told apart by id), two processes
 perf record -q -e cpu-clock,task-clock -g -o two.data sh -c './prog 10000 & ./prog 10000; wait' >/dev/null 2>&1
-files="plain.data g.data gz.data pipe.data two.data"
+# a group read with :S (a sample per member, as perf delivers them)
+perf record -q -e '{cpu-clock,task-clock}:S' -g -o grp.data ./prog 20000 >/dev/null 2>&1
+files="plain.data g.data gz.data pipe.data two.data grp.data"
 # system-wide on all CPUs: time ordering across CPU buffers, processes that
 # started before perf (synthesized mmaps), odd stacks of other programs
 if perf record -q -a -g -e cpu-clock -o all.data -- sleep 0.3 >/dev/null 2>&1; then

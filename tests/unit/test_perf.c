@@ -200,6 +200,45 @@ static void test_recorded(void)
 		printf("no working perf: recorded-file fuzzing skipped\n");
 		return;
 	}
+	/* user registers and stack (--call-graph dwarf), group reads (:S) and
+	 * two events: the sample layouts beyond ip and stack */
+	cmd = xasprintf("cd %s && perf record -q -e '{cpu-clock,task-clock}:S' --call-graph "
+			"dwarf,1024 -o dwarf.data -- sh -c 'i=0; while [ $i -lt 3000 ]; do "
+			"i=$((i+1)); done' >/dev/null 2>&1",
+			tmpdir);
+	rc = system(cmd);
+	free(cmd);
+	if (rc == 0) {
+		char *p = xasprintf("%s/dwarf.data", tmpdir);
+		struct spgo_perf_reader *r;
+		REQUIRE(spgo_perf_open(&r, p, SPGO_PERF_ORDERED) == 0);
+		CHECK(spgo_perf_nattrs(r) == 2);
+		struct spgo_perf_record rec;
+		uint64_t with_stack = 0, with_regs = 0, with_read = 0, per_event[2] = {0, 0};
+		while (spgo_perf_next(r, &rec) > 0) {
+			if (rec.type != PERF_RECORD_SAMPLE)
+				continue;
+			per_event[rec.attr->index < 2 ? rec.attr->index : 0]++;
+			with_stack += rec.sample.stack_user_size > 0;
+			with_regs += rec.sample.regs_user_nr > 0;
+			with_read += rec.sample.read_words > 0;
+		}
+		printf("dwarf.data: %llu/%llu samples per event, %llu with user stack, %llu with "
+		       "user regs, %llu with read values\n",
+		       (unsigned long long)per_event[0], (unsigned long long)per_event[1],
+		       (unsigned long long)with_stack, (unsigned long long)with_regs,
+		       (unsigned long long)with_read);
+		CHECK(per_event[0] > 0); /* group samples come from the leader */
+		CHECK(with_stack > 0 && with_regs > 0 && with_read > 0);
+		spgo_perf_close(r);
+		size_t sz;
+		uint8_t *b = slurp(p, &sz);
+		REQUIRE(b);
+		fuzz("dwarf.data", b, sz < 200000 ? sz : 200000, 100, 200, NULL);
+		free(b);
+		unlink(p);
+		free(p);
+	}
 	const char *names[] = {"gz.data", "pipe.data"};
 	for (int i = 0; i < 2; i++) {
 		char *p = xasprintf("%s/%s", tmpdir, names[i]);
