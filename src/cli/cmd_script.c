@@ -60,25 +60,35 @@ static inline void ob_ch(struct obuf *o, char c)
 
 /* Write v in lower-case hex at p (no prefix); returns the end.  Digits are
  * written in place: a libc memcpy per number would cost more than the rest. */
+/* The 8 hex digits of a 32-bit value as 8 ASCII bytes, first digit in the
+ * lowest byte (a little-endian store writes them in reading order). */
+static inline uint64_t hex8(uint32_t v)
+{
+	uint64_t x = v;
+	x = ((x & 0xffff0000ULL) << 16) | (x & 0xffffULL);
+	x = ((x & 0x0000ff000000ff00ULL) << 8) | (x & 0x000000ff000000ffULL);
+	x = ((x & 0x00f000f000f000f0ULL) << 4) | (x & 0x000f000f000f000fULL);
+	/* a nibble per byte, the most significant in the highest byte */
+	uint64_t letters = ((x + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;
+	x += 0x3030303030303030ULL + letters * 39;
+	return __builtin_bswap64(x);
+}
+
+/* Write v in lower-case hex at p (no prefix, no padding); returns the end.
+ * Stores up to 16 bytes at p (room must be reserved), without loops or
+ * libc calls: formatting hex is most of what spgo script does. */
 static inline char *put_hex(char *p, uint64_t v)
 {
-	static const char d[] = "0123456789abcdef";
-	static char pairs[512];
-	if (SPGO_UNLIKELY(!pairs[0])) {
-		for (int i = 0; i < 256; i++) {
-			pairs[2 * i] = d[i >> 4];
-			pairs[2 * i + 1] = d[i & 15];
-		}
-	}
 	int k = v ? (67 - __builtin_clzll(v)) / 4 : 1;
-	char *e = p + k;
-	while (e - p >= 2) {
-		e -= 2;
-		memcpy(e, pairs + 2 * (v & 0xff), 2);
-		v >>= 8;
+	uint64_t lo = hex8((uint32_t)v);
+	if (k <= 8) {
+		lo >>= 8 * (8 - k); /* drop the leading zero digits */
+		memcpy(p, &lo, 8);
+	} else {
+		uint64_t hi = hex8((uint32_t)(v >> 32)) >> (8 * (16 - k));
+		memcpy(p, &hi, 8);
+		memcpy(p + k - 8, &lo, 8);
 	}
-	if (e > p)
-		*p = d[v & 15];
 	return p + k;
 }
 

@@ -5,6 +5,7 @@
  * Run under ASan+UBSan by `make check`: any out-of-bounds read is a failure;
  * every run must end in records, a warning, or an error, never a crash.
  */
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -105,6 +106,11 @@ static void fuzz(const char *name, const uint8_t *b, size_t n, int cuts, int fli
 			}
 		}
 		put(path, w, len);
+		/* half the runs read the file through read(2), half mapped */
+		if (i % 2)
+			setenv("SPGO_PERF_NO_MMAP", "1", 1);
+		else
+			unsetenv("SPGO_PERF_NO_MMAP");
 		struct spgo_aggregate *agg = NULL;
 		if (binary && spgo_agg_new(&agg, binary, NULL) < 0)
 			agg = NULL;
@@ -119,6 +125,7 @@ static void fuzz(const char *name, const uint8_t *b, size_t n, int cuts, int fli
 		}
 	}
 	spgo_quiet = 0;
+	unsetenv("SPGO_PERF_NO_MMAP");
 	printf("%s: %d runs read to the end, %d ended in an error (checksum %llx)\n", name, ok,
 	       errs, (unsigned long long)sum);
 	CHECK(ok > 0);
