@@ -24,7 +24,8 @@
  *    [b[i+1].to, b[i].from], both ends inclusive (the end is the address of
  *    the last instruction of the range, the branch itself).  A range whose
  *    begin lies after its end cannot be and is discarded and counted; so is
- *    one with an end outside the binary.
+ *    one with an end outside the binary, and, once the function bounds are
+ *    known (spgo_agg_set_functions), one that crosses a function's end.
  *  - Ranges and branches with both ends external are not kept; a branch with
  *    one external end is kept with SPGO_AGG_EXTERNAL there (calls to and
  *    returns from other libraries matter to call-site counts).
@@ -53,6 +54,8 @@ struct spgo_agg_stats {
 	uint64_t ranges;	    /* ranges counted */
 	uint64_t ranges_reversed;   /* discarded: begin after end */
 	uint64_t ranges_external;   /* discarded: an end outside the binary */
+	uint64_t ranges_crossing;   /* discarded: begin and end in different
+				       functions (only with spgo_agg_set_functions) */
 	uint64_t stack_samples;	    /* samples with a call stack touching the binary */
 	uint64_t lost;		    /* samples the kernel reported lost (LOST records) */
 };
@@ -102,6 +105,15 @@ struct spgo_aggregate {
 /* Aggregate samples of the ELF at binary_path (debug_path may be NULL). */
 int spgo_agg_new(struct spgo_aggregate **out, const char *binary_path, const char *debug_path);
 void spgo_agg_free(struct spgo_aggregate *agg);
+
+/*
+ * Function bounds for the "range crosses a function end" check, sorted by
+ * start, [start, end) each (spgo_binary_functions() gives them; the array
+ * must outlive agg).  Without them ranges are only checked for order.
+ */
+struct spgo_function;
+void spgo_agg_set_functions(struct spgo_aggregate *agg, const struct spgo_function *fns,
+			    size_t n);
 
 /* Read a whole perf.data ("-" = stdin) / `perf script` text into agg. */
 int spgo_agg_read_perf(struct spgo_aggregate *agg, const char *path);
