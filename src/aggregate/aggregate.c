@@ -655,6 +655,10 @@ void spgo_agg_dump(const struct spgo_aggregate *a, FILE *fp)
 		(unsigned long long)s->ranges_external, (unsigned long long)s->ranges_crossing,
 		(unsigned long long)s->stack_samples,
 		(unsigned long long)s->lost);
+	for (size_t i = 0; i < a->events.n; i++)
+		fprintf(fp, "# event %zu: %s, %llu samples, period %llu\n", i, a->events.v[i].name,
+			(unsigned long long)a->events.v[i].samples,
+			(unsigned long long)a->events.v[i].period);
 	dump_map(fp, "range", &a->ranges);
 	dump_map(fp, "branch", &a->branches);
 	for (size_t i = 0; i < a->events.n; i++) {

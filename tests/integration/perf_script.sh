@@ -46,6 +46,18 @@ for f in $files; do
   same "$f -F ip" "$f" -F ip
   same "$f -F pid,ip --show-mmap-events" "$f" -F pid,ip --show-mmap-events
 done
+# IP samples are kept per event: two events, two sets of counts, and their
+# sum per address equals the samples perf attributes to the program
+"$SPGO" script -i two.data --aggregate prog > two.agg 2>/dev/null
+ev=$(grep -c '^# event [01]: [a-z-]*, [1-9][0-9]* samples' two.agg || true)
+n0=$(grep -c '^ip 0 ' two.agg || true); n1=$(grep -c '^ip 1 ' two.agg || true)
+tot=$(awk '/^ip / { s += $4 } END { print s + 0 }' two.agg)
+inprog=$(perf script -i two.data -F ip,dso -G 2>/dev/null | grep -c "/prog)$" || true)
+if [ "$ev" -eq 2 ] && [ "$n0" -gt 0 ] && [ "$n1" -gt 0 ] && [ "$tot" -eq "$inprog" ]; then
+  echo "ok   two events aggregated apart ($n0 and $n1 addresses, $tot samples = perf's $inprog in prog)"
+else
+  echo "FAIL per-event ip counts: events $ev, addresses $n0/$n1, samples $tot vs perf $inprog"; fail=1
+fi
 # MMAP2 in the build-id form (perf record --buildid-mmap)
 if perf record -q -e cpu-clock --buildid-mmap -o bid.data ./prog 20000 >/dev/null 2>&1; then
   same "bid.data -F ip --show-mmap-events" bid.data -F ip --show-mmap-events
