@@ -34,7 +34,9 @@ same() {  # same NAME FILE ARGS...: spgo script == perf script
 perf record -q -e cpu-clock,task-clock -g -o two.data sh -c './prog 10000 & ./prog 10000; wait' >/dev/null 2>&1
 # a group read with :S (a sample per member, as perf delivers them)
 perf record -q -e '{cpu-clock,task-clock}:S' -g -o grp.data ./prog 20000 >/dev/null 2>&1
-files="plain.data g.data gz.data pipe.data two.data grp.data"
+# two events with different sample_types (perf adds IDENTIFIER)
+perf record -q -e cpu-clock/call-graph=fp/ -e task-clock/call-graph=no/ -o mixed.data ./prog 10000 >/dev/null 2>&1
+files="plain.data g.data gz.data pipe.data two.data grp.data mixed.data"
 # system-wide on all CPUs: time ordering across CPU buffers, processes that
 # started before perf (synthesized mmaps), odd stacks of other programs
 if perf record -q -a -g -e cpu-clock -o all.data -- sleep 0.3 >/dev/null 2>&1; then
