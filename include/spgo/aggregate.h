@@ -29,6 +29,16 @@
  *  - Ranges and branches with both ends external are not kept; a branch with
  *    one external end is kept with SPGO_AGG_EXTERNAL there (calls to and
  *    returns from other libraries matter to call-site counts).
+ *
+ * Use:
+ *     struct spgo_aggregate *agg;
+ *     if (spgo_agg_new(&agg, "./prog", NULL) < 0 ||
+ *         spgo_agg_read_perf(agg, "perf.data") < 0 ||
+ *         spgo_agg_check_matched(agg) < 0)
+ *             fail();                        (spgo_errmsg() says why)
+ *     for (size_t it = 0; spgo_kmap_next(&agg->ranges, &it, &key, &count);)
+ *             ... key[0] = begin, key[1] = end, *count = times it ran ...
+ *     spgo_agg_free(agg);
  */
 #ifndef SPGO_AGGREGATE_H
 #define SPGO_AGGREGATE_H
@@ -70,10 +80,12 @@ struct spgo_agg_event {
 
 /*
  * One distinct call stack + LBR sample.  frames: leaf first; frames[0] is
- * the sampled ip, the others are return addresses as the stack walk found
- * them (the call instruction is just before each); a run of frames outside
- * the binary is one SPGO_AGG_EXTERNAL.  branches: the sample's LBR as
- * (from, to) pairs, newest first, mapped like the rest.
+ * the leaf (the sampled ip, or SPGO_AGG_EXTERNAL when the sample was in the
+ * kernel or another file), the others are return addresses as the stack
+ * walk found them (the call instruction is just before each); a run of
+ * frames outside the binary is one SPGO_AGG_EXTERNAL.  Only stacks with at
+ * least one frame inside are kept.  branches: the sample's LBR as (from,
+ * to) pairs, newest first, mapped like the rest (nbranches 0 without LBR).
  */
 struct spgo_agg_stack {
 	uint64_t count;
