@@ -382,9 +382,16 @@ int spgo_perf_open(struct spgo_perf_reader **out, const char *path, unsigned fla
 
 	struct stat st;
 	int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	if (!regular && S_ISDIR(st.st_mode)) {
+		spgo_error("%s: is a directory", path);
+		goto fail;
+	}
 	/* Read the first 16 bytes through the buffer (works for pipes too). */
 	if (fill(r, PIPE_HEADER_SIZE) < PIPE_HEADER_SIZE) {
-		spgo_error("%s: offset 0: too short for a perf.data header", path);
+		if (r->read_errno)
+			spgo_error("%s: %s", path, strerror(r->read_errno));
+		else
+			spgo_error("%s: offset 0: too short for a perf.data header", path);
 		goto fail;
 	}
 	uint64_t magic, hsize;
