@@ -381,8 +381,9 @@ int spgo_perf_open(struct spgo_perf_reader **out, const char *path, unsigned fla
 	r->id_pos = r->id_pos_end = -1;
 
 	struct stat st;
-	int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-	if (!regular && S_ISDIR(st.st_mode)) {
+	int have_st = fstat(fd, &st) == 0;
+	int regular = have_st && S_ISREG(st.st_mode);
+	if (have_st && S_ISDIR(st.st_mode)) {
 		spgo_error("%s: is a directory", path);
 		goto fail;
 	}
