@@ -95,6 +95,9 @@ struct spgo_agg_impl {
 	VEC(uint64_t) scratch;
 	struct ctab ranges, branches, ips; /* ips: key (vaddr, event index) */
 	VEC(uint64_t) mf; /* mapped LBR from/to */
+	const struct spgo_function *fns; /* for the function-end check, or NULL */
+	size_t nfns;
+	uint64_t f_lo, f_hi; /* the function part found last: [f_lo, f_hi) */
 };
 
 int spgo_agg_new(struct spgo_aggregate **out, const char *binary_path, const char *debug_path)
@@ -315,6 +318,35 @@ static void count_stack(struct spgo_agg_impl *I, uint32_t nframes, uint32_t nbra
 	}
 }
 
+void spgo_agg_set_functions(struct spgo_aggregate *a, const struct spgo_function *fns, size_t n)
+{
+	a->impl->fns = fns;
+	a->impl->nfns = n;
+	a->impl->f_lo = a->impl->f_hi = 0;
+}
+
+/* Do begin and end lie in the same function part?  (Yes if unknown.) */
+static inline int same_function(struct spgo_agg_impl *I, uint64_t begin, uint64_t end)
+{
+	if (!I->fns)
+		return 1;
+	if (begin - I->f_lo >= I->f_hi - I->f_lo) {
+		size_t lo = 0, hi = I->nfns;
+		while (lo < hi) { /* last part starting at or before begin */
+			size_t mid = lo + (hi - lo) / 2;
+			if (I->fns[mid].start <= begin)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == 0 || begin >= I->fns[lo - 1].end)
+			return 0; /* begin is in no function */
+		I->f_lo = I->fns[lo - 1].start;
+		I->f_hi = I->fns[lo - 1].end;
+	}
+	return end < I->f_hi;
+}
+
 static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record *rec)
 {
 	struct spgo_agg_impl *I = a->impl;
@@ -375,6 +407,10 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 			}
 			if (r[0] > r[1]) {
 				a->stats.ranges_reversed++;
+				continue;
+			}
+			if (!same_function(I, r[0], r[1])) {
+				a->stats.ranges_crossing++;
 				continue;
 			}
 			ctab_add(&I->ranges, r[0], r[1]);
@@ -610,13 +646,19 @@ void spgo_agg_dump(const struct spgo_aggregate *a, FILE *fp)
 		fprintf(fp, "# matched %s by %s\n", m[i].name, m[i].how);
 	fprintf(fp,
 		"stats samples %llu matched %llu unmatched %llu unmapped %llu lbr %llu "
-		"branches %llu ranges %llu reversed %llu external %llu stacks %llu lost %llu\n",
+		"branches %llu ranges %llu reversed %llu external %llu crossing %llu stacks %llu "
+		"lost %llu\n",
 		(unsigned long long)s->samples, (unsigned long long)s->samples_matched,
 		(unsigned long long)s->samples_unmatched, (unsigned long long)s->samples_unmapped,
 		(unsigned long long)s->lbr_samples, (unsigned long long)s->branches,
 		(unsigned long long)s->ranges, (unsigned long long)s->ranges_reversed,
-		(unsigned long long)s->ranges_external, (unsigned long long)s->stack_samples,
+		(unsigned long long)s->ranges_external, (unsigned long long)s->ranges_crossing,
+		(unsigned long long)s->stack_samples,
 		(unsigned long long)s->lost);
+	for (size_t i = 0; i < a->events.n; i++)
+		fprintf(fp, "# event %zu: %s, %llu samples, period %llu\n", i, a->events.v[i].name,
+			(unsigned long long)a->events.v[i].samples,
+			(unsigned long long)a->events.v[i].period);
 	dump_map(fp, "range", &a->ranges);
 	dump_map(fp, "branch", &a->branches);
 	for (size_t i = 0; i < a->events.n; i++) {

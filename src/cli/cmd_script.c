@@ -60,25 +60,35 @@ static inline void ob_ch(struct obuf *o, char c)
 
 /* Write v in lower-case hex at p (no prefix); returns the end.  Digits are
  * written in place: a libc memcpy per number would cost more than the rest. */
+/* The 8 hex digits of a 32-bit value as 8 ASCII bytes, first digit in the
+ * lowest byte (a little-endian store writes them in reading order). */
+static inline uint64_t hex8(uint32_t v)
+{
+	uint64_t x = v;
+	x = ((x & 0xffff0000ULL) << 16) | (x & 0xffffULL);
+	x = ((x & 0x0000ff000000ff00ULL) << 8) | (x & 0x000000ff000000ffULL);
+	x = ((x & 0x00f000f000f000f0ULL) << 4) | (x & 0x000f000f000f000fULL);
+	/* a nibble per byte, the most significant in the highest byte */
+	uint64_t letters = ((x + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;
+	x += 0x3030303030303030ULL + letters * 39;
+	return __builtin_bswap64(x);
+}
+
+/* Write v in lower-case hex at p (no prefix, no padding); returns the end.
+ * Stores up to 16 bytes at p (room must be reserved), without loops or
+ * libc calls: formatting hex is most of what spgo script does. */
 static inline char *put_hex(char *p, uint64_t v)
 {
-	static const char d[] = "0123456789abcdef";
-	static char pairs[512];
-	if (SPGO_UNLIKELY(!pairs[0])) {
-		for (int i = 0; i < 256; i++) {
-			pairs[2 * i] = d[i >> 4];
-			pairs[2 * i + 1] = d[i & 15];
-		}
-	}
 	int k = v ? (67 - __builtin_clzll(v)) / 4 : 1;
-	char *e = p + k;
-	while (e - p >= 2) {
-		e -= 2;
-		memcpy(e, pairs + 2 * (v & 0xff), 2);
-		v >>= 8;
+	uint64_t lo = hex8((uint32_t)v);
+	if (k <= 8) {
+		lo >>= 8 * (8 - k); /* drop the leading zero digits */
+		memcpy(p, &lo, 8);
+	} else {
+		uint64_t hi = hex8((uint32_t)(v >> 32)) >> (8 * (16 - k));
+		memcpy(p, &hi, 8);
+		memcpy(p + k - 8, &lo, 8);
 	}
-	if (e > p)
-		*p = d[v & 15];
 	return p + k;
 }
 
@@ -256,6 +266,72 @@ static void print_mmap(struct obuf *o, unsigned fields, const struct spgo_perf_r
 		  (m->flags & 1) ? 's' : 'p', m->filename);
 }
 
+static void print_sample(struct obuf *o, unsigned fields, struct spgo_perf_machine *m,
+			 const struct spgo_perf_sample *s)
+{
+	print_start(o, fields, s);
+	if (fields & F_IP) {
+		if (s->sample_type & PERF_SAMPLE_CALLCHAIN) {
+			ob_ch(o, '\n');
+			print_callchain(o, m, s);
+		} else {
+			ob_ch(o, ' ');
+			ob_hex16(o, s->ip);
+		}
+	}
+	if (fields & F_BRSTACK)
+		print_brstack(o, s);
+	ob_ch(o, '\n');
+}
+
+/*
+ * How many times perf delivers a sample with PERF_SAMPLE_READ: once per
+ * counter value (each group member with a group read) whose event is known
+ * and whose value moved since that id's last sample.
+ */
+static int read_deliveries(struct spgo_perf_reader *r, struct spgo_kmap *last,
+			   const struct spgo_perf_record *rec)
+{
+	const struct spgo_perf_sample *s = &rec->sample;
+	if (!rec->attr || !s->read)
+		return 1;
+	uint64_t f = rec->attr->attr.read_format;
+	size_t fixed = !!(f & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(f & PERF_FORMAT_TOTAL_TIME_RUNNING);
+	size_t per = 1 + !!(f & PERF_FORMAT_ID) + !!(f & PERF_FORMAT_LOST);
+	const uint64_t *v = s->read;
+	size_t nr = 1, at;
+	if (f & PERF_FORMAT_GROUP) {
+		nr = v[0];
+		at = 1 + fixed;
+	} else {
+		at = 0;
+	}
+	int times = 0;
+	for (size_t i = 0; i < nr; i++) {
+		size_t base = at + i * per, need = base + per;
+		if (!(f & PERF_FORMAT_GROUP))
+			need = fixed + per;
+		if (need > s->read_words)
+			break;
+		uint64_t value = v[base];
+		uint64_t id = (f & PERF_FORMAT_ID)
+				      ? v[(f & PERF_FORMAT_GROUP) ? base + 1 : fixed + 1]
+				      : s->id;
+		int known = 0;
+		for (size_t k = 0; k < spgo_perf_nattrs(r) && !known; k++) {
+			const struct spgo_perf_attr *a = spgo_perf_attr(r, k);
+			for (size_t j = 0; j < a->nids && !known; j++)
+				known = a->ids[j] == id;
+		}
+		uint64_t *prev = spgo_kmap_upsert(last, &id);
+		uint64_t period = value - *prev;
+		*prev = value;
+		if (known && period)
+			times++;
+	}
+	return times;
+}
+
 static int parse_fields(const char *spec, unsigned *fields)
 {
 	*fields = 0;
@@ -407,6 +483,8 @@ int cmd_script(int argc, char **argv)
 	}
 	struct spgo_perf_machine *m = spgo_perf_machine_new();
 	struct spgo_perf_record rec;
+	struct spgo_kmap last_value; /* sample id -> last counter value */
+	spgo_kmap_init(&last_value, 1);
 	int have_fields = fspec != NULL;
 	while ((rc = spgo_perf_next(r, &rec)) > 0) {
 		if (!have_fields && spgo_perf_nattrs(r)) {
@@ -426,25 +504,18 @@ int cmd_script(int argc, char **argv)
 			break;
 		case PERF_RECORD_SAMPLE: {
 			const struct spgo_perf_sample *s = &rec.sample;
-			print_start(&o, fields, s);
-			if (fields & F_IP) {
-				if (s->sample_type & PERF_SAMPLE_CALLCHAIN) {
-					ob_ch(&o, '\n');
-					print_callchain(&o, m, s);
-				} else {
-					ob_ch(&o, ' ');
-					ob_hex16(&o, s->ip);
-				}
-			}
-			if (fields & F_BRSTACK)
-				print_brstack(&o, s);
-			ob_ch(&o, '\n');
+			int times = 1;
+			if (s->sample_type & PERF_SAMPLE_READ)
+				times = read_deliveries(r, &last_value, &rec);
+			for (int k = 0; k < times; k++)
+				print_sample(&o, fields, m, s);
 			break;
 		}
 		default:
 			break;
 		}
 	}
+	spgo_kmap_free(&last_value);
 	spgo_perf_machine_free(m);
 	spgo_perf_close(r);
 done:

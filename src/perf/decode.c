@@ -374,6 +374,13 @@ static void enqueue(struct spgo_perf_reader *r, const uint8_t *p, uint16_t size,
 		r->max_time = time;
 		r->q_max = time;
 	}
+	r->queued += size;
+	/* A record of the mapped file stays where it is. */
+	if (r->mapped && p >= r->buf && p < r->buf + r->map_size) {
+		struct perf_qent e = {time, r->seq++, off, p, 0};
+		VEC_PUSH(&r->q, e);
+		return;
+	}
 	if (r->arena_len + size > r->arena_cap) {
 		r->arena_cap = r->arena_cap ? r->arena_cap * 2 : (1u << 20);
 		while (r->arena_len + size > r->arena_cap)
@@ -381,15 +388,20 @@ static void enqueue(struct spgo_perf_reader *r, const uint8_t *p, uint16_t size,
 		r->arena = xrealloc(r->arena, r->arena_cap);
 	}
 	memcpy(r->arena + r->arena_len, p, size);
-	struct perf_qent e = {time, r->seq++, off, r->arena_len};
+	struct perf_qent e = {time, r->seq++, off, NULL, r->arena_len};
 	r->arena_len += size;
 	VEC_PUSH(&r->q, e);
+}
+
+static inline const uint8_t *qent_data(const struct spgo_perf_reader *r, const struct perf_qent *e)
+{
+	return e->ptr ? e->ptr : r->arena + e->at;
 }
 
 static size_t qent_size(const struct spgo_perf_reader *r, const struct perf_qent *e)
 {
 	uint16_t sz;
-	memcpy(&sz, r->arena + e->at + 6, 2);
+	memcpy(&sz, qent_data(r, e) + 6, 2);
 	return sz;
 }
 
@@ -401,7 +413,8 @@ static void flush_upto(struct spgo_perf_reader *r, uint64_t limit)
 	 * byte is copied O(1) times in all. */
 	if (r->q_next > 0) {
 		for (size_t i = 0; i < r->q_next; i++)
-			r->arena_dead += qent_size(r, &r->q.v[i]);
+			if (!r->q.v[i].ptr)
+				r->arena_dead += qent_size(r, &r->q.v[i]);
 		size_t keep = r->q.n - r->q_next;
 		memmove(r->q.v, r->q.v + r->q_next, keep * sizeof *r->q.v);
 		r->q.n = keep;
@@ -419,6 +432,8 @@ static void flush_upto(struct spgo_perf_reader *r, uint64_t limit)
 			size_t len = 0;
 			for (size_t i = 0; i < keep; i++) {
 				struct perf_qent *e = &r->q.v[i];
+				if (e->ptr)
+					continue;
 				size_t sz = qent_size(r, e);
 				memcpy(na + len, r->arena + e->at, sz);
 				e->at = len;
@@ -482,13 +497,16 @@ int spgo_perf_next(struct spgo_perf_reader *r, struct spgo_perf_record *rec)
 	for (;;) {
 		if (ordered && r->q_next < r->q_ready) {
 			struct perf_qent *e = &r->q.v[r->q_next++];
-			const uint8_t *p = r->arena + e->at;
+			const uint8_t *p = qent_data(r, e);
 			struct perf_event_header h;
 			memcpy(&h, p, sizeof h);
+			r->queued -= h.size;
 			return decode_record(r, p, &h, e->off, rec) < 0 ? -1 : 1;
 		}
 		if (r->finished)
 			return 0;
+		if (r->mapped)
+			perf_release_pages(r);
 		const uint8_t *p;
 		struct perf_event_header h;
 		uint64_t off;
@@ -521,7 +539,7 @@ int spgo_perf_next(struct spgo_perf_reader *r, struct spgo_perf_record *rec)
 			uint64_t t = record_time(r, p, &h);
 			if (t) {
 				enqueue(r, p, h.size, t, off);
-				if (SPGO_UNLIKELY(r->arena_len - r->arena_dead > QUEUE_LIMIT))
+				if (SPGO_UNLIKELY(r->queued > QUEUE_LIMIT))
 					flush_half(r);
 				continue;
 			}

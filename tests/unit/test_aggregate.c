@@ -9,6 +9,7 @@
 
 #include "harness.h"
 #include "spgo/aggregate.h"
+#include "spgo/binary.h"
 
 static struct spgo_aggregate *agg;
 
@@ -108,6 +109,33 @@ static void test_rules(void)
 	CHECK(spgo_agg_check_matched(agg) == 0);
 }
 
+/* With function bounds, a range from one function into the next is out. */
+static void test_function_ends(void)
+{
+	struct spgo_aggregate *b;
+	REQUIRE(spgo_agg_new(&b, spgo_binary_path(agg->bin), NULL) == 0);
+	static const struct spgo_function fns[] = {
+		{0x400f00, 0x401010, "f", 1, -1},
+		{0x401010, 0x401200, "g", 1, -1},
+	};
+	spgo_agg_set_functions(b, fns, 2);
+	struct spgo_aggregate *save = agg;
+	agg = b;
+	feed_mmap(7, 0x400000, 0xa000, 0, "/x/test.binary");
+	struct perf_branch_entry br[3];
+	memset(br, 0, sizeof br);
+	br[0].from = 0x401100; br[0].to = 0x401180;
+	br[1].from = 0x401020; br[1].to = 0x401040; /* [0x401040, 0x401100] in g */
+	br[2].from = 0x401100; br[2].to = 0x400f80; /* [0x400f80, 0x401020] f -> g */
+	feed_sample(7, 0x401104, br, 3, NULL, 0);
+	spgo_agg_finish(b);
+	CHECK_EQ_U64(b->stats.ranges, 1);
+	CHECK_EQ_U64(b->stats.ranges_crossing, 1);
+	CHECK_EQ_U64(get2(&b->ranges, 0x401040, 0x401100), 1);
+	agg = save;
+	spgo_agg_free(b);
+}
+
 int main(void)
 {
 	const char *sh = test_shared();
@@ -122,6 +150,7 @@ int main(void)
 		return 1;
 	}
 	RUN(test_rules);
+	RUN(test_function_ends);
 	spgo_agg_free(agg);
 	free(bin);
 	DONE();
