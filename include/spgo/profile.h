@@ -146,7 +146,8 @@ struct spgo_profile {
 	VEC(struct spgo_target) targets;
 	VEC(uint32_t) top;           /* top-level function profiles, in creation order */
 	VEC(uint32_t) symbols;       /* profile symbol list (name ids) */
-	struct spgo_ptab topmap;     /* name id or (1<<63 | ctx id) -> func + 1 */
+	struct spgo_ptab topmap;     /* (1<<63 | ctx id) -> func + 1 */
+	VEC(uint32_t) top_by_name;   /* name id -> plain top-level func, or SPGO_NONE */
 	struct spgo_ptab bodymap;    /* (func, line<<32|disc) -> body + 1 */
 	struct spgo_ptab tgtmap;     /* (body, name) -> target + 1 */
 	struct spgo_ptab childmap;   /* (func, line<<32|disc, name) -> func + 1 */
@@ -196,7 +197,10 @@ void spgo_add_target_id(struct spgo_profile *p, uint32_t body, uint32_t callee, 
 void spgo_add_head(struct spgo_profile *p, uint32_t func, uint64_t count);
 void spgo_add_total(struct spgo_profile *p, uint32_t func, uint64_t count);
 
-enum { SPGO_FIN_TOTALS = 1 }; /* recompute totals from bodies and inlinees */
+enum {
+	SPGO_FIN_TOTALS = 1,     /* recompute totals from bodies and inlinees */
+	SPGO_FIN_NO_SUMMARY = 2, /* skip the summary (for text or gcov output) */
+};
 /* Settle flags (probe, preinlined), optionally totals, and the summary. */
 void spgo_profile_finalize(struct spgo_profile *p, unsigned how);
 void spgo_summary_compute(struct spgo_profile *p);
