@@ -43,10 +43,21 @@
  *  Indexes returned stay valid for the profile's life; struct pointers from
  *  spgo_fn() are valid until the next call that adds to the profile.
  *
+ *  Lookups are hash-indexed only for lists longer than a dozen entries;
+ *  shorter chains are walked, so filling and merging touch little memory.
+ *  To merge many files, read them all into one profile with
+ *  spgo_profile_read_into() (counts times a weight), then finalize once.
+ *
  * Formats: LLVM text, LLVM extended binary (read: every section clang 14 and
- * 19 read, zlib-compressed ones included; write: what the chosen LLVM
- * reads), GCC AutoFDO gcov (GCC 12 "version 2" layout, or the autofdo tools'
- * "version *704" layout).  spgo_profile_read() detects the format by content.
+ * 19 read, zlib-compressed ones included, unknown ones skipped; write: the
+ * summary, name table (plain, or fixed-length MD5), CS name table, offset
+ * table, profiles, symbol list and metadata sections in LLVM's default
+ * layout), GCC AutoFDO gcov (GCC 12 "version 2" layout with byte-length
+ * strings, or the autofdo tools' "version *704" layout dump_gcov reads).
+ * spgo_profile_read() detects the format by content.  Both LLVM 14 and 19
+ * read what spgo writes by default; the only difference of target_llvm=19
+ * is that a preinlined CS profile then carries the summary's "preinlined"
+ * flag, which LLVM 14 would take for its "CS nested" flag.
  * Errors follow spgo/common.h: "FILE: line N: ..." or "FILE: offset 0x..: ...".
  */
 #ifndef SPGO_PROFILE_H
@@ -135,7 +146,8 @@ struct spgo_profile {
 	VEC(struct spgo_target) targets;
 	VEC(uint32_t) top;           /* top-level function profiles, in creation order */
 	VEC(uint32_t) symbols;       /* profile symbol list (name ids) */
-	struct spgo_ptab topmap;     /* name id or (1<<63 | ctx id) -> func + 1 */
+	struct spgo_ptab topmap;     /* (1<<63 | ctx id) -> func + 1 */
+	VEC(uint32_t) top_by_name;   /* name id -> plain top-level func, or SPGO_NONE */
 	struct spgo_ptab bodymap;    /* (func, line<<32|disc) -> body + 1 */
 	struct spgo_ptab tgtmap;     /* (body, name) -> target + 1 */
 	struct spgo_ptab childmap;   /* (func, line<<32|disc, name) -> func + 1 */
@@ -185,7 +197,10 @@ void spgo_add_target_id(struct spgo_profile *p, uint32_t body, uint32_t callee, 
 void spgo_add_head(struct spgo_profile *p, uint32_t func, uint64_t count);
 void spgo_add_total(struct spgo_profile *p, uint32_t func, uint64_t count);
 
-enum { SPGO_FIN_TOTALS = 1 }; /* recompute totals from bodies and inlinees */
+enum {
+	SPGO_FIN_TOTALS = 1,     /* recompute totals from bodies and inlinees */
+	SPGO_FIN_NO_SUMMARY = 2, /* skip the summary (for text or gcov output) */
+};
 /* Settle flags (probe, preinlined), optionally totals, and the summary. */
 void spgo_profile_finalize(struct spgo_profile *p, unsigned how);
 void spgo_summary_compute(struct spgo_profile *p);

@@ -132,7 +132,8 @@ int cmd_merge(int argc, char **argv)
 	}
 	if (kind == 0)
 		acc->flags &= ~(unsigned)SPGO_PROF_CS;
-	spgo_profile_finalize(acc, 0);
+	/* Only the extended binary format carries the summary. */
+	spgo_profile_finalize(acc, fmt == SPGO_FMT_EXTBINARY ? 0 : SPGO_FIN_NO_SUMMARY);
 	int rc = spgo_profile_write(acc, out, fmt, &o);
 	spgo_profile_free(acc);
 	free(files);

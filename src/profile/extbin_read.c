@@ -291,8 +291,8 @@ static int read_meta_func(struct rd *r, struct cur *c, uint32_t f, int depth)
 		uint64_t sum;
 		if (uleb(c, &sum))
 			return -1;
-		if (f != SPGO_NONE)
-			p->funcs.v[f].checksum = sum;
+		if (f != SPGO_NONE && !p->funcs.v[f].checksum)
+			p->funcs.v[f].checksum = sum; /* on a mismatch the first one stays */
 	}
 	if (r->attrs) {
 		uint32_t a;

@@ -25,6 +25,14 @@ static inline uint64_t sat_mul(uint64_t a, uint64_t w)
 
 /* ---- the indexes ---------------------------------------------------------- */
 
+/*
+ * Small lists are searched by walking their chain; only lists that grow
+ * past SMALL are entered in the hash indexes (all their members at once).
+ * Most functions have few records and most records few targets, so most
+ * lookups touch no hash table at all.
+ */
+enum { SMALL = 24 };
+
 static inline size_t ptab_hash(uint64_t a, uint64_t b, uint32_t c)
 {
 	return (size_t)spgo_hash64(a * 0x9e3779b97f4a7c15ULL ^ (b + 0x632be59bd9b4e019ULL) *
@@ -87,7 +95,7 @@ static uint32_t ptab_find(const struct spgo_ptab *t, uint64_t a, uint64_t b, uin
 
 uint32_t spgo_func_find_id(const struct spgo_profile *p, uint32_t name)
 {
-	return ptab_find(&p->topmap, name, 0, 0) - 1;
+	return name < p->top_by_name.n ? p->top_by_name.v[name] : SPGO_NONE;
 }
 
 uint32_t spgo_func_find_ctx(const struct spgo_profile *p, uint32_t ctx)
@@ -99,7 +107,7 @@ uint32_t spgo_inlinee_find(const struct spgo_profile *p, uint32_t func, uint32_t
 			   uint32_t disc, uint32_t callee)
 {
 	const struct spgo_func *pf = &p->funcs.v[func];
-	if (pf->nchildren >= 12)
+	if (pf->nchildren >= SMALL)
 		return ptab_find(&p->childmap, func, (uint64_t)line << 32 | disc, callee) - 1;
 	for (uint32_t c = pf->children; c != SPGO_NONE; c = p->funcs.v[c].sibling) {
 		const struct spgo_func *x = &p->funcs.v[c];
@@ -130,6 +138,7 @@ void spgo_profile_free(struct spgo_profile *p)
 	VEC_FREE(&p->top);
 	VEC_FREE(&p->symbols);
 	free(p->topmap.s);
+	VEC_FREE(&p->top_by_name);
 	free(p->bodymap.s);
 	free(p->tgtmap.s);
 	free(p->childmap.s);
@@ -183,13 +192,22 @@ static uint32_t new_func(struct spgo_profile *p, uint32_t name, uint32_t ctx, ui
 
 uint32_t spgo_func_get_id(struct spgo_profile *p, uint32_t name)
 {
-	uint32_t *v = ptab_upsert(&p->topmap, name, 0, 0);
-	if (!*v) {
-		uint32_t f = new_func(p, name, SPGO_NONE, SPGO_NONE);
-		*v = f + 1;
+	/* Plain functions are found by name id in an array, no hashing. */
+	if (name >= p->top_by_name.n) {
+		size_t n = p->top_by_name.n, want = (size_t)name + 1;
+		if (want < p->names.n)
+			want = p->names.n;
+		VEC_GROW(&p->top_by_name, want);
+		memset(p->top_by_name.v + n, 0xff, (want - n) * sizeof *p->top_by_name.v);
+		p->top_by_name.n = want;
+	}
+	uint32_t f = p->top_by_name.v[name];
+	if (f == SPGO_NONE) {
+		f = new_func(p, name, SPGO_NONE, SPGO_NONE);
+		p->top_by_name.v[name] = f;
 		VEC_PUSH(&p->top, f);
 	}
-	return (uint32_t)(*v - 1);
+	return f;
 }
 
 uint32_t spgo_func_get(struct spgo_profile *p, const char *name)
@@ -236,13 +254,6 @@ uint32_t spgo_func_find(const struct spgo_profile *p, const char *s)
 	return SPGO_NONE;
 }
 
-/*
- * Small lists are searched by walking their chain; only lists that grow
- * past SMALL are entered in the hash indexes (all their members at once).
- * Most functions have few records and most records few targets, so most
- * lookups touch no hash table at all.
- */
-enum { SMALL = 12 };
 
 uint32_t spgo_inlinee_get_id(struct spgo_profile *p, uint32_t func, uint32_t line,
 			     uint32_t disc, uint32_t callee)
@@ -391,14 +402,8 @@ void spgo_func_merge(struct spgo_profile *dst, uint32_t df, const struct spgo_pr
 	struct spgo_func *d = &dst->funcs.v[df];
 	d->total = sat_add(d->total, sat_mul(s->total, w));
 	d->head = sat_add(d->head, sat_mul(s->head, w));
-	if (s->checksum) {
-		if (d->checksum && d->checksum != s->checksum)
-			spgo_warn("%s: CFG checksum mismatch (%llu vs %llu), keeping the first",
-				  spgo_name(dst, d->name), (unsigned long long)d->checksum,
-				  (unsigned long long)s->checksum);
-		else
-			d->checksum = s->checksum;
-	}
+	if (s->checksum && !d->checksum)
+		d->checksum = s->checksum; /* on a mismatch the first one stays */
 	d->attrs |= s->attrs;
 	for (uint32_t b = s->bodies; b != SPGO_NONE; b = src->bodies.v[b].next) {
 		const struct spgo_body *sb = &src->bodies.v[b];
@@ -430,6 +435,11 @@ void spgo_profile_merge(struct spgo_profile *dst, const struct spgo_profile *src
 		} else {
 			df = spgo_func_get_id(dst, map_name(dst, src, namemap, s->name));
 		}
+		const struct spgo_func *d = &dst->funcs.v[df];
+		if (s->checksum && d->checksum && s->checksum != d->checksum)
+			spgo_warn("%s: CFG checksum mismatch (%llu vs %llu), keeping the first",
+				  spgo_func_key(dst, df), (unsigned long long)d->checksum,
+				  (unsigned long long)s->checksum);
 		spgo_func_merge(dst, df, src, sf, w, namemap);
 	}
 	for (size_t i = 0; i < src->symbols.n; i++)
@@ -467,7 +477,8 @@ void spgo_profile_finalize(struct spgo_profile *p, unsigned how)
 	if (how & SPGO_FIN_TOTALS)
 		for (size_t i = 0; i < p->top.n; i++)
 			fix_totals(p, p->top.v[i]);
-	spgo_summary_compute(p);
+	if (!(how & SPGO_FIN_NO_SUMMARY))
+		spgo_summary_compute(p);
 }
 
 /* ---- ordered views ------------------------------------------------------- */

@@ -181,7 +181,11 @@ int spgo_read_text(struct spgo_profile *p, const char *path, const uint8_t *data
 				/* informational only */
 			} else if (tn > 14 && memcmp(t, "!CFGChecksum: ", 14) == 0 &&
 				   num(t + 14, tn - 14, &v) == 0) {
-				p->funcs.v[f].checksum = v;
+				if (p->funcs.v[f].checksum && p->funcs.v[f].checksum != v)
+					spgo_warn("%s: line %zu: CFG checksum differs from the one already "
+						  "read for this function; keeping the first", path, r.lineno);
+				else
+					p->funcs.v[f].checksum = v;
 				if (depth == 1)
 					nprobe++;
 			} else if (tn > 13 && memcmp(t, "!Attributes: ", 13) == 0 &&

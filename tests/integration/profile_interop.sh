@@ -4,6 +4,7 @@
 # llvm-profdata-19 merge (weighted, zlib, MD5) and create_gcov write
 # profiles; spgo must
 #  - convert each to the same text llvm-profdata-19 merge --text prints;
+#  - keep the profile symbol list and the partial flag when rewriting;
 #  - show the same per-function totals and heads as llvm-profdata-19 show
 #    and dump_gcov;
 #  - merge with weights like llvm-profdata-19 merge;
@@ -37,6 +38,16 @@ for f in pg.txt pg.ext lm.ext lmz.ext; do
   "$SPGO" convert "$f" -o got.txt --format text || bad "$f: spgo cannot read it"
   cmp -s want.txt got.txt || bad "$f: text differs from llvm-profdata merge --text"
 done
+
+# the profile symbol list and the partial flag survive a rewrite
+printf 'main\nunused_sym\nlongest_match\n' > syms
+llvm-profdata-19 merge --sample --extbinary --gen-partial-profile --prof-sym-list=syms pg.txt -o sym.ext
+"$SPGO" convert sym.ext -o sym2.ext --format extbinary --compress || bad "sym.ext: rewrite"
+llvm-profdata-19 show --sample --show-prof-sym-list sym.ext > want
+llvm-profdata-19 show --sample --show-prof-sym-list sym2.ext > got
+grep -q unused_sym got && cmp -s want got || bad "symbol list lost in a rewrite"
+llvm-profdata-19 show --sample --show-sec-info-only sym2.ext | grep -q '^ProfileSummarySection.*partial' ||
+  bad "partial flag lost in a rewrite"
 
 # the same totals and heads per function
 for f in pg.txt pg.ext lm.ext; do
