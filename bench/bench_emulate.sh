@@ -28,35 +28,45 @@ if [ ! -x speedtest1 ]; then
     -I. -o speedtest1 speedtest1.c sqlite3.c -lm
 fi
 
-# median of REPEATS runs: "seconds peak_rss_kb"
-measure() {
-  local i
-  for ((i = 0; i < REPEATS; i++)); do
-    /usr/bin/time -f '%e %M' -o t.txt "$@" > /dev/null 2> /dev/null
-    cat t.txt
-  done | sort -n | awk '{ t[NR] = $1; m[NR] = $2 } END { i = int((NR + 1) / 2); print t[i], m[i] }'
+run="./speedtest1 --size $SIZE --memdb"
+# The configurations run round-robin, REPEATS times, so that load from other
+# jobs on the machine falls on all of them alike; medians are reported.
+# Each run: wall seconds, CPU seconds (user + sys), peak RSS KiB.
+names=(native qemu emu gt)
+cmds=("$run" "qemu-x86_64 $run" "$SPGO emulate -o perf.data -- $run"
+      "$SPGO emulate -o perf.data --ground-truth gt.txt -- $run")
+rm -f times.txt
+for ((r = 0; r < REPEATS; r++)); do
+  for i in "${!names[@]}"; do
+    # shellcheck disable=SC2086
+    /usr/bin/time -f "${names[$i]} %e %U %S %M" -a -o times.txt ${cmds[$i]} > /dev/null 2> /dev/null
+  done
+done
+med() {  # med NAME FIELD: median of a column (2 wall, 3 cpu, 4 rss)
+  awk -v n="$1" -v f="$2" '$1 == n { v = f == 3 ? $3 + $4 : (f == 4 ? $5 : $2); print v }' times.txt |
+    sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
 }
-
-run=(./speedtest1 --size "$SIZE" --memdb)
-read -r t_nat m_nat < <(measure "${run[@]}")
-read -r t_qemu m_qemu < <(measure qemu-x86_64 "${run[@]}")
-read -r t_emu m_emu < <(measure "$SPGO" emulate -o perf.data -- "${run[@]}")
-read -r t_gt m_gt < <(measure "$SPGO" emulate -o perf.data --ground-truth gt.txt -- "${run[@]}")
 samples=$(perf report -i perf.data --stats 2>/dev/null | awk '/SAMPLE events:/ { print $3; exit }')
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1fx", a / b }'; }
+row() {  # row LABEL NAME
+  local w c m
+  w=$(med "$2" 2); c=$(med "$2" 3); m=$(med "$2" 4)
+  echo "| $1 | $w | $c | $m | $(ratio "$w" "$(med native 2)") | $(ratio "$c" "$(med native 3)") |"
+}
 out="$SPGO_SRC/bench/results/emulate.md"
 {
   echo "# spgo emulate: sqlite3 speedtest1 --size $SIZE --memdb"
   echo
-  echo "Median of $REPEATS runs; $(nproc) cores; $(date -u +%Y-%m-%d). Samples in perf.data: ${samples:-?} (default period 20011 taken branches, 32-entry LBR)."
+  echo "Median of $REPEATS round-robin runs; $(nproc) cores shared with other jobs (load average $(cut -d' ' -f1 /proc/loadavg) at the end); $(date -u +%Y-%m-%d)."
+  echo "Samples in perf.data: ${samples:-?} (default period 20011 taken branches, 32-entry LBR)."
   echo
-  echo "| run | wall s | peak RSS KiB | slowdown vs native |"
-  echo "| --- | ---: | ---: | ---: |"
-  echo "| native | $t_nat | $m_nat | 1.0x |"
-  echo "| qemu-x86_64, no plugin | $t_qemu | $m_qemu | $(ratio "$t_qemu" "$t_nat") |"
-  echo "| spgo emulate (perf.data) | $t_emu | $m_emu | $(ratio "$t_emu" "$t_nat") |"
-  echo "| spgo emulate + ground truth | $t_gt | $m_gt | $(ratio "$t_gt" "$t_nat") |"
+  echo "| run | wall s | CPU s | peak RSS KiB | wall slowdown | CPU slowdown |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+  row native native
+  row "qemu-x86_64, no plugin" qemu
+  row "spgo emulate (perf.data)" emu
+  row "spgo emulate + ground truth" gt
   echo
-  echo "Target: spgo emulate under 20x native."
+  echo "Target: spgo emulate under 20x native.  CPU time is the steadier figure on a loaded machine."
 } | tee "$out"

@@ -74,16 +74,22 @@ fi
 size=$(stat -c %s "$big")
 mb=$(awk -v s="$size" 'BEGIN { printf "%.0f", s / 1e6 }')
 
-measure() {  # measure REPS CMD...: prints "median_seconds max_rss_kb"
+measure() {  # measure REPS CMD...: prints "median_wall_s max_rss_kb median_cpu_s"
   local n=$1; shift
-  local ts=() rss=0
+  local ts=() cs=() rss=0
   for _ in $(seq "$n"); do
-    /usr/bin/time -f '%e %M' -o "$BENCH_WORK/time.txt" "$@" > /dev/null 2> "$BENCH_WORK/err.txt" ||
-      { cat "$BENCH_WORK/err.txt" >&2; return 1; }
-    read -r t m < "$BENCH_WORK/time.txt"
-    ts+=("$t"); [ "$m" -gt "$rss" ] && rss=$m
+    # output into a pipe drained by wc: /dev/null is not always a device
+    # (on some sandboxes it is a regular file, and writing it costs)
+    /usr/bin/time -f '%e %M %U %S' -o "$BENCH_WORK/time.txt" "$@" 2> "$BENCH_WORK/err.txt" |
+      wc -c > "$BENCH_WORK/bytes.txt" || { cat "$BENCH_WORK/err.txt" >&2; return 1; }
+    read -r t m u sy < "$BENCH_WORK/time.txt"
+    ts+=("$t"); cs+=("$(awk -v u="$u" -v s="$sy" 'BEGIN { print u + s }')")
+    [ "$m" -gt "$rss" ] && rss=$m
   done
-  printf '%s\n' "${ts[@]}" | sort -n | awk -v r="$rss" '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)], r }'
+  local mt mc
+  mt=$(printf '%s\n' "${ts[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+  mc=$(printf '%s\n' "${cs[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+  echo "$mt $rss $mc"
 }
 
 # Same output?  Checked on the whole file via checksums (not timed).
@@ -91,10 +97,10 @@ h1=$(perf script -i "$big" -F ip,brstack 2>/dev/null | md5sum | cut -c1-32)
 h2=$("$SPGO" script -i "$big" -F ip,brstack | md5sum | cut -c1-32)
 same=$([ "$h1" = "$h2" ] && echo "identical" || echo "DIFFERENT")
 
-read -r ps prss < <(measure "$preps" perf script -i "$big" -F ip,brstack)
-read -r ss srss < <(measure "$reps" "$SPGO" script -i "$big" -F ip,brstack)
+read -r ps prss pc < <(measure "$preps" perf script -i "$big" -F ip,brstack)
+read -r ss srss sc < <(measure "$reps" "$SPGO" script -i "$big" -F ip,brstack)
 cp "$bin" "$BENCH_WORK/test.binary"
-read -r as arss < <(measure "$reps" "$SPGO" script -i "$big" --aggregate "$BENCH_WORK/test.binary")
+read -r as arss ac < <(measure "$reps" "$SPGO" script -i "$big" --aggregate "$BENCH_WORK/test.binary")
 
 out="$SPGO_SRC/bench/results/perf.md"
 {
@@ -104,11 +110,16 @@ out="$SPGO_SRC/bench/results/perf.md"
   echo "concatenated with shifted timestamps; 16-entry branch stacks). Output of"
   echo "\`-F ip,brstack\`: spgo and perf are $same (md5 over the whole output)."
   echo
-  echo "| what | wall s (median) | MB/s | peak RSS MiB | vs perf script |"
-  echo "| --- | ---: | ---: | ---: | ---: |"
-  awk -v s="$size" -v t="$ps" -v r="$prss" 'BEGIN { printf "| perf script -F ip,brstack | %.2f | %.0f | %.0f | 1.0x |\n", t, s/1e6/t, r/1024 }'
-  awk -v s="$size" -v t="$ss" -v r="$srss" -v p="$ps" 'BEGIN { printf "| spgo script -F ip,brstack | %.2f | %.0f | %.0f | %.1fx faster |\n", t, s/1e6/t, r/1024, p/t }'
-  awk -v s="$size" -v t="$as" -v r="$arss" -v p="$ps" 'BEGIN { printf "| spgo aggregation (ranges, branches, ips) | %.2f | %.0f | %.0f | %.1fx faster |\n", t, s/1e6/t, r/1024, p/t }'
+  echo "| what | wall s (median) | MB/s (wall) | CPU s (user+sys) | peak RSS MiB | vs perf script (wall / CPU) |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+  row() { awk -v n="$1" -v s="$size" -v t="$2" -v r="$3" -v c="$4" -v p="$ps" -v pc="$pc" \
+    'BEGIN { printf "| %s | %.2f | %.0f | %.2f | %.0f | %.1fx / %.1fx |\n", n, t, s/1e6/t, c, r/1024, p/t, pc/c }'; }
+  row "perf script -F ip,brstack" "$ps" "$prss" "$pc"
+  row "spgo script -F ip,brstack" "$ss" "$srss" "$sc"
+  row "spgo aggregation (ranges, branches, ips per event)" "$as" "$arss" "$ac"
+  echo
+  echo "The machine is shared (load average $(cut -d' ' -f1 /proc/loadavg) at the end), so wall"
+  echo "times carry other jobs' load; CPU seconds are the steadier figure."
   echo
   echo "Targets: spgo script >= 10x perf script; aggregation >= 500 MB/s; RSS < 1 GiB."
   echo "Runs: spgo $reps, perf script $preps (BENCH_REPEAT, BENCH_PERF_REPEAT)."

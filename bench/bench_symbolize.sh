@@ -11,7 +11,7 @@
 # committed.
 set -euo pipefail
 : "${SPGO:?}" "${SPGO_SRC:?}" "${BENCH_WORK:?}"
-REPEATS=${REPEATS:-3}
+REPEATS=${REPEATS:-5}
 work="$BENCH_WORK/sqlite3"
 mkdir -p "$work"
 cd "$work"
@@ -57,25 +57,32 @@ fi
 naddrs=$(wc -l < addrs)
 echo "bench: $naddrs instruction addresses in $bin"
 
-# median WALL and median peak RSS (KB) of REPEATS runs of "$@" < addrs > $out
-measure() {
-  local out=$1; shift
-  local walls=() rsss=()
-  for _ in $(seq "$REPEATS"); do
-    /usr/bin/time -f '%e %M' -o time.txt "$@" < addrs > "$out"
-    read -r w m < <(tail -1 time.txt)
-    walls+=("$w"); rsss+=("$m")
-  done
-  local mw mr
-  mw=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-  mr=$(printf '%s\n' "${rsss[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-  echo "$mw $mr"
+# One run of "$@" < addrs > $out: appends "wall rss cpu" to $name.runs.
+# Wall from bash's EPOCHREALTIME (/usr/bin/time rounds to 10 ms), peak
+# RSS (KB) and user+system CPU (s) from /usr/bin/time.
+run_once() {
+  local name=$1 out=$2; shift 2
+  local t0 t1
+  rm -f "$out" # not timed: freeing the previous run's output
+  t0=$EPOCHREALTIME
+  /usr/bin/time -f '%M %U %S' -o time.txt "$@" < addrs > "$out"
+  t1=$EPOCHREALTIME
+  tail -1 time.txt | awk -v a="$t0" -v b="$t1" '{printf "%.3f %d %.2f\n", b - a, $1, $2 + $3}' >> "$name.runs"
 }
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-read -r spgo_wall spgo_rss < <(measure out.spgo "$SPGO" symbolize --binary "$bin")
-echo "bench: spgo $spgo_wall s, $spgo_rss KB"
-read -r llvm_wall llvm_rss < <(measure out.llvm llvm-symbolizer-19 --inlines --functions=linkage --obj="$bin")
-echo "bench: llvm-symbolizer-19 $llvm_wall s, $llvm_rss KB"
+# The two tools take turns, so that both see the same load on the machine.
+rm -f spgo.runs llvm.runs
+for _ in $(seq "$REPEATS"); do
+  run_once spgo out.spgo "$SPGO" symbolize --binary "$bin"
+  run_once llvm out.llvm llvm-symbolizer-19 --inlines --functions=linkage --obj="$bin"
+done
+for t in spgo llvm; do
+  read -r "${t}_wall" "${t}_rss" "${t}_cpu" < <(
+    echo "$(cut -d' ' -f1 $t.runs | median) $(cut -d' ' -f2 $t.runs | median) $(cut -d' ' -f3 $t.runs | median)")
+done
+echo "bench: spgo $spgo_wall s wall, $spgo_cpu s CPU, $spgo_rss KB"
+echo "bench: llvm-symbolizer-19 $llvm_wall s wall, $llvm_cpu s CPU, $llvm_rss KB"
 
 if cmp -s out.spgo out.llvm; then
   same="identical"
@@ -88,6 +95,7 @@ frames=$(grep -c ':[0-9]*:[0-9]*$' out.spgo || true)
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "inf" }'; }
 speedup=$(ratio "$llvm_wall" "$spgo_wall")
+cpu_ratio=$(ratio "$llvm_cpu" "$spgo_cpu")
 rss_ratio=$(ratio "$llvm_rss" "$spgo_rss")
 cpu=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)
 textsz=$(size -A "$bin" | awk '$1 == ".text" {print $2}')
@@ -102,17 +110,21 @@ Every instruction address of Debian's $version shell built with \`-O2 -g\`
 (gcc $(gcc -dumpversion), .text $textsz bytes): $naddrs addresses, $frames
 inline frames printed.  Both read the same address list on stdin;
 \`llvm-symbolizer-19 --inlines --functions=linkage --obj=sqlite3\` against
-\`spgo symbolize --binary sqlite3\`.  Wall time and peak RSS from
-\`/usr/bin/time -f '%e %M'\`, median of $REPEATS runs.  Machine: $cpu,
-$(nproc) cores (shared with other jobs), $(date -u +%Y-%m-%d).
+\`spgo symbolize --binary sqlite3\`, output to a file, the two taking
+turns.  Wall time (bash \`EPOCHREALTIME\` around the run), CPU time (user +
+system) and peak RSS (\`/usr/bin/time -f '%U %S %M'\`), median of $REPEATS
+runs each.  Machine: $cpu, $(nproc) cores shared with other
+jobs (load average $(cut -d' ' -f1 /proc/loadavg) at the end of the run), $(date -u +%Y-%m-%d).
+spgo builds its tables with its own line-program and DIE readers (the line
+tables in a second thread), and writes its output from a second thread.
 
-| tool | wall (s) | peak RSS (MB) |
-| --- | ---: | ---: |
-| spgo symbolize | $spgo_wall | $(awk -v k="$spgo_rss" 'BEGIN{printf "%.1f", k/1024}') |
-| llvm-symbolizer-19 | $llvm_wall | $(awk -v k="$llvm_rss" 'BEGIN{printf "%.1f", k/1024}') |
+| tool | wall (s) | CPU (s) | peak RSS (MB) |
+| --- | ---: | ---: | ---: |
+| spgo symbolize | $spgo_wall | $spgo_cpu | $(awk -v k="$spgo_rss" 'BEGIN{printf "%.1f", k/1024}') |
+| llvm-symbolizer-19 | $llvm_wall | $llvm_cpu | $(awk -v k="$llvm_rss" 'BEGIN{printf "%.1f", k/1024}') |
 
-spgo is **${speedup}x** faster (target: 20x) and uses ${rss_ratio}x less
-memory.  Outputs: $same.
+Wall time: spgo is **${speedup}x** faster (target: 20x); CPU time: ${cpu_ratio}x
+less; memory: ${rss_ratio}x less.  Outputs: $same.
 EOF
 mv "$tmpres" "$result"
 cat "$result"

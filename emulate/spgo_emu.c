@@ -62,15 +62,17 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 /* One translated block. */
 struct tb {
-	uint64_t start, end; /* [start, end): end is the fall-through address */
-	uint64_t last;       /* address of the last instruction */
-	uint64_t count;      /* executions */
-	uint32_t n_insns;
-	uint8_t cls; /* enum emu_cls of the last instruction */
+	/* The first 64 bytes (one cache line) are all an execution touches. */
+	uint64_t start; /* address of the first instruction */
+	uint64_t last;  /* address of the last instruction */
+	uint64_t count; /* executions (kept only for ground truth) */
 	struct {
 		uint64_t to, n;
-	} succ[2];    /* edge cache: the first two successors */
-	struct tb *next; /* all blocks, for the dump at exit */
+	} succ[2]; /* edge cache: the first two successors */
+	uint32_t n_insns;
+	uint8_t cls;       /* enum emu_cls of the last instruction */
+	uint8_t last_size; /* so the fall-through address is last + last_size */
+	struct tb *next;   /* all blocks, for the dump at exit */
 	uint32_t insn[]; /* offset << 16 | size << 8 | cls */
 };
 
@@ -403,7 +405,7 @@ static void taken_branch(struct vcpu *v, struct tb *p, struct tb *tb)
 	if (v->lbr_n < LBR_MAX)
 		v->lbr_n++;
 	if (p->cls == EMU_CLS_CALL || p->cls == EMU_CLS_ICALL) {
-		v->stack[v->depth % STACK_MAX] = p->end;
+		v->stack[v->depth % STACK_MAX] = p->last + p->last_size;
 		v->depth++;
 	} else if (p->cls == EMU_CLS_RET && v->depth) {
 		/* Pop to the matching frame if it is near (longjmp and
@@ -455,17 +457,20 @@ static void tb_exec(unsigned int vi, void *udata)
 	struct vcpu *v = vcpus[vi];
 	if (UNLIKELY(!v))
 		v = vcpu_new(vi);
-	if (LIKELY(!mt))
-		tb->count++;
-	else
-		__atomic_fetch_add(&tb->count, 1, __ATOMIC_RELAXED);
+	if (want_counts) {
+		if (LIKELY(!mt))
+			tb->count++;
+		else
+			__atomic_fetch_add(&tb->count, 1, __ATOMIC_RELAXED);
+	}
 
 	struct tb *p = v->prev;
 	v->prev = tb;
 	if (UNLIKELY(!p)) {
 		thread_start(v, tb);
 	} else {
-		if ((tb->start != p->end && p->cls != EMU_CLS_OTHER && p->cls != EMU_CLS_SYSCALL) ||
+		if ((tb->start != p->last + p->last_size && p->cls != EMU_CLS_OTHER &&
+		     p->cls != EMU_CLS_SYSCALL) ||
 		    p->cls == EMU_CLS_CALL || p->cls == EMU_CLS_ICALL)
 			taken_branch(v, p, tb);
 		if (want_counts) {
@@ -492,7 +497,10 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *qtb)
 	size_t n = qemu_plugin_tb_n_insns(qtb);
 	if (!n)
 		return;
-	struct tb *tb = calloc(1, sizeof *tb + n * sizeof tb->insn[0]);
+	size_t size = (sizeof(struct tb) + n * sizeof(uint32_t) + 63) & ~(size_t)63;
+	struct tb *tb = aligned_alloc(64, size);
+	if (tb)
+		memset(tb, 0, size);
 	if (!tb) {
 		fprintf(stderr, "spgo-emulate: out of memory\n");
 		_exit(70);
@@ -507,7 +515,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *qtb)
 		tb->insn[i] = (uint32_t)((a - tb->start) << 16 | (sz & 0xff) << 8 | cls);
 		if (i == n - 1) {
 			tb->last = a;
-			tb->end = a + sz;
+			tb->last_size = (uint8_t)sz;
 			tb->cls = cls;
 		}
 	}

@@ -24,10 +24,21 @@
  *    [b[i+1].to, b[i].from], both ends inclusive (the end is the address of
  *    the last instruction of the range, the branch itself).  A range whose
  *    begin lies after its end cannot be and is discarded and counted; so is
- *    one with an end outside the binary.
+ *    one with an end outside the binary, and, once the function bounds are
+ *    known (spgo_agg_set_functions), one that crosses a function's end.
  *  - Ranges and branches with both ends external are not kept; a branch with
  *    one external end is kept with SPGO_AGG_EXTERNAL there (calls to and
  *    returns from other libraries matter to call-site counts).
+ *
+ * Use:
+ *     struct spgo_aggregate *agg;
+ *     if (spgo_agg_new(&agg, "./prog", NULL) < 0 ||
+ *         spgo_agg_read_perf(agg, "perf.data") < 0 ||
+ *         spgo_agg_check_matched(agg) < 0)
+ *             fail();                        (spgo_errmsg() says why)
+ *     for (size_t it = 0; spgo_kmap_next(&agg->ranges, &it, &key, &count);)
+ *             ... key[0] = begin, key[1] = end, *count = times it ran ...
+ *     spgo_agg_free(agg);
  */
 #ifndef SPGO_AGGREGATE_H
 #define SPGO_AGGREGATE_H
@@ -53,6 +64,8 @@ struct spgo_agg_stats {
 	uint64_t ranges;	    /* ranges counted */
 	uint64_t ranges_reversed;   /* discarded: begin after end */
 	uint64_t ranges_external;   /* discarded: an end outside the binary */
+	uint64_t ranges_crossing;   /* discarded: begin and end in different
+				       functions (only with spgo_agg_set_functions) */
 	uint64_t stack_samples;	    /* samples with a call stack touching the binary */
 	uint64_t lost;		    /* samples the kernel reported lost (LOST records) */
 };
@@ -67,10 +80,12 @@ struct spgo_agg_event {
 
 /*
  * One distinct call stack + LBR sample.  frames: leaf first; frames[0] is
- * the sampled ip, the others are return addresses as the stack walk found
- * them (the call instruction is just before each); a run of frames outside
- * the binary is one SPGO_AGG_EXTERNAL.  branches: the sample's LBR as
- * (from, to) pairs, newest first, mapped like the rest.
+ * the leaf (the sampled ip, or SPGO_AGG_EXTERNAL when the sample was in the
+ * kernel or another file), the others are return addresses as the stack
+ * walk found them (the call instruction is just before each); a run of
+ * frames outside the binary is one SPGO_AGG_EXTERNAL.  Only stacks with at
+ * least one frame inside are kept.  branches: the sample's LBR as (from,
+ * to) pairs, newest first, mapped like the rest (nbranches 0 without LBR).
  */
 struct spgo_agg_stack {
 	uint64_t count;
@@ -103,14 +118,27 @@ struct spgo_aggregate {
 int spgo_agg_new(struct spgo_aggregate **out, const char *binary_path, const char *debug_path);
 void spgo_agg_free(struct spgo_aggregate *agg);
 
+/*
+ * Function bounds for the "range crosses a function end" check, sorted by
+ * start, [start, end) each (spgo_binary_functions() gives them; the array
+ * must outlive agg).  Without them ranges are only checked for order.
+ */
+struct spgo_function;
+void spgo_agg_set_functions(struct spgo_aggregate *agg, const struct spgo_function *fns,
+			    size_t n);
+
 /* Read a whole perf.data ("-" = stdin) / `perf script` text into agg. */
 int spgo_agg_read_perf(struct spgo_aggregate *agg, const char *path);
 int spgo_agg_read_text(struct spgo_aggregate *agg, const char *path);
 
 /* Streaming by hand: begin with the reader (for event names and the
- * build-id table), then feed every record in order. */
+ * build-id table), feed every record in order, then finish: the counts of
+ * the hot path live in private tables until spgo_agg_finish() adds them to
+ * ranges, branches and events[].ips (it may be called again after more
+ * feeding).  spgo_agg_read_perf/_text do all three. */
 void spgo_agg_begin(struct spgo_aggregate *agg, struct spgo_perf_reader *r);
 void spgo_agg_feed(struct spgo_aggregate *agg, const struct spgo_perf_record *rec);
+void spgo_agg_finish(struct spgo_aggregate *agg);
 
 /* Map a runtime address of process pid to the binary (0, *vaddr set) or
  * say it is outside (-1).  cpumode as in the sample (kernel or user). */

@@ -71,6 +71,14 @@ int spgo_segments_map(const struct spgo_segment *segs, size_t n, uint64_t map_st
  */
 int spgo_binary_check_machine(const struct spgo_binary *bin);
 
+/*
+ * The contents of the section called name (".text", ".pseudo_probe", ...),
+ * decompressed if it is SHF_COMPRESSED; sets *addr to its sh_addr and *size.
+ * Looked up in the binary, then in its debug file if one is loaded.  NULL
+ * (no spgo_error) when there is no such section with contents.
+ */
+const uint8_t *spgo_binary_section(struct spgo_binary *bin, const char *name, uint64_t *addr, size_t *size);
+
 /* Format a build-id as lower-case hex into buf (at least 2 * len + 1 bytes). */
 void spgo_build_id_hex(const uint8_t *id, size_t len, char *buf);
 
@@ -97,7 +105,10 @@ struct spgo_insn {
 
 /*
  * Every instruction of the executable sections, sorted by address (built on
- * first use).  Bytes that do not decode are skipped and not listed.
+ * first use).  Decoding restarts at every symbol, as llvm-objdump -d does;
+ * VEX/EVEX instructions capstone 4 cannot decode are listed as
+ * SPGO_INSN_OTHER with their length; other bytes that do not decode are
+ * skipped and not listed.
  */
 const struct spgo_insn *spgo_binary_insns(struct spgo_binary *bin, size_t *n);
 /* The instruction starting exactly at addr, or NULL. */
@@ -121,7 +132,6 @@ struct spgo_function {
 const struct spgo_function *spgo_binary_functions(struct spgo_binary *bin, size_t *n);
 /* The function whose part contains addr, or NULL. */
 const struct spgo_function *spgo_binary_function_at(struct spgo_binary *bin, uint64_t addr);
-
 
 /* ---- symbols ----------------------------------------------------------- */
 
@@ -173,11 +183,13 @@ struct spgo_frame {
 /*
  * Fill frames[0..max) with the inline stack at addr, innermost first.
  * Returns the number of frames (which may exceed max: then only max are
- * filled), 0 if no debug information covers addr, -1 on an error reading the
- * debug information (spgo_error set; reported once, on the first call).
- * The tables are built on first use; after that a call allocates nothing.
- * A frame with function == NULL but a file/line means the address has a line
- * row but no subprogram DIE.
+ * filled), 0 if no debug information covers addr, -1 when the debug
+ * information is missing or unreadable (spgo_error set, the same on every
+ * call).  The tables are built on first use; after that a call allocates
+ * nothing.  A frame with function == NULL but a file/line means the address
+ * has a line row but no subprogram DIE.  Names are DWARF's: the outermost
+ * frame of an address in foo.cold is "foo" (llvm-symbolizer, and spgo
+ * symbolize, print the ELF symbol there; see spgo_binary_symbol_at()).
  */
 int spgo_binary_symbolize(struct spgo_binary *bin, uint64_t addr, struct spgo_frame *frames, int max);
 

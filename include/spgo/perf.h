@@ -10,7 +10,8 @@
  *    others are skipped by their size); spgo_perf_next() then hands out one
  *    decoded record at a time.  Memory is bounded by the largest record, not
  *    by the file: nothing is kept after the next call, except in ordered mode
- *    (below), which holds one "round" of records like perf does.
+ *    (below), which holds one "round" of records like perf does (at most
+ *    128 MiB of them: past that the oldest half goes out).
  *  - Every record carries the byte offset where it starts in the input
  *    (records that came out of a COMPRESSED record carry the offset of that
  *    record), for error messages.
@@ -23,6 +24,14 @@
  *    a file in the other order is refused with a clear error.
  *  - Pointers inside a record (filenames, callchain, branch stack, raw data)
  *    point into the reader's buffer and stay valid until the next call.
+ *
+ * Use:
+ *     struct spgo_perf_reader *r;
+ *     struct spgo_perf_record rec;
+ *     if (spgo_perf_open(&r, "perf.data", SPGO_PERF_ORDERED) < 0) fail();
+ *     while ((rc = spgo_perf_next(r, &rec)) > 0)
+ *             if (rec.type == PERF_RECORD_SAMPLE) use(&rec.sample);
+ *     spgo_perf_close(r);   (rc < 0: spgo_errmsg() says what and where)
  */
 #ifndef SPGO_PERF_H
 #define SPGO_PERF_H
@@ -54,7 +63,7 @@ struct spgo_perf_attr {
 	uint64_t *ids;
 	size_t nids;
 	char *name; /* from the event-description feature, or NULL */
-	size_t index; /* position in spgo_perf_attrs() */
+	size_t index; /* position: spgo_perf_attr(r, index) is this one */
 };
 
 /* A build-id table entry (file feature or pipe-mode HEADER_BUILD_ID). */
@@ -113,7 +122,7 @@ struct spgo_perf_mmap {
 	uint32_t prot, flags;
 	uint8_t build_id_size; /* > 0 for the MMAP2 build-id form */
 	uint8_t build_id[20];
-	const char *filename; /* NUL-terminated inside the record */
+	const char *filename; /* NUL-terminated copy, valid until the next call */
 };
 
 struct spgo_perf_comm {
@@ -199,7 +208,8 @@ struct spgo_perf_dso {
 	uint8_t build_id_size; /* 0 = unknown */
 	uint8_t kernel;	       /* mapped by the kernel (vmlinux, modules) */
 	uint8_t anon;	       /* //anon, [heap], [stack]...: identity-mapped */
-	uint64_t samples;      /* samples whose ip fell in it (see _count_sample) */
+	uint64_t samples;      /* samples whose ip fell in it (counted by the
+				  aggregator for samples outside the binary) */
 	void *user;	       /* free for the caller (the aggregator keeps its
 				  per-dso matching verdict here) */
 };
@@ -247,9 +257,11 @@ struct spgo_perf_dso *spgo_perf_machine_dsos(struct spgo_perf_machine *m, size_t
  * It hands out the same records as the perf.data reader: SAMPLE (ip,
  * branches, callchain, pid) and MMAP/MMAP2.  Call stack addresses in the
  * text are what perf prints: for user code the offset within the mapped
- * file, not the runtime address; such samples have the bit
- * SPGO_PERF_SAMPLE_TEXT_FRAMES set in sample.sample_type.  Errors name the
- * file and line.
+ * file, not the runtime address, and the text does not say which file; such
+ * samples (ip = the first stack line) have the bit
+ * SPGO_PERF_SAMPLE_TEXT_FRAMES set in sample.sample_type, and the aggregator
+ * takes their user frames as offsets in the profiled binary.  Errors name
+ * the file and line.
  */
 #define SPGO_PERF_SAMPLE_TEXT_FRAMES (1ULL << 63)
 struct spgo_perf_text;

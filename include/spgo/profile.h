@@ -43,10 +43,21 @@
  *  Indexes returned stay valid for the profile's life; struct pointers from
  *  spgo_fn() are valid until the next call that adds to the profile.
  *
+ *  Lookups are hash-indexed only for lists longer than a dozen entries;
+ *  shorter chains are walked, so filling and merging touch little memory.
+ *  To merge many files, read them all into one profile with
+ *  spgo_profile_read_into() (counts times a weight), then finalize once.
+ *
  * Formats: LLVM text, LLVM extended binary (read: every section clang 14 and
- * 19 read, zlib-compressed ones included; write: what the chosen LLVM
- * reads), GCC AutoFDO gcov (GCC 12 "version 2" layout, or the autofdo tools'
- * "version *704" layout).  spgo_profile_read() detects the format by content.
+ * 19 read, zlib-compressed ones included, unknown ones skipped; write: the
+ * summary, name table (plain, or fixed-length MD5), CS name table, offset
+ * table, profiles, symbol list and metadata sections in LLVM's default
+ * layout), GCC AutoFDO gcov (GCC 12 "version 2" layout with byte-length
+ * strings, or the autofdo tools' "version *704" layout dump_gcov reads).
+ * spgo_profile_read() detects the format by content.  Both LLVM 14 and 19
+ * read what spgo writes by default; the only difference of target_llvm=19
+ * is that a preinlined CS profile then carries the summary's "preinlined"
+ * flag, which LLVM 14 would take for its "CS nested" flag.
  * Errors follow spgo/common.h: "FILE: line N: ..." or "FILE: offset 0x..: ...".
  */
 #ifndef SPGO_PROFILE_H
@@ -116,6 +127,17 @@ struct spgo_summary {
 	struct spgo_summary_entry entries[SPGO_SUMMARY_MAX];
 };
 
+/* The profile's indexes: open addressing on a key (a, b, c), value + 1
+ * (0 = empty slot).  Internal to src/profile; use the functions below. */
+struct spgo_ptab_slot {
+	uint64_t a, b;
+	uint32_t c, val;
+};
+struct spgo_ptab {
+	struct spgo_ptab_slot *s;
+	size_t cap, n;
+};
+
 struct spgo_profile {
 	struct spgo_strtab names;    /* function names */
 	struct spgo_strtab contexts; /* CS contexts "a:1 @ b:2.1 @ c" */
@@ -124,10 +146,13 @@ struct spgo_profile {
 	VEC(struct spgo_target) targets;
 	VEC(uint32_t) top;           /* top-level function profiles, in creation order */
 	VEC(uint32_t) symbols;       /* profile symbol list (name ids) */
-	struct spgo_kmap topmap;     /* name id or (1<<63 | ctx id) -> func + 1 */
-	struct spgo_kmap bodymap;    /* (func, line<<32|disc) -> body + 1 */
-	struct spgo_kmap tgtmap;     /* (body, name) -> target + 1 */
-	struct spgo_kmap childmap;   /* (func, line<<32|disc, name) -> func + 1 */
+	struct spgo_ptab topmap;     /* (1<<63 | ctx id) -> func + 1 */
+	VEC(uint32_t) top_by_name;   /* name id -> plain top-level func, or SPGO_NONE */
+	struct spgo_ptab bodymap;    /* (func, line<<32|disc) -> body + 1 */
+	struct spgo_ptab tgtmap;     /* (body, name) -> target + 1 */
+	struct spgo_ptab childmap;   /* (func, line<<32|disc, name) -> func + 1 */
+	struct spgo_ptab namemap;    /* (hash, length, n) -> name id + 1 */
+	uint64_t read_weight;        /* readers multiply counts by it (1) */
 	unsigned flags;              /* SPGO_PROF_* */
 	struct spgo_summary summary; /* valid after spgo_profile_finalize() */
 };
@@ -150,8 +175,13 @@ static inline struct spgo_func *spgo_fn(struct spgo_profile *p, uint32_t f)
 uint32_t spgo_func_get(struct spgo_profile *p, const char *name);
 uint32_t spgo_func_get_id(struct spgo_profile *p, uint32_t name);
 uint32_t spgo_func_get_ctx(struct spgo_profile *p, const char *ctx, size_t len);
-/* Find a top-level profile, or SPGO_NONE. */
+/* Find a top-level profile, or SPGO_NONE: by name or context text (a
+ * linear scan), by name id, by context id; an inlinee of func. */
 uint32_t spgo_func_find(const struct spgo_profile *p, const char *name_or_ctx);
+uint32_t spgo_func_find_id(const struct spgo_profile *p, uint32_t name);
+uint32_t spgo_func_find_ctx(const struct spgo_profile *p, uint32_t ctx);
+uint32_t spgo_inlinee_find(const struct spgo_profile *p, uint32_t func, uint32_t line,
+			   uint32_t disc, uint32_t callee);
 /* Get or create the inlinee of `func` at (line, disc) calling `callee`. */
 uint32_t spgo_inlinee_get(struct spgo_profile *p, uint32_t func, uint32_t line, uint32_t disc,
 			  const char *callee);
@@ -167,7 +197,10 @@ void spgo_add_target_id(struct spgo_profile *p, uint32_t body, uint32_t callee, 
 void spgo_add_head(struct spgo_profile *p, uint32_t func, uint64_t count);
 void spgo_add_total(struct spgo_profile *p, uint32_t func, uint64_t count);
 
-enum { SPGO_FIN_TOTALS = 1 }; /* recompute totals from bodies and inlinees */
+enum {
+	SPGO_FIN_TOTALS = 1,     /* recompute totals from bodies and inlinees */
+	SPGO_FIN_NO_SUMMARY = 2, /* skip the summary (for text or gcov output) */
+};
 /* Settle flags (probe, preinlined), optionally totals, and the summary. */
 void spgo_profile_finalize(struct spgo_profile *p, unsigned how);
 void spgo_summary_compute(struct spgo_profile *p);
@@ -221,9 +254,16 @@ enum spgo_format spgo_format_detect(const uint8_t *data, size_t size);
 const char *spgo_format_name(enum spgo_format f);
 int spgo_format_parse(const char *s, enum spgo_format *f);
 
-/* Read a profile of any format from path ("-" = stdin); NULL on error. */
+/* Read a profile of any format from path ("-" = stdin), finalized; NULL
+ * on error. */
 struct spgo_profile *spgo_profile_read(const char *path, enum spgo_format *fmt_out);
-/* Read from memory; `path` names it in errors.  Returns 0 or -1. */
+/* Read a profile into p, adding to what p holds, counts times weight (the
+ * fast way to merge many files); not finalized.  Returns 0 or -1 (p may
+ * then hold part of the file). */
+int spgo_profile_read_into(struct spgo_profile *p, const char *path, uint64_t weight,
+			   enum spgo_format *fmt_out);
+/* Read from memory into p (adding, times p->read_weight), not finalized;
+ * `path` names it in errors.  Returns 0 or -1. */
 int spgo_read_text(struct spgo_profile *p, const char *path, const uint8_t *d, size_t n);
 int spgo_read_extbinary(struct spgo_profile *p, const char *path, const uint8_t *d, size_t n);
 int spgo_read_gcov(struct spgo_profile *p, const char *path, const uint8_t *d, size_t n);

@@ -16,6 +16,61 @@
 
 enum { VERDICT_UNKNOWN = 0, VERDICT_YES = 1, VERDICT_NO = 2 };
 
+/*
+ * The counting tables of the hot path: open addressing on (a, b) keys,
+ * rows of {a, b, count} (count 0 = empty), at most half full, compared
+ * inline.  spgo_agg_finish() adds them into the public spgo_kmaps and
+ * empties them.
+ */
+struct ctab {
+	uint64_t *rows;
+	size_t cap, n;
+};
+
+static inline size_t ctab_slot(uint64_t a, uint64_t b, size_t mask)
+{
+	return (size_t)spgo_hash64(a ^ (b * 0x9e3779b97f4a7c15ULL)) & mask;
+}
+
+static void ctab_grow(struct ctab *t)
+{
+	struct ctab old = *t;
+	t->cap = old.cap ? old.cap * 2 : 1024;
+	t->rows = xcalloc(t->cap * 3, sizeof *t->rows);
+	for (size_t i = 0; i < old.cap; i++) {
+		const uint64_t *r = old.rows + 3 * i;
+		if (!r[2])
+			continue;
+		size_t j = ctab_slot(r[0], r[1], t->cap - 1);
+		while (t->rows[3 * j + 2])
+			j = (j + 1) & (t->cap - 1);
+		memcpy(t->rows + 3 * j, r, 3 * sizeof *r);
+	}
+	free(old.rows);
+}
+
+static inline void ctab_add(struct ctab *t, uint64_t a, uint64_t b)
+{
+	if (SPGO_UNLIKELY((t->n + 1) * 2 > t->cap))
+		ctab_grow(t);
+	size_t mask = t->cap - 1, i = ctab_slot(a, b, mask);
+	for (;;) {
+		uint64_t *r = t->rows + 3 * i;
+		if (r[0] == a && r[1] == b && r[2]) {
+			r[2]++;
+			return;
+		}
+		if (!r[2]) {
+			r[0] = a;
+			r[1] = b;
+			r[2] = 1;
+			t->n++;
+			return;
+		}
+		i = (i + 1) & mask;
+	}
+}
+
 struct spgo_agg_impl {
 	struct spgo_perf_machine *machine;
 	struct spgo_perf_reader *reader; /* while streaming, for event names */
@@ -38,7 +93,11 @@ struct spgo_agg_impl {
 	VEC(uint64_t) pool;
 	struct spgo_kmap stack_index;
 	VEC(uint64_t) scratch;
+	struct ctab ranges, branches, ips; /* ips: key (vaddr, event index) */
 	VEC(uint64_t) mf; /* mapped LBR from/to */
+	const struct spgo_function *fns; /* for the function-end check, or NULL */
+	size_t nfns;
+	uint64_t f_lo, f_hi; /* the function part found last: [f_lo, f_hi) */
 };
 
 int spgo_agg_new(struct spgo_aggregate **out, const char *binary_path, const char *debug_path)
@@ -82,6 +141,9 @@ void spgo_agg_free(struct spgo_aggregate *a)
 	VEC_FREE(&I->pool);
 	VEC_FREE(&I->scratch);
 	VEC_FREE(&I->mf);
+	free(I->ranges.rows);
+	free(I->branches.rows);
+	free(I->ips.rows);
 	spgo_perf_machine_free(I->machine);
 	spgo_binary_close(a->bin);
 	free(I);
@@ -256,6 +318,35 @@ static void count_stack(struct spgo_agg_impl *I, uint32_t nframes, uint32_t nbra
 	}
 }
 
+void spgo_agg_set_functions(struct spgo_aggregate *a, const struct spgo_function *fns, size_t n)
+{
+	a->impl->fns = fns;
+	a->impl->nfns = n;
+	a->impl->f_lo = a->impl->f_hi = 0;
+}
+
+/* Do begin and end lie in the same function part?  (Yes if unknown.) */
+static inline int same_function(struct spgo_agg_impl *I, uint64_t begin, uint64_t end)
+{
+	if (!I->fns)
+		return 1;
+	if (begin - I->f_lo >= I->f_hi - I->f_lo) {
+		size_t lo = 0, hi = I->nfns;
+		while (lo < hi) { /* last part starting at or before begin */
+			size_t mid = lo + (hi - lo) / 2;
+			if (I->fns[mid].start <= begin)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == 0 || begin >= I->fns[lo - 1].end)
+			return 0; /* begin is in no function */
+		I->f_lo = I->fns[lo - 1].start;
+		I->f_hi = I->fns[lo - 1].end;
+	}
+	return end < I->f_hi;
+}
+
 static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record *rec)
 {
 	struct spgo_agg_impl *I = a->impl;
@@ -264,13 +355,19 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 	uint64_t v;
 	a->stats.samples++;
 
-	/* The ip, per event. */
-	if (map_addr(a, pid, s->cpumode, s->ip, &v) == 0) {
-		struct spgo_agg_event *e = event_at(a, rec->attr ? rec->attr->index : 0);
+	/* The ip, per event.  In perf script text with call stacks the ip is
+	 * the first stack line, an offset in its file (see spgo/perf.h). */
+	int text = (s->sample_type & SPGO_PERF_SAMPLE_TEXT_FRAMES) != 0;
+	int ip_ok = text ? mode_of(s->ip) == PERF_RECORD_MISC_USER &&
+				   spgo_segments_map(I->segs, I->nsegs, 0, 0, s->ip, &v) == 0
+			 : map_addr(a, pid, s->cpumode, s->ip, &v) == 0;
+	if (ip_ok) {
+		size_t ei = rec->attr ? rec->attr->index : 0;
+		struct spgo_agg_event *e = event_at(a, ei);
 		a->stats.samples_matched++;
 		e->samples++;
 		e->period += s->period;
-		(*spgo_kmap_upsert(&e->ips, &v))++;
+		ctab_add(&I->ips, v, ei);
 	} else {
 		int64_t dso;
 		a->stats.samples_unmatched++;
@@ -297,7 +394,7 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 			if (map_addr(a, pid, mode_of(t), t, &mf[2 * i + 1]) < 0)
 				mf[2 * i + 1] = SPGO_AGG_EXTERNAL;
 			if ((mf[2 * i] & mf[2 * i + 1]) != SPGO_AGG_EXTERNAL) {
-				(*spgo_kmap_upsert(&a->branches, &mf[2 * i]))++;
+				ctab_add(&I->branches, mf[2 * i], mf[2 * i + 1]);
 				a->stats.branches++;
 			}
 		}
@@ -312,7 +409,11 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 				a->stats.ranges_reversed++;
 				continue;
 			}
-			(*spgo_kmap_upsert(&a->ranges, r))++;
+			if (!same_function(I, r[0], r[1])) {
+				a->stats.ranges_crossing++;
+				continue;
+			}
+			ctab_add(&I->ranges, r[0], r[1]);
 			a->stats.ranges++;
 		}
 	}
@@ -320,18 +421,26 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 	/* The call stack with its LBR. */
 	if (s->callchain_nr) {
 		unsigned mode = PERF_RECORD_MISC_USER;
-		int text = (s->sample_type & SPGO_PERF_SAMPLE_TEXT_FRAMES) != 0, inside = 0;
+		int inside = 0;
 		I->scratch.n = 0;
 		uint32_t nf = 0;
 		for (uint64_t i = 0; i < s->callchain_nr; i++) {
 			uint64_t ip = s->callchain[i];
 			if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-				mode = ip == (uint64_t)PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL
-									  : PERF_RECORD_MISC_USER;
+				if (ip == (uint64_t)PERF_CONTEXT_KERNEL) {
+					mode = PERF_RECORD_MISC_KERNEL;
+				} else if (ip == (uint64_t)PERF_CONTEXT_USER) {
+					mode = PERF_RECORD_MISC_USER;
+				} else if (ip == (uint64_t)PERF_CONTEXT_HV) {
+					mode = PERF_RECORD_MISC_HYPERVISOR;
+				} else { /* a corrupt stack, as perf sees it: drop it */
+					inside = 0;
+					break;
+				}
 				continue;
 			}
 			int ok;
-			if (text && i > 0) /* perf prints file offsets there */
+			if (text) /* perf prints file offsets there */
 				ok = mode_of(ip) == PERF_RECORD_MISC_USER &&
 				     spgo_segments_map(I->segs, I->nsegs, 0, 0, ip, &v) == 0;
 			else
@@ -394,6 +503,27 @@ void spgo_agg_feed(struct spgo_aggregate *a, const struct spgo_perf_record *rec)
 	}
 }
 
+void spgo_agg_finish(struct spgo_aggregate *a)
+{
+	struct spgo_agg_impl *I = a->impl;
+	struct ctab *t[3] = {&I->ranges, &I->branches, &I->ips};
+	for (int k = 0; k < 3; k++) {
+		for (size_t i = 0; i < t[k]->cap; i++) {
+			uint64_t *r = t[k]->rows + 3 * i;
+			if (!r[2])
+				continue;
+			if (k == 0)
+				*spgo_kmap_upsert(&a->ranges, r) += r[2];
+			else if (k == 1)
+				*spgo_kmap_upsert(&a->branches, r) += r[2];
+			else
+				*spgo_kmap_upsert(&event_at(a, (size_t)r[1])->ips, r) += r[2];
+			r[0] = r[1] = r[2] = 0;
+		}
+		t[k]->n = 0;
+	}
+}
+
 int spgo_agg_read_perf(struct spgo_aggregate *a, const char *path)
 {
 	struct spgo_perf_reader *r;
@@ -405,6 +535,7 @@ int spgo_agg_read_perf(struct spgo_aggregate *a, const char *path)
 	while ((rc = spgo_perf_next(r, &rec)) > 0)
 		spgo_agg_feed(a, &rec);
 	a->stats.bytes += spgo_perf_bytes_read(r);
+	spgo_agg_finish(a);
 	a->impl->reader = NULL;
 	spgo_perf_close(r);
 	return rc < 0 ? -1 : 0;
@@ -423,6 +554,7 @@ int spgo_agg_read_text(struct spgo_aggregate *a, const char *path)
 		spgo_agg_feed(a, &rec);
 	}
 	spgo_perf_text_close(t);
+	spgo_agg_finish(a);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -514,13 +646,19 @@ void spgo_agg_dump(const struct spgo_aggregate *a, FILE *fp)
 		fprintf(fp, "# matched %s by %s\n", m[i].name, m[i].how);
 	fprintf(fp,
 		"stats samples %llu matched %llu unmatched %llu unmapped %llu lbr %llu "
-		"branches %llu ranges %llu reversed %llu external %llu stacks %llu lost %llu\n",
+		"branches %llu ranges %llu reversed %llu external %llu crossing %llu stacks %llu "
+		"lost %llu\n",
 		(unsigned long long)s->samples, (unsigned long long)s->samples_matched,
 		(unsigned long long)s->samples_unmatched, (unsigned long long)s->samples_unmapped,
 		(unsigned long long)s->lbr_samples, (unsigned long long)s->branches,
 		(unsigned long long)s->ranges, (unsigned long long)s->ranges_reversed,
-		(unsigned long long)s->ranges_external, (unsigned long long)s->stack_samples,
+		(unsigned long long)s->ranges_external, (unsigned long long)s->ranges_crossing,
+		(unsigned long long)s->stack_samples,
 		(unsigned long long)s->lost);
+	for (size_t i = 0; i < a->events.n; i++)
+		fprintf(fp, "# event %zu: %s, %llu samples, period %llu\n", i, a->events.v[i].name,
+			(unsigned long long)a->events.v[i].samples,
+			(unsigned long long)a->events.v[i].period);
 	dump_map(fp, "range", &a->ranges);
 	dump_map(fp, "branch", &a->branches);
 	for (size_t i = 0; i < a->events.n; i++) {

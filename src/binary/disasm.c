@@ -57,6 +57,8 @@ static void classify_x86(const cs_insn *in, struct spgo_insn *out)
 	case X86_INS_LCALL:
 		out->cls = imm ? SPGO_INSN_CALL : SPGO_INSN_INDIRECT_CALL;
 		break;
+	case X86_INS_XBEGIN: /* jumps only when a transaction aborts */
+		return;
 	default:
 		if (has_group(d, CS_GRP_JUMP))
 			out->cls = SPGO_INSN_COND_BRANCH;
@@ -144,6 +146,63 @@ static int cmp_insn(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/*
+ * Length of a VEX (c4, c5) or EVEX (62) encoded instruction in 64-bit
+ * mode, or 0.  Capstone 4 does not know every AVX-512 instruction (kmov,
+ * some mask compares), and skipping byte by byte would then make garbage
+ * (a "ret" out of the middle of an instruction).  None of these is a
+ * branch, so their length is all we need: prefix, opcode, ModRM, SIB,
+ * displacement and the immediate of map 0F3A and of a few 0F opcodes.
+ */
+static size_t vex_length(const uint8_t *p, size_t n)
+{
+	size_t i;
+	unsigned map;
+	if (n >= 2 && p[0] == 0xc5) {
+		map = 1, i = 2;
+	} else if (n >= 3 && p[0] == 0xc4) {
+		map = p[1] & 0x1f, i = 3;
+	} else if (n >= 4 && p[0] == 0x62) {
+		map = p[1] & 0x07, i = 4;
+	} else {
+		return 0;
+	}
+	if (map < 1 || map > 6 || map == 4 || i >= n)
+		return 0;
+	unsigned op = p[i++];
+	if (map == 1 && op == 0x77 && p[0] != 0x62)
+		return i; /* vzeroupper, vzeroall: no ModRM */
+	if (i >= n)
+		return 0;
+	unsigned modrm = p[i++], mod = modrm >> 6, rm = modrm & 7;
+	if (mod != 3 && rm == 4) {
+		if (i >= n)
+			return 0;
+		unsigned sib = p[i++];
+		if (mod == 0 && (sib & 7) == 5)
+			i += 4;
+	}
+	if (mod == 0 && rm == 5)
+		i += 4;
+	else if (mod == 1)
+		i += 1;
+	else if (mod == 2)
+		i += 4;
+	if (map == 3 || (map == 1 && ((op >= 0x70 && op <= 0x73) || op == 0xc2 || (op >= 0xc4 && op <= 0xc6))))
+		i += 1;
+	return i <= n ? i : 0;
+}
+
+/* Lengths of the x86-64 instructions capstone 4 may not decode. */
+static size_t x86_fallback_length(const uint8_t *p, size_t n)
+{
+	/* 0f 01 with a register ModRM: system instructions of three bytes
+	 * (rdpkru, wrpkru, xgetbv, xend, rdtscp, ...). */
+	if (n >= 3 && p[0] == 0x0f && p[1] == 0x01 && p[2] >= 0xc0)
+		return 3;
+	return vex_length(p, n);
+}
+
 static void decode_range(struct spgo_binary *bin, csh h, cs_insn *in, const uint8_t *bytes, uint64_t addr,
 			 uint64_t end)
 {
@@ -153,6 +212,14 @@ static void decode_range(struct spgo_binary *bin, csh h, cs_insn *in, const uint
 		size_t size = (size_t)(end - addr);
 		uint64_t a = addr;
 		if (!cs_disasm_iter(h, &code, &size, &a, in)) {
+			size_t vlen = arm || bin->machine != EM_X86_64 ? 0 : x86_fallback_length(bytes, (size_t)(end - addr));
+			if (vlen) {
+				struct spgo_insn v = {addr, 0, (uint8_t)vlen, SPGO_INSN_OTHER};
+				VEC_PUSH(&bin->insns, v);
+				bytes += vlen;
+				addr += vlen;
+				continue;
+			}
 			/* Undecodable: skip a byte (an AArch64 word). */
 			size_t skip = arm ? 4 : 1;
 			if (skip > end - addr)

@@ -19,6 +19,7 @@
  * path that is still relative.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,10 +187,10 @@ static void read_files(struct spgo_binary *bin, Dwarf_Die *cudie, int version, s
 			continue;
 		if (name[0] != '/' && comp_dir && comp_dir[0]) {
 			char *full = path_join(comp_dir, name);
-			cf->ids[i] = intern(bin, full);
+			cf->ids[i] = spgo_strtab_intern(&bin->file_strs, full, strlen(full));
 			free(full);
 		} else {
-			cf->ids[i] = intern(bin, name);
+			cf->ids[i] = spgo_strtab_intern(&bin->file_strs, name, strlen(name));
 		}
 	}
 }
@@ -236,13 +237,32 @@ static void read_rows(struct spgo_binary *bin, Dwarf_Die *cudie, const struct sp
 	}
 	if (!sorted)
 		spgo_warn("%s: line table of a CU is not sorted by address", bin->dwarf_path);
+	/* libdw merged the sequences in address order: take each run up to an
+	 * end row as one. */
+	size_t begin = first;
+	for (size_t i = first; i < bin->rows.n; i++) {
+		if (bin->rows.v[i].file != SPGO_NO_FILE)
+			continue;
+		if (i > begin && bin->rows.v[begin].addr < bin->rows.v[i].addr) {
+			struct spgo_line_seq sq = {bin->rows.v[begin].addr, bin->rows.v[i].addr, begin, i + 1};
+			VEC_PUSH(&bin->seqs, sq);
+		}
+		begin = i + 1;
+	}
+}
+
+static int cmp_seq_hi(const void *a, const void *b)
+{
+	const struct spgo_line_seq *x = a, *y = b;
+	if (x->hi != y->hi)
+		return x->hi < y->hi ? -1 : 1;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->row_begin < y->row_begin ? -1 : x->row_begin > y->row_begin;
 }
 
 /* ---- scopes (subprogram and inlined-subroutine DIEs) ------------------------ */
 
-struct name_cache {
-	struct spgo_kmap map; /* origin DIE offset -> name id + 1 | decl_line << 32 */
-};
 
 static const char *die_string(Dwarf_Die *die, int at)
 {
@@ -252,15 +272,61 @@ static const char *die_string(Dwarf_Die *die, int at)
 
 /* Linkage name (else name) and decl line, through abstract origins and
  * specifications, as LLVM's DWARFDie::getName(LinkageName) finds them. */
-static void die_name(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *die, uint32_t *name, uint32_t *decl_line)
+/* The attributes of a subprogram or inlined subroutine DIE that we use,
+ * gathered in one pass over its attributes. */
+struct scope_attrs {
+	int own_name;     /* has a name, linkage name or decl line of its own */
+	int has_origin, has_ranges, has_low, has_high;
+	Dwarf_Attribute origin, low, high;
+	uint32_t call_file, call_line, call_column, call_discriminator;
+};
+
+static uint32_t udata32(Dwarf_Attribute *a)
+{
+	Dwarf_Word w = 0;
+	return dwarf_formudata(a, &w) == 0 && w < UINT32_MAX ? (uint32_t)w : 0;
+}
+
+static int scope_attr(Dwarf_Attribute *a, void *arg)
+{
+	struct scope_attrs *sa = arg;
+	switch (dwarf_whatattr(a)) {
+	case DW_AT_name:
+	case DW_AT_linkage_name:
+	case DW_AT_MIPS_linkage_name:
+	case DW_AT_decl_line: sa->own_name = 1; break;
+	case DW_AT_abstract_origin:
+	case DW_AT_specification:
+		if (!sa->has_origin)
+			sa->origin = *a, sa->has_origin = 1;
+		break;
+	case DW_AT_low_pc: sa->low = *a, sa->has_low = 1; break;
+	case DW_AT_high_pc: sa->high = *a, sa->has_high = 1; break;
+	case DW_AT_ranges: sa->has_ranges = 1; break;
+	case DW_AT_call_file: {
+		Dwarf_Word w;
+		sa->call_file = dwarf_formudata(a, &w) == 0 && w < UINT32_MAX ? (uint32_t)w : UINT32_MAX;
+		break;
+	}
+	case DW_AT_call_line: sa->call_line = udata32(a); break;
+	case DW_AT_call_column: sa->call_column = udata32(a); break;
+	case DW_AT_GNU_discriminator: sa->call_discriminator = udata32(a); break;
+	}
+	return DWARF_CB_OK;
+}
+
+/* Linkage name (else name) and decl line, through abstract origins and
+ * specifications, as LLVM's DWARFDie::getName(LinkageName) finds them.
+ * A DIE with no naming attribute of its own takes its origin's, which is
+ * looked up once per origin. */
+static void die_name(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *die, struct scope_attrs *sa,
+		     uint32_t *name, uint32_t *decl_line)
 {
 	Dwarf_Attribute a;
 	uint64_t key = 0;
-	if (!dwarf_hasattr(die, DW_AT_name) && !dwarf_hasattr(die, DW_AT_linkage_name) &&
-	    !dwarf_hasattr(die, DW_AT_MIPS_linkage_name) && !dwarf_hasattr(die, DW_AT_decl_line)) {
+	if (!sa->own_name && sa->has_origin) {
 		Dwarf_Die origin;
-		if ((dwarf_attr(die, DW_AT_abstract_origin, &a) || dwarf_attr(die, DW_AT_specification, &a)) &&
-		    dwarf_formref_die(&a, &origin)) {
+		if (dwarf_formref_die(&sa->origin, &origin)) {
 			key = dwarf_dieoffset(&origin) + 1;
 			uint64_t *v = spgo_kmap_find(&nc->map, &key);
 			if (v) {
@@ -282,22 +348,43 @@ static void die_name(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *
 		*spgo_kmap_upsert(&nc->map, &key) = ((uint64_t)*decl_line << 32) | (uint64_t)(*name + 1u);
 }
 
-static uint32_t die_udata(Dwarf_Die *die, int at)
+void spgo_die_name_at(struct spgo_binary *bin, uint64_t off, uint32_t *name, uint32_t *decl_line)
 {
-	Dwarf_Attribute a;
-	Dwarf_Word w = 0;
-	if (dwarf_formudata(dwarf_attr(die, at, &a), &w) != 0)
-		return 0;
-	return (uint32_t)w;
+	Dwarf_Die die;
+	struct scope_attrs sa;
+	memset(&sa, 0, sizeof sa);
+	sa.own_name = 1; /* no caching */
+	*name = SPGO_NO_FILE;
+	*decl_line = 0;
+	if (dwarf_offdie(bin->dwarf, off, &die))
+		die_name(bin, NULL, &die, &sa, name, decl_line);
 }
 
-/* A scope range before flattening: its DIE's preorder number decides. */
-struct raw_range {
-	uint64_t lo, hi;
-	uint32_t scope, order;
-};
+/* [lo, hi) from DW_AT_low_pc and DW_AT_high_pc (an address or, from DWARF
+ * 4, an offset from low_pc); 0 if they do not make a range. */
+static int low_high(struct scope_attrs *sa, Dwarf_Addr *lo, Dwarf_Addr *hi)
+{
+	if (!sa->has_low || !sa->has_high || dwarf_formaddr(&sa->low, lo) != 0)
+		return 0;
+	switch (dwarf_whatform(&sa->high)) {
+	case DW_FORM_addr:
+	case DW_FORM_addrx:
+	case DW_FORM_addrx1:
+	case DW_FORM_addrx2:
+	case DW_FORM_addrx3:
+	case DW_FORM_addrx4:
+	case DW_FORM_GNU_addr_index:
+		return dwarf_formaddr(&sa->high, hi) == 0;
+	default: {
+		Dwarf_Word w;
+		if (dwarf_formudata(&sa->high, &w) != 0)
+			return 0;
+		*hi = *lo + w;
+		return 1;
+	}
+	}
+}
 
-typedef VEC(struct raw_range) raw_range_vec;
 
 static int cmp_raw_lo(const void *a, const void *b)
 {
@@ -394,7 +481,7 @@ static void flatten(struct spgo_binary *bin, struct raw_range *rr, size_t n)
 }
 
 /* DIEs whose children can hold no code: not worth walking. */
-static int leaf_tag(int tag)
+int spgo_leaf_tag(int tag)
 {
 	switch (tag) {
 	case DW_TAG_variable:
@@ -422,8 +509,7 @@ static int leaf_tag(int tag)
 
 #define MAX_DEPTH 512
 
-static int walk_dies(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *cudie, const struct spgo_cu_files *cf,
-		     raw_range_vec *rr)
+static int walk_dies(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *cudie, raw_range_vec *rr)
 {
 	Dwarf_Die *stack = xmalloc(MAX_DEPTH * sizeof *stack);
 	int32_t *outer = xmalloc(MAX_DEPTH * sizeof *outer);
@@ -438,26 +524,30 @@ static int walk_dies(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *
 		int32_t scope = outer[d];
 		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
 			struct spgo_scope s = {0};
+			struct scope_attrs sa;
+			memset(&sa, 0, sizeof sa);
+			sa.call_file = UINT32_MAX;
+			dwarf_getattrs(die, scope_attr, &sa, 0);
 			s.parent = outer[d];
 			s.inlined = tag == DW_TAG_inlined_subroutine;
-			die_name(bin, nc, die, &s.name, &s.decl_line);
+			die_name(bin, nc, die, &sa, &s.name, &s.decl_line);
+			s.call_file = UINT32_MAX;
 			if (s.inlined) {
-				Dwarf_Attribute a;
-				Dwarf_Word w;
-				s.call_file = dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &w) == 0 ? file_id(cf, w)
-													     : SPGO_NO_FILE;
-				s.call_line = die_udata(die, DW_AT_call_line);
-				s.call_column = die_udata(die, DW_AT_call_column);
-				s.call_discriminator = die_udata(die, DW_AT_GNU_discriminator);
-			} else {
-				s.call_file = SPGO_NO_FILE;
+				s.call_file = sa.call_file;
+				s.call_line = sa.call_line;
+				s.call_column = sa.call_column;
+				s.call_discriminator = sa.call_discriminator;
 			}
 			scope = (int32_t)bin->scopes.n;
 			VEC_PUSH(&bin->scopes, s);
+			uint32_t me = order++;
 			Dwarf_Addr base, lo, hi;
 			ptrdiff_t off = 0;
-			uint32_t me = order++;
-			while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+			int one = low_high(&sa, &lo, &hi);
+			/* A low/high pair, else DW_AT_ranges through libdw. */
+			while (one || (!(sa.has_low && sa.has_high) && sa.has_ranges &&
+				       (off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)) {
+				one = 0;
 				if (lo >= hi)
 					continue;
 				struct raw_range r = {lo, hi, (uint32_t)scope, me};
@@ -469,7 +559,7 @@ static int walk_dies(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *
 			}
 		}
 		Dwarf_Die child;
-		if (!leaf_tag(tag) && d + 1 < MAX_DEPTH && dwarf_haschildren(die) > 0 && dwarf_child(die, &child) == 0) {
+		if (!spgo_leaf_tag(tag) && d + 1 < MAX_DEPTH && dwarf_haschildren(die) > 0 && dwarf_child(die, &child) == 0) {
 			stack[++d] = child;
 			outer[d] = scope;
 			continue;
@@ -611,6 +701,46 @@ static void build_cu_ranges(struct spgo_binary *bin, struct endpoint *ep, size_t
 
 /* ---- the whole load ------------------------------------------------------------ */
 
+/* What the line-table thread needs to know of each CU. */
+struct cu_lines {
+	Dwarf_Off hdr_off, die_off;
+	int version;
+	int has_lines;
+	uint64_t stmt_list;
+	const char *comp_dir;
+	int failed; /* our reader gave up: libdw reads it after the join */
+};
+
+struct line_job {
+	struct spgo_binary *bin;
+	struct spgo_line_sections sec;
+	struct cu_lines *cl;
+};
+
+/* The line tables of all CUs: runs beside the DIE walk, touching only
+ * rows, seqs, file_strs and the CUs' file tables. */
+static void *read_all_lines(void *arg)
+{
+	struct line_job *job = arg;
+	struct spgo_binary *bin = job->bin;
+	for (size_t i = 0; i < bin->cus.n; i++) {
+		struct spgo_cu *cu = &bin->cus.v[i];
+		struct cu_lines *cl = &job->cl[i];
+		cu->seq_begin = cu->seq_end = bin->seqs.n;
+		if (!cl->has_lines)
+			continue;
+		struct spgo_cu_files cf = {0};
+		if (spgo_read_line_program(bin, &job->sec, cl->stmt_list, cl->comp_dir, &cf) < 0) {
+			cl->failed = 1;
+			continue;
+		}
+		cu->seq_end = bin->seqs.n;
+		cu->files = cf.ids;
+		cu->nfiles = cf.n;
+	}
+	return NULL;
+}
+
 static int load(struct spgo_binary *bin)
 {
 	if (open_dwarf(bin) < 0)
@@ -620,18 +750,21 @@ static int load(struct spgo_binary *bin)
 	spgo_kmap_init(&nc.map, 1);
 	struct spgo_kmap cu_by_off;
 	spgo_kmap_init(&cu_by_off, 1);
-	VEC(Dwarf_Off) cu_die_off = {0};
+	VEC(struct cu_lines) cls = {0};
 	raw_range_vec rr = {0};
 
-	struct spgo_line_sections sec;
-	memset(&sec, 0, sizeof sec);
+	struct line_job job;
+	memset(&job, 0, sizeof job);
+	job.bin = bin;
 	Elf_Data *d;
 	if (spgo_elf_section(elf, ".debug_line", &d) && d->d_buf)
-		sec.line = (struct spgo_debug_str){d->d_buf, d->d_size};
+		job.sec.line = (struct spgo_debug_str){d->d_buf, d->d_size};
 	if (spgo_elf_section(elf, ".debug_line_str", &d) && d->d_buf)
-		sec.line_str = (struct spgo_debug_str){d->d_buf, d->d_size};
+		job.sec.line_str = (struct spgo_debug_str){d->d_buf, d->d_size};
 	if (spgo_elf_section(elf, ".debug_str", &d) && d->d_buf)
-		sec.str = (struct spgo_debug_str){d->d_buf, d->d_size};
+		job.sec.str = (struct spgo_debug_str){d->d_buf, d->d_size};
+
+	/* The CUs, and where their line tables are. */
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 	Dwarf_Half version;
@@ -641,38 +774,86 @@ static int load(struct spgo_binary *bin)
 		Dwarf_Off this_off = off;
 		off = next;
 		units++;
-		if (!dwarf_offdie(bin->dwarf, this_off + hsize, &cudie))
+		if (!dwarf_offdie(bin->dwarf, this_off + hsize, &cudie) || dwarf_tag(&cudie) != DW_TAG_compile_unit)
 			continue;
-		if (dwarf_tag(&cudie) != DW_TAG_compile_unit)
-			continue;
-		struct spgo_cu cu = {0};
-		struct spgo_cu_files cf = {0};
-		cu.row_begin = bin->rows.n;
-		/* Our own line program reader, libdw's if it gives up. */
+		struct cu_lines cl = {this_off, this_off + hsize, version, 0, 0, NULL, 0};
 		Dwarf_Attribute a;
 		Dwarf_Word stmt_list;
-		const char *comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &a));
-		if (!dwarf_attr(&cudie, DW_AT_stmt_list, &a) || dwarf_formudata(&a, &stmt_list) != 0) {
-			/* No line table: no rows, no file names. */
-		} else if (spgo_read_line_program(bin, &sec, stmt_list, comp_dir, &cf) < 0) {
-			spgo_info("%s: line table at 0x%llx read by libdw", bin->dwarf_path, (unsigned long long)stmt_list);
-			read_files(bin, &cudie, version, &cf);
-			read_rows(bin, &cudie, &cf);
+		cl.comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &a));
+		if (dwarf_attr(&cudie, DW_AT_stmt_list, &a) && dwarf_formudata(&a, &stmt_list) == 0) {
+			cl.has_lines = 1;
+			cl.stmt_list = stmt_list;
 		}
-		cu.row_end = bin->rows.n;
-		rr.n = 0;
-		walk_dies(bin, &nc, &cudie, &cf, &rr);
-		cu.range_begin = bin->ranges.n;
-		flatten(bin, rr.v, rr.n);
-		cu.range_end = bin->ranges.n;
-		free(cf.ids);
 		uint64_t key = this_off;
 		*spgo_kmap_upsert(&cu_by_off, &key) = bin->cus.n;
+		struct spgo_cu cu = {0};
 		VEC_PUSH(&bin->cus, cu);
-		VEC_PUSH(&cu_die_off, this_off + hsize);
+		VEC_PUSH(&cls, cl);
 	}
 	if (units == 0 && dwarf_errno() != 0)
 		spgo_warn("%s: %s", bin->dwarf_path, dwarf_errmsg(-1));
+
+	/* Line tables in a second thread, inline scopes in this one. */
+	job.cl = cls.v;
+	pthread_t lines_thread;
+	const char *nthreads = getenv("SPGO_THREADS"); /* "1": no helper threads */
+	int threaded = bin->cus.n > 0 && !(nthreads && !strcmp(nthreads, "1")) &&
+		       pthread_create(&lines_thread, NULL, read_all_lines, &job) == 0;
+	if (!threaded)
+		read_all_lines(&job);
+	struct spgo_info_sections isec;
+	memset(&isec, 0, sizeof isec);
+	static const char *const isec_names[] = {".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str",
+						 ".debug_str_offsets", ".debug_addr", ".debug_ranges", ".debug_rnglists"};
+	struct spgo_debug_str *isec_v[] = {&isec.info, &isec.abbrev, &isec.str, &isec.line_str,
+					   &isec.str_offsets, &isec.addr, &isec.ranges, &isec.rnglists};
+	for (size_t k = 0; k < SPGO_ARRAY_LEN(isec_names); k++)
+		if (spgo_elf_section(elf, isec_names[k], &d) && d->d_buf)
+			*isec_v[k] = (struct spgo_debug_str){d->d_buf, d->d_size};
+	const char *slow = getenv("SPGO_LIBDW_WALK"); /* "1": always libdw (for tests) */
+	for (size_t i = 0; i < bin->cus.n; i++) {
+		Dwarf_Die cudie;
+		size_t begin = bin->ranges.n, nscopes = bin->scopes.n, nsub = bin->subprograms.n;
+		uint32_t order = 0;
+		rr.n = 0;
+		/* Our reader first; if it gives up, forget its work and ask libdw. */
+		if (!(slow && !strcmp(slow, "1")) &&
+		    spgo_walk_cu_dies(bin, &isec, cls.v[i].hdr_off, &nc, &rr, &order) == 0) {
+			flatten(bin, rr.v, rr.n);
+		} else if (dwarf_offdie(bin->dwarf, cls.v[i].die_off, &cudie)) {
+			spgo_info("%s: DIEs of the CU at 0x%llx read by libdw", bin->dwarf_path,
+				  (unsigned long long)cls.v[i].hdr_off);
+			bin->scopes.n = nscopes;
+			bin->subprograms.n = nsub;
+			rr.n = 0;
+			walk_dies(bin, &nc, &cudie, &rr);
+			flatten(bin, rr.v, rr.n);
+		}
+		/* bin->cus.v is not reallocated while the thread runs. */
+		bin->cus.v[i].range_begin = begin;
+		bin->cus.v[i].range_end = bin->ranges.n;
+	}
+	if (threaded)
+		pthread_join(lines_thread, NULL);
+
+	/* What our reader could not read, libdw reads; then sort sequences. */
+	for (size_t i = 0; i < bin->cus.n; i++) {
+		struct spgo_cu *cu = &bin->cus.v[i];
+		Dwarf_Die cudie;
+		if (cls.v[i].failed && dwarf_offdie(bin->dwarf, cls.v[i].die_off, &cudie)) {
+			spgo_info("%s: line table at 0x%llx read by libdw", bin->dwarf_path,
+				  (unsigned long long)cls.v[i].stmt_list);
+			struct spgo_cu_files cf = {0};
+			read_files(bin, &cudie, cls.v[i].version, &cf);
+			cu->seq_begin = bin->seqs.n;
+			read_rows(bin, &cudie, &cf);
+			cu->seq_end = bin->seqs.n;
+			cu->files = cf.ids;
+			cu->nfiles = cf.n;
+		}
+		if (cu->seq_end - cu->seq_begin > 1)
+			qsort(bin->seqs.v + cu->seq_begin, cu->seq_end - cu->seq_begin, sizeof *bin->seqs.v, cmp_seq_hi);
+	}
 
 	/* CU ranges: .debug_aranges first, then the CU DIEs it did not name. */
 	endpoint_vec ep = {0};
@@ -682,7 +863,7 @@ static int load(struct spgo_binary *bin)
 		if (covered[i])
 			continue;
 		Dwarf_Die cudie;
-		if (!dwarf_offdie(bin->dwarf, cu_die_off.v[i], &cudie))
+		if (!dwarf_offdie(bin->dwarf, cls.v[i].die_off, &cudie))
 			continue;
 		Dwarf_Addr base, lo, hi;
 		ptrdiff_t o = 0;
@@ -699,7 +880,7 @@ static int load(struct spgo_binary *bin)
 	VEC_FREE(&ep);
 	free(covered);
 	VEC_FREE(&rr);
-	VEC_FREE(&cu_die_off);
+	VEC_FREE(&cls);
 	spgo_kmap_free(&cu_by_off);
 	spgo_kmap_free(&nc.map);
 	if (bin->cus.n == 0)
@@ -739,8 +920,11 @@ void spgo_binary_free_debug(struct spgo_binary *bin)
 	free(bin->dwarf_path);
 	bin->debug_err = bin->dwarf_path = NULL;
 	VEC_FREE(&bin->rows);
+	VEC_FREE(&bin->seqs);
 	VEC_FREE(&bin->scopes);
 	VEC_FREE(&bin->ranges);
+	for (size_t i = 0; i < bin->cus.n; i++)
+		free(bin->cus.v[i].files);
 	VEC_FREE(&bin->cus);
 	VEC_FREE(&bin->cu_ranges);
 	VEC_FREE(&bin->subprograms);

@@ -136,6 +136,7 @@ int spgo_binary_open(struct spgo_binary **out, const char *path, const char *deb
 	bin->fd = fd;
 	bin->dbg_fd = -1;
 	spgo_strtab_init(&bin->strs);
+	spgo_strtab_init(&bin->file_strs);
 	struct stat st;
 	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		spgo_error("%s: is a directory", path);
@@ -192,6 +193,7 @@ void spgo_binary_close(struct spgo_binary *bin)
 	spgo_binary_free_symbols(bin);
 	VEC_FREE(&bin->insns);
 	spgo_strtab_free(&bin->strs);
+	spgo_strtab_free(&bin->file_strs);
 	if (bin->elf)
 		elf_end(bin->elf);
 	if (bin->fd >= 0)
@@ -278,4 +280,22 @@ int spgo_binary_check_machine(const struct spgo_binary *bin)
 		return 0;
 	return spgo_error("%s: unsupported machine %s (e_machine %u); spgo supports x86-64 binaries",
 			  bin->path, machine_name(bin->machine), bin->machine);
+}
+
+const uint8_t *spgo_binary_section(struct spgo_binary *bin, const char *name, uint64_t *addr, size_t *size)
+{
+	Elf *elfs[2] = {bin->elf, bin->dbg_elf};
+	for (int i = 0; i < 2; i++) {
+		Elf_Data *d;
+		Elf_Scn *scn = elfs[i] ? spgo_elf_section(elfs[i], name, &d) : NULL;
+		GElf_Shdr sh;
+		if (!scn || !d->d_buf || !gelf_getshdr(scn, &sh))
+			continue;
+		*addr = sh.sh_addr;
+		*size = d->d_size;
+		return d->d_buf;
+	}
+	*addr = 0;
+	*size = 0;
+	return NULL;
 }

@@ -1,8 +1,10 @@
 /*
  * A reader of the DWARF line program (.debug_line, versions 2 to 5) that
- * writes rows straight into the binary's row table.  libdw can do this too
- * (dwarf.c falls back to it), but it allocates every row separately and
- * sorts them; on a big CU this reader is several times faster.  It also sees
+ * writes rows straight into the binary's row table and notes its
+ * sequences.  libdw can do this too (dwarf.c falls back to it), but it
+ * allocates every row separately and sorts them all by address, losing the
+ * sequences LLVM looks rows up in; on a big CU this reader is several times
+ * faster.  It also sees
  * each file entry's directory index, so paths are composed exactly as LLVM's
  * DWARFDebugLine::Prologue::getFileNameByIndex does:
  *
@@ -158,7 +160,7 @@ static uint32_t compose(struct spgo_binary *bin, int version, const char *comp_d
 	if (!f->name)
 		return SPGO_NO_FILE;
 	if (f->name[0] == '/')
-		return spgo_strtab_intern(&bin->strs, f->name, strlen(f->name));
+		return spgo_strtab_intern(&bin->file_strs, f->name, strlen(f->name));
 	const char *inc = "";
 	if (version >= 5) {
 		if (f->dir < ndirs && dirs[f->dir].name)
@@ -174,7 +176,7 @@ static uint32_t compose(struct spgo_binary *bin, int version, const char *comp_d
 	if (inc[0])
 		path_append(buf, &len, sizeof buf, inc);
 	path_append(buf, &len, sizeof buf, f->name);
-	return spgo_strtab_intern(&bin->strs, buf, len);
+	return spgo_strtab_intern(&bin->file_strs, buf, len);
 }
 
 typedef VEC(struct entry) entry_vec;
@@ -208,90 +210,6 @@ static int read_table_v5(struct reader *r, const struct spgo_line_sections *sec,
 		VEC_PUSH(out, e);
 	}
 	return 0;
-}
-
-struct ordered_row {
-	struct spgo_line_row row;
-	size_t index;
-};
-
-static int cmp_ordered(const void *a, const void *b)
-{
-	const struct ordered_row *x = a, *y = b;
-	if (x->row.addr != y->row.addr)
-		return x->row.addr < y->row.addr ? -1 : 1;
-	int xe = x->row.file == SPGO_NO_FILE, ye = y->row.file == SPGO_NO_FILE;
-	if (xe != ye)
-		return xe ? -1 : 1; /* an end of sequence first */
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
-struct seq {
-	size_t begin, end; /* rows [begin, end) of bin->rows, the end row last */
-};
-typedef VEC(struct seq) seq_vec;
-
-static int rows_sorted(const struct spgo_line_row *v, size_t first, size_t n)
-{
-	for (size_t i = first + 1; i < n; i++)
-		if (v[i - 1].addr > v[i].addr ||
-		    (v[i - 1].addr == v[i].addr && v[i].file == SPGO_NO_FILE && v[i - 1].file != SPGO_NO_FILE))
-			return 0;
-	return 1;
-}
-
-static int cmp_seq(const void *a, const void *b, void *rows)
-{
-	const struct seq *x = a, *y = b;
-	const struct spgo_line_row *v = rows;
-	if (v[x->begin].addr != v[y->begin].addr)
-		return v[x->begin].addr < v[y->begin].addr ? -1 : 1;
-	return x->begin < y->begin ? -1 : x->begin > y->begin;
-}
-
-/*
- * Sort rows[first..] by address, ends of sequences first at equal
- * addresses, emission order otherwise (libdw's order, which lines.c's
- * lookups rely on).  Compilers emit each sequence in address order, so it
- * is enough to order the sequences, unless they overlap.
- */
-static void order_rows(struct spgo_binary *bin, size_t first, seq_vec *seqs)
-{
-	struct spgo_line_row *v = bin->rows.v;
-	size_t n = bin->rows.n;
-	/* An end row at the address of the rows before it goes first. */
-	for (size_t k = 0; k < seqs->n; k++) {
-		size_t e = seqs->v[k].end - 1, i = e;
-		while (i > seqs->v[k].begin && v[i - 1].addr == v[e].addr)
-			i--;
-		if (i < e) {
-			struct spgo_line_row end = v[e];
-			memmove(&v[i + 1], &v[i], (e - i) * sizeof *v);
-			v[i] = end;
-		}
-	}
-	if (rows_sorted(v, first, n))
-		return;
-	qsort_r(seqs->v, seqs->n, sizeof *seqs->v, cmp_seq, v);
-	struct spgo_line_row *t = xmalloc((n - first) * sizeof *t);
-	size_t m = 0;
-	for (size_t k = 0; k < seqs->n; k++)
-		for (size_t i = seqs->v[k].begin; i < seqs->v[k].end; i++)
-			t[m++] = v[i];
-	if (rows_sorted(t, 0, m)) {
-		memcpy(v + first, t, m * sizeof *t);
-		free(t);
-		return;
-	}
-	free(t);
-	/* Overlapping sequences: a full stable sort. */
-	struct ordered_row *o = xmalloc((n - first) * sizeof *o);
-	for (size_t i = first; i < n; i++)
-		o[i - first] = (struct ordered_row){v[i], i};
-	qsort(o, n - first, sizeof *o, cmp_ordered);
-	for (size_t i = first; i < n; i++)
-		v[i] = o[i - first].row;
-	free(o);
 }
 
 int spgo_read_line_program(struct spgo_binary *bin, const struct spgo_line_sections *sec, uint64_t offset,
@@ -335,7 +253,7 @@ int spgo_read_line_program(struct spgo_binary *bin, const struct spgo_line_secti
 	r.p += opcode_base - 1;
 
 	entry_vec dirs = {0}, files = {0};
-	seq_vec seqs = {0};
+	size_t first_seq = bin->seqs.n;
 	int rc = -1;
 	if (version >= 5) {
 		if (read_table_v5(&r, sec, off_size, &dirs) < 0 || read_table_v5(&r, sec, off_size, &files) < 0)
@@ -407,11 +325,14 @@ int spgo_read_line_program(struct spgo_binary *bin, const struct spgo_line_secti
 			unsigned sub = u8(&r);
 			if (sub == DW_LNE_end_sequence) {
 				EMIT(1);
-				if (tomb) { /* a discarded function: forget its rows */
+				/* Keep a sequence LLVM would keep (lo < hi), not
+				 * a discarded function's (tombstone address). */
+				uint64_t lo = bin->rows.v[seq_first].addr;
+				if (tomb || bin->rows.n - seq_first < 2 || lo >= addr) {
 					bin->rows.n = seq_first;
 				} else {
-					struct seq sq = {seq_first, bin->rows.n};
-					VEC_PUSH(&seqs, sq);
+					struct spgo_line_seq sq = {lo, addr, seq_first, bin->rows.n};
+					VEC_PUSH(&bin->seqs, sq);
 				}
 				seq_first = bin->rows.n;
 				addr = 0, file = 1, line = 1, col = 0, disc = 0, tomb = 0;
@@ -451,15 +372,14 @@ int spgo_read_line_program(struct spgo_binary *bin, const struct spgo_line_secti
 	bin->rows.n = seq_first;
 	if (r.bad) {
 		bin->rows.n = first;
+		bin->seqs.n = first_seq;
 		free(cf->ids);
 		cf->ids = NULL;
 		cf->n = 0;
 		goto out;
 	}
-	order_rows(bin, first, &seqs);
 	rc = 0;
 out:
-	VEC_FREE(&seqs);
 	VEC_FREE(&dirs);
 	VEC_FREE(&files);
 	return rc;

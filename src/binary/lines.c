@@ -24,9 +24,20 @@ uint32_t spgo_base_discriminator(uint32_t d)
 	return (d & 0x20) ? (((d >> 1) & 0xfe0) | (d & 0x1f)) : (d & 0x1f);
 }
 
-static const char *str_or_null(const struct spgo_binary *bin, uint32_t id)
+static const char *name_or_null(const struct spgo_binary *bin, uint32_t id)
 {
 	return id >= SPGO_BAD_FILE ? NULL : spgo_strtab_get(&bin->strs, id);
+}
+
+static const char *file_or_null(const struct spgo_binary *bin, uint32_t id)
+{
+	return id >= SPGO_BAD_FILE ? NULL : spgo_strtab_get(&bin->file_strs, id);
+}
+
+/* The path of file index idx of the CU, or NULL. */
+static const char *cu_file(const struct spgo_binary *bin, const struct spgo_cu *cu, uint32_t idx)
+{
+	return idx < cu->nfiles ? file_or_null(bin, cu->files[idx]) : NULL;
 }
 
 /*
@@ -57,39 +68,63 @@ static long find_cu(struct spgo_binary *bin, uint64_t addr)
 	return addr < r->hi ? (long)r->cu : -1;
 }
 
+/*
+ * The row at addr: in the CU's first sequence (by end address) ending
+ * after addr, if it starts at or before addr, the last row at or before
+ * addr (the last of several at one address), never the end row.
+ */
 static const struct spgo_line_row *find_row(struct spgo_binary *bin, const struct spgo_cu *cu, uint64_t addr)
 {
+	const struct spgo_line_seq *seqs = bin->seqs.v;
+	size_t s = bin->hint_seq;
+	if (!(s >= cu->seq_begin && s < cu->seq_end && seqs[s].lo <= addr && addr < seqs[s].hi &&
+	      (s == cu->seq_begin || seqs[s - 1].hi <= addr))) {
+		size_t lo = cu->seq_begin, hi = cu->seq_end;
+		while (lo < hi) { /* first sequence with hi > addr */
+			size_t mid = lo + (hi - lo) / 2;
+			if (seqs[mid].hi <= addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == cu->seq_end || seqs[lo].lo > addr)
+			return NULL;
+		s = bin->hint_seq = lo;
+	}
 	const struct spgo_line_row *rows = bin->rows.v;
-	for (size_t h = bin->hint_row; h < bin->hint_row + 2; h++) {
-		if (h >= cu->row_begin && h < cu->row_end && rows[h].addr <= addr &&
-		    (h + 1 == cu->row_end || rows[h + 1].addr > addr)) {
-			bin->hint_row = h;
-			return rows[h].file == SPGO_NO_FILE ? NULL : &rows[h];
+	size_t first = seqs[s].row_begin, last = seqs[s].row_end - 1; /* rows [first, last) */
+	size_t h = bin->hint_row;
+	if (h >= first && h < last && rows[h].addr <= addr) {
+		/* Walk forward a few rows (several rows often share an address). */
+		for (size_t k = 0; k < 16; k++, h++) {
+			if (h + 1 == last || rows[h + 1].addr > addr) {
+				bin->hint_row = h;
+				return &rows[h];
+			}
 		}
 	}
-	size_t lo = cu->row_begin, hi = cu->row_end;
-	while (lo < hi) {
+	size_t lo = first + 1, hi = last;
+	while (lo < hi) { /* first row after addr */
 		size_t mid = lo + (hi - lo) / 2;
-		if (bin->rows.v[mid].addr <= addr)
+		if (rows[mid].addr <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == cu->row_begin)
-		return NULL;
-	const struct spgo_line_row *r = &bin->rows.v[lo - 1];
 	bin->hint_row = lo - 1;
-	return r->file == SPGO_NO_FILE ? NULL : r;
+	return &rows[lo - 1];
 }
 
 static long find_scope(struct spgo_binary *bin, const struct spgo_cu *cu, uint64_t addr)
 {
 	const struct spgo_scope_range *rg = bin->ranges.v;
-	for (size_t h = bin->hint_range; h < bin->hint_range + 2; h++) {
-		if (h >= cu->range_begin && h < cu->range_end && rg[h].lo <= addr &&
-		    (h + 1 == cu->range_end || rg[h + 1].lo > addr)) {
-			bin->hint_range = h;
-			return addr < rg[h].hi ? (long)rg[h].scope : -1;
+	size_t h = bin->hint_range;
+	if (h >= cu->range_begin && h < cu->range_end && rg[h].lo <= addr) {
+		for (size_t k = 0; k < 16; k++, h++) {
+			if (h + 1 == cu->range_end || rg[h + 1].lo > addr) {
+				bin->hint_range = h;
+				return addr < rg[h].hi ? (long)rg[h].scope : -1;
+			}
 		}
 	}
 	size_t lo = cu->range_begin, hi = cu->range_end;
@@ -133,7 +168,7 @@ int spgo_binary_symbolize(struct spgo_binary *bin, uint64_t addr, struct spgo_fr
 		if (max > 0) {
 			struct spgo_frame *f = &frames[0];
 			*f = (struct spgo_frame){0};
-			set_location(f, str_or_null(bin, row->file), row->line, row->column, row->discriminator);
+			set_location(f, file_or_null(bin, row->file), row->line, row->column, row->discriminator);
 		}
 		return 1;
 	}
@@ -143,18 +178,18 @@ int spgo_binary_symbolize(struct spgo_binary *bin, uint64_t addr, struct spgo_fr
 		const struct spgo_scope *sc = &bin->scopes.v[s];
 		if (n < max) {
 			struct spgo_frame *f = &frames[n];
-			f->function = str_or_null(bin, sc->name);
+			f->function = name_or_null(bin, sc->name);
 			f->decl_line = sc->decl_line;
 			f->inlined = sc->inlined;
 			if (!inner) {
 				if (row)
-					set_location(f, str_or_null(bin, row->file), row->line, row->column, row->discriminator);
+					set_location(f, file_or_null(bin, row->file), row->line, row->column, row->discriminator);
 				else
 					set_location(f, NULL, 0, 0, 0);
 			} else {
 				/* The call site of the frame inside this one; LLVM
 				 * keeps line and column even when the file is bad. */
-				f->file = str_or_null(bin, inner->call_file);
+				f->file = cu_file(bin, cu, inner->call_file);
 				f->line = inner->call_line;
 				f->column = inner->call_column;
 				f->discriminator = inner->call_discriminator;

@@ -174,16 +174,23 @@ static void load_functions(struct spgo_binary *bin)
 	bin->funcs_loaded = 1;
 	if (!bin->syms_loaded)
 		load_symbols(bin);
-	/* DWARF parts, if there is debug info (silently none otherwise). */
-	if (bin->debug_state == 0) {
-		int q = spgo_quiet;
+	/* DWARF parts, if there is debug info (none otherwise, no error). */
+	if (bin->debug_state == 0)
 		spgo_binary_load_debug(bin);
-		spgo_quiet = q;
-	}
-	VEC(uint32_t) scope_of = {0};
+	/* A subprogram with several ranges (foo and its foo.cold in one DIE):
+	 * the first range listed is its entry.  part start -> entry start. */
+	struct spgo_kmap first_of_scope, entry_of;
+	spgo_kmap_init(&first_of_scope, 1);
+	spgo_kmap_init(&entry_of, 1);
 	for (size_t i = 0; bin->debug_state == 1 && i < bin->subprograms.n; i++) {
 		const struct spgo_scope_range *r = &bin->subprograms.v[i];
 		const struct spgo_scope *sc = &bin->scopes.v[r->scope];
+		uint64_t key = r->scope;
+		uint64_t *first = spgo_kmap_upsert(&first_of_scope, &key);
+		if (!*first)
+			*first = r->lo + 1;
+		key = r->lo;
+		*spgo_kmap_upsert(&entry_of, &key) = *first - 1;
 		struct spgo_function f = {0};
 		f.start = r->lo;
 		f.end = r->hi;
@@ -242,15 +249,24 @@ static void load_functions(struct spgo_binary *bin)
 	for (size_t i = 0; i < bin->funcs.n; i++) {
 		struct spgo_function *f = &bin->funcs.v[i];
 		size_t len = split_base_len(f->symbol);
-		if (!len)
-			continue;
-		uint64_t key = spgo_strtab_intern(&bin->strs, f->symbol, len);
-		uint64_t *v = spgo_kmap_find(&by_symbol, &key);
-		if (v && *v - 1 != i)
-			f->parent = (int32_t)(*v - 1);
+		if (len) {
+			uint64_t key = spgo_strtab_intern(&bin->strs, f->symbol, len);
+			uint64_t *v = spgo_kmap_find(&by_symbol, &key);
+			if (v && *v - 1 != i)
+				f->parent = (int32_t)(*v - 1);
+		}
+		/* No symbol says so (a stripped binary): the DIE's first range. */
+		uint64_t key = f->start;
+		uint64_t *entry = f->parent < 0 && f->has_debug ? spgo_kmap_find(&entry_of, &key) : NULL;
+		if (entry && *entry != f->start) {
+			const struct spgo_function *p = spgo_binary_function_at(bin, *entry);
+			if (p && p->start == *entry)
+				f->parent = (int32_t)(p - bin->funcs.v);
+		}
 	}
+	spgo_kmap_free(&first_of_scope);
+	spgo_kmap_free(&entry_of);
 	spgo_kmap_free(&by_symbol);
-	VEC_FREE(&scope_of);
 }
 
 const struct spgo_function *spgo_binary_functions(struct spgo_binary *bin, size_t *n)

@@ -49,11 +49,15 @@ int cmd_convert(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	struct spgo_profile *p = spgo_profile_read(in, &infmt);
-	if (!p)
+	struct spgo_profile *p = spgo_profile_new();
+	if (spgo_profile_read_into(p, in, 1, &infmt) < 0) {
+		spgo_profile_free(p);
 		return cli_fail();
+	}
 	if (fmt == SPGO_FMT_UNKNOWN)
 		fmt = infmt;
+	/* Only the extended binary format carries the summary. */
+	spgo_profile_finalize(p, fmt == SPGO_FMT_EXTBINARY ? 0 : SPGO_FIN_NO_SUMMARY);
 	int rc = spgo_profile_write(p, out, fmt, &o);
 	spgo_profile_free(p);
 	return rc < 0 ? cli_fail() : 0;

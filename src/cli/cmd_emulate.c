@@ -173,6 +173,8 @@ int cmd_emulate(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
+	if (strcmp(o.output, "-") == 0)
+		spgo_die("-o -: perf.data cannot be written to stdout (the header needs a seekable file)");
 	/* Fail before a long emulation, not after, when outputs cannot be written. */
 	const char *outs[] = {o.output, o.truth};
 	for (size_t i = 0; i < SPGO_ARRAY_LEN(outs); i++) {
@@ -247,8 +249,14 @@ int cmd_emulate(int argc, char **argv)
 		} else if (st.st_size <= 8) {
 			fprintf(stderr, "spgo: %s: did not run under %s\n", argv[optind], qemu);
 			rc = 1;
-		} else if (emu_convert(&o, trace, counts, argc, argv) < 0) {
-			rc = cli_fail();
+		} else {
+			/* The command line recorded in perf.data: "spgo emulate ...". */
+			char **cmd = xcalloc((size_t)argc + 2, sizeof *cmd);
+			cmd[0] = "spgo";
+			memcpy(cmd + 1, argv, (size_t)argc * sizeof *argv);
+			if (emu_convert(&o, trace, counts, argc + 1, cmd) < 0)
+				rc = cli_fail();
+			free(cmd);
 		}
 	}
 	rmtree(dir, files);

@@ -91,11 +91,27 @@ int cmd_merge(int argc, char **argv)
 		usage(stderr);
 		goto bad;
 	}
-	struct spgo_profile *acc = NULL;
+	/* Each input is read straight into the accumulated profile, its counts
+	 * times its weight; with --flatten, CS inputs are flattened first. */
+	struct spgo_profile *acc = spgo_profile_new();
+	int kind = -1; /* 1: context-sensitive, 0: plain, -1: not yet known */
 	for (int i = 0; i < n; i++) {
 		enum spgo_format f;
-		struct spgo_profile *p = spgo_profile_read(files[i], &f);
-		if (!p) {
+		size_t before = acc->top.n;
+		int rc;
+		if (flat) {
+			struct spgo_profile *p = spgo_profile_read(files[i], &f);
+			rc = p ? 0 : -1;
+			if (p) {
+				if (p->flags & SPGO_PROF_CS)
+					p = flatten(p);
+				spgo_profile_merge(acc, p, weights[i]);
+				spgo_profile_free(p);
+			}
+		} else {
+			rc = spgo_profile_read_into(acc, files[i], weights[i], &f);
+		}
+		if (rc < 0) {
 			spgo_profile_free(acc);
 			free(files);
 			free(weights);
@@ -103,25 +119,21 @@ int cmd_merge(int argc, char **argv)
 		}
 		if (fmt == SPGO_FMT_UNKNOWN)
 			fmt = f;
-		if (flat && (p->flags & SPGO_PROF_CS))
-			p = flatten(p);
-		if (acc && ((acc->flags ^ p->flags) & SPGO_PROF_CS) && acc->top.n && p->top.n) {
-			fprintf(stderr, "spgo: %s: cannot merge a context-sensitive profile with a "
-					"plain one (use --flatten)\n", files[i]);
-			spgo_profile_free(acc);
-			spgo_profile_free(p);
-			goto bad;
+		for (size_t j = before; j < acc->top.n; j++) {
+			int cs = spgo_fn(acc, acc->top.v[j])->ctx != SPGO_NONE;
+			if (kind >= 0 && cs != kind) {
+				fprintf(stderr, "spgo: %s: cannot merge a context-sensitive profile with a "
+						"plain one (use --flatten)\n", files[i]);
+				spgo_profile_free(acc);
+				goto bad;
+			}
+			kind = cs;
 		}
-		if (!acc && weights[i] == 1) {
-			acc = p;
-			continue;
-		}
-		if (!acc)
-			acc = spgo_profile_new();
-		spgo_profile_merge(acc, p, weights[i]);
-		spgo_profile_free(p);
 	}
-	spgo_profile_finalize(acc, 0);
+	if (kind == 0)
+		acc->flags &= ~(unsigned)SPGO_PROF_CS;
+	/* Only the extended binary format carries the summary. */
+	spgo_profile_finalize(acc, fmt == SPGO_FMT_EXTBINARY ? 0 : SPGO_FIN_NO_SUMMARY);
 	int rc = spgo_profile_write(acc, out, fmt, &o);
 	spgo_profile_free(acc);
 	free(files);

@@ -169,7 +169,7 @@ int cmd_record(int argc, char **argv)
 			best = c;
 			break;
 		}
-		char *s = xasprintf("%s'%s%s' refused", refused.n ? ", " : "", c->event,
+		char *s = xasprintf("%s'%s%s' unavailable", refused.n ? ", " : "", c->event,
 				    c->lbr ? " -b" : "");
 		for (char *p = s; *p; p++)
 			VEC_PUSH(&refused, *p);

@@ -13,8 +13,10 @@
  *                        address ("-" when outside it), one per line.
  *   --text               the input is `perf script` text (with --aggregate).
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "cli/perf_rewrite.h"
@@ -57,39 +59,49 @@ static inline void ob_ch(struct obuf *o, char c)
 	o->b[o->n++] = c;
 }
 
-/* Lower-case hex of v into tmp (right-aligned, no prefix); returns length. */
-static inline int hex(char tmp[16], uint64_t v)
+/* Write v in lower-case hex at p (no prefix); returns the end.  Digits are
+ * written in place: a libc memcpy per number would cost more than the rest. */
+/* The 8 hex digits of a 32-bit value as 8 ASCII bytes, first digit in the
+ * lowest byte (a little-endian store writes them in reading order). */
+static inline uint64_t hex8(uint32_t v)
 {
-	static const char d[] = "0123456789abcdef";
-	int i = 16;
-	do {
-		tmp[--i] = d[v & 15];
-		v >>= 4;
-	} while (v);
-	return 16 - i;
+	uint64_t x = v;
+	x = ((x & 0xffff0000ULL) << 16) | (x & 0xffffULL);
+	x = ((x & 0x0000ff000000ff00ULL) << 8) | (x & 0x000000ff000000ffULL);
+	x = ((x & 0x00f000f000f000f0ULL) << 4) | (x & 0x000f000f000f000fULL);
+	/* a nibble per byte, the most significant in the highest byte */
+	uint64_t letters = ((x + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;
+	x += 0x3030303030303030ULL + letters * 39;
+	return __builtin_bswap64(x);
+}
+
+/* Write v in lower-case hex at p (no prefix, no padding); returns the end.
+ * Stores up to 16 bytes at p (room must be reserved), without loops or
+ * libc calls: formatting hex is most of what spgo script does. */
+static inline char *put_hex(char *p, uint64_t v)
+{
+	int k = v ? (67 - __builtin_clzll(v)) / 4 : 1;
+	uint64_t lo = hex8((uint32_t)v);
+	if (k <= 8) {
+		lo >>= 8 * (8 - k); /* drop the leading zero digits */
+		memcpy(p, &lo, 8);
+	} else {
+		uint64_t hi = hex8((uint32_t)(v >> 32)) >> (8 * (16 - k));
+		memcpy(p, &hi, 8);
+		memcpy(p + k - 8, &lo, 8);
+	}
+	return p + k;
 }
 
 /* "%16lx" */
 static inline void ob_hex16(struct obuf *o, uint64_t v)
 {
-	char t[16];
-	int k = hex(t, v);
 	ob_reserve(o, 16);
-	memset(o->b + o->n, ' ', 16 - k);
-	memcpy(o->b + o->n + 16 - k, t + 16 - k, k);
+	char *p = o->b + o->n;
+	memcpy(p, "                ", 16);
+	int k = v ? (67 - __builtin_clzll(v)) / 4 : 1;
+	put_hex(p + 16 - k, v);
 	o->n += 16;
-}
-
-/* "0x%lx" */
-static inline void ob_0x(struct obuf *o, uint64_t v)
-{
-	char t[16];
-	int k = hex(t, v);
-	ob_reserve(o, 18);
-	o->b[o->n++] = '0';
-	o->b[o->n++] = 'x';
-	memcpy(o->b + o->n, t + 16 - k, k);
-	o->n += k;
 }
 
 static void ob_printf(struct obuf *o, const char *fmt, ...) SPGO_PRINTF(2, 3);
@@ -125,20 +137,15 @@ static void print_brstack(struct obuf *o, const struct spgo_perf_sample *s)
 	for (uint64_t i = 0; i < s->branch_nr; i++) {
 		const struct perf_branch_entry *e = &s->branches[i];
 		ob_reserve(o, 128);
-		char *p = o->b + o->n, t[16];
-		int k;
+		char *p = o->b + o->n;
 		*p++ = ' ';
 		*p++ = '0';
 		*p++ = 'x';
-		k = hex(t, e->from);
-		memcpy(p, t + 16 - k, (size_t)k);
-		p += k;
+		p = put_hex(p, e->from);
 		*p++ = '/';
 		*p++ = '0';
 		*p++ = 'x';
-		k = hex(t, e->to);
-		memcpy(p, t + 16 - k, (size_t)k);
-		p += k;
+		p = put_hex(p, e->to);
 		*p++ = '/';
 		*p++ = (!e->mispred && !e->predicted) ? '-' : e->predicted ? 'P' : 'M';
 		*p++ = '/';
@@ -147,20 +154,24 @@ static void print_brstack(struct obuf *o, const struct spgo_perf_sample *s)
 		*p++ = e->abort ? 'A' : '-';
 		*p++ = '/';
 		/* cycles, in decimal */
-		char d[8];
 		unsigned c = (unsigned)e->cycles;
-		k = 8;
-		do {
-			d[--k] = (char)('0' + c % 10);
-			c /= 10;
-		} while (c);
-		memcpy(p, d + k, (size_t)(8 - k));
-		p += 8 - k;
+		if (c < 10) {
+			*p++ = (char)('0' + c);
+		} else {
+			char d[8];
+			int k = 8;
+			do {
+				d[--k] = (char)('0' + c % 10);
+				c /= 10;
+			} while (c);
+			while (k < 8)
+				*p++ = d[k++];
+		}
 		*p++ = '/';
-		const char *tn = branch_type_name(e->type, e->new_type);
-		size_t tl = strlen(tn);
-		memcpy(p, tn, tl);
-		p += tl;
+		if (e->type) {
+			for (const char *tn = branch_type_name(e->type, e->new_type); *tn; tn++)
+				*p++ = *tn;
+		}
 		*p++ = ' ';
 		o->n = (size_t)(p - o->b);
 	}
@@ -188,6 +199,9 @@ static void print_callchain(struct obuf *o, struct spgo_perf_machine *m,
 	unsigned cpumode = PERF_RECORD_MISC_USER;
 	int frames = 0;
 	size_t ndso;
+	/* 127 frames fit: no flush in the middle, so a stack can be taken back */
+	ob_reserve(o, 128 * 18);
+	size_t start = o->n;
 	for (uint64_t i = 0; i < s->callchain_nr && frames < 127; i++) {
 		uint64_t ip = s->callchain[i];
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
@@ -195,9 +209,11 @@ static void print_callchain(struct obuf *o, struct spgo_perf_machine *m,
 			case PERF_CONTEXT_HV: cpumode = PERF_RECORD_MISC_HYPERVISOR; break;
 			case PERF_CONTEXT_KERNEL: cpumode = PERF_RECORD_MISC_KERNEL; break;
 			case PERF_CONTEXT_USER: cpumode = PERF_RECORD_MISC_USER; break;
-			case PERF_CONTEXT_GUEST_KERNEL: cpumode = PERF_RECORD_MISC_GUEST_KERNEL; break;
-			case PERF_CONTEXT_GUEST_USER: cpumode = PERF_RECORD_MISC_GUEST_USER; break;
-			default: break;
+			default:
+				/* perf takes an unknown context as a corrupt stack
+				 * and drops all of it */
+				o->n = start;
+				return;
 			}
 			continue;
 		}
@@ -249,6 +265,72 @@ static void print_mmap(struct obuf *o, unsigned fields, const struct spgo_perf_r
 		  (unsigned long long)m->len, (unsigned long long)m->pgoff, mid,
 		  (m->prot & 1) ? 'r' : '-', (m->prot & 2) ? 'w' : '-', (m->prot & 4) ? 'x' : '-',
 		  (m->flags & 1) ? 's' : 'p', m->filename);
+}
+
+static void print_sample(struct obuf *o, unsigned fields, struct spgo_perf_machine *m,
+			 const struct spgo_perf_sample *s)
+{
+	print_start(o, fields, s);
+	if (fields & F_IP) {
+		if (s->sample_type & PERF_SAMPLE_CALLCHAIN) {
+			ob_ch(o, '\n');
+			print_callchain(o, m, s);
+		} else {
+			ob_ch(o, ' ');
+			ob_hex16(o, s->ip);
+		}
+	}
+	if (fields & F_BRSTACK)
+		print_brstack(o, s);
+	ob_ch(o, '\n');
+}
+
+/*
+ * How many times perf delivers a sample with PERF_SAMPLE_READ: once per
+ * counter value (each group member with a group read) whose event is known
+ * and whose value moved since that id's last sample.
+ */
+static int read_deliveries(struct spgo_perf_reader *r, struct spgo_kmap *last,
+			   const struct spgo_perf_record *rec)
+{
+	const struct spgo_perf_sample *s = &rec->sample;
+	if (!rec->attr || !s->read)
+		return 1;
+	uint64_t f = rec->attr->attr.read_format;
+	size_t fixed = !!(f & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(f & PERF_FORMAT_TOTAL_TIME_RUNNING);
+	size_t per = 1 + !!(f & PERF_FORMAT_ID) + !!(f & PERF_FORMAT_LOST);
+	const uint64_t *v = s->read;
+	size_t nr = 1, at;
+	if (f & PERF_FORMAT_GROUP) {
+		nr = v[0];
+		at = 1 + fixed;
+	} else {
+		at = 0;
+	}
+	int times = 0;
+	for (size_t i = 0; i < nr; i++) {
+		size_t base = at + i * per, need = base + per;
+		if (!(f & PERF_FORMAT_GROUP))
+			need = fixed + per;
+		if (need > s->read_words)
+			break;
+		uint64_t value = v[base];
+		uint64_t id = (f & PERF_FORMAT_ID)
+				      ? v[(f & PERF_FORMAT_GROUP) ? base + 1 : fixed + 1]
+				      : s->id;
+		int known = 0;
+		for (size_t k = 0; k < spgo_perf_nattrs(r) && !known; k++) {
+			const struct spgo_perf_attr *a = spgo_perf_attr(r, k);
+			for (size_t j = 0; j < a->nids && !known; j++)
+				known = a->ids[j] == id;
+		}
+		uint64_t *prev = spgo_kmap_upsert(last, &id);
+		uint64_t period = value - *prev;
+		*prev = value;
+		if (known && period)
+			times++;
+	}
+	return times;
 }
 
 static int parse_fields(const char *spec, unsigned *fields)
@@ -328,6 +410,11 @@ static int run_aggregate(const char *in, int text, const char *binary, struct ob
 		spgo_info("aggregated %llu bytes in %.3f s (%.0f MB/s)",
 			  (unsigned long long)st->bytes, dt, dt > 0 ? st->bytes / dt / 1e6 : 0.0);
 		rc = spgo_agg_check_matched(agg);
+		size_t nm;
+		const struct spgo_agg_match *m = spgo_agg_matches(agg, &nm);
+		for (size_t i = 0; i < nm; i++)
+			fprintf(stderr, "spgo: %s: matched '%s' in the data by %s\n", binary,
+				m[i].name, m[i].how);
 	}
 	if (rc == 0)
 		spgo_agg_dump(agg, o->fp);
@@ -382,6 +469,11 @@ int cmd_script(int argc, char **argv)
 	if (spgo_out_open(&so, out) < 0)
 		return cli_fail();
 	struct obuf o = {so.fp, xmalloc(1 << 20), 0, 1 << 20};
+	/* Into a pipe: a 1 MiB pipe buffer saves most of the context switches
+	 * with the reader (best effort; the system may refuse). */
+	struct stat st;
+	if (fstat(fileno(so.fp), &st) == 0 && S_ISFIFO(st.st_mode))
+		(void)fcntl(fileno(so.fp), F_SETPIPE_SZ, 1 << 20);
 	int rc = 0;
 	if (aggregate) {
 		rc = run_aggregate(in, text, aggregate, &o);
@@ -399,6 +491,8 @@ int cmd_script(int argc, char **argv)
 	}
 	struct spgo_perf_machine *m = spgo_perf_machine_new();
 	struct spgo_perf_record rec;
+	struct spgo_kmap last_value; /* sample id -> last counter value */
+	spgo_kmap_init(&last_value, 1);
 	int have_fields = fspec != NULL;
 	while ((rc = spgo_perf_next(r, &rec)) > 0) {
 		if (!have_fields && spgo_perf_nattrs(r)) {
@@ -418,25 +512,18 @@ int cmd_script(int argc, char **argv)
 			break;
 		case PERF_RECORD_SAMPLE: {
 			const struct spgo_perf_sample *s = &rec.sample;
-			print_start(&o, fields, s);
-			if (fields & F_IP) {
-				if (s->sample_type & PERF_SAMPLE_CALLCHAIN) {
-					ob_ch(&o, '\n');
-					print_callchain(&o, m, s);
-				} else {
-					ob_ch(&o, ' ');
-					ob_hex16(&o, s->ip);
-				}
-			}
-			if (fields & F_BRSTACK)
-				print_brstack(&o, s);
-			ob_ch(&o, '\n');
+			int times = 1;
+			if (s->sample_type & PERF_SAMPLE_READ)
+				times = read_deliveries(r, &last_value, &rec);
+			for (int k = 0; k < times; k++)
+				print_sample(&o, fields, m, s);
 			break;
 		}
 		default:
 			break;
 		}
 	}
+	spgo_kmap_free(&last_value);
 	spgo_perf_machine_free(m);
 	spgo_perf_close(r);
 done:

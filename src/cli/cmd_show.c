@@ -135,9 +135,8 @@ int cmd_show(int argc, char **argv)
 		printf("summary: total %llu, %llu counts, %llu functions\n", (unsigned long long)s->total,
 		       (unsigned long long)s->num_counts, (unsigned long long)s->num_funcs);
 		for (unsigned i = 0; i < s->nentries; i++)
-			printf("  %u counts (%.4f%%) of %llu blocks reach %llu or more\n",
-			       s->entries[i].cutoff, s->entries[i].cutoff / 1e4,
-			       (unsigned long long)s->entries[i].num_counts,
+			printf("  %8.4f%% of the samples: %llu counts >= %llu\n",
+			       s->entries[i].cutoff / 1e4, (unsigned long long)s->entries[i].num_counts,
 			       (unsigned long long)s->entries[i].min_count);
 	}
 	uint32_t *order = spgo_profile_sorted(p);

@@ -7,8 +7,14 @@
  * ("foo.cold" rather than DWARF's "foo").
  *
  * --all-instructions lists every instruction of the executable sections:
- * address, size, class and (for direct branches and calls) target.
+ * address, size, class and (for direct branches and calls) target;
+ * --functions the function table.
+ *
+ * Environment: SPGO_THREADS=1 runs without helper threads, SPGO_VERBOSE=1
+ * reports how the tables were built, SPGO_LIBDW_WALK=1 makes libdw walk
+ * the DIEs (the fallback of spgo's own reader; for tests).
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +26,7 @@
 
 static const char usage[] =
 	"usage: spgo symbolize --binary FILE [--debug-binary FILE] [--discriminators|--verbose] [ADDR...]\n"
-	"       spgo symbolize --binary FILE --all-instructions\n"
+	"       spgo symbolize --binary FILE --all-instructions | --functions\n"
 	"\n"
 	"Print the inline frames at each address (arguments, else one per line on\n"
 	"stdin; 0x-prefixed hex or decimal), innermost first: the function's linkage\n"
@@ -33,35 +39,117 @@ static const char usage[] =
 	"  --verbose            per frame, the fields of llvm-symbolizer --verbose that\n"
 	"                       profiles use: Filename, Function start line (the\n"
 	"                       subprogram's DW_AT_decl_line), Line, Column, Discriminator\n"
-	"  --all-instructions   list every instruction: address size class [target]\n";
+	"  --all-instructions   list every instruction: address size class [target]\n"
+	"  --functions          list the function table: start end name symbol\n"
+	"                       decl_line=N [parent=SYMBOL of a split part]\n";
 
-/* A plain output buffer: symbolizing millions of addresses is mostly printing. */
+/*
+ * The output buffer.  Symbolizing many addresses is mostly printing, and
+ * the kernel's copy of the text into the output file costs as much as
+ * making it: a writer thread writes one buffer while the next one fills.
+ */
+#define OBUF_SIZE (1u << 20)
 struct obuf {
-	char buf[1 << 16];
+	char *buf; /* being filled */
 	size_t n;
+	unsigned long flushes;
+	char *other; /* being written (while pending) or free */
+	const char *pending;
+	size_t pending_n;
+	int threaded, done, write_error;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
 };
+
+static void *writer(void *arg)
+{
+	struct obuf *o = arg;
+	pthread_mutex_lock(&o->mu);
+	for (;;) {
+		while (!o->pending && !o->done)
+			pthread_cond_wait(&o->cv, &o->mu);
+		if (!o->pending)
+			break;
+		const char *p = o->pending;
+		size_t len = o->pending_n;
+		pthread_mutex_unlock(&o->mu);
+		int bad = fwrite(p, 1, len, stdout) != len || fflush(stdout) != 0;
+		pthread_mutex_lock(&o->mu);
+		o->write_error |= bad;
+		o->pending = NULL;
+		pthread_cond_broadcast(&o->cv);
+	}
+	pthread_mutex_unlock(&o->mu);
+	return NULL;
+}
+
+static void ob_init(struct obuf *o)
+{
+	memset(o, 0, sizeof *o);
+	o->buf = xmalloc(OBUF_SIZE);
+	o->other = xmalloc(OBUF_SIZE);
+	pthread_mutex_init(&o->mu, NULL);
+	pthread_cond_init(&o->cv, NULL);
+	const char *nthreads = getenv("SPGO_THREADS"); /* "1": no writer thread */
+	o->threaded = !(nthreads && !strcmp(nthreads, "1")) && pthread_create(&o->thread, NULL, writer, o) == 0;
+}
 
 static void ob_flush(struct obuf *o)
 {
-	fwrite(o->buf, 1, o->n, stdout);
+	o->flushes++;
+	if (!o->n)
+		return;
+	if (!o->threaded) {
+		o->write_error |= fwrite(o->buf, 1, o->n, stdout) != o->n;
+		o->n = 0;
+		return;
+	}
+	pthread_mutex_lock(&o->mu);
+	while (o->pending)
+		pthread_cond_wait(&o->cv, &o->mu);
+	o->pending = o->buf;
+	o->pending_n = o->n;
+	char *t = o->buf;
+	o->buf = o->other;
+	o->other = t;
 	o->n = 0;
+	pthread_cond_broadcast(&o->cv);
+	pthread_mutex_unlock(&o->mu);
 }
 
-static void ob_flush(struct obuf *o);
+/* Flush, stop the writer, free; returns non-zero after a write error. */
+static int ob_finish(struct obuf *o)
+{
+	ob_flush(o);
+	if (o->threaded) {
+		pthread_mutex_lock(&o->mu);
+		o->done = 1;
+		pthread_cond_broadcast(&o->cv);
+		pthread_mutex_unlock(&o->mu);
+		pthread_join(o->thread, NULL);
+	}
+	pthread_mutex_destroy(&o->mu);
+	pthread_cond_destroy(&o->cv);
+	free(o->buf);
+	free(o->other);
+	return o->write_error;
+}
 
 static void ob_mem(struct obuf *o, const char *s, size_t len)
 {
-	if (SPGO_LIKELY(len <= sizeof o->buf - o->n)) {
+	if (SPGO_LIKELY(len <= OBUF_SIZE - o->n)) {
 		memcpy(o->buf + o->n, s, len);
 		o->n += len;
 		return;
 	}
-	if (len > sizeof o->buf - o->n) {
+	ob_flush(o);
+	while (len > OBUF_SIZE) {
+		memcpy(o->buf, s, OBUF_SIZE);
+		o->n = OBUF_SIZE;
 		ob_flush(o);
-		if (len > sizeof o->buf) {
-			fwrite(s, 1, len, stdout);
-			return;
-		}
+		s += OBUF_SIZE;
+		len -= OBUF_SIZE;
 	}
 	memcpy(o->buf + o->n, s, len);
 	o->n += len;
@@ -76,24 +164,19 @@ static void ob_str(struct obuf *o, const char *s)
  * length of the last few strings instead of measuring them again. */
 static void ob_name(struct obuf *o, const char *s)
 {
-	static const char *seen[4];
-	static size_t seen_len[4];
-	static unsigned next;
-	for (unsigned i = 0; i < 4; i++)
-		if (seen[i] == s) {
-			ob_mem(o, s, seen_len[i]);
-			return;
-		}
-	size_t len = strlen(s);
-	seen[next] = s;
-	seen_len[next] = len;
-	next = (next + 1) & 3;
-	ob_mem(o, s, len);
+	static const char *seen[256];
+	static size_t seen_len[256];
+	size_t h = ((uintptr_t)s >> 3) * 0x9e3779b1u >> 24 & 255;
+	if (seen[h] != s) {
+		seen[h] = s;
+		seen_len[h] = strlen(s);
+	}
+	ob_mem(o, s, seen_len[h]);
 }
 
 static void ob_char(struct obuf *o, char c)
 {
-	if (o->n == sizeof o->buf)
+	if (o->n == OBUF_SIZE)
 		ob_flush(o);
 	o->buf[o->n++] = c;
 }
@@ -126,9 +209,23 @@ static void ob_hex(struct obuf *o, uint64_t v)
 
 enum { PLAIN, DISCRIMINATORS, VERBOSE };
 
+/*
+ * Neighbouring instructions mostly share their frames, so the text of the
+ * previous address is kept and reused when the frames are the same.  The
+ * frame arrays are static so that their padding stays zero for memcmp.
+ */
+static struct spgo_frame frames_buf[2][MAX_FRAMES];
+static struct {
+	int n;
+	const struct spgo_symbol *sym;
+	char text[8192];
+	size_t len;
+} memo = {-1, NULL, {0}, 0};
+
 static int symbolize_one(struct spgo_binary *bin, uint64_t addr, int mode, struct obuf *o)
 {
-	struct spgo_frame frames[MAX_FRAMES];
+	static int cur;
+	struct spgo_frame *frames = frames_buf[cur];
 	int n = spgo_binary_symbolize(bin, addr, frames, MAX_FRAMES);
 	if (n < 0)
 		return -1;
@@ -139,6 +236,12 @@ static int symbolize_one(struct spgo_binary *bin, uint64_t addr, int mode, struc
 		n = 1;
 	}
 	const struct spgo_symbol *sym = spgo_binary_symbol_at(bin, addr);
+	if (n == memo.n && sym == memo.sym && !memcmp(frames, frames_buf[!cur], (size_t)n * sizeof *frames)) {
+		ob_mem(o, memo.text, memo.len);
+		return 0;
+	}
+	size_t start = o->n;
+	unsigned long flushes = o->flushes;
 	for (int i = 0; i < n; i++) {
 		const struct spgo_frame *f = &frames[i];
 		const char *name = f->function ? f->function : "??";
@@ -181,6 +284,14 @@ static int symbolize_one(struct spgo_binary *bin, uint64_t addr, int mode, struc
 		ob_char(o, '\n');
 	}
 	ob_char(o, '\n');
+	memo.n = -1;
+	if (o->flushes == flushes && o->n - start <= sizeof memo.text) {
+		memo.n = n;
+		memo.sym = sym;
+		memo.len = o->n - start;
+		memcpy(memo.text, o->buf + start, memo.len);
+		cur = !cur;
+	}
 	return 0;
 }
 
@@ -205,8 +316,34 @@ static int list_instructions(struct spgo_binary *bin, struct obuf *o)
 	return 0;
 }
 
-/* One address given as text; an unparsable one is echoed back, as
- * llvm-symbolizer does. */
+static int list_functions(struct spgo_binary *bin, struct obuf *o)
+{
+	size_t n;
+	const struct spgo_function *fn = spgo_binary_functions(bin, &n);
+	if (n == 0)
+		return spgo_error("%s: no functions (no DWARF subprograms and no function symbols)",
+				  spgo_binary_path(bin));
+	for (size_t i = 0; i < n; i++) {
+		ob_hex(o, fn[i].start);
+		ob_char(o, ' ');
+		ob_hex(o, fn[i].end);
+		ob_char(o, ' ');
+		ob_str(o, fn[i].name);
+		ob_char(o, ' ');
+		ob_str(o, fn[i].symbol);
+		ob_str(o, " decl_line=");
+		ob_u64(o, fn[i].decl_line);
+		if (fn[i].parent >= 0) {
+			ob_str(o, " parent=");
+			ob_str(o, fn[fn[i].parent].symbol);
+		}
+		ob_str(o, fn[i].has_debug ? "\n" : " (symbol only)\n");
+	}
+	return 0;
+}
+
+/* One address given as text: 0x-hex, or decimal (as llvm-symbolizer reads
+ * it); anything else is unknown, printed as ?? like llvm-symbolizer does. */
 static int symbolize_text(struct spgo_binary *bin, char *s, int mode, struct obuf *o)
 {
 	while (*s == ' ' || *s == '\t')
@@ -231,8 +368,9 @@ static int symbolize_text(struct spgo_binary *bin, char *s, int mode, struct obu
 		}
 	}
 	if (!ok && spgo_parse_u64(s, &addr) != 0) {
-		ob_str(o, s);
-		ob_str(o, "\n\n");
+		/* Not an address (llvm-symbolizer would look it up as a symbol
+		 * name, and finds nothing in the forms we are given). */
+		ob_str(o, mode == VERBOSE ? "??\n  Filename: ??\n  Line: 0\n  Column: 0\n\n" : "??\n??:0:0\n\n");
 		return 0;
 	}
 	return symbolize_one(bin, addr, mode, o);
@@ -247,7 +385,7 @@ static int stdin_is_file(void)
 int cmd_symbolize(int argc, char **argv)
 {
 	const char *binary = NULL, *debug = NULL;
-	int mode = PLAIN, all = 0, first_addr = argc;
+	int mode = PLAIN, all = 0, funcs = 0, first_addr = argc;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--binary") || !strcmp(a, "--debug-binary")) {
@@ -266,6 +404,8 @@ int cmd_symbolize(int argc, char **argv)
 			mode = VERBOSE;
 		} else if (!strcmp(a, "--all-instructions")) {
 			all = 1;
+		} else if (!strcmp(a, "--functions")) {
+			funcs = 1;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(usage, stdout);
 			return 0;
@@ -281,6 +421,10 @@ int cmd_symbolize(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
+	/* SPGO_VERBOSE=1: say how the tables were built (to stderr). */
+	const char *verbose = getenv("SPGO_VERBOSE");
+	if (verbose && !strcmp(verbose, "1"))
+		spgo_verbose = 1;
 	struct spgo_binary *bin;
 	if (spgo_binary_open(&bin, binary, debug) < 0)
 		return cli_fail();
@@ -289,10 +433,12 @@ int cmd_symbolize(int argc, char **argv)
 		return cli_fail();
 	}
 	struct obuf *o = xmalloc(sizeof *o);
-	o->n = 0;
+	ob_init(o);
 	int rc = 0;
 	if (all) {
 		rc = list_instructions(bin, o);
+	} else if (funcs) {
+		rc = list_functions(bin, o);
 	} else if ((rc = spgo_binary_load_debug(bin)) == 0) {
 		if (first_addr < argc) {
 			for (int i = first_addr; i < argc && rc == 0; i++)
@@ -319,19 +465,20 @@ int cmd_symbolize(int argc, char **argv)
 			size_t cap = 0;
 			while (rc == 0 && getline(&line, &cap, stdin) >= 0) {
 				rc = symbolize_text(bin, line, mode, o);
-				/* Answer interactive callers line by line. */
+				/* Answer interactive callers line by line: flush when
+				 * glibc's stdin buffer holds no further line. */
 				if (o->n && !feof(stdin) && stdin->_IO_read_ptr == stdin->_IO_read_end)
 					ob_flush(o);
 			}
 			free(line);
 		}
 	}
-	ob_flush(o);
+	int werr = ob_finish(o);
 	free(o);
 	spgo_binary_close(bin);
 	if (rc < 0)
 		return cli_fail();
-	if (fflush(stdout) != 0 || ferror(stdout)) {
+	if (werr || fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "spgo: <stdout>: write error\n");
 		return 1;
 	}

@@ -101,8 +101,8 @@ int cmd_trim(int argc, char **argv)
 		spgo_func_merge(q, d, p, f, 1, namemap);
 	}
 	free(namemap);
-	fprintf(stderr, "spgo: trim: threshold %llu samples; kept %zu, merged %zu, dropped %zu\n",
-		(unsigned long long)thr, q->top.n - (merged ? 0 : 0), merged, dropped);
+	fprintf(stderr, "spgo: trim: threshold %llu samples; %zu profiles out, %zu cold contexts "
+		"merged, %zu dropped\n", (unsigned long long)thr, q->top.n, merged, dropped);
 	spgo_profile_free(p);
 	spgo_profile_finalize(q, 0);
 	int rc = spgo_profile_write(q, out, fmt, &o);

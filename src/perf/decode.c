@@ -374,6 +374,13 @@ static void enqueue(struct spgo_perf_reader *r, const uint8_t *p, uint16_t size,
 		r->max_time = time;
 		r->q_max = time;
 	}
+	r->queued += size;
+	/* A record of the mapped file stays where it is. */
+	if (r->mapped && p >= r->buf && p < r->buf + r->map_size) {
+		struct perf_qent e = {time, r->seq++, off, p, 0};
+		VEC_PUSH(&r->q, e);
+		return;
+	}
 	if (r->arena_len + size > r->arena_cap) {
 		r->arena_cap = r->arena_cap ? r->arena_cap * 2 : (1u << 20);
 		while (r->arena_len + size > r->arena_cap)
@@ -381,37 +388,71 @@ static void enqueue(struct spgo_perf_reader *r, const uint8_t *p, uint16_t size,
 		r->arena = xrealloc(r->arena, r->arena_cap);
 	}
 	memcpy(r->arena + r->arena_len, p, size);
-	struct perf_qent e = {time, r->seq++, off, r->arena_len};
+	struct perf_qent e = {time, r->seq++, off, NULL, r->arena_len};
 	r->arena_len += size;
 	VEC_PUSH(&r->q, e);
+}
+
+static inline const uint8_t *qent_data(const struct spgo_perf_reader *r, const struct perf_qent *e)
+{
+	return e->ptr ? e->ptr : r->arena + e->at;
+}
+
+static size_t qent_size(const struct spgo_perf_reader *r, const struct perf_qent *e)
+{
+	uint16_t sz;
+	memcpy(&sz, qent_data(r, e) + 6, 2);
+	return sz;
 }
 
 /* Make the queued records up to `limit` ready to go out, in time order. */
 static void flush_upto(struct spgo_perf_reader *r, uint64_t limit)
 {
-	/* Drop what went out already, packing the arena. */
+	/* Drop what went out already.  Their arena bytes are only counted as
+	 * dead; the arena is packed when more than half of it is dead, so each
+	 * byte is copied O(1) times in all. */
 	if (r->q_next > 0) {
+		for (size_t i = 0; i < r->q_next; i++)
+			if (!r->q.v[i].ptr)
+				r->arena_dead += qent_size(r, &r->q.v[i]);
 		size_t keep = r->q.n - r->q_next;
-		uint8_t *na = keep ? xmalloc(r->arena_cap) : NULL;
-		size_t len = 0;
-		for (size_t i = 0; i < keep; i++) {
-			struct perf_qent *e = &r->q.v[r->q_next + i];
-			uint16_t sz;
-			memcpy(&sz, r->arena + e->at + 6, 2);
-			memcpy(na + len, r->arena + e->at, sz);
-			e->at = len;
-			len += sz;
-			r->q.v[i] = *e;
-		}
-		if (keep) {
-			free(r->arena);
-			r->arena = na;
-		}
-		r->arena_len = len;
+		memmove(r->q.v, r->q.v + r->q_next, keep * sizeof *r->q.v);
 		r->q.n = keep;
 		r->q_next = r->q_ready = 0;
+		if (keep == 0) {
+			r->arena_len = r->arena_dead = 0;
+		} else if (r->arena_dead > r->arena_len / 2 && r->arena_len > (1u << 20)) {
+			/* pack into the spare buffer, keep the old one as spare */
+			if (r->spare_cap < r->arena_cap) {
+				free(r->spare);
+				r->spare = xmalloc(r->arena_cap);
+				r->spare_cap = r->arena_cap;
+			}
+			uint8_t *na = r->spare;
+			size_t len = 0;
+			for (size_t i = 0; i < keep; i++) {
+				struct perf_qent *e = &r->q.v[i];
+				if (e->ptr)
+					continue;
+				size_t sz = qent_size(r, e);
+				memcpy(na + len, r->arena + e->at, sz);
+				e->at = len;
+				len += sz;
+			}
+			r->spare = r->arena;
+			size_t c = r->spare_cap;
+			r->spare_cap = r->arena_cap;
+			r->arena = na;
+			r->arena_cap = c;
+			r->arena_len = len;
+			r->arena_dead = 0;
+		}
 	}
-	if (r->q.n)
+	/* Usually in order already (one CPU, or perf wrote it sorted). */
+	int sorted = 1;
+	for (size_t i = 1; i < r->q.n && sorted; i++)
+		sorted = cmp_qent(&r->q.v[i - 1], &r->q.v[i]) <= 0;
+	if (!sorted)
 		qsort(r->q.v, r->q.n, sizeof *r->q.v, cmp_qent);
 	size_t n = 0;
 	while (n < r->q.n && r->q.v[n].time <= limit)
@@ -423,11 +464,29 @@ static void flush_upto(struct spgo_perf_reader *r, uint64_t limit)
 			r->q_max = r->q.v[i].time;
 }
 
+/*
+ * Memory bound: data without FINISHED_ROUND records (old perf, or a broken
+ * writer) would queue the whole file.  Past QUEUE_LIMIT bytes the oldest
+ * half goes out, as perf does when it reaches its own allocation limit.
+ */
+#define QUEUE_LIMIT (128u << 20)
+
+static void flush_half(struct spgo_perf_reader *r)
+{
+	flush_upto(r, 0); /* packs and sorts */
+	size_t n = r->q.n / 2;
+	uint64_t limit = r->q.v[n].time;
+	while (n < r->q.n && r->q.v[n].time <= limit)
+		n++;
+	r->q_ready = n;
+}
+
 void perf_queue_free(struct spgo_perf_reader *r)
 {
 	VEC_FREE(&r->q);
 	free(r->arena);
-	r->arena = NULL;
+	free(r->spare);
+	r->arena = r->spare = NULL;
 }
 
 /* ---- the public iterator ----------------------------------------------- */
@@ -438,13 +497,16 @@ int spgo_perf_next(struct spgo_perf_reader *r, struct spgo_perf_record *rec)
 	for (;;) {
 		if (ordered && r->q_next < r->q_ready) {
 			struct perf_qent *e = &r->q.v[r->q_next++];
-			const uint8_t *p = r->arena + e->at;
+			const uint8_t *p = qent_data(r, e);
 			struct perf_event_header h;
 			memcpy(&h, p, sizeof h);
+			r->queued -= h.size;
 			return decode_record(r, p, &h, e->off, rec) < 0 ? -1 : 1;
 		}
 		if (r->finished)
 			return 0;
+		if (r->mapped)
+			perf_release_pages(r);
 		const uint8_t *p;
 		struct perf_event_header h;
 		uint64_t off;
@@ -477,6 +539,8 @@ int spgo_perf_next(struct spgo_perf_reader *r, struct spgo_perf_record *rec)
 			uint64_t t = record_time(r, p, &h);
 			if (t) {
 				enqueue(r, p, h.size, t, off);
+				if (SPGO_UNLIKELY(r->queued > QUEUE_LIMIT))
+					flush_half(r);
 				continue;
 			}
 		}

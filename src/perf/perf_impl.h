@@ -10,7 +10,8 @@
 /* A record waiting in the time-ordering queue. */
 struct perf_qent {
 	uint64_t time, seq, off;
-	size_t at; /* offset in the queue arena */
+	const uint8_t *ptr; /* the record in the mapped file, or NULL: */
+	size_t at;	    /* ... its offset in the queue arena */
 };
 
 struct spgo_perf_reader {
@@ -24,6 +25,11 @@ struct spgo_perf_reader {
 	uint8_t *buf;
 	size_t cap, pos, len;
 	uint64_t buf_off, data_end, bytes_read, nrecords;
+	/* A regular file is mapped whole instead (buf = the mapping, read-only,
+	 * eof set): no copies, queued records stay where they are, and pages
+	 * below `released` were given back (MADV_DONTNEED) to bound RSS. */
+	int mapped;
+	size_t map_size, released;
 	int eof, hit_eof_early, read_errno, ended, warned_trunc;
 	uint64_t rec_copy[65536 / 8]; /* a record that must outlive a refill */
 
@@ -45,8 +51,11 @@ struct spgo_perf_reader {
 	VEC(struct perf_qent) q;
 	size_t q_next, q_ready; /* entries [q_next, q_ready) may go out */
 	uint8_t *arena;
-	size_t arena_len, arena_cap;
+	size_t arena_len, arena_cap, arena_dead;
+	uint8_t *spare; /* the other buffer the arena is packed into */
+	size_t spare_cap;
 	uint64_t seq, next_flush, max_time, q_max;
+	uint64_t queued; /* bytes of the records waiting in the queue */
 	int finished;
 
 	/* Filename/comm copies, NUL-terminated for the caller. */
@@ -60,5 +69,6 @@ int perf_raw_next(struct spgo_perf_reader *r, const uint8_t **p, struct perf_eve
 int perf_user_record(struct spgo_perf_reader *r, const uint8_t *p,
 		     const struct perf_event_header *h, uint64_t off);
 void perf_queue_free(struct spgo_perf_reader *r);
+void perf_release_pages(struct spgo_perf_reader *r);
 
 #endif

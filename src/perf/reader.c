@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -319,6 +320,50 @@ trunc:
 	return spgo_error("%s: the file ends inside its attribute section", r->path);
 }
 
+/* Read a regular file through one read-only mapping (see perf_impl.h). */
+static void map_whole(struct spgo_perf_reader *r, size_t size)
+{
+	if (size == 0 || getenv("SPGO_PERF_NO_MMAP"))
+		return;
+	void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, r->fd, 0);
+	if (m == MAP_FAILED)
+		return; /* read() it is */
+	madvise(m, size, MADV_SEQUENTIAL);
+	uint64_t data_off = r->buf_off;
+	free(r->buf);
+	r->buf = m;
+	r->mapped = 1;
+	r->map_size = size;
+	r->buf_off = 0;
+	r->pos = (size_t)data_off;
+	r->len = r->data_end < size ? (size_t)r->data_end : size;
+	if (r->len < r->pos)
+		r->len = r->pos;
+	r->hit_eof_early = r->data_end != UINT64_MAX && r->data_end > size;
+	r->eof = 1;
+	r->bytes_read = r->len - r->pos;
+	r->released = 0;
+}
+
+/* Give back the pages of the mapping that nothing needs any more: below
+ * the read position and below every queued record. */
+void perf_release_pages(struct spgo_perf_reader *r)
+{
+	size_t low = r->pos;
+	if (low - r->released < (64u << 20))
+		return;
+	for (size_t i = r->q_next; i < r->q.n; i++) {
+		const uint8_t *p = r->q.v[i].ptr;
+		if (p && (size_t)(p - r->buf) < low)
+			low = (size_t)(p - r->buf);
+	}
+	size_t a = low & ~(size_t)4095;
+	if (a > r->released) {
+		madvise(r->buf + r->released, a - r->released, MADV_DONTNEED);
+		r->released = a;
+	}
+}
+
 int spgo_perf_open(struct spgo_perf_reader **out, const char *path, unsigned flags)
 {
 	*out = NULL;
@@ -336,10 +381,18 @@ int spgo_perf_open(struct spgo_perf_reader **out, const char *path, unsigned fla
 	r->id_pos = r->id_pos_end = -1;
 
 	struct stat st;
-	int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	int have_st = fstat(fd, &st) == 0;
+	int regular = have_st && S_ISREG(st.st_mode);
+	if (have_st && S_ISDIR(st.st_mode)) {
+		spgo_error("%s: is a directory", path);
+		goto fail;
+	}
 	/* Read the first 16 bytes through the buffer (works for pipes too). */
 	if (fill(r, PIPE_HEADER_SIZE) < PIPE_HEADER_SIZE) {
-		spgo_error("%s: offset 0: too short for a perf.data header", path);
+		if (r->read_errno)
+			spgo_error("%s: %s", path, strerror(r->read_errno));
+		else
+			spgo_error("%s: offset 0: too short for a perf.data header", path);
 		goto fail;
 	}
 	uint64_t magic, hsize;
@@ -371,6 +424,7 @@ int spgo_perf_open(struct spgo_perf_reader **out, const char *path, unsigned fla
 		r->bytes_read = 0;
 		if (open_file_mode(r, h, (uint64_t)st.st_size) < 0)
 			goto fail;
+		map_whole(r, (size_t)st.st_size);
 	} else if (hsize == FILE_HEADER_SIZE) {
 		spgo_error("%s: a perf.data in file format cannot be read from a pipe; "
 			   "record with `-o -` for pipe format", path);
@@ -407,7 +461,10 @@ void spgo_perf_close(struct spgo_perf_reader *r)
 	free(r->zbuf);
 	perf_queue_free(r);
 	free(r->cmdline);
-	free(r->buf);
+	if (r->mapped)
+		munmap(r->buf, r->map_size);
+	else
+		free(r->buf);
 	free(r->path);
 	free(r);
 }

@@ -164,7 +164,8 @@ struct rec {
 
 static void rec_put(struct rec *r, const void *p, size_t n)
 {
-	memcpy(r->buf + r->n, p, n);
+	if (n)
+		memcpy(r->buf + r->n, p, n);
 	r->n += n;
 }
 static void rec_u64(struct rec *r, uint64_t v) { rec_put(r, &v, 8); }
@@ -430,7 +431,8 @@ int spgo_pw_build_id(struct spgo_perf_writer *w, int32_t pid, uint16_t misc, con
 		.size = (uint16_t)(sizeof h + 4 + 24 + fpad),
 	};
 	uint8_t bid[24] = {0};
-	memcpy(bid, id, len);
+	if (len)
+		memcpy(bid, id, len);
 	bid[20] = (uint8_t)len;
 	put_bytes(&w->build_ids, &h, sizeof h);
 	put_bytes(&w->build_ids, &pid, 4);

@@ -129,9 +129,7 @@ static int context_func(struct rd *r, struct cur *c, uint32_t *f, int create)
 			const char *s = spgo_strtab_get(&r->p->contexts, r->ctxs[i]);
 			*f = spgo_func_get_ctx(r->p, s, strlen(s));
 		} else {
-			uint64_t key = (1ULL << 63) | r->ctxs[i];
-			uint64_t *v = spgo_kmap_find(&r->p->topmap, &key);
-			*f = v ? (uint32_t)(*v - 1) : SPGO_NONE;
+			*f = spgo_func_find_ctx(r->p, r->ctxs[i]);
 		}
 		return 0;
 	}
@@ -140,9 +138,7 @@ static int context_func(struct rd *r, struct cur *c, uint32_t *f, int create)
 	if (create) {
 		*f = spgo_func_get_id(r->p, r->names[i]);
 	} else {
-		uint64_t key = r->names[i];
-		uint64_t *v = spgo_kmap_find(&r->p->topmap, &key);
-		*f = v ? (uint32_t)(*v - 1) : SPGO_NONE;
+		*f = spgo_func_find_id(r->p, r->names[i]);
 	}
 	return 0;
 }
@@ -155,7 +151,7 @@ static int read_body(struct rd *r, struct cur *c, uint32_t f, int depth)
 		return cerr(c, "inlinees nested too deep");
 	if (uleb(c, &total) || uleb(c, &nrec))
 		return -1;
-	spgo_add_total(p, f, total);
+	spgo_add_total(p, f, spgo_wcount(p->read_weight, total));
 	for (uint64_t i = 0; i < nrec; i++) {
 		uint32_t line, disc, ntg;
 		uint64_t cnt;
@@ -169,9 +165,10 @@ static int read_body(struct rd *r, struct cur *c, uint32_t f, int depth)
 			uint64_t tc;
 			if (name_idx(r, c, &nm) || uleb(c, &tc))
 				return -1;
-			spgo_add_target_id(p, b, nm, tc);
+			spgo_add_target_id(p, b, nm, spgo_wcount(p->read_weight, tc));
 		}
 		struct spgo_body *bd = &p->bodies.v[b];
+		cnt = spgo_wcount(p->read_weight, cnt);
 		bd->count = bd->count + cnt < cnt ? UINT64_MAX : bd->count + cnt;
 	}
 	if (uleb(c, &ncs))
@@ -194,7 +191,7 @@ static int read_lbr(struct rd *r, struct cur *c)
 		uint32_t f;
 		if (uleb(c, &head) || context_func(r, c, &f, 1))
 			return -1;
-		spgo_add_head(r->p, f, head);
+		spgo_add_head(r->p, f, spgo_wcount(r->p->read_weight, head));
 		if (read_body(r, c, f, 0))
 			return -1;
 	}
@@ -294,8 +291,8 @@ static int read_meta_func(struct rd *r, struct cur *c, uint32_t f, int depth)
 		uint64_t sum;
 		if (uleb(c, &sum))
 			return -1;
-		if (f != SPGO_NONE)
-			p->funcs.v[f].checksum = sum;
+		if (f != SPGO_NONE && !p->funcs.v[f].checksum)
+			p->funcs.v[f].checksum = sum; /* on a mismatch the first one stays */
 	}
 	if (r->attrs) {
 		uint32_t a;
@@ -313,11 +310,8 @@ static int read_meta_func(struct rd *r, struct cur *c, uint32_t f, int depth)
 			if (uleb32(c, &line) || uleb32(c, &disc) || name_idx(r, c, &nm))
 				return -1;
 			uint32_t k = SPGO_NONE;
-			if (f != SPGO_NONE) {
-				uint64_t key[3] = {f, (uint64_t)line << 32 | disc, nm};
-				uint64_t *v = spgo_kmap_find(&p->childmap, key);
-				k = v ? (uint32_t)(*v - 1) : SPGO_NONE;
-			}
+			if (f != SPGO_NONE)
+				k = spgo_inlinee_find(p, f, line, disc, nm);
 			if (read_meta_func(r, c, k, depth + 1))
 				return -1;
 		}
@@ -486,9 +480,8 @@ int spgo_read_extbinary(struct spgo_profile *p, const char *path, const uint8_t 
 			}
 		}
 	}
-	/* The summary in the file is what clang would use; recompute ours
-	 * from the counts (LLVM's writer recomputes it the same way). */
-	spgo_profile_finalize(p, 0);
+	/* The summary in the file is what clang would use; spgo_profile_read()
+	 * recomputes it from the counts, as LLVM's writer does. */
 	rc = 0;
 out:
 	for (uint64_t i = 0; i < nsec; i++)

@@ -2,8 +2,8 @@
  * Writing LLVM's extended binary sample profile; the layout is described
  * in extbin_read.c.  Sections are written in LLVM's default layout order
  * (summary, name table, CS name table, function offset table, LBR profile,
- * symbol list, function metadata), each optionally zlib-compressed.  The
- * name table is sorted; MD5 profiles use the fixed-length GUID table, which
+ * symbol list, function metadata), each optionally zlib-compressed.  MD5
+ * profiles use the fixed-length GUID table, which
  * clang 14 and 19 both read.
  */
 #include "spgo/profile.h"
@@ -266,8 +266,12 @@ int spgo_write_extbinary(struct spgo_profile *p, FILE *fp, const struct spgo_wri
 		for (size_t i = 0; i < names.n; i++)
 			w.guid[names.v[i]] = name_guid(p, names.v[i]);
 	}
+	/* MD5 tables are sorted by GUID (which also finds GUID collisions);
+	 * string tables stay in name-id order, deterministic for a given
+	 * input and cheaper than sorting 100k strings (readers need no order). */
 	sort_w = &w;
-	qsort(names.v, names.n, sizeof *names.v, cmp_names);
+	if (w.md5)
+		qsort(names.v, names.n, sizeof *names.v, cmp_names);
 	{
 		bytes *b = &sec[S_NAMES];
 		size_t k = 0;

@@ -71,6 +71,8 @@ static int name_of(struct gcur *c, uint64_t idx, uint32_t *out)
 	return 0;
 }
 
+/* Totals are not stored: as GCC does, every position count adds to the
+ * total of its function and of all the functions it is inlined into. */
 static int read_fn(struct spgo_profile *p, struct gcur *c, uint32_t f, int depth)
 {
 	uint32_t npos, ncs;
@@ -83,14 +85,18 @@ static int read_fn(struct spgo_profile *p, struct gcur *c, uint32_t f, int depth
 		uint64_t cnt;
 		if (word(c, &off) || word(c, &nt) || counter(c, &cnt))
 			return -1;
+		cnt = spgo_wcount(p->read_weight, cnt);
 		uint32_t b = spgo_body_get(p, f, off >> 16, off & 0xffff);
-		p->bodies.v[b].count += cnt;
+		struct spgo_body *bd = &p->bodies.v[b];
+		bd->count = bd->count + cnt < cnt ? UINT64_MAX : bd->count + cnt;
+		for (uint32_t a = f; a != SPGO_NONE; a = p->funcs.v[a].parent)
+			spgo_add_total(p, a, cnt);
 		for (uint32_t j = 0; j < nt; j++) {
 			uint32_t type, nm;
 			uint64_t idx, tc;
 			if (word(c, &type) || counter(c, &idx) || name_of(c, idx, &nm) || counter(c, &tc))
 				return -1;
-			spgo_add_target_id(p, b, nm, tc);
+			spgo_add_target_id(p, b, nm, spgo_wcount(p->read_weight, tc));
 		}
 	}
 	for (uint32_t i = 0; i < ncs; i++) {
@@ -161,12 +167,11 @@ int spgo_read_gcov(struct spgo_profile *p, const char *path, const uint8_t *d, s
 		if (counter(&c, &head) || word(&c, &nameidx) || name_of(&c, nameidx, &nm))
 			goto out;
 		uint32_t f = spgo_func_get_id(p, nm);
-		spgo_add_head(p, f, head);
+		spgo_add_head(p, f, spgo_wcount(p->read_weight, head));
 		if (read_fn(p, &c, f, 0))
 			goto out;
 	}
 	/* Module grouping and working set follow; GCC skips them, so do we. */
-	spgo_profile_finalize(p, SPGO_FIN_TOTALS);
 	rc = 0;
 out:
 	free(c.names);

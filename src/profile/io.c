@@ -61,15 +61,16 @@ int spgo_format_parse(const char *s, enum spgo_format *f)
 	return 0;
 }
 
-struct spgo_profile *spgo_profile_read(const char *path, enum spgo_format *fmt_out)
+int spgo_profile_read_into(struct spgo_profile *p, const char *path, uint64_t weight,
+			   enum spgo_format *fmt_out)
 {
 	struct spgo_file f;
 	if (spgo_file_map(&f, path) < 0)
-		return NULL;
+		return -1;
 	enum spgo_format fmt = spgo_format_detect(f.data, f.size);
-	struct spgo_profile *p = spgo_profile_new();
 	int rc;
 	uint64_t magic;
+	p->read_weight = weight ? weight : 1;
 	switch (fmt) {
 	case SPGO_FMT_TEXT: rc = spgo_read_text(p, path, f.data, f.size); break;
 	case SPGO_FMT_EXTBINARY: rc = spgo_read_extbinary(p, path, f.data, f.size); break;
@@ -83,13 +84,21 @@ struct spgo_profile *spgo_profile_read(const char *path, enum spgo_format *fmt_o
 			rc = spgo_error("%s: offset 0x0: not a sample profile (LLVM text or "
 					"extended binary, or GCC gcov)", path);
 	}
+	p->read_weight = 1;
 	spgo_file_unmap(&f);
-	if (rc < 0) {
+	if (rc == 0 && fmt_out)
+		*fmt_out = fmt;
+	return rc;
+}
+
+struct spgo_profile *spgo_profile_read(const char *path, enum spgo_format *fmt_out)
+{
+	struct spgo_profile *p = spgo_profile_new();
+	if (spgo_profile_read_into(p, path, 1, fmt_out) < 0) {
 		spgo_profile_free(p);
 		return NULL;
 	}
-	if (fmt_out)
-		*fmt_out = fmt;
+	spgo_profile_finalize(p, 0);
 	return p;
 }
 

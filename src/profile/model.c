@@ -23,15 +23,106 @@ static inline uint64_t sat_mul(uint64_t a, uint64_t w)
 	return a * w;
 }
 
+/* ---- the indexes ---------------------------------------------------------- */
+
+/*
+ * Small lists are searched by walking their chain; only lists that grow
+ * past SMALL are entered in the hash indexes (all their members at once).
+ * Most functions have few records and most records few targets, so most
+ * lookups touch no hash table at all.
+ */
+enum { SMALL = 24 };
+
+static inline size_t ptab_hash(uint64_t a, uint64_t b, uint32_t c)
+{
+	return (size_t)spgo_hash64(a * 0x9e3779b97f4a7c15ULL ^ (b + 0x632be59bd9b4e019ULL) *
+				   0xc2b2ae3d27d4eb4fULL ^ c);
+}
+
+static void ptab_grow(struct spgo_ptab *t)
+{
+	struct spgo_ptab o = *t;
+	t->cap = o.cap ? o.cap * 2 : 64;
+	t->s = xcalloc(t->cap, sizeof *t->s);
+	size_t mask = t->cap - 1;
+	for (size_t i = 0; i < o.cap; i++) {
+		struct spgo_ptab_slot *x = &o.s[i];
+		if (!x->val)
+			continue;
+		size_t j = ptab_hash(x->a, x->b, x->c) & mask;
+		while (t->s[j].val)
+			j = (j + 1) & mask;
+		t->s[j] = *x;
+	}
+	free(o.s);
+}
+
+/* The value slot of (a, b, c), inserted as 0 if absent. */
+static uint32_t *ptab_upsert(struct spgo_ptab *t, uint64_t a, uint64_t b, uint32_t c)
+{
+	if ((t->n + 1) * 10 > t->cap * 7)
+		ptab_grow(t);
+	size_t mask = t->cap - 1, i = ptab_hash(a, b, c) & mask;
+	for (;;) {
+		struct spgo_ptab_slot *x = &t->s[i];
+		if (!x->val) {
+			x->a = a;
+			x->b = b;
+			x->c = c;
+			t->n++;
+			return &x->val;
+		}
+		if (x->a == a && x->b == b && x->c == c)
+			return &x->val;
+		i = (i + 1) & mask;
+	}
+}
+
+static uint32_t ptab_find(const struct spgo_ptab *t, uint64_t a, uint64_t b, uint32_t c)
+{
+	if (!t->cap)
+		return 0;
+	size_t mask = t->cap - 1, i = ptab_hash(a, b, c) & mask;
+	for (;;) {
+		const struct spgo_ptab_slot *x = &t->s[i];
+		if (!x->val)
+			return 0;
+		if (x->a == a && x->b == b && x->c == c)
+			return x->val;
+		i = (i + 1) & mask;
+	}
+}
+
+uint32_t spgo_func_find_id(const struct spgo_profile *p, uint32_t name)
+{
+	return name < p->top_by_name.n ? p->top_by_name.v[name] : SPGO_NONE;
+}
+
+uint32_t spgo_func_find_ctx(const struct spgo_profile *p, uint32_t ctx)
+{
+	return ptab_find(&p->topmap, (1ULL << 63) | ctx, 0, 0) - 1;
+}
+
+uint32_t spgo_inlinee_find(const struct spgo_profile *p, uint32_t func, uint32_t line,
+			   uint32_t disc, uint32_t callee)
+{
+	const struct spgo_func *pf = &p->funcs.v[func];
+	if (pf->nchildren >= SMALL)
+		return ptab_find(&p->childmap, func, (uint64_t)line << 32 | disc, callee) - 1;
+	for (uint32_t c = pf->children; c != SPGO_NONE; c = p->funcs.v[c].sibling) {
+		const struct spgo_func *x = &p->funcs.v[c];
+		if (x->name == callee && x->line == line && x->disc == disc)
+			return c;
+	}
+	return SPGO_NONE;
+}
+
 struct spgo_profile *spgo_profile_new(void)
 {
 	struct spgo_profile *p = xcalloc(1, sizeof *p);
 	spgo_strtab_init(&p->names);
 	spgo_strtab_init(&p->contexts);
-	spgo_kmap_init(&p->topmap, 1);
-	spgo_kmap_init(&p->bodymap, 2);
-	spgo_kmap_init(&p->tgtmap, 2);
-	spgo_kmap_init(&p->childmap, 3);
+	p->read_weight = 1;
 	return p;
 }
 
@@ -46,16 +137,47 @@ void spgo_profile_free(struct spgo_profile *p)
 	VEC_FREE(&p->targets);
 	VEC_FREE(&p->top);
 	VEC_FREE(&p->symbols);
-	spgo_kmap_free(&p->topmap);
-	spgo_kmap_free(&p->bodymap);
-	spgo_kmap_free(&p->tgtmap);
-	spgo_kmap_free(&p->childmap);
+	free(p->topmap.s);
+	VEC_FREE(&p->top_by_name);
+	free(p->bodymap.s);
+	free(p->tgtmap.s);
+	free(p->childmap.s);
+	free(p->namemap.s);
 	free(p);
+}
+
+/* A word-at-a-time hash for names, which are looked up millions of times. */
+static uint64_t name_hash(const char *s, size_t n)
+{
+	uint64_t h = n * 0x9e3779b97f4a7c15ULL, w;
+	while (n >= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+		s += 8;
+		n -= 8;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 29);
 }
 
 uint32_t spgo_name_id(struct spgo_profile *p, const char *s, size_t len)
 {
-	return spgo_strtab_intern(&p->names, s, len);
+	/* The strtab owns the names; this index in front of it finds the
+	 * known ones without its byte-wise hash. */
+	uint64_t h = name_hash(s, len);
+	for (uint32_t k = 0;; k++) {
+		uint32_t *v = ptab_upsert(&p->namemap, h, len, k);
+		if (!*v) {
+			*v = spgo_strtab_intern(&p->names, s, len) + 1;
+			return *v - 1;
+		}
+		const char *x = spgo_strtab_get(&p->names, *v - 1);
+		if (memcmp(x, s, len) == 0 && x[len] == 0)
+			return *v - 1;
+	}
 }
 
 static uint32_t new_func(struct spgo_profile *p, uint32_t name, uint32_t ctx, uint32_t parent)
@@ -70,14 +192,22 @@ static uint32_t new_func(struct spgo_profile *p, uint32_t name, uint32_t ctx, ui
 
 uint32_t spgo_func_get_id(struct spgo_profile *p, uint32_t name)
 {
-	uint64_t key = name;
-	uint64_t *v = spgo_kmap_upsert(&p->topmap, &key);
-	if (!*v) {
-		uint32_t f = new_func(p, name, SPGO_NONE, SPGO_NONE);
-		*v = (uint64_t)f + 1;
+	/* Plain functions are found by name id in an array, no hashing. */
+	if (name >= p->top_by_name.n) {
+		size_t n = p->top_by_name.n, want = (size_t)name + 1;
+		if (want < p->names.n)
+			want = p->names.n;
+		VEC_GROW(&p->top_by_name, want);
+		memset(p->top_by_name.v + n, 0xff, (want - n) * sizeof *p->top_by_name.v);
+		p->top_by_name.n = want;
+	}
+	uint32_t f = p->top_by_name.v[name];
+	if (f == SPGO_NONE) {
+		f = new_func(p, name, SPGO_NONE, SPGO_NONE);
+		p->top_by_name.v[name] = f;
 		VEC_PUSH(&p->top, f);
 	}
-	return (uint32_t)(*v - 1);
+	return f;
 }
 
 uint32_t spgo_func_get(struct spgo_profile *p, const char *name)
@@ -103,16 +233,14 @@ static void ctx_leaf(const char *ctx, size_t len, const char **leaf, size_t *lea
 uint32_t spgo_func_get_ctx(struct spgo_profile *p, const char *ctx, size_t len)
 {
 	uint32_t c = spgo_strtab_intern(&p->contexts, ctx, len);
-	uint64_t key = (1ULL << 63) | c;
-	uint64_t *v = spgo_kmap_upsert(&p->topmap, &key);
+	uint32_t *v = ptab_upsert(&p->topmap, (1ULL << 63) | c, 0, 0);
 	p->flags |= SPGO_PROF_CS;
 	if (!*v) {
 		const char *leaf;
 		size_t ll;
 		ctx_leaf(ctx, len, &leaf, &ll);
 		uint32_t f = new_func(p, spgo_name_id(p, leaf, ll), c, SPGO_NONE);
-		v = spgo_kmap_upsert(&p->topmap, &key); /* the intern may not move it, but be safe */
-		*v = (uint64_t)f + 1;
+		*v = f + 1;
 		VEC_PUSH(&p->top, f);
 	}
 	return (uint32_t)(*v - 1);
@@ -126,22 +254,41 @@ uint32_t spgo_func_find(const struct spgo_profile *p, const char *s)
 	return SPGO_NONE;
 }
 
+
 uint32_t spgo_inlinee_get_id(struct spgo_profile *p, uint32_t func, uint32_t line,
 			     uint32_t disc, uint32_t callee)
 {
-	uint64_t key[3] = {func, (uint64_t)line << 32 | disc, callee};
-	uint64_t *v = spgo_kmap_upsert(&p->childmap, key);
-	if (!*v) {
-		uint32_t c = new_func(p, callee, SPGO_NONE, func);
-		struct spgo_func *cf = &p->funcs.v[c], *pf = &p->funcs.v[func];
-		cf->line = line;
-		cf->disc = disc;
-		cf->sibling = pf->children;
-		pf->children = c;
-		pf->nchildren++;
-		*v = (uint64_t)c + 1;
+	struct spgo_func *pf = &p->funcs.v[func];
+	uint64_t loc = (uint64_t)line << 32 | disc;
+	if (pf->nchildren < SMALL) {
+		for (uint32_t c = pf->children; c != SPGO_NONE; c = p->funcs.v[c].sibling) {
+			const struct spgo_func *x = &p->funcs.v[c];
+			if (x->name == callee && x->line == line && x->disc == disc)
+				return c;
+		}
+	} else {
+		uint32_t *v = ptab_upsert(&p->childmap, func, loc, callee);
+		if (*v)
+			return *v - 1;
 	}
-	return (uint32_t)(*v - 1);
+	uint32_t c = new_func(p, callee, SPGO_NONE, func);
+	struct spgo_func *cf = &p->funcs.v[c];
+	pf = &p->funcs.v[func];
+	cf->line = line;
+	cf->disc = disc;
+	cf->sibling = pf->children;
+	pf->children = c;
+	if (++pf->nchildren >= SMALL) {
+		if (pf->nchildren == SMALL) /* index the whole list now */
+			for (uint32_t k = pf->children; k != SPGO_NONE; k = p->funcs.v[k].sibling) {
+				const struct spgo_func *x = &p->funcs.v[k];
+				*ptab_upsert(&p->childmap, func, (uint64_t)x->line << 32 | x->disc,
+					     x->name) = k + 1;
+			}
+		else
+			*ptab_upsert(&p->childmap, func, loc, callee) = c + 1;
+	}
+	return c;
 }
 
 uint32_t spgo_inlinee_get(struct spgo_profile *p, uint32_t func, uint32_t line, uint32_t disc,
@@ -152,20 +299,33 @@ uint32_t spgo_inlinee_get(struct spgo_profile *p, uint32_t func, uint32_t line, 
 
 uint32_t spgo_body_get(struct spgo_profile *p, uint32_t func, uint32_t line, uint32_t disc)
 {
-	uint64_t key[2] = {func, (uint64_t)line << 32 | disc};
-	uint64_t *v = spgo_kmap_upsert(&p->bodymap, key);
-	if (!*v) {
-		struct spgo_func *f = &p->funcs.v[func];
-		struct spgo_body b = {
-			.line = line, .disc = disc, .func = func, .next = f->bodies,
-			.targets = SPGO_NONE,
-		};
-		VEC_PUSH(&p->bodies, b);
-		f->bodies = (uint32_t)(p->bodies.n - 1);
-		f->nbodies++;
-		*v = p->bodies.n;
+	struct spgo_func *f = &p->funcs.v[func];
+	uint64_t loc = (uint64_t)line << 32 | disc;
+	if (f->nbodies < SMALL) {
+		for (uint32_t b = f->bodies; b != SPGO_NONE; b = p->bodies.v[b].next)
+			if (p->bodies.v[b].line == line && p->bodies.v[b].disc == disc)
+				return b;
+	} else {
+		uint32_t *v = ptab_upsert(&p->bodymap, func, loc, 0);
+		if (*v)
+			return *v - 1;
 	}
-	return (uint32_t)(*v - 1);
+	struct spgo_body nb = {
+		.line = line, .disc = disc, .func = func, .next = f->bodies,
+		.targets = SPGO_NONE,
+	};
+	VEC_PUSH(&p->bodies, nb);
+	uint32_t b = (uint32_t)(p->bodies.n - 1);
+	f->bodies = b;
+	if (++f->nbodies >= SMALL) {
+		if (f->nbodies == SMALL)
+			for (uint32_t k = f->bodies; k != SPGO_NONE; k = p->bodies.v[k].next)
+				*ptab_upsert(&p->bodymap, func,
+					     (uint64_t)p->bodies.v[k].line << 32 | p->bodies.v[k].disc, 0) = k + 1;
+		else
+			*ptab_upsert(&p->bodymap, func, loc, 0) = b + 1;
+	}
+	return b;
 }
 
 void spgo_add_body(struct spgo_profile *p, uint32_t func, uint32_t line, uint32_t disc,
@@ -177,18 +337,33 @@ void spgo_add_body(struct spgo_profile *p, uint32_t func, uint32_t line, uint32_
 
 void spgo_add_target_id(struct spgo_profile *p, uint32_t body, uint32_t callee, uint64_t count)
 {
-	uint64_t key[2] = {body, callee};
-	uint64_t *v = spgo_kmap_upsert(&p->tgtmap, key);
-	if (!*v) {
-		struct spgo_body *b = &p->bodies.v[body];
-		struct spgo_target t = {.name = callee, .next = b->targets};
-		VEC_PUSH(&p->targets, t);
-		b->targets = (uint32_t)(p->targets.n - 1);
-		b->ntargets++;
-		*v = p->targets.n;
+	struct spgo_body *b = &p->bodies.v[body];
+	uint32_t t = SPGO_NONE;
+	if (b->ntargets < SMALL) {
+		for (uint32_t k = b->targets; k != SPGO_NONE; k = p->targets.v[k].next)
+			if (p->targets.v[k].name == callee) {
+				t = k;
+				break;
+			}
+	} else {
+		uint32_t *v = ptab_upsert(&p->tgtmap, body, callee, 0);
+		t = *v ? *v - 1 : SPGO_NONE;
 	}
-	struct spgo_target *t = &p->targets.v[*v - 1];
-	t->count = sat_add(t->count, count);
+	if (t == SPGO_NONE) {
+		struct spgo_target nt = {.name = callee, .next = b->targets};
+		VEC_PUSH(&p->targets, nt);
+		t = (uint32_t)(p->targets.n - 1);
+		b->targets = t;
+		if (++b->ntargets >= SMALL) {
+			if (b->ntargets == SMALL)
+				for (uint32_t k = b->targets; k != SPGO_NONE; k = p->targets.v[k].next)
+					*ptab_upsert(&p->tgtmap, body, p->targets.v[k].name, 0) = k + 1;
+			else
+				*ptab_upsert(&p->tgtmap, body, callee, 0) = t + 1;
+		}
+	}
+	struct spgo_target *tt = &p->targets.v[t];
+	tt->count = sat_add(tt->count, count);
 }
 
 void spgo_add_target(struct spgo_profile *p, uint32_t func, uint32_t line, uint32_t disc,
@@ -227,14 +402,8 @@ void spgo_func_merge(struct spgo_profile *dst, uint32_t df, const struct spgo_pr
 	struct spgo_func *d = &dst->funcs.v[df];
 	d->total = sat_add(d->total, sat_mul(s->total, w));
 	d->head = sat_add(d->head, sat_mul(s->head, w));
-	if (s->checksum) {
-		if (d->checksum && d->checksum != s->checksum)
-			spgo_warn("%s: CFG checksum mismatch (%llu vs %llu), keeping the first",
-				  spgo_name(dst, d->name), (unsigned long long)d->checksum,
-				  (unsigned long long)s->checksum);
-		else
-			d->checksum = s->checksum;
-	}
+	if (s->checksum && !d->checksum)
+		d->checksum = s->checksum; /* on a mismatch the first one stays */
 	d->attrs |= s->attrs;
 	for (uint32_t b = s->bodies; b != SPGO_NONE; b = src->bodies.v[b].next) {
 		const struct spgo_body *sb = &src->bodies.v[b];
@@ -266,6 +435,11 @@ void spgo_profile_merge(struct spgo_profile *dst, const struct spgo_profile *src
 		} else {
 			df = spgo_func_get_id(dst, map_name(dst, src, namemap, s->name));
 		}
+		const struct spgo_func *d = &dst->funcs.v[df];
+		if (s->checksum && d->checksum && s->checksum != d->checksum)
+			spgo_warn("%s: CFG checksum mismatch (%llu vs %llu), keeping the first",
+				  spgo_func_key(dst, df), (unsigned long long)d->checksum,
+				  (unsigned long long)s->checksum);
 		spgo_func_merge(dst, df, src, sf, w, namemap);
 	}
 	for (size_t i = 0; i < src->symbols.n; i++)
@@ -303,7 +477,8 @@ void spgo_profile_finalize(struct spgo_profile *p, unsigned how)
 	if (how & SPGO_FIN_TOTALS)
 		for (size_t i = 0; i < p->top.n; i++)
 			fix_totals(p, p->top.v[i]);
-	spgo_summary_compute(p);
+	if (!(how & SPGO_FIN_NO_SUMMARY))
+		spgo_summary_compute(p);
 }
 
 /* ---- ordered views ------------------------------------------------------- */

@@ -16,4 +16,14 @@
 #define SPGO_GCOV_TAG_WORKING_SET 0xaf000000u
 #define SPGO_GCOV_VERSION_AUTOFDO 0x3430372au /* "*704", what autofdo tools use */
 
+/* A count read from a file, times the profile's read weight (saturating). */
+static inline uint64_t spgo_wcount(uint64_t w, uint64_t c)
+{
+	if (w == 1)
+		return c;
+	if (c && w > UINT64_MAX / c)
+		return UINT64_MAX;
+	return c * w;
+}
+
 #endif

@@ -17,9 +17,49 @@ static const uint32_t default_cutoffs[] = {
 	800000, 900000, 950000, 990000, 999000, 999900, 999990, 999999,
 };
 
+/* count -> how many times: open addressing on count + 1 (0 = empty). */
+struct freq {
+	uint64_t *key, *n;
+	size_t cap, used;
+	uint64_t nmax; /* how many counts are UINT64_MAX (whose key + 1 wraps) */
+};
+
+static void freq_add(struct freq *f, uint64_t count)
+{
+	if (count == UINT64_MAX) {
+		f->nmax++;
+		return;
+	}
+	if ((f->used + 1) * 2 > f->cap) {
+		struct freq o = *f;
+		f->cap = o.cap ? o.cap * 2 : 1024;
+		f->key = xcalloc(f->cap, sizeof *f->key);
+		f->n = xcalloc(f->cap, sizeof *f->n);
+		for (size_t i = 0; i < o.cap; i++)
+			if (o.key[i]) {
+				size_t j = spgo_hash64(o.key[i]) & (f->cap - 1);
+				while (f->key[j])
+					j = (j + 1) & (f->cap - 1);
+				f->key[j] = o.key[i];
+				f->n[j] = o.n[i];
+			}
+		free(o.key);
+		free(o.n);
+	}
+	uint64_t k = count + 1;
+	size_t i = spgo_hash64(k) & (f->cap - 1);
+	while (f->key[i] && f->key[i] != k)
+		i = (i + 1) & (f->cap - 1);
+	if (!f->key[i]) {
+		f->key[i] = k;
+		f->used++;
+	}
+	f->n[i]++;
+}
+
 struct acc {
 	struct spgo_summary *s;
-	struct spgo_kmap freq; /* count -> how many times */
+	struct freq freq;
 };
 
 static void add_func(struct acc *a, const struct spgo_profile *p, uint32_t f, int callsite)
@@ -39,7 +79,7 @@ static void add_func(struct acc *a, const struct spgo_profile *p, uint32_t f, in
 		if (c > a->s->max_count)
 			a->s->max_count = c;
 		a->s->num_counts++;
-		(*spgo_kmap_upsert(&a->freq, &c))++;
+		freq_add(&a->freq, c);
 	}
 	for (uint32_t c = fn->children; c != SPGO_NONE; c = p->funcs.v[c].sibling)
 		add_func(a, p, c, 1);
@@ -56,7 +96,6 @@ void spgo_summary_compute(struct spgo_profile *p)
 	struct spgo_summary *s = &p->summary;
 	memset(s, 0, sizeof *s);
 	struct acc a = {.s = s};
-	spgo_kmap_init(&a.freq, 1);
 
 	const struct spgo_profile *use = p;
 	struct spgo_profile *flat = NULL;
@@ -78,15 +117,19 @@ void spgo_summary_compute(struct spgo_profile *p)
 		add_func(&a, use, use->top.v[i], 0);
 
 	/* Distinct counts, hottest first, with their frequencies. */
-	size_t n = a.freq.n, k = 0;
+	size_t n = a.freq.used + (a.freq.nmax > 0), k = 0;
 	uint64_t *rows = xmalloc((n ? n : 1) * 2 * sizeof *rows);
-	const uint64_t *key;
-	uint64_t *val;
-	for (size_t it = 0; spgo_kmap_next(&a.freq, &it, &key, &val);) {
-		rows[k * 2] = key[0];
-		rows[k * 2 + 1] = *val;
-		k++;
+	if (a.freq.nmax) {
+		rows[0] = UINT64_MAX;
+		rows[1] = a.freq.nmax;
+		k = 1;
 	}
+	for (size_t it = 0; it < a.freq.cap; it++)
+		if (a.freq.key[it]) {
+			rows[k * 2] = a.freq.key[it] - 1;
+			rows[k * 2 + 1] = a.freq.n[it];
+			k++;
+		}
 	qsort(rows, n, 2 * sizeof *rows, cmp_desc);
 
 	size_t i = 0;
@@ -106,6 +149,7 @@ void spgo_summary_compute(struct spgo_profile *p)
 		s->entries[s->nentries++] = (struct spgo_summary_entry){cut, count, seen};
 	}
 	free(rows);
-	spgo_kmap_free(&a.freq);
+	free(a.freq.key);
+	free(a.freq.n);
 	spgo_profile_free(flat);
 }

@@ -15,6 +15,7 @@
  * anchors each target (LLVM's rule).
  */
 #include "spgo/profile.h"
+#include "profile/profile_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +88,7 @@ static int targets(struct reader *r, uint32_t body, const char *s, const char *e
 				we = end;
 			if (num(w, (size_t)(we - w), &cnt) == 0) {
 				uint32_t nm = spgo_name_id(r->p, start, (size_t)(c - start));
-				spgo_add_target_id(r->p, body, nm, cnt);
+				spgo_add_target_id(r->p, body, nm, spgo_wcount(r->p->read_weight, cnt));
 				s = we;
 				break;
 			}
@@ -158,8 +159,8 @@ int spgo_read_text(struct spgo_profile *p, const char *path, const uint8_t *data
 			} else {
 				f = spgo_func_get_id(p, spgo_name_id(p, s, (size_t)(c1 - s)));
 			}
-			spgo_add_total(p, f, total);
-			spgo_add_head(p, f, head);
+			spgo_add_total(p, f, spgo_wcount(p->read_weight, total));
+			spgo_add_head(p, f, spgo_wcount(p->read_weight, head));
 			stack.n = 0;
 			VEC_PUSH(&stack, f);
 			meta_depth = 0;
@@ -180,7 +181,11 @@ int spgo_read_text(struct spgo_profile *p, const char *path, const uint8_t *data
 				/* informational only */
 			} else if (tn > 14 && memcmp(t, "!CFGChecksum: ", 14) == 0 &&
 				   num(t + 14, tn - 14, &v) == 0) {
-				p->funcs.v[f].checksum = v;
+				if (p->funcs.v[f].checksum && p->funcs.v[f].checksum != v)
+					spgo_warn("%s: line %zu: CFG checksum differs from the one already "
+						  "read for this function; keeping the first", path, r.lineno);
+				else
+					p->funcs.v[f].checksum = v;
 				if (depth == 1)
 					nprobe++;
 			} else if (tn > 13 && memcmp(t, "!Attributes: ", 13) == 0 &&
@@ -232,6 +237,7 @@ int spgo_read_text(struct spgo_profile *p, const char *path, const uint8_t *data
 			}
 			uint32_t b = spgo_body_get(p, f, line, disc);
 			struct spgo_body *bd = &p->bodies.v[b];
+			cnt = spgo_wcount(p->read_weight, cnt);
 			bd->count = bd->count + cnt < cnt ? UINT64_MAX : bd->count + cnt;
 			if (sp && targets(&r, b, sp, le)) {
 				VEC_FREE(&stack);
@@ -252,7 +258,7 @@ int spgo_read_text(struct spgo_profile *p, const char *path, const uint8_t *data
 			}
 			uint32_t c = spgo_inlinee_get_id(p, f, line, disc,
 							 spgo_name_id(p, rest, (size_t)(lc - rest)));
-			spgo_add_total(p, c, total);
+			spgo_add_total(p, c, spgo_wcount(p->read_weight, total));
 			VEC_PUSH(&stack, c);
 			meta_depth = 0;
 		}
@@ -273,7 +279,6 @@ int spgo_read_text(struct spgo_profile *p, const char *path, const uint8_t *data
 		p->flags |= SPGO_PROF_MD5;
 	if (nprobe && nprobe != ntop)
 		spgo_warn("%s: only some functions have a CFG checksum", path);
-	spgo_profile_finalize(p, 0);
 	return 0;
 }
 

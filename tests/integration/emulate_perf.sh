@@ -45,6 +45,17 @@ awk '{ d = $2 - $3; if (d < 0) d = -d; if (d > 3) { print "off: " $0; bad++ } } 
   fail "perf report shares differ from the true instruction shares"
 for f in loops leaf rec; do grep -q "^$f [1-9]" shares.txt || fail "$f has no samples"; done
 
+# A PIE (loaded by QEMU at its own base): symbols resolve through the MMAP2
+# record, and the ground truth is in the file's own addresses.
+gcc -O2 -g -fno-omit-frame-pointer -pie -fPIE -o pie "$data/prog.c"
+"$SPGO" emulate -e instructions -c 997 -o pie.data --ground-truth pie.gt -- ./pie 1000 > /dev/null
+perf report -i pie.data --stdio --no-children --sort dso,sym > pie.txt 2> e5.txt
+[ ! -s e5.txt ] || { cat e5.txt; fail "perf report complained about the PIE capture"; }
+grep -Eq '^ +[4-9][0-9]\.[0-9]+% +pie +\[\.\] loops$' pie.txt || { head pie.txt; fail "PIE: loops not resolved"; }
+loops_lo=$(nm pie | awk '$3 == "loops" { print $1 }')
+awk -v a="$(printf '%x' $((0x$loops_lo)))" '$1 == "i" && $2 == a { found = 1 } END { exit !found }' pie.gt ||
+  fail "PIE ground truth is not in the file's addresses (no instruction at loops = $loops_lo)"
+
 # --- 4. stacks: the frame-pointer view ----------------------------------------
 # One line per sample: the symbols of its callchain, innermost first, cut at main.
 perf script -i p.data -F ip,sym 2>/dev/null | awk 'BEGIN { RS = "" }
@@ -69,6 +80,13 @@ grep -q '__libc_start_call_main' chains.txt || fail "no libc frames below main"
 perf script -i t.data -F ip 2> e4.txt | awk 'BEGIN { RS = "" } NF > 3 { bad++ } END { exit bad > 0 }' ||
   fail "--max-stack 3 left longer stacks"
 [ ! -s e4.txt ] || { cat e4.txt; fail "perf complained about the skid/truncated capture"; }
+
+# --truncate: about that share of the stacks is cut short of _start.
+"$SPGO" emulate -e instructions -c 997 --truncate 50 -o c.data -- ./prog 1000 > /dev/null
+perf script -i c.data -F ip,sym 2>/dev/null | awk 'BEGIN { RS = "" } $2 == "leaf" || $2 == "loops" {
+    n++; if ($0 !~ / _start/) cut++ }
+  END { printf "truncate 50: %d of %d stacks cut\n", cut, n; exit !(n > 100 && cut > 0.35 * n && cut < 0.65 * n) }' ||
+  fail "--truncate 50 did not cut about half of the stacks"
 
 # --- 5. llvm-profgen and create_llvm_prof --------------------------------------
 "$SPGO" emulate -c 997 -o lbr.data -- ./prog 3000 > /dev/null

@@ -13,6 +13,12 @@ echo "blocks=$blocks ranges=$ranges overlap=$ov"
 [ "$blocks" -gt 20 ] && [ "$ranges" -gt 10000 ] || fail "too little data: $blocks blocks, $ranges ranges"
 awk -v o="$ov" 'BEGIN { exit !(o >= 0.98) }' || fail "block overlap $ov < 0.98"
 
+# The period is randomized: uniform in [P/2, 3P/2], mean P (997), many values.
+perf script -i p.data -F period > periods.txt
+awk '{ n++; s += $1; if ($1 < 498 || $1 > 1496) bad++; v[$1] = 1 } END {
+  for (k in v) d++; m = s / n; printf "periods: %d samples, mean %.1f, %d distinct\n", n, m, d
+  exit !(bad == 0 && m > 960 && m < 1035 && d > 500) }' periods.txt || fail "sampling periods not randomized as documented"
+
 # A 16-entry LBR gives half the ranges per sample and still a faithful estimate.
 "$SPGO" emulate -c 997 --lbr 16 --seed 7 -o p16.data -- ./prog 3000 > /dev/null
 perf script -i p16.data -F brstack > br16.txt

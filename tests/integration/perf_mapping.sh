@@ -53,6 +53,13 @@ check() {  # check NAME BINARY CMD...
 check nopie nopie ./nopie 30000
 check pie pie ./pie 30000
 check shlib libwork.so ./uselib 30000
+# two processes of the same PIE at different (randomized) bases
+check pie2 pie sh -c './pie 15000 & ./pie 15000; wait'
+bases=$(perf script -i pie2.data -F pid,ip --show-mmap-events 2>/dev/null |
+  awk '/PERF_RECORD_MMAP2/ && / r-xp / && /\/pie$/ { for (i = 1; i <= NF; i++) if ($i ~ /^\[0x/) print $i }' |
+  sort -u | wc -l)
+[ "$bases" -ge 2 ] && echo "     pie2: the binary ran at $bases different bases" ||
+  { echo "FAIL pie2: want 2 bases, saw $bases"; fail=1; }
 if [ -n "$lld" ]; then
   # lld's default layout puts .text at a p_vaddr that differs from p_offset
   read -r off va < <(readelf -lW lldbin | awk '$1 == "LOAD" && / R E / { print $2, $3; exit }')

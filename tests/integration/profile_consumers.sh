@@ -10,7 +10,9 @@
 #    for the text;
 #  - clang-19 and clang-14 compile a program with it, no profile warning;
 #  - gcov (plain profiles): dump_gcov prints the same records as our text,
-#    gcc-12 -fauto-profile compiles with it without a word.
+#    gcc-12 -fauto-profile compiles with it without a word;
+#  - spgo overlap prints llvm-profdata-19 overlap --sample's figures for a
+#    profile and its merge with another, for every kind.
 # Known differences, not checked:
 #  - md5nested: LLVM's text reader cannot read back an MD5 profile with
 #    inlinees (it takes "3: 1234:5" for a body line), so only our own round
@@ -74,6 +76,15 @@ for f in "$tmp"/*.txt; do
         bad "$k: gcc: $out"
       ;;
   esac
+done
+# overlap of a profile with its merge with another, per kind (CS and probe
+# included): the figures of llvm-profdata-19 overlap --sample
+for k in flat nested md5 cs probe preinlined csprobe; do
+  "$SPGO" merge "$tmp/$k-1.txt" --weight 2:"$tmp/$k-2.txt" -o "$tmp/m.txt" --format text 2>/dev/null ||
+    bad "$k: merge"
+  llvm-profdata-19 overlap --sample "$tmp/$k-1.txt" "$tmp/m.txt" | sed -n '2,/hot blocks unique in test/p' > "$tmp/a"
+  "$SPGO" overlap "$tmp/$k-1.txt" "$tmp/m.txt" | sed -n '2,/hot blocks unique in test/p' > "$tmp/b"
+  [ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b" || { bad "$k: overlap differs"; diff "$tmp/a" "$tmp/b"; }
 done
 [ "$n" -ge 20 ] || bad "corpus has only $n profiles"
 echo "checked $n profiles"

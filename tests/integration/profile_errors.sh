@@ -42,4 +42,11 @@ expect_err 'cannot merge a context-sensitive profile with a plain one' "$SPGO" m
 "$SPGO" merge --flatten ok.txt cs.txt -o flat.txt --format text || bad "merge --flatten"
 grep -q '^foo:10:1' flat.txt || bad "merge --flatten: $(head -1 flat.txt)"
 expect_err 'no function' "$SPGO" show ok.txt --function nosuch
+# trim: a cold context merged into its base context [leaf]
+printf '[main:1 @ foo]:1500:1\n 1: 1000\n 2: 500\n[bar:2 @ foo]:3:1\n 1: 3\n[baz:1 @ qux]:2:0\n 1: 2\n' > cs2.txt
+"$SPGO" trim cs2.txt -o t.txt --percentile 99 --merge-cold 2>/dev/null || bad "trim --merge-cold"
+[ "$(grep '^\[' t.txt | tr '\n' ' ')" = "[main:1 @ foo]:1500:1 [foo]:3:1 [qux]:2:0 " ] ||
+  bad "trim --merge-cold wrote: $(grep '^\[' t.txt | tr '\n' ' ')"
+"$SPGO" trim cs2.txt -o t2.txt --percentile 99 2>/dev/null || bad "trim"
+[ "$(grep -c '^\[' t2.txt)" = 1 ] || bad "trim kept $(grep -c '^\[' t2.txt) contexts, want 1"
 exit $fail

@@ -4,9 +4,11 @@
 # llvm-profdata-19 merge (weighted, zlib, MD5) and create_gcov write
 # profiles; spgo must
 #  - convert each to the same text llvm-profdata-19 merge --text prints;
+#  - keep the profile symbol list and the partial flag when rewriting;
 #  - show the same per-function totals and heads as llvm-profdata-19 show
 #    and dump_gcov;
 #  - merge with weights like llvm-profdata-19 merge;
+#  - trim to the functions at or above the summary's 60% hot count;
 #  - rewrite the create_gcov file so that dump_gcov prints it identically;
 #  - print the program-level figures of llvm-profdata-19 overlap --sample
 #    (identical to the printed three decimals, i.e. within 0.001%).
@@ -37,6 +39,16 @@ for f in pg.txt pg.ext lm.ext lmz.ext; do
   cmp -s want.txt got.txt || bad "$f: text differs from llvm-profdata merge --text"
 done
 
+# the profile symbol list and the partial flag survive a rewrite
+printf 'main\nunused_sym\nlongest_match\n' > syms
+llvm-profdata-19 merge --sample --extbinary --gen-partial-profile --prof-sym-list=syms pg.txt -o sym.ext
+"$SPGO" convert sym.ext -o sym2.ext --format extbinary --compress || bad "sym.ext: rewrite"
+llvm-profdata-19 show --sample --show-prof-sym-list sym.ext > want
+llvm-profdata-19 show --sample --show-prof-sym-list sym2.ext > got
+grep -q unused_sym got && cmp -s want got || bad "symbol list lost in a rewrite"
+llvm-profdata-19 show --sample --show-sec-info-only sym2.ext | grep -q '^ProfileSummarySection.*partial' ||
+  bad "partial flag lost in a rewrite"
+
 # the same totals and heads per function
 for f in pg.txt pg.ext lm.ext; do
   llvm-profdata-19 show --sample "$f" | sed -n 's/^Function: \(.*\): \([0-9]*\), \([0-9]*\), .*/\2 \3 \1/p' |
@@ -57,6 +69,15 @@ llvm-profdata-19 merge --sample --text --weighted-input=3,pg.ext pg.txt -o want.
 "$SPGO" merge --weight 3:pg.ext pg.txt -o got.txt --format text || bad "merge failed"
 cmp -s want.txt got.txt || bad "weighted merge differs from llvm-profdata merge"
 "$SPGO" merge pg.txt cg.gcov -o mix.ext --format extbinary || bad "merge text+gcov failed"
+
+# trim at the 60% hot count: exactly the functions LLVM's summary calls hot stay
+thr=$(llvm-profdata-19 show --sample --detailed-summary pg.txt |
+  sed -n 's/.* with count >= \([0-9]*\) account for 60 percentage.*/\1/p')
+"$SPGO" trim pg.txt -o trimmed.txt --percentile 60 2>/dev/null || bad "trim failed"
+want=$(llvm-profdata-19 show --sample pg.txt | sed -n 's/^Function: .*: \([0-9]*\), [0-9]*, .*/\1/p' |
+  awk -v t="$thr" '$1 >= t' | wc -l)
+got=$(grep -c '^[^ ]' trimmed.txt)
+[ -n "$thr" ] && [ "$want" -gt 0 ] && [ "$want" -eq "$got" ] || bad "trim kept $got functions, want $want (threshold $thr)"
 
 # overlap: perturbed counts, a dropped function, a doubled profile
 awk 'NR % 7 == 0 { sub(/: [0-9]+/, ": 77") } 1' pg.txt > p1.txt

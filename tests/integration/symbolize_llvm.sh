@@ -3,10 +3,12 @@
 # instruction address of:
 #   - tests/data/inline_demo.c by clang-19 -O2 -g -fdebug-info-for-profiling
 #     (DWARF 5, lld), gcc -O2 -g (DWARF 5) and gcc -O2 -gdwarf-4;
-#   - the same with zlib- and zstd-compressed debug sections, as a non-PIE
+#   - the same by gcc -gdwarf-3 and -gdwarf-2 -gstrict-dwarf, with zlib- and
+#     zstd-compressed debug sections, as a non-PIE
 #     lld layout with a separate code segment, and stripped with the DWARF in
 #     a separate file (given with --debug-binary, and found by build-id);
-#   - ../shared/data/autofdo-gzip/test.binary (GCC 4.6, old DWARF).
+#   - ../shared/data/autofdo-gzip/test.binary (GCC 4.6, DWARF 2);
+#   - the system's libc.so.6 with its libc6-dbg DWARF, if installed.
 # For each address, the inline frames (linkage name, file, line, column) must
 # equal `llvm-symbolizer-19 --inlines --functions=linkage`; with --verbose the
 # decl line (Function start line) and discriminators too.  Instruction
@@ -27,6 +29,8 @@ set -e
 clang-19 -O2 -g -fdebug-info-for-profiling -fuse-ld=lld -o clang-dwarf5 "$src"
 gcc -O2 -g -o gcc-dwarf5 "$src"
 gcc -O2 -gdwarf-4 -o gcc-dwarf4 "$src"
+gcc -O2 -gdwarf-3 -o gcc-dwarf3 "$src"
+gcc -O2 -gdwarf-2 -gstrict-dwarf -o gcc-dwarf2 "$src"
 gcc -O2 -g -gz=zlib -o gcc-zlib "$src"
 clang-19 -O2 -g -gz=zstd -fuse-ld=lld -o clang-zstd "$src"
 clang-19 -O2 -gdwarf-4 -no-pie -fuse-ld=lld -Wl,-z,separate-code -o clang-nopie "$src"
@@ -70,9 +74,13 @@ compare_insns() {
   fi
 }
 
-for b in clang-dwarf5 gcc-dwarf5 gcc-dwarf4 gcc-zlib clang-zstd clang-nopie; do
+for b in clang-dwarf5 gcc-dwarf5 gcc-dwarf4 gcc-dwarf3 gcc-dwarf2 gcc-zlib clang-zstd clang-nopie; do
   compare_frames "$b" "$b" --binary "$b"
   compare_insns "$b" "$b"
+done
+# The same through libdw's DIE walk, the fallback of our own DIE reader.
+for b in clang-dwarf5 gcc-dwarf4; do
+  SPGO_LIBDW_WALK=1 compare_frames "$b" "$b-libdw-walk" --binary "$b"
 done
 
 # The test must be able to fail: the inline frames from the header, the
@@ -82,6 +90,38 @@ grep -q '^  Discriminator: ' clang-dwarf5.spgo-v || fail "no discriminator in th
 grep -q '^work.cold$' gcc-dwarf5.spgo || fail "no work.cold frame in the gcc build"
 [ "$("$SPGO" symbolize --binary clang-dwarf5 0x0 | head -2 | tr '\n' ' ')" = "?? ??:0:0 " ] || fail "unknown address"
 
+# Odd input lines: spaces, decimal, upper-case hex, an empty line, a word.
+start=$(nm clang-dwarf5 | awk '$3 == "work" {print $1}' | sed 's/^0*//')
+printf '0x%s\nfoo\n\n  0x%s  \n%d\n0X%s\n' "$start" "$start" "$((16#$start))" "$start" > odd.txt
+"$SPGO" symbolize --binary clang-dwarf5 < odd.txt > odd.spgo
+llvm-symbolizer-19 --inlines --functions=linkage --obj=clang-dwarf5 < odd.txt > odd.llvm
+cmp -s odd.spgo odd.llvm || { fail "odd input lines:"; diff odd.spgo odd.llvm; }
+
+# As a coprocess (the way tools drive llvm-symbolizer): each answer must
+# come before the next question is asked.
+coproc SYM { "$SPGO" symbolize --binary clang-dwarf5; }
+echo "0x$start" >&"${SYM[1]}"
+read -r -t 10 -u "${SYM[0]}" answer || answer="(no answer)"
+[ "$answer" = work ] || fail "coprocess: got '$answer' for 0x$start"
+exec {SYM[1]}>&-
+wait "$SYM_PID" 2>/dev/null
+
+# The function table: GCC's split cold part is tied to its parent, starts
+# where its symbol does, and decl lines are those llvm-symbolizer reports.
+"$SPGO" symbolize --binary gcc-dwarf5 --functions > gcc-functions || fail "--functions"
+cold=$(nm gcc-dwarf5 | awk '$3 == "work.cold" {print $1}' | sed 's/^0*//')
+grep -q "^0x$cold 0x[0-9a-f]* work work.cold decl_line=[0-9]* parent=work$" gcc-functions ||
+  { fail "work.cold is not tied to work:"; cat gcc-functions; }
+# Without symbols (strip --strip-all, DWARF from the debug file), the part
+# is still tied to work: it is the second range of work's DIE.
+objcopy --strip-all gcc-dwarf5 gcc-nosyms
+objcopy --only-keep-debug gcc-dwarf5 gcc-nosyms.debug
+"$SPGO" symbolize --binary gcc-nosyms --debug-binary gcc-nosyms.debug --functions > gcc-nosyms-functions
+grep -q "^0x$cold 0x[0-9a-f]* work work decl_line=[0-9]* parent=work$" gcc-nosyms-functions ||
+  { fail "stripped: the cold part is not tied to work:"; cat gcc-nosyms-functions; }
+decl=$(llvm-symbolizer-19 --verbose --functions=linkage --obj=gcc-dwarf5 "0x$cold" | awk '/Function start line/ {print $4}')
+grep -q "^0x[0-9a-f]* 0x[0-9a-f]* work work decl_line=$decl\$" gcc-functions || fail "decl line of work is not $decl"
+
 # Separate debug file: stripped binary + its DWARF, given and by build-id.
 objcopy --only-keep-debug gcc-dwarf5 gcc.debug
 objcopy --strip-debug gcc-dwarf5 gcc-stripped
@@ -89,6 +129,35 @@ id=$(readelf -n gcc-dwarf5 | awk '/Build ID/ {print $3}')
 mkdir -p "dbg/.build-id/${id:0:2}" && cp gcc.debug "dbg/.build-id/${id:0:2}/${id:2}.debug"
 LLVM_EXTRA="--debug-file-directory=$tmp/dbg" compare_frames gcc-stripped gcc-debug-binary --binary gcc-stripped --debug-binary gcc.debug
 SPGO_DEBUG_ROOT="$tmp/dbg" LLVM_EXTRA="--debug-file-directory=$tmp/dbg" compare_frames gcc-stripped gcc-build-id --binary gcc-stripped
+
+# Debian's libc.so.6, when libc6-dbg provides its DWARF (found by build-id):
+# a large GCC 12 DWARF 5 binary with AVX-512 code.  Frames of every 7th
+# instruction against llvm-symbolizer-19; instruction boundaries and classes
+# against GNU objdump, since llvm-objdump-19 -d disassembles nothing in this
+# symbol-less shared object.
+libc=$(ldd "$SPGO" | awk '$1 == "libc.so.6" {print $3}')
+libc_id=$([ -n "$libc" ] && readelf -n "$libc" | awk '/Build ID/ {print $3}')
+if [ -n "$libc_id" ] && [ -f "/usr/lib/debug/.build-id/${libc_id:0:2}/${libc_id:2}.debug" ]; then
+  "$SPGO" symbolize --binary "$libc" --all-instructions > libc.insns
+  awk 'NR % 7 == 0 {print $1}' libc.insns > libc.addrs
+  "$SPGO" symbolize --verbose --binary "$libc" < libc.addrs > libc.spgo-v
+  llvm-symbolizer-19 --verbose --inlines --functions=linkage --obj="$libc" < libc.addrs |
+    grep -v -e '^  Function start filename:' -e '^  Function start address:' > libc.llvm-v
+  if cmp -s libc.spgo-v libc.llvm-v; then
+    echo "libc: $(wc -l < libc.addrs) addresses, equal to llvm-symbolizer-19 --verbose"
+  else
+    fail "libc: frames differ from llvm-symbolizer-19:"; diff libc.spgo-v libc.llvm-v | head -20
+  fi
+  objdump -d --no-show-raw-insn "$libc" | awk -f "$SPGO_SRC/tests/integration/objdump_classes.awk" > libc.objdump
+  awk '{ print $1, $3 (NF > 3 ? " " $4 : "") }' libc.insns > libc.classes
+  if cmp -s libc.classes libc.objdump; then
+    echo "libc: $(wc -l < libc.classes) instructions, boundaries and classes equal to GNU objdump"
+  else
+    fail "libc: instructions differ from objdump -d:"; diff libc.classes libc.objdump | head -20
+  fi
+else
+  echo "note: no libc6-dbg debug file for $libc, skipping libc"
+fi
 
 # The real-world binary of the shared data.
 gz="${SPGO_SHARED:-}/data/autofdo-gzip/test.binary"

@@ -5,6 +5,7 @@
  * Run under ASan+UBSan by `make check`: any out-of-bounds read is a failure;
  * every run must end in records, a warning, or an error, never a crash.
  */
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -46,7 +47,7 @@ static long consume(const char *path, struct spgo_aggregate *agg, uint64_t *sum)
 			*sum += strlen(rec.u.mmap.filename);
 	}
 	if (agg)
-		spgo_agg_stats(agg);
+		spgo_agg_finish(agg);
 	spgo_perf_machine_free(m);
 	spgo_perf_close(r);
 	return rc < 0 ? -1 : n;
@@ -105,6 +106,11 @@ static void fuzz(const char *name, const uint8_t *b, size_t n, int cuts, int fli
 			}
 		}
 		put(path, w, len);
+		/* half the runs read the file through read(2), half mapped */
+		if (i % 2)
+			setenv("SPGO_PERF_NO_MMAP", "1", 1);
+		else
+			unsetenv("SPGO_PERF_NO_MMAP");
 		struct spgo_aggregate *agg = NULL;
 		if (binary && spgo_agg_new(&agg, binary, NULL) < 0)
 			agg = NULL;
@@ -119,6 +125,7 @@ static void fuzz(const char *name, const uint8_t *b, size_t n, int cuts, int fli
 		}
 	}
 	spgo_quiet = 0;
+	unsetenv("SPGO_PERF_NO_MMAP");
 	printf("%s: %d runs read to the end, %d ended in an error (checksum %llx)\n", name, ok,
 	       errs, (unsigned long long)sum);
 	CHECK(ok > 0);
@@ -199,6 +206,45 @@ static void test_recorded(void)
 	if (rc != 0) {
 		printf("no working perf: recorded-file fuzzing skipped\n");
 		return;
+	}
+	/* user registers and stack (--call-graph dwarf), group reads (:S) and
+	 * two events: the sample layouts beyond ip and stack */
+	cmd = xasprintf("cd %s && perf record -q -e '{cpu-clock,task-clock}:S' --call-graph "
+			"dwarf,1024 -o dwarf.data -- sh -c 'i=0; while [ $i -lt 3000 ]; do "
+			"i=$((i+1)); done' >/dev/null 2>&1",
+			tmpdir);
+	rc = system(cmd);
+	free(cmd);
+	if (rc == 0) {
+		char *p = xasprintf("%s/dwarf.data", tmpdir);
+		struct spgo_perf_reader *r;
+		REQUIRE(spgo_perf_open(&r, p, SPGO_PERF_ORDERED) == 0);
+		CHECK(spgo_perf_nattrs(r) == 2);
+		struct spgo_perf_record rec;
+		uint64_t with_stack = 0, with_regs = 0, with_read = 0, per_event[2] = {0, 0};
+		while (spgo_perf_next(r, &rec) > 0) {
+			if (rec.type != PERF_RECORD_SAMPLE)
+				continue;
+			per_event[rec.attr->index < 2 ? rec.attr->index : 0]++;
+			with_stack += rec.sample.stack_user_size > 0;
+			with_regs += rec.sample.regs_user_nr > 0;
+			with_read += rec.sample.read_words > 0;
+		}
+		printf("dwarf.data: %llu/%llu samples per event, %llu with user stack, %llu with "
+		       "user regs, %llu with read values\n",
+		       (unsigned long long)per_event[0], (unsigned long long)per_event[1],
+		       (unsigned long long)with_stack, (unsigned long long)with_regs,
+		       (unsigned long long)with_read);
+		CHECK(per_event[0] > 0); /* group samples come from the leader */
+		CHECK(with_stack > 0 && with_regs > 0 && with_read > 0);
+		spgo_perf_close(r);
+		size_t sz;
+		uint8_t *b = slurp(p, &sz);
+		REQUIRE(b);
+		fuzz("dwarf.data", b, sz < 200000 ? sz : 200000, 100, 200, NULL);
+		free(b);
+		unlink(p);
+		free(p);
 	}
 	const char *names[] = {"gz.data", "pipe.data"};
 	for (int i = 0; i < 2; i++) {

@@ -147,12 +147,47 @@ static void test_refusals(void)
 	free(path);
 }
 
+/* Two attrs with sample ids, as a rewrite of a multi-event perf.data has:
+ * each attr's ids section points at its own ids. */
+static void test_ids(void)
+{
+	char *path = xasprintf("%s/c.data", dir);
+	struct spgo_perf_writer *w;
+	REQUIRE(spgo_pw_open(&w, path) == 0);
+	struct perf_event_attr a = sample_attr();
+	a.sample_type |= PERF_SAMPLE_IDENTIFIER;
+	uint64_t ids1[2] = {11, 12}, ids2[1] = {21};
+	REQUIRE(spgo_pw_add_attr(w, &a, "a", ids1, 2) == 0);
+	REQUIRE(spgo_pw_add_attr(w, &a, "b", ids2, 1) == 1);
+	struct spgo_pw_sample s = {.ip = 5, .id = 21};
+	CHECK(spgo_pw_sample(w, 1, &s) == 0);
+	REQUIRE(spgo_pw_commit(w) == 0);
+	struct spgo_file f;
+	REQUIRE(spgo_file_map(&f, path) == 0);
+	const uint8_t *d = f.data;
+	uint64_t attr_size = u64_at(d + 16), attrs_off = u64_at(d + 24);
+	CHECK_EQ_U64(u64_at(d + 32), 2 * attr_size);
+	for (int i = 0; i < 2; i++) {
+		const uint8_t *fa = d + attrs_off + i * attr_size;
+		uint64_t ioff = u64_at(fa + attr_size - 16), isz = u64_at(fa + attr_size - 8);
+		CHECK_EQ_U64(isz, i == 0 ? 16 : 8);
+		CHECK_EQ_U64(u64_at(d + ioff), i == 0 ? 11 : 21);
+	}
+	const uint8_t *r = d + u64_at(d + 40);
+	CHECK_EQ_U64(u64_at(r + 8), 21); /* IDENTIFIER comes first */
+	CHECK_EQ_U64(u64_at(r + 16), 5);
+	spgo_file_unmap(&f);
+	unlink(path);
+	free(path);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
 		return 1;
 	RUN(test_layout);
 	RUN(test_refusals);
+	RUN(test_ids);
 	rmdir(dir);
 	DONE();
 }

@@ -54,6 +54,7 @@ static struct spgo_profile *read_mem(const char *buf, size_t n, enum spgo_format
 		spgo_profile_free(p);
 		return NULL;
 	}
+	spgo_profile_finalize(p, 0);
 	return p;
 }
 

@@ -85,6 +85,15 @@ static void test_gzip(void)
 	/* Outside all code. */
 	CHECK(spgo_binary_symbolize(bin, 0x10, f, 8) == 0);
 
+	/* Sections: .text holds main; .debug_line (in the binary itself). */
+	uint64_t saddr;
+	size_t ssize;
+	const uint8_t *text = spgo_binary_section(bin, ".text", &saddr, &ssize);
+	REQUIRE(text != NULL);
+	CHECK(saddr <= 0x400b80 && 0x400b80 < saddr + ssize);
+	CHECK(spgo_binary_section(bin, ".debug_line", &saddr, &ssize) != NULL && ssize > 0);
+	CHECK(spgo_binary_section(bin, ".no_such_section", &saddr, &ssize) == NULL && ssize == 0);
+
 	/* Symbols and functions. */
 	const struct spgo_symbol *s = spgo_binary_symbol_at(bin, 0x400b80 + 3);
 	REQUIRE(s != NULL);

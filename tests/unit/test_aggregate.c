@@ -1,0 +1,157 @@
+/*
+ * Unit tests of the aggregation rules on hand-made records: branches,
+ * ranges between neighbouring LBR entries (newest first), reversed and
+ * external ranges, ip counts per event, identical stack samples counted
+ * once.  Uses the shared test.binary (ET_EXEC at 0x400000); skipped
+ * without it.
+ */
+#include <unistd.h>
+
+#include "harness.h"
+#include "spgo/aggregate.h"
+#include "spgo/binary.h"
+
+static struct spgo_aggregate *agg;
+
+static void feed_mmap(uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff, const char *name)
+{
+	struct spgo_perf_record rec;
+	memset(&rec, 0, sizeof rec);
+	rec.type = PERF_RECORD_MMAP2;
+	rec.misc = PERF_RECORD_MISC_USER;
+	rec.u.mmap.pid = rec.u.mmap.tid = pid;
+	rec.u.mmap.start = start;
+	rec.u.mmap.len = len;
+	rec.u.mmap.pgoff = pgoff;
+	rec.u.mmap.filename = name;
+	spgo_agg_feed(agg, &rec);
+}
+
+static void feed_sample(uint32_t pid, uint64_t ip, const struct perf_branch_entry *br, size_t nbr,
+			const uint64_t *chain, size_t nchain)
+{
+	struct spgo_perf_record rec;
+	memset(&rec, 0, sizeof rec);
+	rec.type = PERF_RECORD_SAMPLE;
+	rec.sample.ip = ip;
+	rec.sample.pid = rec.sample.tid = pid;
+	rec.sample.cpumode = PERF_RECORD_MISC_USER;
+	rec.sample.branches = br;
+	rec.sample.branch_nr = nbr;
+	rec.sample.callchain = chain;
+	rec.sample.callchain_nr = nchain;
+	spgo_agg_feed(agg, &rec);
+}
+
+static uint64_t get2(const struct spgo_kmap *m, uint64_t a, uint64_t b)
+{
+	uint64_t k[2] = {a, b};
+	const uint64_t *v = spgo_kmap_find(m, k);
+	return v ? *v : 0;
+}
+
+static void test_rules(void)
+{
+	feed_mmap(7, 0x400000, 0xa000, 0, "/somewhere/test.binary");
+	feed_mmap(7, 0x7f0000000000, 0x100000, 0, "/lib/libc.so.6");
+	struct perf_branch_entry br[4];
+	memset(br, 0, sizeof br);
+	/* newest first */
+	br[0].from = 0x401020; br[0].to = 0x401100;
+	br[1].from = 0x400f00; br[1].to = 0x401000;   /* range [0x401000, 0x401020] */
+	br[2].from = 0x7f0000000100; br[2].to = 0x401050; /* range [0x401050, 0x400f00]: reversed */
+	br[3].from = 0x400e00; br[3].to = 0x7f0000000010; /* range [libc, libc]: not counted */
+	uint64_t chain[] = {(uint64_t)PERF_CONTEXT_USER, 0x401104, 0x7f0000000200, 0x7f0000000300,
+			    0x400f05};
+	for (int i = 0; i < 3; i++)
+		feed_sample(7, 0x401104, br, 4, chain, 5);
+	feed_sample(7, 0x7f0000000050, NULL, 0, NULL, 0); /* in libc */
+	feed_sample(8, 0x401104, NULL, 0, NULL, 0);	   /* unknown process */
+	spgo_agg_finish(agg);
+
+	const struct spgo_agg_stats *s = spgo_agg_stats(agg);
+	CHECK_EQ_U64(s->samples, 5);
+	CHECK_EQ_U64(s->samples_matched, 3);
+	CHECK_EQ_U64(s->samples_unmatched, 2);
+	CHECK_EQ_U64(s->samples_unmapped, 1);
+	CHECK_EQ_U64(s->ranges, 3);
+	CHECK_EQ_U64(s->ranges_reversed, 3);
+	CHECK_EQ_U64(get2(&agg->ranges, 0x401000, 0x401020), 3);
+	CHECK_EQ_U64(agg->ranges.n, 1);
+	CHECK_EQ_U64(get2(&agg->branches, 0x401020, 0x401100), 3);
+	CHECK_EQ_U64(get2(&agg->branches, 0x400f00, 0x401000), 3);
+	CHECK_EQ_U64(get2(&agg->branches, SPGO_AGG_EXTERNAL, 0x401050), 3);
+	CHECK_EQ_U64(get2(&agg->branches, 0x400e00, SPGO_AGG_EXTERNAL), 3);
+	REQUIRE(agg->events.n == 1);
+	uint64_t k = 0x401104;
+	const uint64_t *v = spgo_kmap_find(&agg->events.v[0].ips, &k);
+	CHECK(v && *v == 3);
+	/* one distinct stack, counted 3 times; libc frames collapse to one */
+	size_t it = 0, n = 0;
+	struct spgo_agg_stack st;
+	while (spgo_agg_next_stack(agg, &it, &st)) {
+		n++;
+		CHECK_EQ_U64(st.count, 3);
+		REQUIRE(st.nframes == 3);
+		CHECK_EQ_U64(st.frames[0], 0x401104);
+		CHECK_EQ_U64(st.frames[1], SPGO_AGG_EXTERNAL);
+		CHECK_EQ_U64(st.frames[2], 0x400f05);
+		REQUIRE(st.nbranches == 4);
+		CHECK_EQ_U64(st.branches[0], 0x401020);
+		CHECK_EQ_U64(st.branches[5], 0x401050);
+		CHECK_EQ_U64(st.branches[4], SPGO_AGG_EXTERNAL);
+	}
+	CHECK_EQ_U64(n, 1);
+	size_t nm;
+	const struct spgo_agg_match *m = spgo_agg_matches(agg, &nm);
+	REQUIRE(nm == 1);
+	CHECK_STREQ(m[0].how, "file name");
+	CHECK(spgo_agg_check_matched(agg) == 0);
+}
+
+/* With function bounds, a range from one function into the next is out. */
+static void test_function_ends(void)
+{
+	struct spgo_aggregate *b;
+	REQUIRE(spgo_agg_new(&b, spgo_binary_path(agg->bin), NULL) == 0);
+	static const struct spgo_function fns[] = {
+		{0x400f00, 0x401010, "f", 1, -1},
+		{0x401010, 0x401200, "g", 1, -1},
+	};
+	spgo_agg_set_functions(b, fns, 2);
+	struct spgo_aggregate *save = agg;
+	agg = b;
+	feed_mmap(7, 0x400000, 0xa000, 0, "/x/test.binary");
+	struct perf_branch_entry br[3];
+	memset(br, 0, sizeof br);
+	br[0].from = 0x401100; br[0].to = 0x401180;
+	br[1].from = 0x401020; br[1].to = 0x401040; /* [0x401040, 0x401100] in g */
+	br[2].from = 0x401100; br[2].to = 0x400f80; /* [0x400f80, 0x401020] f -> g */
+	feed_sample(7, 0x401104, br, 3, NULL, 0);
+	spgo_agg_finish(b);
+	CHECK_EQ_U64(b->stats.ranges, 1);
+	CHECK_EQ_U64(b->stats.ranges_crossing, 1);
+	CHECK_EQ_U64(get2(&b->ranges, 0x401040, 0x401100), 1);
+	agg = save;
+	spgo_agg_free(b);
+}
+
+int main(void)
+{
+	const char *sh = test_shared();
+	char *bin = sh ? xasprintf("%s/data/autofdo-gzip/test.binary", sh) : NULL;
+	if (!bin || access(bin, R_OK) != 0) {
+		printf("skip: no shared test.binary\n");
+		free(bin);
+		return 77;
+	}
+	if (spgo_agg_new(&agg, bin, NULL) < 0) {
+		fprintf(stderr, "%s\n", spgo_errmsg());
+		return 1;
+	}
+	RUN(test_rules);
+	RUN(test_function_ends);
+	spgo_agg_free(agg);
+	free(bin);
+	DONE();
+}
