@@ -56,6 +56,7 @@ static int read_pid_filtered(struct spgo_aggregate *agg, const char *path, uint3
 			continue;
 		spgo_agg_feed(agg, &rec);
 	}
+	spgo_agg_finish(agg);
 	spgo_perf_close(r);
 	return rc < 0 ? -1 : 0;
 }
