@@ -180,12 +180,73 @@ static void test_gen_lbr(void)
 	spgo_agg_free(agg);
 }
 
+/* IP mode: samples on leaf's loop and on caller's call; block averages
+ * (or inferred counts) reach every instruction of a sampled block, and the
+ * direct call gives a call target and head samples. */
+static void test_gen_ip(void)
+{
+	struct spgo_aggregate *agg;
+	REQUIRE(spgo_agg_new(&agg, path, NULL) == 0);
+	struct spgo_binary *bin = agg->bin;
+	const struct spgo_function *leaf = find_func(bin, "leaf"), *caller = find_func(bin, "caller");
+	REQUIRE(leaf && caller);
+	size_t n;
+	const struct spgo_insn *in = spgo_binary_insns(bin, &n);
+	struct spgo_agg_event ev = {0};
+	ev.name = xstrdup("cpu-clock");
+	spgo_kmap_init(&ev.ips, 1);
+	uint64_t call = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = in[i].addr;
+		if (a >= leaf->start && a < leaf->end) {
+			*spgo_kmap_upsert(&ev.ips, &a) += 40;
+			ev.samples += 40;
+		}
+		if (a >= caller->start && a < caller->end && in[i].cls == SPGO_INSN_CALL &&
+		    in[i].target == leaf->start) {
+			call = a;
+			*spgo_kmap_upsert(&ev.ips, &a) += 2;
+			ev.samples += 2;
+		}
+	}
+	REQUIRE(call);
+	VEC_PUSH(&agg->events, ev);
+	agg->stats.samples = agg->stats.samples_matched = ev.samples;
+
+	struct spgo_gen_opts o;
+	spgo_gen_defaults(&o);
+	struct spgo_profile *p;
+	struct spgo_gen_stats st;
+	int rc = spgo_gen(agg, &o, &p, &st);
+	if (rc < 0)
+		fprintf(stderr, "%s\n", spgo_errmsg());
+	REQUIRE(rc == 0);
+	CHECK(st.mode == SPGO_GEN_IP);
+	CHECK_EQ_U64(st.ip_samples, ev.samples);
+	CHECK(st.blocks > 0);
+	uint32_t fl = spgo_func_find(p, "leaf"), fc = spgo_func_find(p, "caller");
+	REQUIRE(fl != SPGO_NONE && fc != SPGO_NONE);
+	int hot = 0;
+	for (uint32_t b = spgo_fn(p, fl)->bodies; b != SPGO_NONE; b = p->bodies.v[b].next)
+		hot += p->bodies.v[b].count > 0;
+	CHECK(hot > 0);
+	CHECK(spgo_fn(p, fl)->head > 0);
+	int found = 0;
+	for (uint32_t b = spgo_fn(p, fc)->bodies; b != SPGO_NONE; b = p->bodies.v[b].next)
+		for (uint32_t t = p->bodies.v[b].targets; t != SPGO_NONE; t = p->targets.v[t].next)
+			found |= !strcmp(spgo_name(p, p->targets.v[t].name), "leaf");
+	CHECK(found);
+	spgo_profile_free(p);
+	spgo_agg_free(agg);
+}
+
 int main(void)
 {
 	RUN(test_canonical);
 	RUN(test_dup_factor);
 	if (build_prog() == 0) {
 		RUN(test_gen_lbr);
+		RUN(test_gen_ip);
 	} else {
 		fprintf(stderr, "test_gen: cannot compile the test program; skipping spgo_gen tests\n");
 	}
