@@ -43,7 +43,13 @@ static const char usage[] =
 	"  --no-infer          IP mode: keep block averages, no profile inference\n"
 	"  --quiet             no statistics on stderr\n";
 
-static int read_pid_filtered(struct spgo_aggregate *agg, const char *path, uint32_t pid)
+/*
+ * Read perf.data into agg, only samples of pid when have_pid.  Call stacks
+ * are left out: an AutoFDO profile does not use them, and the aggregate
+ * would keep every distinct stack with its branch stack (for
+ * context-sensitive work), which costs time and memory per sample.
+ */
+static int read_perf(struct spgo_aggregate *agg, const char *path, int have_pid, uint32_t pid)
 {
 	struct spgo_perf_reader *r;
 	if (spgo_perf_open(&r, path, SPGO_PERF_ORDERED) < 0)
@@ -52,11 +58,15 @@ static int read_pid_filtered(struct spgo_aggregate *agg, const char *path, uint3
 	struct spgo_perf_record rec;
 	int rc;
 	while ((rc = spgo_perf_next(r, &rec)) > 0) {
-		if (rec.type == PERF_RECORD_SAMPLE && rec.sample.pid != pid)
-			continue;
+		if (rec.type == PERF_RECORD_SAMPLE) {
+			if (have_pid && rec.sample.pid != pid)
+				continue;
+			rec.sample.callchain_nr = 0;
+		}
 		spgo_agg_feed(agg, &rec);
 	}
 	spgo_agg_finish(agg);
+	agg->stats.bytes += spgo_perf_bytes_read(r);
 	spgo_perf_close(r);
 	return rc < 0 ? -1 : 0;
 }
@@ -186,10 +196,8 @@ int cmd_gen(int argc, char **argv)
 	int rc;
 	if (script)
 		rc = spgo_agg_read_text(agg, script);
-	else if (have_pid)
-		rc = read_pid_filtered(agg, data, (uint32_t)pid);
 	else
-		rc = spgo_agg_read_perf(agg, data);
+		rc = read_perf(agg, data, have_pid, (uint32_t)pid);
 	struct spgo_profile *p = NULL;
 	struct spgo_gen_stats st;
 	if (rc == 0)

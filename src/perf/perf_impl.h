@@ -30,6 +30,10 @@ struct spgo_perf_reader {
 	 * below `released` were given back (MADV_DONTNEED) to bound RSS. */
 	int mapped;
 	size_t map_size, released;
+	/* The next read position at which perf_release_pages() looks at the
+	 * queue again (it scans the whole queue: at most once per 64 MiB
+	 * read, else data without FINISHED_ROUND records costs O(n^2)). */
+	size_t release_check;
 	int eof, hit_eof_early, read_errno, ended, warned_trunc;
 	uint64_t rec_copy[65536 / 8]; /* a record that must outlive a refill */
 

@@ -343,6 +343,7 @@ static void map_whole(struct spgo_perf_reader *r, size_t size)
 	r->eof = 1;
 	r->bytes_read = r->len - r->pos;
 	r->released = 0;
+	r->release_check = 0;
 }
 
 /* Give back the pages of the mapping that nothing needs any more: below
@@ -350,8 +351,9 @@ static void map_whole(struct spgo_perf_reader *r, size_t size)
 void perf_release_pages(struct spgo_perf_reader *r)
 {
 	size_t low = r->pos;
-	if (low - r->released < (64u << 20))
+	if (low - r->released < (64u << 20) || low < r->release_check)
 		return;
+	r->release_check = low + (64u << 20);
 	for (size_t i = r->q_next; i < r->q.n; i++) {
 		const uint8_t *p = r->q.v[i].ptr;
 		if (p && (size_t)(p - r->buf) < low)
