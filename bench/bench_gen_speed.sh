@@ -60,6 +60,7 @@ sim=$(llvm-profdata-19 overlap --sample profgen.prof spgo.prof 2>/dev/null |
 t_peer=$(awk -v a="$t_ps" -v b="$t_pg" 'BEGIN { print a + b }')
 m_peer=$(( m_ps > m_pg ? m_ps : m_pg ))
 x() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "n/a" }'; }
+x2() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3fx", a / b; else print "n/a" }'; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 out="$SPGO_SRC/bench/results/gen_speed.md"
 {
@@ -74,8 +75,8 @@ out="$SPGO_SRC/bench/results/gen_speed.md"
   echo "| spgo gen --perf-data | $t_spgo | $(mib "$m_spgo") | | |"
   echo "| perf script -F ip,brstack | $t_ps | $(mib "$m_ps") | | |"
   echo "| llvm-profgen-19 (on that text) | $t_pg | $(mib "$m_pg") | | |"
-  echo "| perf script + llvm-profgen-19 | $t_peer | $(mib "$m_peer") | $(x "$t_peer" "$t_spgo") | $(x "$m_spgo" "$m_peer") |"
-  echo "| create_llvm_prof | $t_cl | $(mib "$m_cl") | $(x "$t_cl" "$t_spgo") | $(x "$m_spgo" "$m_cl") |"
+  echo "| perf script + llvm-profgen-19 | $t_peer | $(mib "$m_peer") | $(x "$t_peer" "$t_spgo") | $(x2 "$m_spgo" "$m_peer") |"
+  echo "| create_llvm_prof | $t_cl | $(mib "$m_cl") | $(x "$t_cl" "$t_spgo") | $(x2 "$m_spgo" "$m_cl") |"
   echo
   echo "Targets: 10x faster than perf script + llvm-profgen-19, 5x faster than create_llvm_prof,"
   echo "peak RSS at most a fifth (0.2x) of either."
