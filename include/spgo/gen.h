@@ -13,10 +13,10 @@
  *  - IP mode (no ranges, IP samples): an instruction's count is the average
  *    of the sampled-ip counts over its basic block (Taming, section 3.2:
  *    robust to skid and multi-retirement); where several events were
- *    recorded, blocks on which they disagree are treated as unknown
- *    (section 3.3); block counts are then made a flow by profile inference
- *    when the inference stage is built in (spgo/infer.h), else kept as
- *    averages.
+ *    recorded, a block on which they disagree by over 2x (section 3.3)
+ *    takes the mean of their estimates; block counts are then made a flow
+ *    by profile inference when the inference stage is built in
+ *    (spgo/infer.h), else kept as averages.
  *  - From per-instruction counts to the source level, the way llvm-profgen
  *    (LLVM 19) does it, so that clang reads what it expects: the inline
  *    stack at the instruction (outermost function first, canonical names:

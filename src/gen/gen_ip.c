@@ -15,7 +15,8 @@
  * it cold).  Where several events were recorded, a block whose share of
  * samples differs by more than a factor of two between events is one the
  * events disagree on (section 3.3: one of them over- or under-samples it);
- * its count is then the mean of the events' estimates.
+ * its count (or inference weight) is then the mean of the events'
+ * estimates.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -121,16 +122,16 @@ static uint64_t infer_weight(void *ctx, size_t first, size_t count)
 	struct infer_ctx *c = ctx;
 	int disagree;
 	double est = block_estimate(c->g, c->r, c->idx + first, count, &disagree);
-	if (disagree) {
-		c->g->st->blocks_disagree++;
-		return GEN_WEIGHT_UNKNOWN; /* let the inference decide */
-	}
+	c->g->st->blocks_disagree += disagree;
 	return (uint64_t)(est * IP_SCALE + 0.5);
 }
 
 /*
  * Blocks and counts by profile inference on the binary CFG (profi): the
- * block estimates are the weights, unknown where the events disagree.
+ * block estimates are the weights.  Where the events disagree the estimate
+ * is their mean: spgo/infer.h has no per-block costs yet to say "trust
+ * this block less" (section 3.3's adjustment); leaving such blocks unknown
+ * instead loses them when they are a function's only sampled blocks.
  * Returns 0, or -1 when there is no inference or no CFG (the caller falls
  * back to plain averages).
  */

@@ -73,6 +73,12 @@ objcopy --only-keep-debug prog prog.debug
   bad "IP mode fails"
 for f in leaf_a leaf_b; do grep -q "^$f:" ip.txt || bad "IP mode: no profile of $f"; done
 cmp -s dbg.txt ip.txt || bad "--debug-binary gives another profile"
+# two events (section 3.3 of the Taming paper: they classify blocks)
+perf record -q -e cpu-clock,task-clock -F 4000 -o two.data -- ./prog 40000 >/dev/null 2>&1
+"$SPGO" gen --binary prog --perf-data two.data -o two.txt --format text 2>two.err ||
+  { cat two.err; bad "IP mode with two events fails"; }
+grep -q "where events disagree" two.err || bad "two events: no classification figure"
+for f in leaf_a leaf_b; do grep -q "^$f:" two.txt || bad "two events: no profile of $f"; done
 pid=$(perf script -i prog.data -F pid 2>/dev/null | awk 'NF {print $1; exit}')
 "$SPGO" gen --binary prog --perf-data prog.data --pid "$pid" -o pid.txt --format text --quiet ||
   bad "--pid $pid fails"

@@ -199,8 +199,8 @@ static void test_gen_ip(void)
 	for (size_t i = 0; i < n; i++) {
 		uint64_t a = in[i].addr;
 		if (a >= leaf->start && a < leaf->end) {
-			*spgo_kmap_upsert(&ev.ips, &a) += 40;
-			ev.samples += 40;
+			*spgo_kmap_upsert(&ev.ips, &a) += 200;
+			ev.samples += 200;
 		}
 		if (a >= caller->start && a < caller->end && in[i].cls == SPGO_INSN_CALL &&
 		    in[i].target == leaf->start) {
@@ -236,6 +236,20 @@ static void test_gen_ip(void)
 		for (uint32_t t = p->bodies.v[b].targets; t != SPGO_NONE; t = p->targets.v[t].next)
 			found |= !strcmp(spgo_name(p, p->targets.v[t].name), "leaf");
 	CHECK(found);
+	spgo_profile_free(p);
+	CHECK_EQ_U64(st.blocks_disagree, 0);
+
+	/* A second event that puts all its samples on caller's call: the
+	 * events disagree about leaf's blocks and caller's (section 3.3). */
+	struct spgo_agg_event ev2 = {0};
+	ev2.name = xstrdup("task-clock");
+	spgo_kmap_init(&ev2.ips, 1);
+	*spgo_kmap_upsert(&ev2.ips, &call) += 5000;
+	ev2.samples = 5000;
+	VEC_PUSH(&agg->events, ev2);
+	rc = spgo_gen(agg, &o, &p, &st);
+	REQUIRE(rc == 0);
+	CHECK(st.blocks_disagree > 0);
 	spgo_profile_free(p);
 	spgo_agg_free(agg);
 }
