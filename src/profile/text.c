@@ -256,6 +256,10 @@ int spgo_read_text(struct spgo_profile *p, const char *path, const uint8_t *data
 				VEC_FREE(&stack);
 				return bad(&r, "expected 'offset: callee:NUM'", s, n);
 			}
+			if (stack.n >= 1000) {
+				VEC_FREE(&stack);
+				return bad(&r, "inlinees nested too deep", s, n);
+			}
 			uint32_t c = spgo_inlinee_get_id(p, f, line, disc,
 							 spgo_name_id(p, rest, (size_t)(lc - rest)));
 			spgo_add_total(p, c, spgo_wcount(p->read_weight, total));
