@@ -138,8 +138,18 @@ struct spgo_ptab {
 	size_t cap, n;
 };
 
+/* Function names, interned: id -> NUL-terminated string in an arena. */
+struct spgo_names {
+	char **strs;     /* id -> name */
+	uint32_t *len;   /* id -> strlen(name) */
+	size_t n, cap;
+	char *free_at;   /* the free part of the current arena block */
+	size_t free_left;
+	VEC(char *) blocks;
+};
+
 struct spgo_profile {
-	struct spgo_strtab names;    /* function names */
+	struct spgo_names names;     /* function names (find them with spgo_name_id) */
 	struct spgo_strtab contexts; /* CS contexts "a:1 @ b:2.1 @ c" */
 	VEC(struct spgo_func) funcs;
 	VEC(struct spgo_body) bodies;
@@ -164,7 +174,11 @@ void spgo_profile_free(struct spgo_profile *p);
 uint32_t spgo_name_id(struct spgo_profile *p, const char *s, size_t len);
 static inline const char *spgo_name(const struct spgo_profile *p, uint32_t id)
 {
-	return spgo_strtab_get(&p->names, id);
+	return p->names.strs[id];
+}
+static inline size_t spgo_name_len(const struct spgo_profile *p, uint32_t id)
+{
+	return p->names.len[id];
 }
 static inline struct spgo_func *spgo_fn(struct spgo_profile *p, uint32_t f)
 {
