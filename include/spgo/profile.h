@@ -302,8 +302,20 @@ struct spgo_overlap {
 	double func_overlap;
 	uint64_t hot_func_overlap, hot_func_base, hot_func_test, hot_func_union;
 	uint64_t hot_block_overlap, hot_block_base, hot_block_test, hot_block_union;
+	/* Function level: every function of both profiles, matched ones with
+	 * their similarity (block level, weighted by the functions' shares). */
+	struct spgo_overlap_func {
+		uint32_t base_func, test_func; /* top-level index, or SPGO_NONE */
+		double similarity, base_weight, test_weight;
+		uint64_t base_sample, test_sample, overlap_sample, union_sample;
+		uint64_t base_unique, test_unique;
+	} *funcs;
+	size_t nfuncs;
 };
+/* Compare two finalized profiles; out->funcs is allocated (free it with
+ * spgo_overlap_free). */
 int spgo_profile_overlap(struct spgo_profile *base, struct spgo_profile *test,
 			 struct spgo_overlap *out);
+void spgo_overlap_free(struct spgo_overlap *o);
 
 #endif
