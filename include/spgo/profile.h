@@ -225,6 +225,12 @@ void spgo_profile_merge(struct spgo_profile *dst, const struct spgo_profile *src
 void spgo_func_merge(struct spgo_profile *dst, uint32_t dfunc, const struct spgo_profile *src,
 		     uint32_t sfunc, uint64_t weight, uint32_t *namemap);
 
+/* A flat CS profile turned into the nested form, as LLVM's converter does
+ * (llvm-profdata merge --convert-sample-profile-layout=nest): contexts
+ * become inlinees of their caller contexts; caller-less contexts become
+ * top-level profiles.  Returns a new, finalized profile, or NULL. */
+struct spgo_profile *spgo_profile_cs_nest(const struct spgo_profile *cs);
+
 /* ---- inspecting ------------------------------------------------------------ */
 
 /* The top-level functions sorted as LLVM writes them: total samples
