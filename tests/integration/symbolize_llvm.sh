@@ -78,10 +78,6 @@ for b in clang-dwarf5 gcc-dwarf5 gcc-dwarf4 gcc-dwarf3 gcc-dwarf2 gcc-zlib clang
   compare_frames "$b" "$b" --binary "$b"
   compare_insns "$b" "$b"
 done
-# The same through libdw's DIE walk, the fallback of our own DIE reader.
-for b in clang-dwarf5 gcc-dwarf4; do
-  SPGO_LIBDW_WALK=1 compare_frames "$b" "$b-libdw-walk" --binary "$b"
-done
 
 # The test must be able to fail: the inline frames from the header, the
 # discriminators of -fdebug-info-for-profiling and GCC's split cold part.
