@@ -100,7 +100,8 @@ static void ob_flush(struct obuf *o)
 	if (!o->n)
 		return;
 	if (!o->threaded) {
-		o->write_error |= fwrite(o->buf, 1, o->n, stdout) != o->n;
+		/* Flushed too: a coprocess waits for each answer. */
+		o->write_error |= fwrite(o->buf, 1, o->n, stdout) != o->n || fflush(stdout) != 0;
 		o->n = 0;
 		return;
 	}
