@@ -13,10 +13,12 @@
  *               ranges (the lowest CU offset wins on overlap, like LLVM's
  *               DWARFDebugAranges).
  *
+ * libdw reads all of the DWARF (lines with dwarf_getsrclines, DIEs with
+ * dwarf_child/dwarf_siblingof/dwarf_getattrs, ranges with dwarf_ranges,
+ * .debug_aranges with dwarf_getaranges); spgo only copies what it needs
+ * into its own tables.  The line tables are read in the calling thread
+ * while a helper thread walks the DIEs on a Dwarf handle of its own.
  * After this, lines.c answers an address with binary searches only.
- * File names are composed the way llvm-symbolizer prints them: an entry's
- * directory joined with its name, and the CU's DW_AT_comp_dir in front of a
- * path that is still relative.
  */
 #include <fcntl.h>
 #include <pthread.h>
