@@ -115,9 +115,8 @@ turns.  Wall time (bash \`EPOCHREALTIME\` around the run), CPU time (user +
 system) and peak RSS (\`/usr/bin/time -f '%U %S %M'\`), median of $REPEATS
 runs each.  Machine: $cpu, $(nproc) cores shared with other
 jobs (load average $(cut -d' ' -f1 /proc/loadavg) at the end of the run), $(date -u +%Y-%m-%d).
-spgo reads the DWARF with elfutils libdw (line tables in the main thread,
-the DIE walk in a second thread) into its own address-sorted tables, and
-writes its output from a second thread.
+spgo reads the DWARF with elfutils libdw into its own address-sorted
+tables (one thread), and writes its output from a second thread.
 
 | tool | wall (s) | CPU (s) | peak RSS (MB) |
 | --- | ---: | ---: | ---: |

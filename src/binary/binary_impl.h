@@ -84,8 +84,7 @@ struct spgo_binary {
 	VEC(struct spgo_segment) segments;
 
 	struct spgo_strtab strs;      /* names of functions and symbols */
-	struct spgo_strtab file_strs; /* source paths (line tables are read
-					 in a thread of their own) */
+	struct spgo_strtab file_strs; /* source paths */
 
 	/* Symbols (symtab.c). */
 	int syms_loaded;

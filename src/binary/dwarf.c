@@ -16,12 +16,12 @@
  * libdw reads all of the DWARF (lines with dwarf_getsrclines, DIEs with
  * dwarf_child/dwarf_siblingof/dwarf_getattrs, ranges with dwarf_ranges,
  * .debug_aranges with dwarf_getaranges); spgo only copies what it needs
- * into its own tables.  The line tables are read in the calling thread
- * while a helper thread walks the DIEs on a Dwarf handle of its own.
+ * into its own tables, in one pass over the CUs.  (A helper thread walking
+ * the DIEs on a second Dwarf handle while this one reads the line tables
+ * measured no faster on a loaded 2-core machine, so there is none.)
  * After this, lines.c answers an address with binary searches only.
  */
 #include <fcntl.h>
-#include <pthread.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -700,65 +700,17 @@ static void read_cu_ranges(struct spgo_binary *bin, Dwarf_Die *cudies, struct sp
 
 /* ---- the whole load ------------------------------------------------------------ */
 
-/* The line tables of all CUs: rows, seqs, file_strs and bin->cus. */
-static void read_all_lines(struct spgo_binary *bin, Dwarf_Die *cudies, const Dwarf_Half *versions)
-{
-	for (size_t i = 0; i < bin->cus.n; i++) {
-		struct spgo_cu *cu = &bin->cus.v[i];
-		cu->seq_begin = bin->seqs.n;
-		read_files(bin, &cudies[i], versions[i], cu);
-		read_rows(bin, &cudies[i], cu);
-		cu->seq_end = bin->seqs.n;
-		if (cu->seq_end - cu->seq_begin > 1)
-			qsort(bin->seqs.v + cu->seq_begin, cu->seq_end - cu->seq_begin, sizeof *bin->seqs.v, cmp_seq_hi);
-	}
-}
-
-/*
- * The scopes of all CUs, walked while the main thread reads the line
- * tables.  libdw is not thread-safe, so the walk may have a Dwarf handle
- * of its own (opened before the thread starts, ended by it); it touches
- * only strs, scopes, ranges, subprograms and the range fields of each
- * bin->cus entry (whose array is not reallocated meanwhile).
- */
-struct scope_job {
-	struct spgo_binary *bin;
-	Dwarf *dwarf;
-	const Dwarf_Off *die_off; /* per CU */
-};
-
-static void *read_all_scopes(void *arg)
-{
-	struct scope_job *job = arg;
-	struct spgo_binary *bin = job->bin;
-	struct spgo_kmap names;
-	raw_range_vec rr = {0};
-	spgo_kmap_init(&names, 1);
-	for (size_t i = 0; i < bin->cus.n; i++) {
-		Dwarf_Die cudie;
-		bin->cus.v[i].range_begin = bin->ranges.n;
-		if (dwarf_offdie(job->dwarf, job->die_off[i], &cudie))
-			read_scopes(bin, &names, &cudie, &rr);
-		bin->cus.v[i].range_end = bin->ranges.n;
-	}
-	spgo_kmap_free(&names);
-	VEC_FREE(&rr);
-	if (job->dwarf != bin->dwarf)
-		dwarf_end(job->dwarf);
-	return NULL;
-}
-
 static int load(struct spgo_binary *bin)
 {
 	if (open_dwarf(bin) < 0)
 		return -1;
 	VEC(Dwarf_Die) cudies = {0};
-	VEC(Dwarf_Off) die_offs = {0};
-	VEC(Dwarf_Half) versions = {0};
-	struct spgo_kmap cu_by_die;
+	struct spgo_kmap cu_by_die, names;
 	spgo_kmap_init(&cu_by_die, 1);
+	spgo_kmap_init(&names, 1);
+	raw_range_vec rr = {0};
 
-	/* The compile units. */
+	/* Each compile unit: its line table, then its scopes. */
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 	Dwarf_Half version;
@@ -773,38 +725,26 @@ static int load(struct spgo_binary *bin)
 		uint64_t key = die_off;
 		*spgo_kmap_upsert(&cu_by_die, &key) = bin->cus.n;
 		VEC_PUSH(&cudies, cudie);
-		VEC_PUSH(&die_offs, die_off);
-		VEC_PUSH(&versions, version);
 		struct spgo_cu cu = {0};
+		read_files(bin, &cudie, version, &cu);
+		cu.seq_begin = bin->seqs.n;
+		read_rows(bin, &cudie, &cu);
+		cu.seq_end = bin->seqs.n;
+		if (cu.seq_end - cu.seq_begin > 1)
+			qsort(bin->seqs.v + cu.seq_begin, cu.seq_end - cu.seq_begin, sizeof *bin->seqs.v, cmp_seq_hi);
+		cu.range_begin = bin->ranges.n;
+		read_scopes(bin, &names, &cudie, &rr);
+		cu.range_end = bin->ranges.n;
 		VEC_PUSH(&bin->cus, cu);
 	}
 	if (units == 0 && dwarf_errno() != 0)
 		spgo_warn("%s: %s", bin->dwarf_path, dwarf_errmsg(-1));
-
-	/* Scopes in a second thread, line tables in this one. */
-	struct scope_job job = {bin, bin->dwarf, die_offs.v};
-	const char *nthreads = getenv("SPGO_THREADS"); /* "1": no helper threads */
-	pthread_t scope_thread;
-	int threaded = 0;
-	if (bin->cus.n && !(nthreads && !strcmp(nthreads, "1"))) {
-		job.dwarf = dwarf_begin_elf(bin->dbg_elf ? bin->dbg_elf : bin->elf, DWARF_C_READ, NULL);
-		threaded = job.dwarf && pthread_create(&scope_thread, NULL, read_all_scopes, &job) == 0;
-		if (!threaded && job.dwarf)
-			dwarf_end(job.dwarf);
-		if (!threaded)
-			job.dwarf = bin->dwarf;
-	}
-	read_all_lines(bin, cudies.v, versions.v);
-	if (threaded)
-		pthread_join(scope_thread, NULL);
-	else
-		read_all_scopes(&job);
 	read_cu_ranges(bin, cudies.v, &cu_by_die);
 
 	VEC_FREE(&cudies);
-	VEC_FREE(&die_offs);
-	VEC_FREE(&versions);
+	VEC_FREE(&rr);
 	spgo_kmap_free(&cu_by_die);
+	spgo_kmap_free(&names);
 	if (bin->cus.n == 0)
 		return spgo_error("%s: no compile units in the DWARF", bin->dwarf_path);
 	spgo_info("%s: %zu CUs, %zu line rows, %zu scopes, %zu scope ranges", bin->dwarf_path, bin->cus.n,

@@ -78,9 +78,6 @@ for b in clang-dwarf5 gcc-dwarf5 gcc-dwarf4 gcc-dwarf3 gcc-dwarf2 gcc-zlib clang
   compare_frames "$b" "$b" --binary "$b"
   compare_insns "$b" "$b"
 done
-# The tables built in one thread (the DIE walk is otherwise a helper
-# thread's, on a Dwarf handle of its own).
-SPGO_THREADS=1 compare_frames gcc-dwarf5 gcc-dwarf5-one-thread --binary gcc-dwarf5
 
 # The test must be able to fail: the inline frames from the header, the
 # discriminators of -fdebug-info-for-profiling and GCC's split cold part.
