@@ -115,8 +115,12 @@ turns.  Wall time (bash \`EPOCHREALTIME\` around the run), CPU time (user +
 system) and peak RSS (\`/usr/bin/time -f '%U %S %M'\`), median of $REPEATS
 runs each.  Machine: $cpu, $(nproc) cores shared with other
 jobs (load average $(cut -d' ' -f1 /proc/loadavg) at the end of the run), $(date -u +%Y-%m-%d).
-spgo builds its tables with its own line-program and DIE readers (the line
-tables in a second thread), and writes its output from a second thread.
+spgo reads the DWARF with elfutils libdw into its own address-sorted
+tables (one thread), and writes its output from a second thread.  Most of
+spgo's CPU time here is libdw's \`dwarf_getsrclines\` on the line table of
+sqlite3.c (it allocates a node per row, then sorts and copies all rows);
+the 20x target was met (0.048 s) when spgo read the DWARF with its own
+parsers, which it no longer has.
 
 | tool | wall (s) | CPU (s) | peak RSS (MB) |
 | --- | ---: | ---: | ---: |

@@ -138,8 +138,18 @@ struct spgo_ptab {
 	size_t cap, n;
 };
 
+/* Function names, interned: id -> NUL-terminated string in an arena. */
+struct spgo_names {
+	char **strs;     /* id -> name */
+	uint32_t *len;   /* id -> strlen(name) */
+	size_t n, cap;
+	char *free_at;   /* the free part of the current arena block */
+	size_t free_left;
+	VEC(char *) blocks;
+};
+
 struct spgo_profile {
-	struct spgo_strtab names;    /* function names */
+	struct spgo_names names;     /* function names (find them with spgo_name_id) */
 	struct spgo_strtab contexts; /* CS contexts "a:1 @ b:2.1 @ c" */
 	VEC(struct spgo_func) funcs;
 	VEC(struct spgo_body) bodies;
@@ -164,7 +174,11 @@ void spgo_profile_free(struct spgo_profile *p);
 uint32_t spgo_name_id(struct spgo_profile *p, const char *s, size_t len);
 static inline const char *spgo_name(const struct spgo_profile *p, uint32_t id)
 {
-	return spgo_strtab_get(&p->names, id);
+	return p->names.strs[id];
+}
+static inline size_t spgo_name_len(const struct spgo_profile *p, uint32_t id)
+{
+	return p->names.len[id];
 }
 static inline struct spgo_func *spgo_fn(struct spgo_profile *p, uint32_t f)
 {
@@ -210,6 +224,12 @@ void spgo_profile_merge(struct spgo_profile *dst, const struct spgo_profile *src
 /* Merge one function profile of src (any level) into dst's function dfunc. */
 void spgo_func_merge(struct spgo_profile *dst, uint32_t dfunc, const struct spgo_profile *src,
 		     uint32_t sfunc, uint64_t weight, uint32_t *namemap);
+
+/* A flat CS profile turned into the nested form, as LLVM's converter does
+ * (llvm-profdata merge --convert-sample-profile-layout=nest): contexts
+ * become inlinees of their caller contexts; caller-less contexts become
+ * top-level profiles.  Returns a new, finalized profile, or NULL. */
+struct spgo_profile *spgo_profile_cs_nest(const struct spgo_profile *cs);
 
 /* ---- inspecting ------------------------------------------------------------ */
 
@@ -288,8 +308,20 @@ struct spgo_overlap {
 	double func_overlap;
 	uint64_t hot_func_overlap, hot_func_base, hot_func_test, hot_func_union;
 	uint64_t hot_block_overlap, hot_block_base, hot_block_test, hot_block_union;
+	/* Function level: every function of both profiles, matched ones with
+	 * their similarity (block level, weighted by the functions' shares). */
+	struct spgo_overlap_func {
+		uint32_t base_func, test_func; /* top-level index, or SPGO_NONE */
+		double similarity, base_weight, test_weight;
+		uint64_t base_sample, test_sample, overlap_sample, union_sample;
+		uint64_t base_unique, test_unique;
+	} *funcs;
+	size_t nfuncs;
 };
+/* Compare two finalized profiles; out->funcs is allocated (free it with
+ * spgo_overlap_free). */
 int spgo_profile_overlap(struct spgo_profile *base, struct spgo_profile *test,
 			 struct spgo_overlap *out);
+void spgo_overlap_free(struct spgo_overlap *o);
 
 #endif

@@ -57,18 +57,6 @@ struct spgo_line_seq {
 	size_t row_begin, row_end;
 };
 
-/* A scope range before flattening: its DIE's preorder number decides. */
-struct raw_range {
-	uint64_t lo, hi;
-	uint32_t scope, order;
-};
-typedef VEC(struct raw_range) raw_range_vec;
-
-/* Names of abstract origins already looked up. */
-struct name_cache {
-	struct spgo_kmap map; /* origin DIE offset + 1 -> name id + 1 | decl_line << 32 */
-};
-
 /* A compile unit: its slices of the sequence and scope-range tables, and
  * its file table (DWARF file index -> file_strs id or SPGO_NO_FILE). */
 struct spgo_cu {
@@ -76,21 +64,6 @@ struct spgo_cu {
 	size_t range_begin, range_end;
 	uint32_t *files;
 	size_t nfiles;
-};
-
-/* The file table of a CU: DWARF file index -> file_strs id or SPGO_NO_FILE. */
-struct spgo_cu_files {
-	uint32_t *ids;
-	size_t n;
-};
-
-/* Debug sections the line program reader needs (data NULL when absent). */
-struct spgo_debug_str {
-	const uint8_t *data;
-	size_t size;
-};
-struct spgo_line_sections {
-	struct spgo_debug_str line, line_str, str;
 };
 
 /* A piece of the address space and the CU that owns it. */
@@ -111,8 +84,7 @@ struct spgo_binary {
 	VEC(struct spgo_segment) segments;
 
 	struct spgo_strtab strs;      /* names of functions and symbols */
-	struct spgo_strtab file_strs; /* source paths (line tables are read
-					 in a thread of their own) */
+	struct spgo_strtab file_strs; /* source paths */
 
 	/* Symbols (symtab.c). */
 	int syms_loaded;
@@ -149,34 +121,6 @@ struct spgo_binary {
 
 /* Section of `elf` by name, or NULL; decompresses SHF_COMPRESSED sections. */
 Elf_Scn *spgo_elf_section(Elf *elf, const char *name, Elf_Data **data);
-
-/*
- * line_program.c: read the line program at `offset` of .debug_line, append
- * its rows to bin->rows and its valid sequences to bin->seqs (unsorted),
- * and fill *files.  -1 if it cannot (unknown form, corrupt): then nothing
- * was appended and dwarf.c asks libdw.
- */
-int spgo_read_line_program(struct spgo_binary *bin, const struct spgo_line_sections *sec, uint64_t offset,
-			   const char *comp_dir, struct spgo_cu_files *files);
-
-/* Sections the DIE reader needs (data NULL when absent). */
-struct spgo_info_sections {
-	struct spgo_debug_str info, abbrev, str, line_str, str_offsets, addr, ranges, rnglists;
-};
-
-/*
- * die_walk.c: walk the DIEs of the compile unit whose header is at cu_off
- * in .debug_info with our own reader, appending its scopes to bin->scopes
- * (and bin->subprograms) and their ranges to *rr, numbering DIEs from
- * *order.  -1 if it meets what it does not handle (an unknown form, a
- * split or supplementary unit): the caller then rolls back and asks libdw.
- */
-int spgo_walk_cu_dies(struct spgo_binary *bin, const struct spgo_info_sections *sec, uint64_t cu_off,
-		      struct name_cache *nc, raw_range_vec *rr, uint32_t *order);
-/* dwarf.c: name and decl line of the DIE at offset off, through libdw. */
-void spgo_die_name_at(struct spgo_binary *bin, uint64_t off, uint32_t *name, uint32_t *decl_line);
-/* dwarf.c: DIEs whose children hold no code. */
-int spgo_leaf_tag(int tag);
 
 /* Free what dwarf.c, symtab.c and disasm.c built. */
 void spgo_binary_free_debug(struct spgo_binary *bin);

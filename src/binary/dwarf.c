@@ -13,13 +13,15 @@
  *               ranges (the lowest CU offset wins on overlap, like LLVM's
  *               DWARFDebugAranges).
  *
+ * libdw reads all of the DWARF (lines with dwarf_getsrclines, DIEs with
+ * dwarf_child/dwarf_siblingof/dwarf_getattrs, ranges with dwarf_ranges,
+ * .debug_aranges with dwarf_getaranges); spgo only copies what it needs
+ * into its own tables, in one pass over the CUs.  (A helper thread walking
+ * the DIEs on a second Dwarf handle while this one reads the line tables
+ * measured no faster on a loaded 2-core machine, so there is none.)
  * After this, lines.c answers an address with binary searches only.
- * File names are composed the way llvm-symbolizer prints them: an entry's
- * directory joined with its name, and the CU's DW_AT_comp_dir in front of a
- * path that is still relative.
  */
 #include <fcntl.h>
-#include <pthread.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,11 +36,6 @@
 #endif
 
 #include "binary/binary_impl.h"
-
-static uint32_t intern(struct spgo_binary *bin, const char *s)
-{
-	return spgo_strtab_intern(&bin->strs, s, strlen(s));
-}
 
 /* ---- finding the DWARF ---------------------------------------------------- */
 
@@ -149,7 +146,7 @@ static int open_dwarf(struct spgo_binary *bin)
 	return 0;
 }
 
-/* ---- per-CU file table ------------------------------------------------------ */
+/* ---- line tables ------------------------------------------------------------ */
 
 /* Join a and b with one '/', like LLVM's sys::path::append. */
 static char *path_join(const char *a, const char *b)
@@ -165,42 +162,62 @@ static char *path_join(const char *a, const char *b)
 	return xasprintf("%s/%s", a, b);
 }
 
-static void read_files(struct spgo_binary *bin, Dwarf_Die *cudie, int version, struct spgo_cu_files *cf)
+/* Does path p lie in directory dir (p is "dir/...")? */
+static int in_dir(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (!n || strncmp(p, dir, n) != 0)
+		return 0;
+	return dir[n - 1] == '/' || p[n] == '/';
+}
+
+/*
+ * The CU's file table: DWARF file index -> file_strs id of the path as
+ * LLVM's Prologue::getFileNameByIndex composes it, or SPGO_NO_FILE.
+ * libdw gives the entry's directory joined with its name; LLVM puts the
+ * CU's DW_AT_comp_dir in front of a path that is still relative, except
+ * (DWARF 5) for an entry of directory 0, which is the compilation
+ * directory already.  libdw does not say an entry's directory index: an
+ * entry whose path starts with directory 0 is taken to be in it.
+ */
+static void read_files(struct spgo_binary *bin, Dwarf_Die *cudie, int version, struct spgo_cu *cu)
 {
 	Dwarf_Files *files;
-	size_t nfiles;
-	cf->ids = NULL;
-	cf->n = 0;
+	size_t nfiles, ndirs = 0;
+	const char *const *dirs = NULL;
 	if (dwarf_getsrcfiles(cudie, &files, &nfiles) != 0)
 		return;
+	if (version >= 5 && (dwarf_getsrcdirs(files, &dirs, &ndirs) != 0 || !ndirs || !dirs[0]))
+		ndirs = 0;
 	Dwarf_Attribute a;
 	const char *comp_dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &a));
-	cf->ids = xmalloc((nfiles ? nfiles : 1) * sizeof *cf->ids);
-	cf->n = nfiles;
+	cu->files = xmalloc((nfiles ? nfiles : 1) * sizeof *cu->files);
+	cu->nfiles = nfiles;
 	for (size_t i = 0; i < nfiles; i++) {
-		cf->ids[i] = SPGO_NO_FILE;
+		cu->files[i] = SPGO_NO_FILE;
 		/* Before DWARF 5, file 0 does not exist (libdw puts "???" there). */
 		if (version < 5 && i == 0)
 			continue;
 		const char *name = dwarf_filesrc(files, i, NULL, NULL);
 		if (!name)
 			continue;
-		if (name[0] != '/' && comp_dir && comp_dir[0]) {
+		if (name[0] != '/' && comp_dir && comp_dir[0] && !(ndirs && in_dir(name, dirs[0]))) {
 			char *full = path_join(comp_dir, name);
-			cf->ids[i] = spgo_strtab_intern(&bin->file_strs, full, strlen(full));
+			cu->files[i] = spgo_strtab_intern(&bin->file_strs, full, strlen(full));
 			free(full);
 		} else {
-			cf->ids[i] = spgo_strtab_intern(&bin->file_strs, name, strlen(name));
+			cu->files[i] = spgo_strtab_intern(&bin->file_strs, name, strlen(name));
 		}
 	}
 }
 
-static uint32_t file_id(const struct spgo_cu_files *cf, uint64_t idx)
-{
-	return idx < cf->n ? cf->ids[idx] : SPGO_NO_FILE;
-}
-
-static void read_rows(struct spgo_binary *bin, Dwarf_Die *cudie, const struct spgo_cu_files *cf)
+/*
+ * The CU's line rows, appended to bin->rows, and its sequences to
+ * bin->seqs.  libdw hands the rows of all sequences merged in address
+ * order, an end-of-sequence row first among rows at one address: each run
+ * up to an end row is taken as one sequence, kept if it covers addresses.
+ */
+static void read_rows(struct spgo_binary *bin, Dwarf_Die *cudie, struct spgo_cu *cu)
 {
 	Dwarf_Lines *lines;
 	size_t n;
@@ -208,7 +225,8 @@ static void read_rows(struct spgo_binary *bin, Dwarf_Die *cudie, const struct sp
 		return;
 	size_t first = bin->rows.n;
 	VEC_GROW(&bin->rows, bin->rows.n + n);
-	int sorted = 1;
+	struct spgo_line_row *rows = bin->rows.v;
+	size_t k = first, begin = first;
 	for (size_t i = 0; i < n; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
 		Dwarf_Addr addr;
@@ -225,30 +243,24 @@ static void read_rows(struct spgo_binary *bin, Dwarf_Die *cudie, const struct sp
 		if (!end) {
 			Dwarf_Files *f;
 			size_t idx;
-			r.file = dwarf_line_file(l, &f, &idx) == 0 ? file_id(cf, idx) : SPGO_NO_FILE;
 			/* A row whose file index is invalid is still a row (LLVM
 			 * then reports no line at all), distinct from an end. */
-			if (r.file == SPGO_NO_FILE)
-				r.file = SPGO_BAD_FILE;
+			r.file = SPGO_BAD_FILE;
+			if (dwarf_line_file(l, &f, &idx) == 0 && idx < cu->nfiles && cu->files[idx] != SPGO_NO_FILE)
+				r.file = cu->files[idx];
 		}
-		if (bin->rows.n > first && bin->rows.v[bin->rows.n - 1].addr > addr)
-			sorted = 0;
-		bin->rows.v[bin->rows.n++] = r;
-	}
-	if (!sorted)
-		spgo_warn("%s: line table of a CU is not sorted by address", bin->dwarf_path);
-	/* libdw merged the sequences in address order: take each run up to an
-	 * end row as one. */
-	size_t begin = first;
-	for (size_t i = first; i < bin->rows.n; i++) {
-		if (bin->rows.v[i].file != SPGO_NO_FILE)
+		rows[k++] = r;
+		if (!end)
 			continue;
-		if (i > begin && bin->rows.v[begin].addr < bin->rows.v[i].addr) {
-			struct spgo_line_seq sq = {bin->rows.v[begin].addr, bin->rows.v[i].addr, begin, i + 1};
+		if (k - 1 > begin && rows[begin].addr < addr) {
+			struct spgo_line_seq sq = {rows[begin].addr, addr, begin, k};
 			VEC_PUSH(&bin->seqs, sq);
+		} else {
+			k = begin; /* an empty sequence: forget its rows */
 		}
-		begin = i + 1;
+		begin = k;
 	}
+	bin->rows.n = begin; /* rows after the last end belong to no sequence */
 }
 
 static int cmp_seq_hi(const void *a, const void *b)
@@ -263,20 +275,19 @@ static int cmp_seq_hi(const void *a, const void *b)
 
 /* ---- scopes (subprogram and inlined-subroutine DIEs) ------------------------ */
 
+/* A scope range before flattening: its DIE's preorder number decides. */
+struct raw_range {
+	uint64_t lo, hi;
+	uint32_t scope, order;
+};
+typedef VEC(struct raw_range) raw_range_vec;
 
-static const char *die_string(Dwarf_Die *die, int at)
-{
-	Dwarf_Attribute a;
-	return dwarf_formstring(dwarf_attr_integrate(die, at, &a));
-}
-
-/* Linkage name (else name) and decl line, through abstract origins and
- * specifications, as LLVM's DWARFDie::getName(LinkageName) finds them. */
 /* The attributes of a subprogram or inlined subroutine DIE that we use,
  * gathered in one pass over its attributes. */
 struct scope_attrs {
-	int own_name;     /* has a name, linkage name or decl line of its own */
-	int has_origin, has_ranges, has_low, has_high;
+	const char *mips, *linkage, *name;
+	int has_decl_line, has_origin, has_ranges, has_low, has_high;
+	uint32_t decl_line;
 	Dwarf_Attribute origin, low, high;
 	uint32_t call_file, call_line, call_column, call_discriminator;
 };
@@ -291,10 +302,10 @@ static int scope_attr(Dwarf_Attribute *a, void *arg)
 {
 	struct scope_attrs *sa = arg;
 	switch (dwarf_whatattr(a)) {
-	case DW_AT_name:
-	case DW_AT_linkage_name:
-	case DW_AT_MIPS_linkage_name:
-	case DW_AT_decl_line: sa->own_name = 1; break;
+	case DW_AT_name: sa->name = dwarf_formstring(a); break;
+	case DW_AT_linkage_name: sa->linkage = dwarf_formstring(a); break;
+	case DW_AT_MIPS_linkage_name: sa->mips = dwarf_formstring(a); break;
+	case DW_AT_decl_line: sa->decl_line = udata32(a), sa->has_decl_line = 1; break;
 	case DW_AT_abstract_origin:
 	case DW_AT_specification:
 		if (!sa->has_origin)
@@ -315,20 +326,39 @@ static int scope_attr(Dwarf_Attribute *a, void *arg)
 	return DWARF_CB_OK;
 }
 
-/* Linkage name (else name) and decl line, through abstract origins and
- * specifications, as LLVM's DWARFDie::getName(LinkageName) finds them.
- * A DIE with no naming attribute of its own takes its origin's, which is
- * looked up once per origin. */
-static void die_name(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *die, struct scope_attrs *sa,
-		     uint32_t *name, uint32_t *decl_line)
+static uint32_t intern_name(struct spgo_binary *bin, const char *mips, const char *linkage, const char *name)
+{
+	const char *s = mips ? mips : linkage ? linkage : name;
+	return s ? spgo_strtab_intern(&bin->strs, s, strlen(s)) : SPGO_NO_FILE;
+}
+
+static const char *die_string(Dwarf_Die *die, int at)
 {
 	Dwarf_Attribute a;
+	return dwarf_formstring(dwarf_attr_integrate(die, at, &a));
+}
+
+/*
+ * Linkage name (else name) and decl line, through abstract origins and
+ * specifications (dwarf_attr_integrate), as LLVM's
+ * DWARFDie::getName(LinkageName) finds them.  A DIE with no naming
+ * attribute of its own takes its origin's, looked up once per origin in
+ * `names` (origin offset + 1 -> name id + 1 | decl_line << 32).
+ */
+static void die_name(struct spgo_binary *bin, struct spgo_kmap *names, Dwarf_Die *die, struct scope_attrs *sa,
+		     uint32_t *name, uint32_t *decl_line)
+{
+	if (!sa->has_origin) {
+		*name = intern_name(bin, sa->mips, sa->linkage, sa->name);
+		*decl_line = sa->decl_line;
+		return;
+	}
 	uint64_t key = 0;
-	if (!sa->own_name && sa->has_origin) {
+	if (!sa->mips && !sa->linkage && !sa->name && !sa->has_decl_line) {
 		Dwarf_Die origin;
 		if (dwarf_formref_die(&sa->origin, &origin)) {
 			key = dwarf_dieoffset(&origin) + 1;
-			uint64_t *v = spgo_kmap_find(&nc->map, &key);
+			uint64_t *v = spgo_kmap_find(names, &key);
 			if (v) {
 				*name = (uint32_t)(*v & 0xffffffffu) - 1;
 				*decl_line = (uint32_t)(*v >> 32);
@@ -336,28 +366,12 @@ static void die_name(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *
 			}
 		}
 	}
-	const char *s = die_string(die, DW_AT_MIPS_linkage_name);
-	if (!s)
-		s = die_string(die, DW_AT_linkage_name);
-	if (!s)
-		s = die_string(die, DW_AT_name);
-	*name = s ? intern(bin, s) : SPGO_NO_FILE;
-	Dwarf_Word w = 0;
-	*decl_line = dwarf_formudata(dwarf_attr_integrate(die, DW_AT_decl_line, &a), &w) == 0 ? (uint32_t)w : 0;
+	*name = intern_name(bin, die_string(die, DW_AT_MIPS_linkage_name), die_string(die, DW_AT_linkage_name),
+			    die_string(die, DW_AT_name));
+	Dwarf_Attribute a;
+	*decl_line = udata32(dwarf_attr_integrate(die, DW_AT_decl_line, &a));
 	if (key)
-		*spgo_kmap_upsert(&nc->map, &key) = ((uint64_t)*decl_line << 32) | (uint64_t)(*name + 1u);
-}
-
-void spgo_die_name_at(struct spgo_binary *bin, uint64_t off, uint32_t *name, uint32_t *decl_line)
-{
-	Dwarf_Die die;
-	struct scope_attrs sa;
-	memset(&sa, 0, sizeof sa);
-	sa.own_name = 1; /* no caching */
-	*name = SPGO_NO_FILE;
-	*decl_line = 0;
-	if (dwarf_offdie(bin->dwarf, off, &die))
-		die_name(bin, NULL, &die, &sa, name, decl_line);
+		*spgo_kmap_upsert(names, &key) = ((uint64_t)*decl_line << 32) | (uint64_t)(*name + 1u);
 }
 
 /* [lo, hi) from DW_AT_low_pc and DW_AT_high_pc (an address or, from DWARF
@@ -384,7 +398,6 @@ static int low_high(struct scope_attrs *sa, Dwarf_Addr *lo, Dwarf_Addr *hi)
 	}
 	}
 }
-
 
 static int cmp_raw_lo(const void *a, const void *b)
 {
@@ -481,7 +494,7 @@ static void flatten(struct spgo_binary *bin, struct raw_range *rr, size_t n)
 }
 
 /* DIEs whose children can hold no code: not worth walking. */
-int spgo_leaf_tag(int tag)
+static int leaf_tag(int tag)
 {
 	switch (tag) {
 	case DW_TAG_variable:
@@ -507,80 +520,79 @@ int spgo_leaf_tag(int tag)
 	return 0;
 }
 
+/* Add a subprogram or inlined subroutine DIE to bin->scopes, its ranges to
+ * rr (numbered `order`) and, out of line, to bin->subprograms. */
+static int32_t add_scope(struct spgo_binary *bin, struct spgo_kmap *names, Dwarf_Die *die, int tag,
+			 int32_t parent, uint32_t order, raw_range_vec *rr)
+{
+	struct spgo_scope s = {0};
+	struct scope_attrs sa;
+	memset(&sa, 0, sizeof sa);
+	sa.call_file = UINT32_MAX;
+	dwarf_getattrs(die, scope_attr, &sa, 0);
+	s.parent = parent;
+	s.inlined = tag == DW_TAG_inlined_subroutine;
+	die_name(bin, names, die, &sa, &s.name, &s.decl_line);
+	s.call_file = UINT32_MAX;
+	if (s.inlined) {
+		s.call_file = sa.call_file;
+		s.call_line = sa.call_line;
+		s.call_column = sa.call_column;
+		s.call_discriminator = sa.call_discriminator;
+	}
+	int32_t scope = (int32_t)bin->scopes.n;
+	VEC_PUSH(&bin->scopes, s);
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	int one = low_high(&sa, &lo, &hi);
+	/* A low/high pair (as LLVM's getAddressRanges takes it first), else
+	 * DW_AT_ranges. */
+	while (one || (!(sa.has_low && sa.has_high) && sa.has_ranges &&
+		       (off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)) {
+		one = 0;
+		if (lo >= hi)
+			continue;
+		struct raw_range r = {lo, hi, (uint32_t)scope, order};
+		VEC_PUSH(rr, r);
+		if (!s.inlined) {
+			struct spgo_scope_range sr = {lo, hi, (uint32_t)scope};
+			VEC_PUSH(&bin->subprograms, sr);
+		}
+	}
+	return scope;
+}
+
 #define MAX_DEPTH 512
 
-static int walk_dies(struct spgo_binary *bin, struct name_cache *nc, Dwarf_Die *cudie, raw_range_vec *rr)
+/* Every scope DIE of the CU, in preorder, then its flattened ranges. */
+static void read_scopes(struct spgo_binary *bin, struct spgo_kmap *names, Dwarf_Die *cudie, raw_range_vec *rr)
 {
-	Dwarf_Die *stack = xmalloc(MAX_DEPTH * sizeof *stack);
-	int32_t *outer = xmalloc(MAX_DEPTH * sizeof *outer);
+	Dwarf_Die stack[MAX_DEPTH];
+	int32_t outer[MAX_DEPTH];
 	uint32_t order = 0;
 	int d = 0;
+	rr->n = 0;
 	if (dwarf_child(cudie, &stack[0]) != 0)
-		goto done;
+		return;
 	outer[0] = -1;
 	for (;;) {
 		Dwarf_Die *die = &stack[d];
 		int tag = dwarf_tag(die);
 		int32_t scope = outer[d];
-		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
-			struct spgo_scope s = {0};
-			struct scope_attrs sa;
-			memset(&sa, 0, sizeof sa);
-			sa.call_file = UINT32_MAX;
-			dwarf_getattrs(die, scope_attr, &sa, 0);
-			s.parent = outer[d];
-			s.inlined = tag == DW_TAG_inlined_subroutine;
-			die_name(bin, nc, die, &sa, &s.name, &s.decl_line);
-			s.call_file = UINT32_MAX;
-			if (s.inlined) {
-				s.call_file = sa.call_file;
-				s.call_line = sa.call_line;
-				s.call_column = sa.call_column;
-				s.call_discriminator = sa.call_discriminator;
-			}
-			scope = (int32_t)bin->scopes.n;
-			VEC_PUSH(&bin->scopes, s);
-			uint32_t me = order++;
-			Dwarf_Addr base, lo, hi;
-			ptrdiff_t off = 0;
-			int one = low_high(&sa, &lo, &hi);
-			/* A low/high pair, else DW_AT_ranges through libdw. */
-			while (one || (!(sa.has_low && sa.has_high) && sa.has_ranges &&
-				       (off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)) {
-				one = 0;
-				if (lo >= hi)
-					continue;
-				struct raw_range r = {lo, hi, (uint32_t)scope, me};
-				VEC_PUSH(rr, r);
-				if (!s.inlined) {
-					struct spgo_scope_range sr = {lo, hi, (uint32_t)scope};
-					VEC_PUSH(&bin->subprograms, sr);
-				}
-			}
-		}
-		Dwarf_Die child;
-		if (!spgo_leaf_tag(tag) && d + 1 < MAX_DEPTH && dwarf_haschildren(die) > 0 && dwarf_child(die, &child) == 0) {
-			stack[++d] = child;
-			outer[d] = scope;
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+			scope = add_scope(bin, names, die, tag, outer[d], order++, rr);
+		if (!leaf_tag(tag) && d + 1 < MAX_DEPTH && dwarf_haschildren(die) > 0 &&
+		    dwarf_child(die, &stack[d + 1]) == 0) {
+			outer[++d] = scope;
 			continue;
 		}
 		/* Next sibling, climbing up as levels run out. */
-		for (;;) {
-			Dwarf_Die sib;
-			int r = dwarf_siblingof(&stack[d], &sib);
-			if (r == 0) {
-				stack[d] = sib;
-				break;
-			}
-			if (d == 0)
+		while (dwarf_siblingof(&stack[d], &stack[d]) != 0)
+			if (d-- == 0)
 				goto done;
-			d--;
-		}
 	}
 done:
-	free(stack);
-	free(outer);
-	return 0;
+	flatten(bin, rr->v, rr->n);
 }
 
 /* ---- CU ranges ----------------------------------------------------------------- */
@@ -601,63 +613,13 @@ static int cmp_endpoint(const void *a, const void *b)
 	return 0;
 }
 
-static uint64_t rd(const uint8_t *p, int n)
+static void add_endpoints(endpoint_vec *ep, uint64_t lo, uint64_t hi, uint32_t cu)
 {
-	uint64_t v = 0;
-	for (int i = n - 1; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
-}
-
-/* Parse .debug_aranges (little-endian): ranges of the CUs it names. */
-static void read_aranges(struct spgo_binary *bin, Elf *elf, struct spgo_kmap *cu_by_off, uint8_t *covered,
-			 endpoint_vec *ep)
-{
-	Elf_Data *data;
-	if (!spgo_elf_section(elf, ".debug_aranges", &data) || !data->d_buf)
+	if (lo >= hi)
 		return;
-	const uint8_t *p = data->d_buf, *end = p + data->d_size;
-	while (end - p >= 4) {
-		const uint8_t *set = p;
-		uint64_t len = rd(p, 4);
-		int off_size = 4;
-		p += 4;
-		if (len == 0xffffffffu) {
-			if (end - p < 8)
-				break;
-			len = rd(p, 8);
-			p += 8;
-			off_size = 8;
-		}
-		if (len > (uint64_t)(end - p))
-			break;
-		const uint8_t *set_end = p + len;
-		if (len < 2u + (unsigned)off_size + 2u) {
-			p = set_end;
-			continue;
-		}
-		uint64_t cu_off = rd(p + 2, off_size);
-		unsigned asz = p[2 + off_size], ssz = p[3 + off_size];
-		const uint8_t *q = p + 4 + off_size;
-		p = set_end;
-		uint64_t *cu = spgo_kmap_find(cu_by_off, &cu_off);
-		if (!cu || (asz != 4 && asz != 8))
-			continue;
-		covered[*cu] = 1;
-		size_t tuple = 2 * asz + ssz;
-		size_t hdr = (size_t)(q - set);
-		q = set + (hdr + tuple - 1) / tuple * tuple;
-		for (; q + tuple <= set_end; q += tuple) {
-			uint64_t a = rd(q + ssz, (int)asz), l = rd(q + ssz + asz, (int)asz);
-			if (a == 0 && l == 0 && ssz == 0)
-				break;
-			if (l == 0)
-				continue;
-			struct endpoint s = {a, (uint32_t)*cu, 1}, e = {a + l, (uint32_t)*cu, 0};
-			VEC_PUSH(ep, s);
-			VEC_PUSH(ep, e);
-		}
-	}
+	struct endpoint s = {lo, cu, 1}, e = {hi, cu, 0};
+	VEC_PUSH(ep, s);
+	VEC_PUSH(ep, e);
 }
 
 /*
@@ -699,190 +661,90 @@ static void build_cu_ranges(struct spgo_binary *bin, struct endpoint *ep, size_t
 	free(open);
 }
 
-/* ---- the whole load ------------------------------------------------------------ */
-
-/* What the line-table thread needs to know of each CU. */
-struct cu_lines {
-	Dwarf_Off hdr_off, die_off;
-	int version;
-	int has_lines;
-	uint64_t stmt_list;
-	const char *comp_dir;
-	int failed; /* our reader gave up: libdw reads it after the join */
-};
-
-struct line_job {
-	struct spgo_binary *bin;
-	struct spgo_line_sections sec;
-	struct cu_lines *cl;
-};
-
-/* The line tables of all CUs: runs beside the DIE walk, touching only
- * rows, seqs, file_strs and the CUs' file tables. */
-static void *read_all_lines(void *arg)
+/*
+ * The CUs' address ranges as LLVM's DWARFDebugAranges takes them:
+ * .debug_aranges (libdw's dwarf_getaranges), then the CU DIE's ranges of
+ * each CU it did not name.  cu_by_die maps a CU DIE offset to its index.
+ */
+static void read_cu_ranges(struct spgo_binary *bin, Dwarf_Die *cudies, struct spgo_kmap *cu_by_die)
 {
-	struct line_job *job = arg;
-	struct spgo_binary *bin = job->bin;
-	for (size_t i = 0; i < bin->cus.n; i++) {
-		struct spgo_cu *cu = &bin->cus.v[i];
-		struct cu_lines *cl = &job->cl[i];
-		cu->seq_begin = cu->seq_end = bin->seqs.n;
-		if (!cl->has_lines)
-			continue;
-		struct spgo_cu_files cf = {0};
-		if (spgo_read_line_program(bin, &job->sec, cl->stmt_list, cl->comp_dir, &cf) < 0) {
-			cl->failed = 1;
-			continue;
+	endpoint_vec ep = {0};
+	uint8_t *covered = xcalloc(bin->cus.n ? bin->cus.n : 1, 1);
+	Dwarf_Aranges *ar;
+	size_t nar;
+	if (dwarf_getaranges(bin->dwarf, &ar, &nar) == 0) {
+		for (size_t i = 0; i < nar; i++) {
+			Dwarf_Addr addr;
+			Dwarf_Word len;
+			Dwarf_Off die_off;
+			if (dwarf_getarangeinfo(dwarf_onearange(ar, i), &addr, &len, &die_off) != 0)
+				continue;
+			uint64_t key = die_off;
+			uint64_t *cu = spgo_kmap_find(cu_by_die, &key);
+			if (!cu)
+				continue;
+			covered[*cu] = 1;
+			add_endpoints(&ep, addr, addr + len, (uint32_t)*cu);
 		}
-		cu->seq_end = bin->seqs.n;
-		cu->files = cf.ids;
-		cu->nfiles = cf.n;
 	}
-	return NULL;
+	for (size_t i = 0; i < bin->cus.n; i++) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t o = 0;
+		while (!covered[i] && (o = dwarf_ranges(&cudies[i], o, &base, &lo, &hi)) > 0)
+			add_endpoints(&ep, lo, hi, (uint32_t)i);
+	}
+	build_cu_ranges(bin, ep.v, ep.n);
+	VEC_FREE(&ep);
+	free(covered);
 }
+
+/* ---- the whole load ------------------------------------------------------------ */
 
 static int load(struct spgo_binary *bin)
 {
 	if (open_dwarf(bin) < 0)
 		return -1;
-	Elf *elf = bin->dbg_elf ? bin->dbg_elf : bin->elf;
-	struct name_cache nc;
-	spgo_kmap_init(&nc.map, 1);
-	struct spgo_kmap cu_by_off;
-	spgo_kmap_init(&cu_by_off, 1);
-	VEC(struct cu_lines) cls = {0};
+	VEC(Dwarf_Die) cudies = {0};
+	struct spgo_kmap cu_by_die, names;
+	spgo_kmap_init(&cu_by_die, 1);
+	spgo_kmap_init(&names, 1);
 	raw_range_vec rr = {0};
 
-	struct line_job job;
-	memset(&job, 0, sizeof job);
-	job.bin = bin;
-	Elf_Data *d;
-	if (spgo_elf_section(elf, ".debug_line", &d) && d->d_buf)
-		job.sec.line = (struct spgo_debug_str){d->d_buf, d->d_size};
-	if (spgo_elf_section(elf, ".debug_line_str", &d) && d->d_buf)
-		job.sec.line_str = (struct spgo_debug_str){d->d_buf, d->d_size};
-	if (spgo_elf_section(elf, ".debug_str", &d) && d->d_buf)
-		job.sec.str = (struct spgo_debug_str){d->d_buf, d->d_size};
-
-	/* The CUs, and where their line tables are. */
+	/* Each compile unit: its line table, then its scopes. */
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 	Dwarf_Half version;
 	int units = 0;
 	while (dwarf_next_unit(bin->dwarf, off, &next, &hsize, &version, NULL, NULL, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cudie;
-		Dwarf_Off this_off = off;
+		Dwarf_Off die_off = off + hsize;
 		off = next;
 		units++;
-		if (!dwarf_offdie(bin->dwarf, this_off + hsize, &cudie) || dwarf_tag(&cudie) != DW_TAG_compile_unit)
+		if (!dwarf_offdie(bin->dwarf, die_off, &cudie) || dwarf_tag(&cudie) != DW_TAG_compile_unit)
 			continue;
-		struct cu_lines cl = {this_off, this_off + hsize, version, 0, 0, NULL, 0};
-		Dwarf_Attribute a;
-		Dwarf_Word stmt_list;
-		cl.comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &a));
-		if (dwarf_attr(&cudie, DW_AT_stmt_list, &a) && dwarf_formudata(&a, &stmt_list) == 0) {
-			cl.has_lines = 1;
-			cl.stmt_list = stmt_list;
-		}
-		uint64_t key = this_off;
-		*spgo_kmap_upsert(&cu_by_off, &key) = bin->cus.n;
+		uint64_t key = die_off;
+		*spgo_kmap_upsert(&cu_by_die, &key) = bin->cus.n;
+		VEC_PUSH(&cudies, cudie);
 		struct spgo_cu cu = {0};
+		read_files(bin, &cudie, version, &cu);
+		cu.seq_begin = bin->seqs.n;
+		read_rows(bin, &cudie, &cu);
+		cu.seq_end = bin->seqs.n;
+		if (cu.seq_end - cu.seq_begin > 1)
+			qsort(bin->seqs.v + cu.seq_begin, cu.seq_end - cu.seq_begin, sizeof *bin->seqs.v, cmp_seq_hi);
+		cu.range_begin = bin->ranges.n;
+		read_scopes(bin, &names, &cudie, &rr);
+		cu.range_end = bin->ranges.n;
 		VEC_PUSH(&bin->cus, cu);
-		VEC_PUSH(&cls, cl);
 	}
 	if (units == 0 && dwarf_errno() != 0)
 		spgo_warn("%s: %s", bin->dwarf_path, dwarf_errmsg(-1));
+	read_cu_ranges(bin, cudies.v, &cu_by_die);
 
-	/* Line tables in a second thread, inline scopes in this one. */
-	job.cl = cls.v;
-	pthread_t lines_thread;
-	const char *nthreads = getenv("SPGO_THREADS"); /* "1": no helper threads */
-	int threaded = bin->cus.n > 0 && !(nthreads && !strcmp(nthreads, "1")) &&
-		       pthread_create(&lines_thread, NULL, read_all_lines, &job) == 0;
-	if (!threaded)
-		read_all_lines(&job);
-	struct spgo_info_sections isec;
-	memset(&isec, 0, sizeof isec);
-	static const char *const isec_names[] = {".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str",
-						 ".debug_str_offsets", ".debug_addr", ".debug_ranges", ".debug_rnglists"};
-	struct spgo_debug_str *isec_v[] = {&isec.info, &isec.abbrev, &isec.str, &isec.line_str,
-					   &isec.str_offsets, &isec.addr, &isec.ranges, &isec.rnglists};
-	for (size_t k = 0; k < SPGO_ARRAY_LEN(isec_names); k++)
-		if (spgo_elf_section(elf, isec_names[k], &d) && d->d_buf)
-			*isec_v[k] = (struct spgo_debug_str){d->d_buf, d->d_size};
-	const char *slow = getenv("SPGO_LIBDW_WALK"); /* "1": always libdw (for tests) */
-	for (size_t i = 0; i < bin->cus.n; i++) {
-		Dwarf_Die cudie;
-		size_t begin = bin->ranges.n, nscopes = bin->scopes.n, nsub = bin->subprograms.n;
-		uint32_t order = 0;
-		rr.n = 0;
-		/* Our reader first; if it gives up, forget its work and ask libdw. */
-		if (!(slow && !strcmp(slow, "1")) &&
-		    spgo_walk_cu_dies(bin, &isec, cls.v[i].hdr_off, &nc, &rr, &order) == 0) {
-			flatten(bin, rr.v, rr.n);
-		} else if (dwarf_offdie(bin->dwarf, cls.v[i].die_off, &cudie)) {
-			spgo_info("%s: DIEs of the CU at 0x%llx read by libdw", bin->dwarf_path,
-				  (unsigned long long)cls.v[i].hdr_off);
-			bin->scopes.n = nscopes;
-			bin->subprograms.n = nsub;
-			rr.n = 0;
-			walk_dies(bin, &nc, &cudie, &rr);
-			flatten(bin, rr.v, rr.n);
-		}
-		/* bin->cus.v is not reallocated while the thread runs. */
-		bin->cus.v[i].range_begin = begin;
-		bin->cus.v[i].range_end = bin->ranges.n;
-	}
-	if (threaded)
-		pthread_join(lines_thread, NULL);
-
-	/* What our reader could not read, libdw reads; then sort sequences. */
-	for (size_t i = 0; i < bin->cus.n; i++) {
-		struct spgo_cu *cu = &bin->cus.v[i];
-		Dwarf_Die cudie;
-		if (cls.v[i].failed && dwarf_offdie(bin->dwarf, cls.v[i].die_off, &cudie)) {
-			spgo_info("%s: line table at 0x%llx read by libdw", bin->dwarf_path,
-				  (unsigned long long)cls.v[i].stmt_list);
-			struct spgo_cu_files cf = {0};
-			read_files(bin, &cudie, cls.v[i].version, &cf);
-			cu->seq_begin = bin->seqs.n;
-			read_rows(bin, &cudie, &cf);
-			cu->seq_end = bin->seqs.n;
-			cu->files = cf.ids;
-			cu->nfiles = cf.n;
-		}
-		if (cu->seq_end - cu->seq_begin > 1)
-			qsort(bin->seqs.v + cu->seq_begin, cu->seq_end - cu->seq_begin, sizeof *bin->seqs.v, cmp_seq_hi);
-	}
-
-	/* CU ranges: .debug_aranges first, then the CU DIEs it did not name. */
-	endpoint_vec ep = {0};
-	uint8_t *covered = xcalloc(bin->cus.n ? bin->cus.n : 1, 1);
-	read_aranges(bin, elf, &cu_by_off, covered, &ep);
-	for (size_t i = 0; i < bin->cus.n; i++) {
-		if (covered[i])
-			continue;
-		Dwarf_Die cudie;
-		if (!dwarf_offdie(bin->dwarf, cls.v[i].die_off, &cudie))
-			continue;
-		Dwarf_Addr base, lo, hi;
-		ptrdiff_t o = 0;
-		while ((o = dwarf_ranges(&cudie, o, &base, &lo, &hi)) > 0) {
-			if (lo >= hi)
-				continue;
-			struct endpoint s = {lo, (uint32_t)i, 1}, e = {hi, (uint32_t)i, 0};
-			VEC_PUSH(&ep, s);
-			VEC_PUSH(&ep, e);
-		}
-	}
-	build_cu_ranges(bin, ep.v, ep.n);
-
-	VEC_FREE(&ep);
-	free(covered);
+	VEC_FREE(&cudies);
 	VEC_FREE(&rr);
-	VEC_FREE(&cls);
-	spgo_kmap_free(&cu_by_off);
-	spgo_kmap_free(&nc.map);
+	spgo_kmap_free(&cu_by_die);
+	spgo_kmap_free(&names);
 	if (bin->cus.n == 0)
 		return spgo_error("%s: no compile units in the DWARF", bin->dwarf_path);
 	spgo_info("%s: %zu CUs, %zu line rows, %zu scopes, %zu scope ranges", bin->dwarf_path, bin->cus.n,

@@ -8,10 +8,12 @@
 
 static void usage(FILE *fp)
 {
-	fprintf(fp, "usage: spgo merge -o OUT [--weight W:FILE]... [--flatten] [options] FILES...\n"
+	fprintf(fp, "usage: spgo merge -o OUT [--weight W:FILE]... [--flatten|--cs-nested] [options] FILES...\n"
 		    "Merges sample profiles (text, extended binary, gcov; CS or not), each\n"
 		    "multiplied by its weight (default 1).  --flatten merges CS contexts into\n"
-		    "their leaf functions.\n%s",
+		    "their leaf functions; --cs-nested turns CS contexts into the nested form\n"
+		    "(inlinees of their caller contexts), as llvm-profdata's\n"
+		    "--convert-sample-profile-layout=nest does.\n%s",
 		cli_write_help);
 }
 
@@ -38,7 +40,7 @@ int cmd_merge(int argc, char **argv)
 	const char *out = NULL, *v;
 	enum spgo_format fmt = SPGO_FMT_UNKNOWN;
 	struct spgo_write_opts o = {0};
-	int flat = 0, n = 0;
+	int flat = 0, nest = 0, n = 0;
 	const char **files = xcalloc((size_t)argc, sizeof *files);
 	uint64_t *weights = xcalloc((size_t)argc, sizeof *weights);
 	for (int i = 1; i < argc; i++) {
@@ -73,6 +75,10 @@ int cmd_merge(int argc, char **argv)
 		}
 		if (!strcmp(argv[i], "--flatten")) {
 			flat = 1;
+			continue;
+		}
+		if (!strcmp(argv[i], "--cs-nested")) {
+			nest = 1;
 			continue;
 		}
 		if ((r = cli_write_opt(argc, argv, &i, &fmt, &o)) != 0) {
@@ -132,6 +138,16 @@ int cmd_merge(int argc, char **argv)
 	}
 	if (kind == 0)
 		acc->flags &= ~(unsigned)SPGO_PROF_CS;
+	if (nest && (acc->flags & SPGO_PROF_CS)) {
+		struct spgo_profile *nested = spgo_profile_cs_nest(acc);
+		spgo_profile_free(acc);
+		if (!nested) {
+			free(files);
+			free(weights);
+			return cli_fail();
+		}
+		acc = nested;
+	}
 	/* Only the extended binary format carries the summary. */
 	spgo_profile_finalize(acc, fmt == SPGO_FMT_EXTBINARY ? 0 : SPGO_FIN_NO_SUMMARY);
 	int rc = spgo_profile_write(acc, out, fmt, &o);

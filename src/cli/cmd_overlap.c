@@ -1,5 +1,6 @@
 /* spgo overlap: how similar two profiles are (llvm-profdata overlap --sample). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -7,14 +8,29 @@
 
 int cmd_overlap(int argc, char **argv)
 {
-	const char *a = NULL, *b = NULL;
+	const char *a = NULL, *b = NULL, *v;
+	long top = 0;
 	for (int i = 1; i < argc; i++) {
+		int r;
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: spgo overlap BASE TEST\n"
+			printf("usage: spgo overlap BASE TEST [--top N]\n"
 			       "Prints the program-level overlap measures of llvm-profdata overlap\n"
 			       "--sample: similarity, sample overlap, function, hot-function and\n"
-			       "hot-block overlap (hot: each profile's 99%% summary threshold).\n");
+			       "hot-block overlap (hot: each profile's 99%% summary threshold);\n"
+			       "--top N adds the function-level figures of the N functions with\n"
+			       "the most samples in either profile.\n");
 			return 0;
+		}
+		if ((r = cli_opt(argc, argv, &i, "--top", &v)) != 0) {
+			char *end;
+			if (r < 0)
+				return 2;
+			top = strtol(v, &end, 10);
+			if (*end || top < 0) {
+				fprintf(stderr, "spgo: overlap: --top takes a number\n");
+				return 2;
+			}
+			continue;
 		}
 		if (!a)
 			a = argv[i];
@@ -34,10 +50,11 @@ int cmd_overlap(int argc, char **argv)
 	}
 	struct spgo_overlap o;
 	int rc = spgo_profile_overlap(pa, pb, &o);
-	spgo_profile_free(pa);
-	spgo_profile_free(pb);
-	if (rc < 0)
+	if (rc < 0) {
+		spgo_profile_free(pa);
+		spgo_profile_free(pb);
 		return cli_fail();
+	}
 	printf("Profile overlap information for base_profile: %s and test_profile: %s\n", a, b);
 	printf("Program level:\n");
 	printf("  Whole program profile similarity: %.3f%%\n", o.similarity * 100);
@@ -64,5 +81,49 @@ int cmd_overlap(int argc, char **argv)
 	       (unsigned long long)(o.hot_block_base - o.hot_block_overlap));
 	printf("    hot blocks unique in test profile: %llu\n",
 	       (unsigned long long)(o.hot_block_test - o.hot_block_overlap));
+	if (top > 0 && o.nfuncs) {
+		/* the hottest functions of either profile first */
+		size_t n = o.nfuncs, k = (size_t)top < n ? (size_t)top : n;
+		for (size_t i = 0; i < k; i++) { /* partial selection sort: k is small */
+			size_t best = i;
+			for (size_t j = i + 1; j < n; j++) {
+				double wj = o.funcs[j].base_weight + o.funcs[j].test_weight;
+				double wb = o.funcs[best].base_weight + o.funcs[best].test_weight;
+				if (wj > wb)
+					best = j;
+			}
+			struct spgo_overlap_func t = o.funcs[i];
+			o.funcs[i] = o.funcs[best];
+			o.funcs[best] = t;
+		}
+		printf("Function-level details:\n");
+		printf("%-12s %-12s %-11s %-9s %-12s %-12s %-13s %-13s %s\n", "Base weight",
+		       "Test weight", "Similarity", "Overlap", "Base unique", "Test unique",
+		       "Base samples", "Test samples", "Function name");
+		for (size_t i = 0; i < k; i++) {
+			const struct spgo_overlap_func *f = &o.funcs[i];
+			char w[5][16];
+			snprintf(w[0], 16, "%.2f%%", f->base_weight * 100);
+			snprintf(w[1], 16, "%.2f%%", f->test_weight * 100);
+			snprintf(w[2], 16, "%.2f%%", f->similarity * 100);
+			snprintf(w[3], 16, "%.2f%%", f->union_sample ? 100.0 * (double)f->overlap_sample /
+									  (double)f->union_sample : 0.0);
+			snprintf(w[4], 16, "%.2f%%", f->base_sample ? 100.0 * (double)f->base_unique /
+									 (double)f->base_sample : 0.0);
+			char tu[16];
+			snprintf(tu, 16, "%.2f%%", f->test_sample ? 100.0 * (double)f->test_unique /
+								   (double)f->test_sample : 0.0);
+			const char *name = f->test_func != SPGO_NONE ? spgo_func_key(pb, f->test_func)
+								    : spgo_func_key(pa, f->base_func);
+			printf("%-12s %-12s %-11s %-9s %-12s %-12s %-13llu %-13llu %s%s\n", w[0], w[1],
+			       w[2], w[3], w[4], tu, (unsigned long long)f->base_sample,
+			       (unsigned long long)f->test_sample, name,
+			       f->base_func == SPGO_NONE ? " (test only)"
+			       : f->test_func == SPGO_NONE ? " (base only)" : "");
+		}
+	}
+	spgo_overlap_free(&o);
+	spgo_profile_free(pa);
+	spgo_profile_free(pb);
 	return 0;
 }

@@ -11,8 +11,7 @@
  * --functions the function table.
  *
  * Environment: SPGO_THREADS=1 runs without helper threads, SPGO_VERBOSE=1
- * reports how the tables were built, SPGO_LIBDW_WALK=1 makes libdw walk
- * the DIEs (the fallback of spgo's own reader; for tests).
+ * reports the size of the tables built.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -101,7 +100,8 @@ static void ob_flush(struct obuf *o)
 	if (!o->n)
 		return;
 	if (!o->threaded) {
-		o->write_error |= fwrite(o->buf, 1, o->n, stdout) != o->n;
+		/* Flushed too: a coprocess waits for each answer. */
+		o->write_error |= fwrite(o->buf, 1, o->n, stdout) != o->n || fflush(stdout) != 0;
 		o->n = 0;
 		return;
 	}

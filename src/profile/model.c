@@ -120,7 +120,6 @@ uint32_t spgo_inlinee_find(const struct spgo_profile *p, uint32_t func, uint32_t
 struct spgo_profile *spgo_profile_new(void)
 {
 	struct spgo_profile *p = xcalloc(1, sizeof *p);
-	spgo_strtab_init(&p->names);
 	spgo_strtab_init(&p->contexts);
 	p->read_weight = 1;
 	return p;
@@ -130,7 +129,11 @@ void spgo_profile_free(struct spgo_profile *p)
 {
 	if (!p)
 		return;
-	spgo_strtab_free(&p->names);
+	for (size_t i = 0; i < p->names.blocks.n; i++)
+		free(p->names.blocks.v[i]);
+	VEC_FREE(&p->names.blocks);
+	free(p->names.strs);
+	free(p->names.len);
 	spgo_strtab_free(&p->contexts);
 	VEC_FREE(&p->funcs);
 	VEC_FREE(&p->bodies);
@@ -163,20 +166,49 @@ static uint64_t name_hash(const char *s, size_t n)
 	return h ^ (h >> 29);
 }
 
+/* A new name: its bytes go to the arena (1 MB blocks; long names alone). */
+static uint32_t name_new(struct spgo_names *t, const char *s, size_t len)
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 1024;
+		t->strs = xrealloc(t->strs, t->cap * sizeof *t->strs);
+		t->len = xrealloc(t->len, t->cap * sizeof *t->len);
+	}
+	char *d;
+	if (len + 1 > t->free_left) {
+		size_t bs = len + 1 > (1u << 16) ? len + 1 : (size_t)1 << 20;
+		d = xmalloc(bs);
+		VEC_PUSH(&t->blocks, d);
+		if (bs == len + 1) {
+			t->free_at = NULL; /* a block of its own; the next name starts a new one */
+			t->free_left = 0;
+		} else {
+			t->free_at = d + len + 1;
+			t->free_left = bs - len - 1;
+		}
+	} else {
+		d = t->free_at;
+		t->free_at += len + 1;
+		t->free_left -= len + 1;
+	}
+	memcpy(d, s, len);
+	d[len] = 0;
+	t->strs[t->n] = d;
+	t->len[t->n] = (uint32_t)len;
+	return (uint32_t)t->n++;
+}
+
 uint32_t spgo_name_id(struct spgo_profile *p, const char *s, size_t len)
 {
-	/* The strtab owns the names; this index in front of it finds the
-	 * known ones without its byte-wise hash. */
 	uint64_t h = name_hash(s, len);
 	for (uint32_t k = 0;; k++) {
 		uint32_t *v = ptab_upsert(&p->namemap, h, len, k);
 		if (!*v) {
-			*v = spgo_strtab_intern(&p->names, s, len) + 1;
+			*v = name_new(&p->names, s, len) + 1;
 			return *v - 1;
 		}
-		const char *x = spgo_strtab_get(&p->names, *v - 1);
-		if (memcmp(x, s, len) == 0 && x[len] == 0)
-			return *v - 1;
+		if (memcmp(p->names.strs[*v - 1], s, len) == 0)
+			return *v - 1; /* same hash, same length, same bytes */
 	}
 }
 

@@ -193,6 +193,7 @@ int spgo_profile_overlap(struct spgo_profile *base, struct spgo_profile *test,
 	}
 	/* base key -> base top index */
 	uint32_t *matched = xcalloc(base->top.n + 1, sizeof *matched); /* test index + 1 */
+	VEC(struct spgo_overlap_func) fl = {0};
 	struct spgo_kmap idx;
 	spgo_kmap_init(&idx, 1);
 	for (size_t i = 0; i < base->top.n; i++) {
@@ -225,7 +226,12 @@ int spgo_profile_overlap(struct spgo_profile *base, struct spgo_profile *test,
 			hot_block(v, 0, ts[j].sum, ts[j].hot);
 			union_count++;
 			union_sample += ts[j].sum;
-			(void)tw;
+			struct spgo_overlap_func of = {
+				.base_func = SPGO_NONE, .test_func = test->top.v[j], .test_weight = tw,
+				.test_sample = ts[j].sum, .union_sample = ts[j].sum,
+				.test_unique = ts[j].sum,
+			};
+			VEC_PUSH(&fl, of);
 		} else {
 			o->overlap_funcs++;
 			matched[bi] = (uint32_t)j + 1;
@@ -242,6 +248,14 @@ int spgo_profile_overlap(struct spgo_profile *base, struct spgo_profile *test,
 			union_sample += f.union_sample;
 			base_unique_s += f.base_unique;
 			test_unique_s += f.test_unique;
+			struct spgo_overlap_func of = {
+				.base_func = base->top.v[bi], .test_func = test->top.v[j],
+				.similarity = fs, .base_weight = bw, .test_weight = tw,
+				.base_sample = f.base_sample, .test_sample = f.test_sample,
+				.overlap_sample = f.overlap_sample, .union_sample = f.union_sample,
+				.base_unique = f.base_unique, .test_unique = f.test_unique,
+			};
+			VEC_PUSH(&fl, of);
 		}
 	}
 	for (size_t i = 0; i < base->top.n; i++) {
@@ -251,6 +265,12 @@ int spgo_profile_overlap(struct spgo_profile *base, struct spgo_profile *test,
 		base_unique_s += bs[i].sum;
 		hot_block(v, bs[i].sum, 0, bs[i].hot);
 		union_sample += bs[i].sum;
+		struct spgo_overlap_func of = {
+			.base_func = base->top.v[i], .test_func = SPGO_NONE,
+			.base_weight = (double)bs[i].sum / (double)o->base_sample,
+			.base_sample = bs[i].sum, .union_sample = bs[i].sum, .base_unique = bs[i].sum,
+		};
+		VEC_PUSH(&fl, of);
 	}
 	if (fabs(sim - 1) < eps)
 		sim = 1;
@@ -277,6 +297,8 @@ int spgo_profile_overlap(struct spgo_profile *base, struct spgo_profile *test,
 	}
 	free(matched);
 	spgo_kmap_free(&idx);
+	o->funcs = fl.v;
+	o->nfuncs = fl.n;
 out:
 	free(bs);
 	free(ts);
@@ -285,4 +307,11 @@ out:
 			free(v->buf[a][d]);
 	free(v);
 	return rc;
+}
+
+void spgo_overlap_free(struct spgo_overlap *o)
+{
+	free(o->funcs);
+	o->funcs = NULL;
+	o->nfuncs = 0;
 }

@@ -256,6 +256,10 @@ int spgo_read_text(struct spgo_profile *p, const char *path, const uint8_t *data
 				VEC_FREE(&stack);
 				return bad(&r, "expected 'offset: callee:NUM'", s, n);
 			}
+			if (stack.n >= 1000) {
+				VEC_FREE(&stack);
+				return bad(&r, "inlinees nested too deep", s, n);
+			}
 			uint32_t c = spgo_inlinee_get_id(p, f, line, disc,
 							 spgo_name_id(p, rest, (size_t)(lc - rest)));
 			spgo_add_total(p, c, spgo_wcount(p->read_weight, total));
@@ -358,14 +362,14 @@ static void write_func(struct out *o, struct spgo_profile *p, uint32_t f, unsign
 			puts_(o, spgo_strtab_get(&p->contexts, fn.ctx));
 			put(o, "]", 1);
 		} else {
-			puts_(o, spgo_name(p, fn.name));
+			put(o, spgo_name(p, fn.name), spgo_name_len(p, fn.name));
 		}
 		put(o, ":", 1);
 		putu(o, fn.total);
 		put(o, ":", 1);
 		putu(o, fn.head);
 	} else {
-		puts_(o, spgo_name(p, fn.name));
+		put(o, spgo_name(p, fn.name), spgo_name_len(p, fn.name));
 		put(o, ":", 1);
 		putu(o, fn.total);
 	}
@@ -382,7 +386,7 @@ static void write_func(struct out *o, struct spgo_profile *p, uint32_t f, unsign
 			for (size_t j = 0; j < nt; j++) {
 				const struct spgo_target *t = &p->targets.v[o->tbuf[j]];
 				put(o, " ", 1);
-				puts_(o, spgo_name(p, t->name));
+				put(o, spgo_name(p, t->name), spgo_name_len(p, t->name));
 				put(o, ":", 1);
 				putu(o, t->count);
 			}

@@ -12,7 +12,9 @@
 #  - gcov (plain profiles): dump_gcov prints the same records as our text,
 #    gcc-12 -fauto-profile compiles with it without a word;
 #  - spgo overlap prints llvm-profdata-19 overlap --sample's figures for a
-#    profile and its merge with another, for every kind.
+#    profile and its merge with another, for every kind;
+#  - spgo merge --cs-nested writes what llvm-profdata-19
+#    --convert-sample-profile-layout=nest writes.
 # Known differences, not checked:
 #  - md5nested: LLVM's text reader cannot read back an MD5 profile with
 #    inlinees (it takes "3: 1234:5" for a body line), so only our own round
@@ -85,6 +87,18 @@ for k in flat nested md5 cs probe preinlined csprobe; do
   llvm-profdata-19 overlap --sample "$tmp/$k-1.txt" "$tmp/m.txt" | sed -n '2,/hot blocks unique in test/p' > "$tmp/a"
   "$SPGO" overlap "$tmp/$k-1.txt" "$tmp/m.txt" | sed -n '2,/hot blocks unique in test/p' > "$tmp/b"
   [ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b" || { bad "$k: overlap differs"; diff "$tmp/a" "$tmp/b"; }
+done
+# flat CS -> nested, as llvm-profdata-19 --convert-sample-profile-layout=nest;
+# the nested result also goes through extbinary to LLVM 19 and 14
+for f in "$tmp"/cs-*.txt "$tmp"/csprobe-*.txt; do
+  k=$(basename "$f" .txt)
+  llvm-profdata-19 merge --sample --text --convert-sample-profile-layout=nest "$f" -o "$tmp/a"
+  "$SPGO" merge --cs-nested "$f" -o "$tmp/b" --format text || bad "$k: --cs-nested"
+  cmp -s "$tmp/a" "$tmp/b" || bad "$k: nested form differs from LLVM's"
+  "$SPGO" merge --cs-nested "$f" -o "$tmp/n.ext" --format extbinary || bad "$k: --cs-nested ext"
+  llvm-profdata-19 show --sample "$tmp/n.ext" > "$tmp/a" && llvm-profdata-19 show --sample "$tmp/b" > "$tmp/c" &&
+    cmp -s "$tmp/a" "$tmp/c" || bad "$k: nested extbinary shows differently"
+  llvm-profdata-14 show --sample "$tmp/n.ext" > /dev/null || bad "$k: llvm-profdata-14 rejects nested ext"
 done
 [ "$n" -ge 20 ] || bad "corpus has only $n profiles"
 echo "checked $n profiles"

@@ -11,7 +11,8 @@
 #  - trim to the functions at or above the summary's 60% hot count;
 #  - rewrite the create_gcov file so that dump_gcov prints it identically;
 #  - print the program-level figures of llvm-profdata-19 overlap --sample
-#    (identical to the printed three decimals, i.e. within 0.001%).
+#    (identical to the printed three decimals, i.e. within 0.001%), and its
+#    function-level figures (to two decimals).
 set -uo pipefail
 data="$SPGO_SHARED/data/autofdo-gzip"
 [ -r "$data/test.binary" ] && [ -r "$data/test.lbr" ] || { echo "skip: no shared gzip capture"; exit 77; }
@@ -88,5 +89,11 @@ for pair in "pg.txt p1.txt" "pg.txt p2.txt" "p2.txt p1.txt" "pg.txt lm.ext" "p3.
   llvm-profdata-19 overlap --sample "$1" "$2" | sed -n '2,/hot blocks unique in test/p' > want
   "$SPGO" overlap "$1" "$2" | sed -n '2,/hot blocks unique in test/p' > got
   [ -s want ] && cmp -s want got || { bad "overlap $1 $2 differs"; diff want got; }
+done
+# function level: the figures of llvm-profdata-19 overlap --function F
+for fn in deflate longest_match fill_window; do
+  want=$(llvm-profdata-19 overlap --sample --function=$fn pg.txt p1.txt | awk -v f=$fn '$NF == f { $NF = ""; print }')
+  got=$("$SPGO" overlap pg.txt p1.txt --top 100 | awk -v f=$fn '$NF == f { $NF = ""; print }')
+  [ -n "$want" ] && [ "$want" = "$got" ] || bad "overlap of $fn: '$got', want '$want'"
 done
 exit $fail

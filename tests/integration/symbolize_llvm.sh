@@ -78,10 +78,6 @@ for b in clang-dwarf5 gcc-dwarf5 gcc-dwarf4 gcc-dwarf3 gcc-dwarf2 gcc-zlib clang
   compare_frames "$b" "$b" --binary "$b"
   compare_insns "$b" "$b"
 done
-# The same through libdw's DIE walk, the fallback of our own DIE reader.
-for b in clang-dwarf5 gcc-dwarf4; do
-  SPGO_LIBDW_WALK=1 compare_frames "$b" "$b-libdw-walk" --binary "$b"
-done
 
 # The test must be able to fail: the inline frames from the header, the
 # discriminators of -fdebug-info-for-profiling and GCC's split cold part.
@@ -98,13 +94,15 @@ llvm-symbolizer-19 --inlines --functions=linkage --obj=clang-dwarf5 < odd.txt > 
 cmp -s odd.spgo odd.llvm || { fail "odd input lines:"; diff odd.spgo odd.llvm; }
 
 # As a coprocess (the way tools drive llvm-symbolizer): each answer must
-# come before the next question is asked.
-coproc SYM { "$SPGO" symbolize --binary clang-dwarf5; }
-echo "0x$start" >&"${SYM[1]}"
-read -r -t 10 -u "${SYM[0]}" answer || answer="(no answer)"
-[ "$answer" = work ] || fail "coprocess: got '$answer' for 0x$start"
-exec {SYM[1]}>&-
-wait "$SYM_PID" 2>/dev/null
+# come before the next question is asked; with and without helper threads.
+for threads in "" 1; do
+  coproc SYM { SPGO_THREADS=$threads "$SPGO" symbolize --binary clang-dwarf5; }
+  echo "0x$start" >&"${SYM[1]}"
+  read -r -t 10 -u "${SYM[0]}" answer || answer="(no answer)"
+  [ "$answer" = work ] || fail "coprocess (SPGO_THREADS=$threads): got '$answer' for 0x$start"
+  exec {SYM[1]}>&-
+  wait "$SYM_PID" 2>/dev/null
+done
 
 # The function table: GCC's split cold part is tied to its parent, starts
 # where its symbol does, and decl lines are those llvm-symbolizer reports.

@@ -361,6 +361,20 @@ static void test_bad_text(void)
 	expect_text_error("main:1:1\n !CFGChecksum: 1\n 1: 5\n", "line 3: found non-metadata after metadata");
 	expect_text_error("[main:1 @ foo:1:1\n", "line 1: bad context");
 	expect_text_error("main:1:1\n# fine\n\n 1: 99999999999999999999999\n", "line 4:");
+	/* absurdly deep inlining is refused, not recursed into */
+	{
+		size_t cap = 1100 * 1100, n = 0;
+		char *deep = malloc(cap);
+		n += (size_t)snprintf(deep, cap, "main:1:1\n");
+		for (int d = 1; d <= 1001; d++) {
+			memset(deep + n, ' ', (size_t)d);
+			n += (size_t)d;
+			n += (size_t)snprintf(deep + n, cap - n, "1: f:1\n");
+		}
+		deep[n] = 0;
+		expect_text_error(deep, "line 1001: inlinees nested too deep");
+		free(deep);
+	}
 	/* LLVM's target anchoring: a name may hold spaces and colons */
 	const char *ok = "main:9:1\n 1: 9 ns::f(int, char):5 x:y:4\n";
 	struct spgo_profile *p = spgo_profile_new();

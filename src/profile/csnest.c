@@ -1,0 +1,229 @@
+/*
+ * Flat context-sensitive profile -> nested profile, as LLVM's
+ * ProfileConverter does it (llvm-profdata merge
+ * --convert-sample-profile-layout=nest):
+ *
+ *  - the contexts form a trie: [main:3 @ foo:2 @ bar] hangs under
+ *    [main:3 @ foo], which hangs under [main];
+ *  - bottom up, a context whose caller context has a profile becomes an
+ *    inlinee of it at the callsite; the caller's total grows by the
+ *    callee's total, and the call target to the callee at that callsite is
+ *    removed from the caller's body sample (whose count drops by the
+ *    target's count; a body sample left at zero is dropped);
+ *  - a context whose caller has no profile becomes (or merges into) the
+ *    plain top-level profile of its function.
+ */
+#include "spgo/profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct node {
+	uint32_t name;      /* function name id (in the output profile) */
+	uint32_t line, disc; /* callsite in the parent frame */
+	uint32_t parent;
+	uint32_t prof;      /* context profile in the input, or SPGO_NONE */
+	uint32_t child, sibling;
+};
+
+struct nest {
+	const struct spgo_profile *in;
+	struct spgo_profile *out;
+	VEC(struct node) nodes;
+	struct spgo_kmap index; /* (parent, line<<32|disc, name) -> node + 1 */
+	uint32_t *namemap;      /* input name id -> output name id */
+};
+
+static uint32_t oname(struct nest *n, uint32_t id)
+{
+	if (n->namemap[id] == SPGO_NONE) {
+		const char *s = spgo_name(n->in, id);
+		n->namemap[id] = spgo_name_id(n->out, s, spgo_name_len(n->in, id));
+	}
+	return n->namemap[id];
+}
+
+static uint32_t node_get(struct nest *n, uint32_t parent, uint32_t line, uint32_t disc,
+			 uint32_t name)
+{
+	uint64_t key[3] = {parent, (uint64_t)line << 32 | disc, name};
+	uint64_t *v = spgo_kmap_upsert(&n->index, key);
+	if (!*v) {
+		struct node nd = {name, line, disc, parent, SPGO_NONE, SPGO_NONE, SPGO_NONE};
+		if (parent != SPGO_NONE)
+			nd.sibling = n->nodes.v[parent].child;
+		VEC_PUSH(&n->nodes, nd);
+		uint32_t k = (uint32_t)(n->nodes.n - 1);
+		if (parent != SPGO_NONE)
+			n->nodes.v[parent].child = k;
+		*v = (uint64_t)k + 1;
+	}
+	return (uint32_t)(*v - 1);
+}
+
+/* Parse "a:1 @ b:2.3 @ c" into trie nodes; returns the leaf node. */
+static int add_context(struct nest *n, uint32_t root, const char *s, uint32_t *leaf)
+{
+	uint32_t cur = root, line = 0, disc = 0;
+	for (;;) {
+		const char *e = strstr(s, " @ ");
+		size_t len = e ? (size_t)(e - s) : strlen(s), nl = len;
+		uint32_t nline = 0, ndisc = 0;
+		if (e) {
+			const char *c = NULL;
+			for (size_t i = len; i > 0; i--)
+				if (s[i - 1] == ':') {
+					c = s + i - 1;
+					break;
+				}
+			if (!c)
+				return spgo_error("context frame '%.*s' has no location", (int)len, s);
+			nl = (size_t)(c - s);
+			char *end;
+			unsigned long l = strtoul(c + 1, &end, 10), d = 0;
+			if (*end == '.')
+				d = strtoul(end + 1, &end, 10);
+			if (end != s + len || l > 0xffff || d > UINT32_MAX)
+				return spgo_error("context frame '%.*s' has a bad location", (int)len, s);
+			nline = (uint32_t)l;
+			ndisc = (uint32_t)d;
+		}
+		cur = node_get(n, cur, line, disc, spgo_name_id(n->out, s, nl));
+		if (!e)
+			break;
+		line = nline;
+		disc = ndisc;
+		s = e + 3;
+	}
+	*leaf = cur;
+	return 0;
+}
+
+/* Copy the input profile of node k into output profile `home`, leaving out
+ * the call targets to the children that get inlined, and dropping body
+ * samples those removals leave at zero.  Returns the samples removed. */
+static uint64_t copy_into(struct nest *n, uint32_t k, uint32_t home)
+{
+	const struct spgo_profile *in = n->in;
+	struct spgo_profile *out = n->out;
+	const struct node *nd = &n->nodes.v[k];
+	const struct spgo_func *s = &in->funcs.v[nd->prof];
+	uint64_t removed = 0;
+	for (uint32_t b = s->bodies; b != SPGO_NONE; b = in->bodies.v[b].next) {
+		const struct spgo_body *sb = &in->bodies.v[b];
+		uint64_t cnt = sb->count, cut = 0;
+		int inlined_here = 0;
+		for (uint32_t c = nd->child; c != SPGO_NONE; c = n->nodes.v[c].sibling) {
+			const struct node *cn = &n->nodes.v[c];
+			if (cn->prof == SPGO_NONE || cn->line != sb->line || cn->disc != sb->disc)
+				continue;
+			inlined_here = 1;
+			for (uint32_t t = sb->targets; t != SPGO_NONE; t = in->targets.v[t].next)
+				if (oname(n, in->targets.v[t].name) == cn->name)
+					cut += in->targets.v[t].count;
+		}
+		uint64_t left = cnt > cut ? cnt - cut : 0;
+		removed += cnt - left;
+		if (inlined_here && left == 0)
+			continue;
+		uint32_t db = spgo_body_get(out, home, sb->line, sb->disc);
+		out->bodies.v[db].count += left;
+		for (uint32_t t = sb->targets; t != SPGO_NONE; t = in->targets.v[t].next) {
+			uint32_t tn = oname(n, in->targets.v[t].name);
+			int drop = 0;
+			for (uint32_t c = nd->child; c != SPGO_NONE && !drop; c = n->nodes.v[c].sibling) {
+				const struct node *cn = &n->nodes.v[c];
+				drop = cn->prof != SPGO_NONE && cn->line == sb->line && cn->disc == sb->disc &&
+				       cn->name == tn;
+			}
+			if (!drop)
+				spgo_add_target_id(out, db, tn, in->targets.v[t].count);
+		}
+	}
+	/* inlinees already in the input (preinlined contexts) come along whole */
+	for (uint32_t c = s->children; c != SPGO_NONE; c = in->funcs.v[c].sibling) {
+		const struct spgo_func *sc = &in->funcs.v[c];
+		uint32_t dc = spgo_inlinee_get_id(out, home, sc->line, sc->disc, oname(n, sc->name));
+		spgo_func_merge(out, dc, in, c, 1, n->namemap);
+	}
+	struct spgo_func *h = &out->funcs.v[home];
+	if (!h->checksum)
+		h->checksum = s->checksum;
+	h->attrs |= s->attrs;
+	return removed;
+}
+
+static void scan(struct nest *n, uint32_t k, int depth);
+
+/* Place the profile of node k at output profile `home`, its profiled
+ * children as inlinees (recursively), and return its total: its own, plus
+ * its inlinees', less the call-target samples removed. */
+static uint64_t place(struct nest *n, uint32_t k, uint32_t home, int depth)
+{
+	uint64_t removed = copy_into(n, k, home);
+	uint64_t total = n->in->funcs.v[n->nodes.v[k].prof].total;
+	for (uint32_t c = n->nodes.v[k].child; c != SPGO_NONE; c = n->nodes.v[c].sibling) {
+		struct node *cn = &n->nodes.v[c];
+		if (cn->prof == SPGO_NONE) {
+			scan(n, c, depth + 1);
+			continue;
+		}
+		uint32_t ch = spgo_inlinee_get_id(n->out, home, cn->line, cn->disc, cn->name);
+		total += place(n, c, ch, depth + 1);
+	}
+	total = total > removed ? total - removed : 0;
+	spgo_add_total(n->out, home, total);
+	return total;
+}
+
+/* Below a node without a profile, a profiled node starts a top-level
+ * profile of its function (merged with others of the same function). */
+static void scan(struct nest *n, uint32_t k, int depth)
+{
+	if (depth > 10000)
+		return;
+	for (uint32_t c = n->nodes.v[k].child; c != SPGO_NONE; c = n->nodes.v[c].sibling) {
+		struct node *cn = &n->nodes.v[c];
+		if (cn->prof == SPGO_NONE) {
+			scan(n, c, depth + 1);
+			continue;
+		}
+		uint32_t h = spgo_func_get_id(n->out, cn->name);
+		spgo_add_head(n->out, h, n->in->funcs.v[cn->prof].head);
+		place(n, c, h, depth + 1);
+	}
+}
+
+struct spgo_profile *spgo_profile_cs_nest(const struct spgo_profile *in)
+{
+	struct nest n = {.in = in};
+	n.out = spgo_profile_new();
+	spgo_kmap_init(&n.index, 3);
+	n.namemap = xmalloc((in->names.n + 1) * sizeof *n.namemap);
+	memset(n.namemap, 0xff, (in->names.n + 1) * sizeof *n.namemap);
+	struct node root = {SPGO_NONE, 0, 0, SPGO_NONE, SPGO_NONE, SPGO_NONE, SPGO_NONE};
+	VEC_PUSH(&n.nodes, root);
+	for (size_t i = 0; i < in->top.n; i++) {
+		uint32_t f = in->top.v[i], leaf = 0;
+		const struct spgo_func *fn = &in->funcs.v[f];
+		if (fn->ctx == SPGO_NONE) { /* a plain profile stays as it is */
+			uint32_t h = spgo_func_get_id(n.out, oname(&n, fn->name));
+			spgo_func_merge(n.out, h, in, f, 1, n.namemap);
+			continue;
+		}
+		if (add_context(&n, 0, spgo_strtab_get(&in->contexts, fn->ctx), &leaf) < 0) {
+			spgo_profile_free(n.out);
+			n.out = NULL;
+			goto out;
+		}
+		n.nodes.v[leaf].prof = f;
+	}
+	scan(&n, 0, 0);
+	n.out->flags = in->flags & ~(unsigned)SPGO_PROF_CS;
+	spgo_profile_finalize(n.out, 0);
+out:
+	VEC_FREE(&n.nodes);
+	spgo_kmap_free(&n.index);
+	free(n.namemap);
+	return n.out;
+}
