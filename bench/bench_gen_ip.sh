@@ -5,7 +5,9 @@
 # create_llvm_prof 0.19 here cannot read DWARF 5):
 #
 #   -O2               the baseline
-#   + spgo            spgo gen from `perf record -e cpu-clock:u` of a training run
+#   + spgo            spgo gen from `perf record -e cpu-clock:u -F 20000` of a
+#                     training run (20 kHz: IP samples are sparse; 4 kHz gave
+#                     visibly noisier profiles)
 #   + create_llvm_prof  create_llvm_prof --use_lbr=false on the SAME perf.data
 #                     (rewritten by `spgo script --rewrite`: it stops at perf
 #                     6's FINISHED_INIT record otherwise; its garbled inlinee
@@ -44,7 +46,7 @@ bench_program() {
   echo "-- $name: builds"
   # shellcheck disable=SC2086
   clang-19 $CFLAGS -o "$name.O2" $srcs
-  perf record -q -e cpu-clock:u -F 4000 -o "$name.data" -- "./$name.O2" $train >/dev/null 2>&1
+  perf record -q -e cpu-clock:u -F 20000 -o "$name.data" -- "./$name.O2" $train >/dev/null 2>&1
   "$SPGO" gen --binary "$name.O2" --perf-data "$name.data" -o "$name.spgo.prof" --quiet
   # SPGO2: a second spgo build to compare (e.g. one with profile inference)
   [ -n "${SPGO2:-}" ] && "$SPGO2" gen --binary "$name.O2" --perf-data "$name.data" -o "$name.spgo2.prof" --quiet

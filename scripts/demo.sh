@@ -13,6 +13,9 @@
 # machine has: LBR where there is a PMU with branch stacks, else cycles,
 # else cpu-clock (then spgo gen works from sampled instruction pointers).
 #
+# The training runs are 120 rounds (about 4 s): IP samples at perf's
+# default 4 kHz are sparse, and more of them make a better profile.
+#
 # Environment: DEMO_RUNS (timed runs per build, default 7), DEMO_SCALE
 # (workload size of a timed run, default 30; about 30 ms per unit).
 set -euo pipefail
@@ -54,7 +57,7 @@ echo "== clang-19: build minivm -O2 -g -fdebug-info-for-profiling"
 clang-19 -O2 -g -fdebug-info-for-profiling -o minivm "$prog"
 ./minivm 1
 echo "== spgo record (the event it picks and why)"
-"$spgo" record -o minivm.perf.data -- ./minivm 60 2>&1 | grep -v '^\[ perf record' >&2 || true
+"$spgo" record -o minivm.perf.data -- ./minivm 120 2>&1 | grep -v '^\[ perf record' >&2 || true
 echo "== spgo gen"
 "$spgo" gen --binary minivm --perf-data minivm.perf.data -o minivm.prof
 "$spgo" show minivm.prof | sed -n '1,12p'
@@ -68,7 +71,7 @@ echo
 echo "== gcc: build minivm -O2 -g"
 gcc -O2 -g -o gminivm "$prog"
 echo "== spgo record"
-"$spgo" record -o gminivm.perf.data -- ./gminivm 60 2>&1 | grep -v '^\[ perf record' >&2 || true
+"$spgo" record -o gminivm.perf.data -- ./gminivm 120 2>&1 | grep -v '^\[ perf record' >&2 || true
 echo "== spgo gen --format gcov"
 "$spgo" gen --binary gminivm --perf-data gminivm.perf.data -o gminivm.afdo --format gcov
 echo "== gcc: rebuild with -fauto-profile"
