@@ -260,9 +260,10 @@ int spgo_cfg_from_insns(struct spgo_cfg *cfg, const struct spgo_insn *insns, siz
 
 /*
  * clang's basic-block address map (-fbasic-block-address-map, section
- * .llvm_bb_addr_map, SHT_LLVM_BB_ADDR_MAP; versions 1 and 2 as clang 16-19
- * write them, with the multi-range and PGO-analysis features): per function,
- * its blocks' [addr, addr+size) and metadata bits.
+ * .llvm_bb_addr_map, SHT_LLVM_BB_ADDR_MAP; version 2, as clang 18 and 19
+ * write it, with the multi-range and PGO-analysis features): per function,
+ * its blocks' [addr, addr+size) and metadata bits.  Other versions are
+ * refused with an error naming the offset.
  */
 struct spgo_bb_entry {
 	uint64_t addr, size;

@@ -395,6 +395,45 @@ static void augment_dag(struct solver *s)
 	augment_path(s);
 }
 
+/* Per edge: 1 if a depth-first search from the entry finds it going to a
+ * block on the stack (a loop's back edge, self loops included). */
+static uint8_t *retreating_edges(const struct spgo_cfg *cfg)
+{
+	size_t nb = cfg->nblocks;
+	uint8_t *r = xcalloc(cfg->nedges + 1, 1), *state = xcalloc(nb, 1);
+	uint32_t *stack = xmalloc(nb * sizeof *stack), *it = xmalloc(nb * sizeof *it);
+	uint32_t sp = 0;
+	stack[sp++] = cfg->entry;
+	state[cfg->entry] = 1;
+	it[cfg->entry] = 0;
+	while (sp) {
+		uint32_t u = stack[sp - 1];
+		const struct spgo_cfg_block *b = &cfg->blocks[u];
+		if (it[u] < b->nout) {
+			uint32_t e = cfg->succ[b->out + it[u]++];
+			uint32_t v = cfg->edges[e].dst;
+			if (state[v] == 1)
+				r[e] = 1;
+			else if (state[v] == 0) {
+				state[v] = 1;
+				it[v] = 0;
+				stack[sp++] = v;
+			}
+		} else {
+			state[u] = 2;
+			sp--;
+		}
+	}
+	/* Edges among blocks the entry cannot reach: keep them out too. */
+	for (size_t e = 0; e < cfg->nedges; e++)
+		if (!state[cfg->edges[e].src])
+			r[e] = 1;
+	free(state);
+	free(stack);
+	free(it);
+	return r;
+}
+
 /* The vertex gadget's arcs of a block, for reading the count back. */
 struct gadget {
 	uint32_t inc, dec, dangling; /* arc indices or UINT32_MAX */
@@ -492,10 +531,16 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		is_edge[pos[earc[e]]] = 1;
 	s.is_edge_arc = is_edge;
 
-	/* Greedy zero-cost augmentation (profi). */
+	/* Greedy zero-cost augmentation (profi), on the edges that close no
+	 * cycle in a depth-first search: greedy flow on every edge of a loop
+	 * would be a circulation that no path from the entry feeds (an
+	 * island, costly to join later). */
 	if (o->greedy && o->algo != SPGO_ALGO_MCF) {
+		uint8_t *retreat = retreating_edges(cfg);
 		for (size_t e = 0; e < ne; e++) {
 			uint32_t u = cfg->edges[e].src, v = cfg->edges[e].dst;
+			if (retreat[e])
+				continue;
 			uint32_t a1 = P(s2arc[u]), a3 = P(t2arc[v]);
 			if (a1 == UINT32_MAX || a3 == UINT32_MAX)
 				continue;
@@ -520,6 +565,7 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 			push(&g, pos[srcarc], x);
 			push(&g, ta, x);
 		}
+		free(retreat);
 	}
 	/* Successive shortest paths (or DAGs of them). */
 	while (shortest_paths(&s)) {

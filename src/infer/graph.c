@@ -274,6 +274,8 @@ void graph_info_build(struct graph_info *g, const struct spgo_cfg *cfg)
 		while (sp) {
 			uint32_t v = stack[--sp];
 			g->loop[v] = h;
+			if (v == h)
+				continue; /* a self loop: the header is its own latch */
 			const struct spgo_cfg_block *vb = &cfg->blocks[v];
 			for (uint32_t k = 0; k < vb->nin; k++) {
 				uint32_t u = cfg->edges[cfg->pred[vb->in + k]].src;

@@ -85,7 +85,7 @@ static void fp_infer(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	ho.k_inc = o->k_inc, ho.k_dec = o->k_dec, ho.k_inc0 = o->k_inc0;
 	flow_solve(&h, &ho);
 	if (o->join_islands)
-		flow_join_islands(&h);
+		flow_join_islands(&h, &ho);
 	for (size_t b = 0; b < nb; b++)
 		cfg->blocks[b].count = h.blocks[b].count;
 	for (size_t e = 0; e < ne; e++)
@@ -124,7 +124,7 @@ int spgo_infer(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	case SPGO_ALGO_QUADRATIC:
 		flow_solve(cfg, o);
 		if (o->join_islands)
-			flow_join_islands(cfg);
+			flow_join_islands(cfg, o);
 		if (o->rebalance)
 			flow_rebalance_dangling(cfg);
 		return 0;

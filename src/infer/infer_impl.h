@@ -44,7 +44,7 @@ int graph_in_loop(const struct graph_info *g, uint32_t header, uint32_t b);
 int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o);
 /* Post-processing (section 3.2 / 3.4): connect islands to the entry, and
  * route flow through dangling subgraphs by the branch probabilities. */
-void flow_join_islands(struct spgo_cfg *cfg);
+void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o);
 void flow_rebalance_dangling(struct spgo_cfg *cfg);
 /* Frequency propagation (fp.c): writes counts that need not conserve, and
  * which block and edge counts it could decide (annotated). */
