@@ -13,7 +13,7 @@ emu_pkgs="qemu-user libglib2.0-dev dpkg-dev"
 case "${1:-build}" in
   build) want="$build_pkgs" ;;
   check|demo) want="$build_pkgs $tool_pkgs" ;;
-  bench) want="$build_pkgs $tool_pkgs $emu_pkgs bolt-16 hyperfine time" ;;
+  bench) want="$build_pkgs $tool_pkgs $emu_pkgs bolt-16 hyperfine time gnuplot-nox tcl python3" ;;
   *) echo "deps.sh: unknown target '$1'" >&2; exit 2 ;;
 esac
 
