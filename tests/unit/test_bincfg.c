@@ -223,6 +223,7 @@ static void test_bb_addr_map_clang(void)
 	/* llvm-readobj prints At:, then per block ID, Offset, Size */
 	cmd = xasprintf("llvm-readobj-19 --bb-addr-map %s", bin);
 	FILE *p = popen(cmd, "r");
+	free(cmd);
 	REQUIRE(p);
 	char line[256];
 	const struct spgo_bb_func *f = NULL;

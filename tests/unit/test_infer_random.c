@@ -14,7 +14,7 @@
 #include "spgo/infer.h"
 
 /* SPGO_TEST_ITERS overrides the number of CFGs (for longer soak runs). */
-static int ITERS = 3000;
+static int ITERS = 2000;
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 static uint64_t rnd(void)
 {
