@@ -85,8 +85,12 @@ static int func_cfg(struct insn_func *f, struct spgo_cfg_file *out)
 {
 	struct spgo_bincfg_opts o = {.jump_table = table_cb, .is_noreturn = noreturn_cb, .ctx = f};
 	struct spgo_cfg c;
-	if (spgo_cfg_from_insns(&c, f->insns.v, f->insns.n, f->entry, &o))
-		return spgo_error("function %s: %s", f->name, spgo_errmsg());
+	if (spgo_cfg_from_insns(&c, f->insns.v, f->insns.n, f->entry, &o)) {
+		char *msg = xstrdup(spgo_errmsg());
+		spgo_error("function %s: %s", f->name, msg);
+		free(msg);
+		return -1;
+	}
 	c.name = xstrdup(f->name);
 	out->cfgs = xrealloc(out->cfgs, (out->n + 1) * sizeof *out->cfgs);
 	out->labels = xrealloc(out->labels, (out->n + 1) * sizeof *out->labels);

@@ -132,6 +132,8 @@ struct solver {
 	double *delta; /* per node: share of one unit */
 	int64_t *amt, *node_amt;
 	const uint8_t *is_edge_arc; /* per arc: a CFG edge's forward arc */
+	int branching;              /* the DAG has a node with two arcs out */
+	int tie;                    /* the last search met two equal ways somewhere */
 	int prune;
 };
 
@@ -150,6 +152,7 @@ static int shortest_paths(struct solver *s)
 		s->parent[v] = UINT32_MAX;
 	}
 	s->dist[g->s2] = 0;
+	s->tie = 0;
 	s->queue[tail++] = g->s2;
 	len = 1;
 	s->inq[g->s2] = 1;
@@ -169,7 +172,9 @@ static int shortest_paths(struct solver *s)
 				continue;
 			uint32_t v = g->to[a];
 			int64_t nd = du + g->cost[a];
-			if (nd < d[v]) {
+			if (nd == d[v] && nd != INF_DIST && s->parent[v] != a) {
+				s->tie = 1; /* a second shortest way into v */
+			} else if (nd < d[v]) {
 				d[v] = nd;
 				s->parent[v] = a;
 				if (!s->inq[v] && v != g->t2) {
@@ -214,69 +219,63 @@ static inline int tight(const struct solver *s, uint32_t u, uint32_t a)
 }
 
 /*
- * The DAG of shortest paths.  The tight arcs (d(v) = d(u) + cost) reached
- * from s'' form every shortest s''-t'' path, but zero-cost cycles make them
- * cyclic.  We keep the nodes that reach t'' and number them by hops h(v) to
- * t'' over tight arcs (a backward BFS), and keep the tight arcs with h(v) <
- * h(u): acyclic, and every kept node still reaches t'' (the paper breaks
- * the cycles inside strongly connected components instead; this keeps the
- * same property, s''-t'' connectivity, with two linear scans).  s->order
+ * The DAG of shortest paths.  The tight arcs (d(v) = d(u) + cost) form every
+ * shortest s''-t'' path, but zero-cost cycles make them cyclic.  A backward
+ * search from t'' over tight arcs numbers the nodes by hops h(v) to t'';
+ * the DAG keeps the tight arcs that go to a smaller h: acyclic, and every
+ * node still reaches t'' (the paper breaks the cycles inside strongly
+ * connected components instead; this keeps the same property, s''-t''
+ * connectivity, with one search that only visits nodes on shortest paths).  s->order
  * gets the nodes by decreasing h, a topological order.
  */
 static void extract_dag(struct solver *s)
 {
 	struct net *g = s->g;
 	uint32_t n = g->n, head = 0, tail = 0;
-	uint32_t *h = s->it; /* hops to t'' (UINT32_MAX: none) */
-	uint8_t *fwd = s->state;
-	memset(fwd, 0, n);
+	uint32_t *h = s->it; /* hops to t'' */
+	uint8_t *inb = s->state;
+	int64_t dt = s->dist[g->t2];
+	memset(inb, 0, n);
 	memset(s->good, 0, n);
-	/* forward: reachable from s'' over tight arcs */
-	s->stack[tail++] = g->s2;
-	fwd[g->s2] = 1;
-	while (head < tail) {
-		uint32_t u = s->stack[head++];
-		if (u == g->t2)
-			continue;
-		for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
-			if (!fwd[g->to[a]] && tight(s, u, a)) {
-				fwd[g->to[a]] = 1;
-				s->stack[tail++] = g->to[a];
-			}
-	}
-	for (uint32_t i = 0; i < tail; i++)
-		h[s->stack[i]] = UINT32_MAX;
+	s->branching = 0;
 	/* backward from t'': arc r = rev[b] runs from to[b] into v */
 	uint32_t *q = s->queue;
-	head = tail = 0;
 	h[g->t2] = 0;
-	s->good[g->t2] = 1;
+	inb[g->t2] = 1;
 	q[tail++] = g->t2;
-	uint32_t maxh = 0;
 	while (head < tail) {
 		uint32_t v = q[head++];
 		for (uint32_t b = g->first[v]; b < g->first[v + 1]; b++) {
 			uint32_t u = g->to[b], r = g->rev[b];
-			if (!fwd[u] || s->good[u] || u == g->t2 || !tight(s, u, r))
+			if (inb[u] || s->dist[u] > dt || !tight(s, u, r))
 				continue;
-			s->good[u] = 1;
+			inb[u] = 1;
 			h[u] = h[v] + 1;
-			maxh = h[u];
 			q[tail++] = u;
 		}
 	}
-	/* the BFS queue holds the good nodes by increasing h: reverse it */
-	s->norder = 0;
-	for (uint32_t i = tail; i-- > 0;)
-		s->order[s->norder++] = q[i];
-	(void)maxh;
-	for (uint32_t i = 0; i < s->norder; i++) {
-		uint32_t u = s->order[i];
+	/* Every node found has its exact distance (it lies on a shortest
+	 * s''-t'' path, Lemma 4.2), so s'' reaches it over tight arcs too; the
+	 * DAG's arcs are the tight ones down in h.  (A node the arcs down from
+	 * s'' miss just gets no flow.) */
+	for (uint32_t i = 0; i < tail; i++) {
+		uint32_t u = q[i];
+		s->good[u] = 1;
+		if (u == g->t2)
+			continue;
+		int any = 0;
 		for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++) {
 			uint32_t v = g->to[a];
-			s->dag[a] = u != g->t2 && s->good[v] && h[v] < h[u] && tight(s, u, a);
+			s->dag[a] = inb[v] && h[v] < h[u] && tight(s, u, a);
+			any += s->dag[a];
 		}
+		if (any > 1)
+			s->branching = 1;
 	}
+	s->norder = 0;
+	for (uint32_t i = tail; i-- > 0;)
+		if (s->good[q[i]])
+			s->order[s->norder++] = q[i];
 }
 
 /* Split weight of a DAG arc: 1, or 1 + flow for a CFG edge's arc. */
@@ -341,11 +340,42 @@ static int distribute(struct solver *s, int64_t D)
 	return 0;
 }
 
+/*
+ * Push the bottleneck along one path of the DAG that still has room (a
+ * walk from s''); when the walk is stuck, along a fresh shortest path.
+ * Either saturates an arc.
+ */
+static void dag_path(struct solver *s)
+{
+	struct net *g = s->g;
+	uint32_t u = g->s2;
+	while (u != g->t2) {
+		uint32_t a, found = UINT32_MAX;
+		for (a = g->first[u]; a < g->first[u + 1]; a++)
+			if (s->dag[a] && s->good[g->to[a]] && g->res[a] > 0) {
+				found = a;
+				break;
+			}
+		if (found == UINT32_MAX) {
+			if (shortest_paths(s))
+				augment_path(s);
+			return;
+		}
+		s->parent[g->to[found]] = found;
+		u = g->to[found];
+	}
+	augment_path(s);
+}
+
 /* One augmentation along the DAG of shortest paths (profi). */
 static void augment_dag(struct solver *s)
 {
 	struct net *g = s->g;
 	extract_dag(s);
+	if (!s->branching) { /* one shortest path: nothing to split */
+		dag_path(s);
+		return;
+	}
 	/* one unit, split fractionally, to find how much fits */
 	for (uint32_t i = 0; i < s->norder; i++)
 		s->delta[s->order[i]] = 0;
@@ -370,29 +400,28 @@ static void augment_dag(struct solver *s)
 	int64_t D = best >= (double)INF_CAP ? INF_CAP : (int64_t)floor(best);
 	while (D >= 1) {
 		if (distribute(s, D) == 0) {
+			int saturated = 0;
 			for (uint32_t i = 0; i < s->norder; i++) {
 				uint32_t u = s->order[i];
 				if (u == g->t2 || s->node_amt[u] == 0)
 					continue;
 				for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
-					if (s->dag[a] && s->good[g->to[a]] && s->amt[a])
+					if (s->dag[a] && s->good[g->to[a]] && s->amt[a]) {
 						push(g, a, s->amt[a]);
+						saturated |= g->res[a] == 0;
+					}
 			}
+			/* Rounding can keep the arc that limited D just short of
+			 * full; then one plain shortest path finishes the round, so
+			 * that every round saturates an arc (and ends). */
+			if (!saturated)
+				dag_path(s);
 			return;
 		}
 		D /= 2;
 	}
 	/* Rounding left nothing: one path through the DAG. */
-	uint32_t u = g->s2;
-	while (u != g->t2) {
-		uint32_t a;
-		for (a = g->first[u]; a < g->first[u + 1]; a++)
-			if (s->dag[a] && s->good[g->to[a]] && g->res[a] > 0)
-				break;
-		s->parent[g->to[a]] = a;
-		u = g->to[a];
-	}
-	augment_path(s);
+	dag_path(s);
 }
 
 /* Per edge: 1 if a depth-first search from the entry finds it going to a
@@ -569,8 +598,8 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	}
 	/* Successive shortest paths (or DAGs of them). */
 	while (shortest_paths(&s)) {
-		if (o->algo == SPGO_ALGO_MCF || !o->even_split)
-			augment_path(&s);
+		if (o->algo == SPGO_ALGO_MCF || !o->even_split || !s.tie)
+			augment_path(&s); /* no ties: the shortest path is unique */
 		else
 			augment_dag(&s);
 	}

@@ -95,7 +95,7 @@ static double block_cost(const struct spgo_cfg *cfg, const struct spgo_infer_opt
 static int cheapest(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live, int fwd,
 		    int64_t *dist, uint32_t *via, uint32_t *queue, uint8_t *inq, uint32_t *rounds)
 {
-	size_t nb = cfg->nblocks, head = 0, len = 0;
+	size_t nb = cfg->nblocks, head = 0, len = 0, pops = 0;
 	for (size_t b = 0; b < nb; b++) {
 		dist[b] = INT64_MAX;
 		via[b] = SPGO_NONE;
@@ -113,9 +113,8 @@ static int cheapest(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o,
 		head = (head + 1) % nb;
 		len--;
 		inq[u] = 0;
-		if (++rounds[u] > nb + 1) {
-			return -1;
-		}
+		if (++rounds[u] > nb + 1 || ++pops > 4 * nb + 64)
+			return -1; /* a negative cycle, or too long to be worth it */
 		const struct spgo_cfg_block *b = &cfg->blocks[u];
 		uint32_t n = fwd ? b->nout : b->nin;
 		for (uint32_t k = 0; k < n; k++) {
@@ -157,6 +156,7 @@ enum { ARC_EDGE_PLUS = 1, ARC_EDGE_MINUS, ARC_UP, ARC_DOWN, ARC_OUTSIDE };
 
 struct cyc {
 	uint32_t *prev, *arcid, *queue, *rounds;
+	uint32_t *exits, nexits; /* live exit blocks */
 	uint8_t *kind, *inq;
 	int64_t *dist;
 	uint64_t *outsum, *insum;
@@ -176,7 +176,7 @@ static int64_t marginal_down(const struct spgo_cfg *cfg, const struct spgo_infer
 static int cycle_search(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live,
 			uint32_t x, struct cyc *c)
 {
-	size_t nb = cfg->nblocks, nn = 2 * nb + 1, head = 0, len = 0;
+	size_t nb = cfg->nblocks, nn = 2 * nb + 1, head = 0, len = 0, pops = 0;
 	uint32_t Z = (uint32_t)(2 * nb);
 	for (size_t v = 0; v < nn; v++) {
 		c->dist[v] = INT64_MAX;
@@ -206,12 +206,14 @@ static int cycle_search(const struct spgo_cfg *cfg, const struct spgo_infer_opts
 		head = (head + 1) % nn;
 		len--;
 		c->inq[node] = 0;
-		if (++c->rounds[node] > nn + 1)
-			return -1;
+		if (++c->rounds[node] > nn + 1 || ++pops > 4 * nn + 64)
+			return -1; /* a negative cycle, or too long to be worth it */
 		if (node == Z) {
-			for (uint32_t y = 0; y < nb; y++)
-				if (live[y] && spgo_cfg_is_exit(cfg, y) && cfg->blocks[y].count > c->outsum[y])
+			for (uint32_t k = 0; k < c->nexits; k++) {
+				uint32_t y = c->exits[k];
+				if (cfg->blocks[y].count > c->outsum[y])
 					RELAX(2 * y + 1, ARC_OUTSIDE, 0, 0);
+			}
 			RELAX(2 * cfg->entry, ARC_OUTSIDE, 0, 0);
 			continue;
 		}
@@ -264,7 +266,7 @@ static void cycle_apply(struct spgo_cfg *cfg, const struct cyc *c, uint32_t node
 	}
 }
 
-/* Over up to 8 island blocks x entered from the reached part: the cheapest
+/* Over up to 3 island blocks x entered from the reached part: the cheapest
  * cycle.  Returns its cost (INT64_MAX if none) with *bx, *bp, *be set. */
 static int64_t best_cycle(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live,
 			  const uint8_t *island, const uint8_t *reached, int any_p, struct cyc *c, uint32_t *bx,
@@ -272,7 +274,7 @@ static int64_t best_cycle(const struct spgo_cfg *cfg, const struct spgo_infer_op
 {
 	int64_t best = INT64_MAX;
 	int tried = 0;
-	for (uint32_t x = 0; x < cfg->nblocks && tried < 8; x++) {
+	for (uint32_t x = 0; x < cfg->nblocks && tried < 3; x++) {
 		if (!island[x])
 			continue;
 		const struct spgo_cfg_block *xb = &cfg->blocks[x];
@@ -309,7 +311,7 @@ static int64_t best_cycle(const struct spgo_cfg *cfg, const struct spgo_infer_op
 static int improve_once(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live,
 			struct cyc *c)
 {
-	size_t nb = cfg->nblocks, nn = 2 * nb + 1, head = 0, len = 0;
+	size_t nb = cfg->nblocks, nn = 2 * nb + 1, head = 0, len = 0, pops = 0;
 	uint32_t Z = (uint32_t)(2 * nb);
 	for (size_t v = 0; v < nn; v++) {
 		c->dist[v] = 0;
@@ -342,10 +344,29 @@ static int improve_once(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, c
 			hit = node;
 			break;
 		}
+		/* every nn steps, look for a cycle among the predecessor links
+		 * (Floyd's two pointers): one there has negative cost */
+		if (++pops % nn == 0) {
+			uint32_t slow = node, fast = node;
+			for (size_t k = 0; k <= nn && hit == SPGO_NONE; k++) {
+				if (fast == SPGO_NONE || c->prev[fast] == SPGO_NONE)
+					break;
+				fast = c->prev[c->prev[fast]];
+				slow = c->prev[slow];
+				if (fast != SPGO_NONE && slow == fast)
+					hit = slow;
+			}
+			if (hit != SPGO_NONE)
+				break;
+			if (pops > 32 * nn + 64)
+				return 0;
+		}
 		if (node == Z) {
-			for (uint32_t y = 0; y < nb; y++)
-				if (live[y] && spgo_cfg_is_exit(cfg, y) && cfg->blocks[y].count > c->outsum[y])
+			for (uint32_t k = 0; k < c->nexits; k++) {
+				uint32_t y = c->exits[k];
+				if (cfg->blocks[y].count > c->outsum[y])
 					RELAX(2 * y + 1, ARC_OUTSIDE, 0, 0);
+			}
 			RELAX(2 * cfg->entry, ARC_OUTSIDE, 0, 0);
 			continue;
 		}
@@ -436,6 +457,8 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	uint64_t *saved_b = xmalloc(nb * sizeof *saved_b);
 	uint8_t *chk = xmalloc(nb);
 	int joined = 0;
+	cy.exits = xmalloc((nb + 1) * sizeof *cy.exits);
+	cy.nexits = 0;
 	size_t ne = cfg->nedges;
 	uint64_t *saved = xmalloc((ne + 1) * sizeof *saved);
 
@@ -454,6 +477,9 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	for (size_t b = 0; b < nb; b++)
 		live[b] = mark[b] &= from_entry[b];
 	zero_outside(cfg, mark);
+	for (uint32_t b = 0; b < nb; b++)
+		if (live[b] && spgo_cfg_is_exit(cfg, b))
+			cy.exits[cy.nexits++] = b;
 
 	for (size_t guard = 0;; guard++) {
 		memset(from_entry, 0, nb);
@@ -465,7 +491,7 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		}
 		if (!nisland)
 			break;
-		joined = 1;
+		joined++;
 		for (size_t b = 0; b < nb; b++)
 			cy.outsum[b] = cy.insum[b] = 0;
 		for (size_t e = 0; e < ne; e++) {
@@ -574,7 +600,7 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		}
 	}
 	/* Polish: apply improving cycles while the flow stays connected. */
-	for (size_t round = 0; joined && round < nb; round++) {
+	for (size_t round = 0; round < 4 * (size_t)joined; round++) {
 		for (size_t b = 0; b < nb; b++)
 			cy.outsum[b] = cy.insum[b] = 0;
 		for (size_t e = 0; e < ne; e++) {
@@ -611,6 +637,7 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	free(queue);
 	free(rounds);
 	free(inq);
+	free(cy.exits);
 	free(cy.prev);
 	free(cy.arcid);
 	free(cy.queue);
