@@ -99,15 +99,15 @@ awk 'BEGIN { nb = split("10 30 100 300 1000 3000 10000", B, " ") }
   echo "Ground truth: callgrind's per-instruction execution counts and jump counts of that run."
   echo "Inputs: every block's count thinned binomially at RATE and scaled back by 1/RATE;"
   echo "with \"30% dangling\", 30% of the blocks (chosen at random) have no weight, as in"
-  echo "the paper's O3 setting.  Figures are means over the executed functions (the"
-  echo "paper's per-CFG overlap, section 5.3); \"weighted\" weighs each function by its"
-  echo "true block count.  none = the sampled weights as they are, edges = weight x"
-  echo "static probability (not a flow)."
+  echo "the paper's O3 setting.  Figures are means over the functions that ran and got"
+  echo "at least one sample at that rate (cfgs; the paper's per-CFG overlap, section"
+  echo "5.3); \"weighted\" weighs each function by its true block count.  none = the"
+  echo "sampled weights as they are, edges = weight x static probability (not a flow)."
   echo
-  echo "| rate | dangling | algorithm | vertex overlap | edge overlap | coverage | weighted vertex | weighted edge | invalid flows |"
-  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  echo "| rate | dangling | algorithm | cfgs | vertex overlap | edge overlap | coverage | weighted vertex | weighted edge | invalid flows |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
   awk '{ for (i = 4; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-         printf "| %s | %d%% | %s | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %s |\n", $1, $2 * 100, $4,
+         printf "| %s | %d%% | %s | %s | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %s |\n", $1, $2 * 100, $4, f["cfgs"],
            f["vertex"] * 100, f["edge"] * 100, f["coverage"] * 100, f["weighted_vertex"] * 100, f["weighted_edge"] * 100, f["invalid"] }' "$q"
   echo
   echo "Paper (SPEC17, O3+LTO, 32% dangling): profi 93.85% vertex / 90.1% edge overlap,"

@@ -56,7 +56,7 @@ def cmd_insns(objdump, elfpath):
     funcs = []
     cur = None
     hdr = re.compile(r"^([0-9a-f]+) <(.+)>:$")
-    ins = re.compile(r"^\s+([0-9a-f]+):\s+((?:[0-9a-f]{2} )+)\s*\t(.*)$")
+    ins = re.compile(r"^\s+([0-9a-f]+):\s+([0-9a-f]{2}(?: [0-9a-f]{2})*)\s*\t(.*)$")
     with open(objdump) as f:
         for line in f:
             line = line.rstrip("\n")
@@ -300,11 +300,11 @@ def cmd_synth(n, seed):
                 cur, budget = x, budget - size - 1
             elif r < 0.65 and budget > 3:  # diamond
                 a, b2, j = new(), new(), new()
-                edges += [(cur, a), (cur, b2)]
+                edges.extend([(cur, a), (cur, b2)])
                 size = rng.randint(1, max(1, budget // 4))
                 ta = region(a, size - 1, depth + 1)
                 tb = region(b2, rng.randint(0, max(0, budget // 4)), depth + 1)
-                edges += [(ta, j), (tb, j)]
+                edges.extend([(ta, j), (tb, j)])
                 cur, budget = j, budget - 2 * size - 3
             elif r < 0.72 and budget > 8:  # switch
                 k = rng.randint(3, 8)

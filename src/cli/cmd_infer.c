@@ -208,7 +208,8 @@ static void usage(FILE *fp)
 		"Reads CFGs with block weights (FILE, default stdin; format in README)\n"
 		"and prints inferred counts: 'block LABEL COUNT', 'edge SRC DST COUNT'.\n"
 		"  --eval    print vertex/edge overlap and coverage against the truth=\n"
-		"            counts of the file, per CFG and their means\n"
+		"            counts of the file, per CFG that ran and has samples, and\n"
+		"            their means\n"
 		"  --time N  print 'time NAME BLOCKS EDGES MICROSECONDS', median of N runs\n"
 		"  --insns FILE  build binary CFGs from instruction lists instead\n"
 		"            ('func NAME ENTRY' then 'ADDR SIZE CLASS [TARGET] [noreturn]\n"
@@ -359,11 +360,16 @@ int cmd_infer(int argc, char **argv)
 			rc = cli_fail();
 			break;
 		}
-		uint64_t gsum = 0;
-		for (size_t b = 0; b < cfg->nblocks; b++)
+		uint64_t gsum = 0, wsum_in = 0;
+		for (size_t b = 0; b < cfg->nblocks; b++) {
 			gsum += f.truth_block[i][b];
-		if (gsum == 0)
-			continue; /* never ran: nothing to compare */
+			if (cfg->blocks[b].weight != SPGO_WEIGHT_UNKNOWN)
+				wsum_in += cfg->blocks[b].weight;
+		}
+		/* Compare the functions that ran and have samples: a function
+		 * without any is not in the profile, nothing to infer. */
+		if (gsum == 0 || wsum_in == 0)
+			continue;
 		struct spgo_overlap ov;
 		spgo_overlap(cfg, f.truth_block[i], f.truth_edge[i], &ov);
 		fprintf(out.fp, "overlap %s %zu %.6f %.6f %.6f\n", name, cfg->nblocks, ov.vertex, ov.edge,

@@ -278,6 +278,9 @@ static void extract_dag(struct solver *s)
 			s->order[s->norder++] = q[i];
 }
 
+/* A DAG arc that can still take flow towards t''. */
+#define USABLE(a) (s->dag[a] && s->good[g->to[a]] && g->res[a] > 0)
+
 /* Split weight of a DAG arc: 1, or 1 + flow for a CFG edge's arc. */
 static inline double split_weight(const struct solver *s, uint32_t a)
 {
@@ -304,12 +307,12 @@ static int distribute(struct solver *s, int64_t D)
 			continue;
 		double W = 0;
 		for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
-			if (s->dag[a] && s->good[g->to[a]])
+			if (USABLE(a))
 				W += split_weight(s, a);
 		int64_t placed = 0;
 		for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++) {
 			s->amt[a] = 0;
-			if (!s->dag[a] || !s->good[g->to[a]])
+			if (!USABLE(a))
 				continue;
 			int64_t x = (int64_t)floor((double)have * split_weight(s, a) / W);
 			if (x > have - placed)
@@ -322,7 +325,7 @@ static int distribute(struct solver *s, int64_t D)
 		/* the remainder, a unit (or the room left) at a time */
 		for (int pass = 0; placed < have && pass < 2; pass++)
 			for (uint32_t a = g->first[u]; a < g->first[u + 1] && placed < have; a++) {
-				if (!s->dag[a] || !s->good[g->to[a]])
+				if (!USABLE(a))
 					continue;
 				int64_t room = g->res[a] - s->amt[a];
 				int64_t x = pass == 0 ? (room > 0 ? 1 : 0) : room;
@@ -334,7 +337,7 @@ static int distribute(struct solver *s, int64_t D)
 		if (placed < have)
 			return -1;
 		for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
-			if (s->dag[a] && s->good[g->to[a]])
+			if (USABLE(a))
 				s->node_amt[g->to[a]] += s->amt[a];
 	}
 	return 0;
@@ -342,10 +345,10 @@ static int distribute(struct solver *s, int64_t D)
 
 /*
  * Push the bottleneck along one path of the DAG that still has room (a
- * walk from s''); when the walk is stuck, along a fresh shortest path.
- * Either saturates an arc.
+ * walk from s''); when the walk is stuck, along a fresh shortest path
+ * (and return 0: the DAG is stale).  Either saturates an arc.
  */
-static void dag_path(struct solver *s)
+static int dag_path(struct solver *s)
 {
 	struct net *g = s->g;
 	uint32_t u = g->s2;
@@ -359,12 +362,13 @@ static void dag_path(struct solver *s)
 		if (found == UINT32_MAX) {
 			if (shortest_paths(s))
 				augment_path(s);
-			return;
+			return 0; /* the labels changed: the DAG is stale */
 		}
 		s->parent[g->to[found]] = found;
 		u = g->to[found];
 	}
 	augment_path(s);
+	return 1;
 }
 
 /* One augmentation along the DAG of shortest paths (profi). */
@@ -376,52 +380,72 @@ static void augment_dag(struct solver *s)
 		dag_path(s);
 		return;
 	}
-	/* one unit, split fractionally, to find how much fits */
-	for (uint32_t i = 0; i < s->norder; i++)
-		s->delta[s->order[i]] = 0;
-	s->delta[g->s2] = 1;
-	double best = INFINITY;
-	for (uint32_t i = 0; i < s->norder; i++) {
-		uint32_t u = s->order[i];
-		if (u == g->t2 || s->delta[u] == 0)
-			continue;
-		double W = 0;
-		for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
-			if (s->dag[a] && s->good[g->to[a]])
-				W += split_weight(s, a);
-		for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
-			if (s->dag[a] && s->good[g->to[a]]) {
-				double f = s->delta[u] * split_weight(s, a) / W;
-				s->delta[g->to[a]] += f;
-				if (g->res[a] < INF_CAP / 2 && (double)g->res[a] / f < best)
-					best = (double)g->res[a] / f;
-			}
-	}
-	int64_t D = best >= (double)INF_CAP ? INF_CAP : (int64_t)floor(best);
-	while (D >= 1) {
-		if (distribute(s, D) == 0) {
-			int saturated = 0;
-			for (uint32_t i = 0; i < s->norder; i++) {
-				uint32_t u = s->order[i];
-				if (u == g->t2 || s->node_amt[u] == 0)
-					continue;
-				for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
-					if (s->dag[a] && s->good[g->to[a]] && s->amt[a]) {
-						push(g, a, s->amt[a]);
-						saturated |= g->res[a] == 0;
-					}
-			}
-			/* Rounding can keep the arc that limited D just short of
-			 * full; then one plain shortest path finishes the round, so
-			 * that every round saturates an arc (and ends). */
-			if (!saturated)
-				dag_path(s);
-			return;
+	/* Rounds of even splitting on the same DAG until no s''-t'' path with
+	 * room is left in it (a blocking flow, like Dinic's, but split evenly
+	 * at every node): each round saturates an arc, and all the DAG's paths
+	 * are shortest ones, so the flow stays of minimum cost. */
+	for (int round = 0; round < 64; round++) {
+		/* which nodes still reach t'' over arcs with room */
+		for (uint32_t i = s->norder; i-- > 0;) {
+			uint32_t u = s->order[i];
+			if (u == g->t2)
+				continue;
+			int ok = 0;
+			for (uint32_t a = g->first[u]; a < g->first[u + 1] && !ok; a++)
+				ok = s->dag[a] && g->res[a] > 0 && s->good[g->to[a]];
+			s->good[u] = (uint8_t)ok;
 		}
-		D /= 2;
+		if (!s->good[g->s2])
+			return;
+		/* one unit, split fractionally, to find how much fits */
+		for (uint32_t i = 0; i < s->norder; i++)
+			s->delta[s->order[i]] = 0;
+		s->delta[g->s2] = 1;
+		double best = INFINITY;
+		for (uint32_t i = 0; i < s->norder; i++) {
+			uint32_t u = s->order[i];
+			if (u == g->t2 || s->delta[u] == 0)
+				continue;
+			double W = 0;
+			for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
+				if (USABLE(a))
+					W += split_weight(s, a);
+			for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
+				if (USABLE(a)) {
+					double f = s->delta[u] * split_weight(s, a) / W;
+					s->delta[g->to[a]] += f;
+					if (g->res[a] < INF_CAP / 2 && (double)g->res[a] / f < best)
+						best = (double)g->res[a] / f;
+				}
+		}
+		int64_t D = best >= (double)INF_CAP ? INF_CAP : (int64_t)floor(best);
+		int pushed = 0;
+		while (D >= 1 && !pushed) {
+			if (distribute(s, D) == 0) {
+				int saturated = 0;
+				for (uint32_t i = 0; i < s->norder; i++) {
+					uint32_t u = s->order[i];
+					if (u == g->t2 || s->node_amt[u] == 0)
+						continue;
+					for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
+						if (USABLE(a) && s->amt[a]) {
+							push(g, a, s->amt[a]);
+							saturated |= g->res[a] == 0;
+						}
+				}
+				/* Rounding can keep the arc that limited D just
+				 * short of full; then one path finishes the round,
+				 * so that every round saturates an arc. */
+				if (!saturated && !dag_path(s))
+					return;
+				pushed = 1;
+			} else {
+				D /= 2;
+			}
+		}
+		if (!pushed && !dag_path(s)) /* rounding left nothing */
+			return;
 	}
-	/* Rounding left nothing: one path through the DAG. */
-	dag_path(s);
 }
 
 /* Per edge: 1 if a depth-first search from the entry finds it going to a
@@ -598,11 +622,12 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	}
 	/* Successive shortest paths (or DAGs of them). */
 	while (shortest_paths(&s)) {
-		if (o->algo == SPGO_ALGO_MCF || !o->even_split || !s.tie)
+		if (o->algo == SPGO_ALGO_MCF || !o->even_split || !s.tie || s.dist[g.t2] == 0)
 			augment_path(&s); /* no ties: the shortest path is unique */
 		else
 			augment_dag(&s);
 	}
+
 
 	/* Read the counts back. */
 	for (size_t b = 0; b < nb; b++) {
