@@ -18,12 +18,13 @@
  *    dangling block (no information; distinct from 0, which says "sampled
  *    and never seen").  Edge probabilities are optional (prob < 0 = none);
  *    spgo_cfg_static_probs() fills the missing ones by heuristics.
- *  - spgo_infer() writes block->count and edge->count.  Every algorithm
- *    but SPGO_ALGO_NONE returns a VALID flow: (1) conservation: count(v) = sum of in-edge counts
- *    (+ what enters from outside, only at the entry) = sum of out-edge counts
- *    (+ what leaves, only at exits); (2) connectivity: every block with a
- *    positive count is reachable from the entry along positive edges.
- *    spgo_flow_check() verifies both.
+ *  - spgo_infer() writes block->count and edge->count.  Every algorithm but
+ *    SPGO_ALGO_NONE returns a VALID flow: (1) conservation: count(v) = sum
+ *    of in-edge counts (+ what enters from outside, only at the entry) = sum
+ *    of out-edge counts (+ what leaves, only at exits); (2) connectivity:
+ *    every block with a positive count is reachable from the entry along
+ *    positive edges.  spgo_flow_check() verifies both.  Blocks the entry
+ *    cannot reach, or that reach no exit, always get 0.
  *  - Nothing here reads files except spgo_cfg_parse_file() and
  *    spgo_bb_addr_map_read(); errors go through spgo_error() naming the
  *    file and line (or byte offset).
@@ -137,7 +138,8 @@ enum spgo_algo {
 	SPGO_ALGO_PROFI,     /* the paper's profi (section 4) */
 	SPGO_ALGO_MCF,       /* classical min-cost flow (Levin et al.) */
 	SPGO_ALGO_FP,        /* AutoFDO's frequency propagation */
-	SPGO_ALGO_QUADRATIC, /* profi's solver on the L2 objective */
+	SPGO_ALGO_QUADRATIC, /* profi's solver on a piecewise-linear L2 objective,
+				k (f - w)^2 / max(1, w / 8) */
 	SPGO_ALGO_NONE,      /* no inference, the evaluation baseline (NOT a
 				valid flow): block count = weight (0 if unknown),
 				edge count = source count x probability */
