@@ -201,7 +201,8 @@ static void usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: spgo infer [--algo profi|mcf|fp|quadratic|none] [--cfg FILE] [-o OUT]\n"
-		"                  [--eval] [--time N] [--k-inc N] [--k-dec N] [--k-inc0 N]\n"
+		"                  [--eval [--eval-min W]] [--time N] [--k-inc N] [--k-dec N]\n"
+		"                  [--k-inc0 N]\n"
 		"                  [--no-join] [--no-rebalance] [--no-greedy] [--no-even]\n"
 		"                  [--insns FILE [--emit-cfg]]\n"
 		"\n"
@@ -209,7 +210,7 @@ static void usage(FILE *fp)
 		"and prints inferred counts: 'block LABEL COUNT', 'edge SRC DST COUNT'.\n"
 		"  --eval    print vertex/edge overlap and coverage against the truth=\n"
 		"            counts of the file, per CFG that ran and has samples, and\n"
-		"            their means\n"
+		"            their means; --eval-min W: only CFGs whose weights add up to W\n"
 		"  --time N  print 'time NAME BLOCKS EDGES MICROSECONDS', median of N runs\n"
 		"  --insns FILE  build binary CFGs from instruction lists instead\n"
 		"            ('func NAME ENTRY' then 'ADDR SIZE CLASS [TARGET] [noreturn]\n"
@@ -236,7 +237,7 @@ int cmd_infer(int argc, char **argv)
 	const char *cfg_path = "-", *out_path = "-", *insns_path = NULL;
 	int emit_cfg = 0;
 	int eval = 0, algo = SPGO_ALGO_PROFI;
-	uint64_t time_runs = 0;
+	uint64_t time_runs = 0, eval_min = 1;
 	int64_t k_inc = -1, k_dec = -1, k_inc0 = -1;
 	int no_join = 0, no_rebalance = 0, no_greedy = 0, no_even = 0;
 	for (int i = 1; i < argc; i++) {
@@ -261,6 +262,12 @@ int cmd_infer(int argc, char **argv)
 			out_path = v, i++;
 		} else if (!strcmp(a, "--eval")) {
 			eval = 1;
+		} else if (!strcmp(a, "--eval-min") && v) {
+			if (spgo_parse_u64(v, &eval_min)) {
+				fprintf(stderr, "spgo: infer: bad --eval-min '%s'\n", v);
+				return 2;
+			}
+			i++;
 		} else if (!strcmp(a, "--time") && v) {
 			if (spgo_parse_u64(v, &time_runs) || time_runs == 0 || time_runs > 100000) {
 				fprintf(stderr, "spgo: infer: bad --time '%s'\n", v);
@@ -368,7 +375,7 @@ int cmd_infer(int argc, char **argv)
 		}
 		/* Compare the functions that ran and have samples: a function
 		 * without any is not in the profile, nothing to infer. */
-		if (gsum == 0 || wsum_in == 0)
+		if (gsum == 0 || wsum_in == 0 || wsum_in < eval_min)
 			continue;
 		struct spgo_overlap ov;
 		spgo_overlap(cfg, f.truth_block[i], f.truth_edge[i], &ov);

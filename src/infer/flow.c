@@ -179,14 +179,43 @@ static int shortest_paths(struct solver *s)
 				s->parent[v] = a;
 				if (!s->inq[v] && v != g->t2) {
 					s->inq[v] = 1;
-					s->queue[tail] = v;
-					tail = tail + 1 == n ? 0 : tail + 1;
+					if (len && nd < d[s->queue[head]]) {
+						/* smaller label first: to the front */
+						head = head == 0 ? n - 1 : head - 1;
+						s->queue[head] = v;
+					} else {
+						s->queue[tail] = v;
+						tail = tail + 1 == n ? 0 : tail + 1;
+					}
 					len++;
 				}
 			}
 		}
 	}
 	return d[g->t2] != INF_DIST;
+}
+
+/*
+ * 1 if the shortest path found is the only one: no node on it has a second
+ * tight arc coming in.  (Another shortest path would leave this one and
+ * join it again, by a tight arc into a node of it; nodes on shortest paths
+ * have exact labels, Lemma 4.2.)  Cheap next to building the DAG.
+ */
+static int unique_path(const struct solver *s)
+{
+	const struct net *g = s->g;
+	int64_t dt = s->dist[g->t2];
+	for (uint32_t v = g->t2; v != g->s2;) {
+		uint32_t in = s->parent[v];
+		for (uint32_t b = g->first[v]; b < g->first[v + 1]; b++) {
+			uint32_t u = g->to[b], r = g->rev[b];
+			if (r != in && s->dist[u] <= dt && g->res[r] > 0 && s->dist[u] != INF_DIST &&
+			    s->dist[u] + g->cost[r] == s->dist[v])
+				return 0;
+		}
+		v = g->to[g->rev[in]];
+	}
+	return 1;
 }
 
 /* Push the bottleneck along the parent chain from t'' (one shortest path). */
@@ -622,8 +651,9 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	}
 	/* Successive shortest paths (or DAGs of them). */
 	while (shortest_paths(&s)) {
-		if (o->algo == SPGO_ALGO_MCF || !o->even_split || !s.tie || s.dist[g.t2] == 0)
-			augment_path(&s); /* no ties: the shortest path is unique */
+		if (o->algo == SPGO_ALGO_MCF || !o->even_split || !s.tie || s.dist[g.t2] == 0 ||
+		    unique_path(&s))
+			augment_path(&s); /* one shortest path: nothing to split */
 		else
 			augment_dag(&s);
 	}

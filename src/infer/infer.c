@@ -104,6 +104,17 @@ int spgo_infer(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		need = cfg->edges[e].prob < 0;
 	if (need)
 		spgo_cfg_static_probs(cfg);
+	/* Nothing sampled: the zero flow is the answer (and valid). */
+	int sampled = 0;
+	for (size_t b = 0; b < cfg->nblocks && !sampled; b++)
+		sampled = cfg->blocks[b].weight != SPGO_WEIGHT_UNKNOWN && cfg->blocks[b].weight > 0;
+	if (!sampled) {
+		for (size_t b = 0; b < cfg->nblocks; b++)
+			cfg->blocks[b].count = 0;
+		for (size_t e = 0; e < cfg->nedges; e++)
+			cfg->edges[e].count = 0;
+		return 0;
+	}
 	switch (o->algo) {
 	case SPGO_ALGO_NONE:
 		for (size_t b = 0; b < cfg->nblocks; b++) {
