@@ -92,7 +92,7 @@ awk 'BEGIN { nb = split("10 30 100 300 1000 3000 10000", B, " ") }
 {
   v = $3; b = B[1]
   for (i = 2; i <= nb; i++) if (log(v) > (log(B[i - 1]) + log(B[i])) / 2) b = B[i]
-  k = $1 " " $2 " " b; n[k]++; t[k, n[k]] = $4 / 1000
+  k = $1 " " $2 " " b; n[k]++; t[k, n[k]] = $4
 } END { for (k in n) { m = n[k]; for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (t[k, j] < t[k, i]) { x = t[k, i]; t[k, i] = t[k, j]; t[k, j] = x }
   print k, m, t[k, int((m + 1) / 2)] } }' "$sp" | sort -k1,1 -k3,3n -k2,2 > "$w/speed_med.txt"
 
@@ -137,18 +137,19 @@ awk 'BEGIN { nb = split("10 30 100 300 1000 3000 10000", B, " ") }
   echo
   echo "## Speed"
   echo
-  echo "Median time of one inference (5 runs per real CFG, 3 per synthetic one; median"
-  echo "over the CFGs of a bucket),"
-  echo "milliseconds, by |V| bucket; real = speedtest1's CFGs (rate 0.1, 30% dangling"
-  echo "input), synth = random structured CFGs (loops, diamonds, switches; 1% sampling,"
-  echo "30% dangling).  Plot: infer_speed.png."
+  echo "Median time of one inference in microseconds (5 runs per real CFG, 3 per"
+  echo "synthetic one; then the median over the CFGs of a |V| bucket, the bucket being"
+  echo "the nearest of 10, 30, 100, ... in log scale).  real = speedtest1's CFGs (the"
+  echo "rate 0.1, 30% dangling input; functions without samples take the zero-flow"
+  echo "shortcut), synth = random structured CFGs (loops, diamonds, switches; 1%"
+  echo "sampling, 30% dangling).  Plot: infer_speed.png."
   echo
-  echo "| CFGs | \|V\| ~ | count | profi ms | mcf ms | fp ms | mcf / profi |"
+  echo "| CFGs | \|V\| ~ | count | profi us | mcf us | fp us | mcf / profi |"
   echo "| --- | --- | --- | --- | --- | --- | --- |"
   awk '{ k = $1 " " $3; kind[k] = $1; size[k] = $3; cnt[k] = $4; ms[k, $2] = $5 }
-       END { for (k in kind) printf "%s %d %d %.4f %.4f %.4f\n", kind[k], size[k], cnt[k], ms[k, "profi"], ms[k, "mcf"], ms[k, "fp"] }' \
+       END { for (k in kind) printf "%s %d %d %.1f %.1f %.1f\n", kind[k], size[k], cnt[k], ms[k, "profi"], ms[k, "mcf"], ms[k, "fp"] }' \
     "$w/speed_med.txt" | sort -k1,1 -k2,2n |
-    awk '{ printf "| %s | %d | %d | %.3f | %.3f | %.3f | %.1fx |\n", $1, $2, $3, $4, $5, $6, ($4 > 0 ? $5 / $4 : 0) }'
+    awk '{ printf "| %s | %d | %d | %.1f | %.1f | %.1f | %.2fx |\n", $1, $2, $3, $4, $5, $6, ($4 > 0 ? $5 / $4 : 0) }'
 } > "$res/infer.md"
 
 # plot (gnuplot from Debian: gnuplot-nox)

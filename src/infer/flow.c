@@ -21,16 +21,19 @@
  *  - greedy zero-cost augmentation first: s'' -> u_out -> v_in -> t'' for
  *    every edge (u, v), and s'' -> x_out -> t' -> s' -> entry_in -> t'';
  *  - the modified Moore-Bellman-Ford: no relaxation out of u once d(u) >
- *    d(t''), stop as soon as d(t'') = 0 (Lemmas 4.1-4.3);
- *  - augmentation along the DAG of all shortest paths: the tight arcs
- *    reachable from s'' that reach t'', minus the arcs that close cycles in
- *    a depth-first search; the flow is split at every node over its DAG
- *    arcs, evenly, except that a CFG edge already carrying flow gets a
- *    share in proportion to 1 + that flow, so that an excess is spread in
- *    the observed ratio (the paper's Figure 2b) rather than 1:1.  The amount
- *    sent saturates at least one arc.
+ *    d(t''), stop as soon as d(t'') = 0 (Lemmas 4.1-4.3); its queue puts a
+ *    node whose label is smaller than the front's at the front (the "small
+ *    label first" rule, which halves the work on our CFGs);
+ *  - augmentation along the DAG of all shortest paths (extract_dag) when
+ *    the shortest path is not unique: the flow is split at every node over
+ *    its DAG arcs, evenly, except that a CFG edge already carrying flow gets
+ *    a share in proportion to 1 + that flow, so that an excess is spread in
+ *    the observed ratio (the paper's Figure 2b) rather than 1:1.  Each round
+ *    sends what saturates an arc, and rounds repeat on the same DAG until
+ *    it has no path with room left (a blocking flow).
  * mcf is the classical successive-shortest-path method on the same network:
- * plain Bellman-Ford from scratch and one shortest path per augmentation.
+ * Bellman-Ford from scratch (no pruning, no early exit) and one shortest
+ * path per augmentation, no greedy step.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -437,6 +437,21 @@ static int improve_once(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, c
 void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 {
 	size_t nb = cfg->nblocks;
+	{
+		/* The common case first: every positive block is reached from
+		 * the entry over positive edges (then each also reaches an exit,
+		 * by conservation), and there is nothing to do. */
+		uint8_t *r = xcalloc(nb, 1);
+		uint32_t *st = xmalloc((nb + 1) * sizeof *st);
+		search(cfg, &cfg->entry, 1, 1, 1, r, st);
+		int fine = 1;
+		for (size_t b = 0; b < nb && fine; b++)
+			fine = cfg->blocks[b].count == 0 || r[b];
+		free(r);
+		free(st);
+		if (fine)
+			return;
+	}
 	uint8_t *mark = xcalloc(nb, 1), *from_entry = xcalloc(nb, 1), *island = xcalloc(nb, 1);
 	uint32_t *stack = xmalloc((nb + 1) * sizeof *stack);
 	int64_t *d1 = xmalloc(nb * sizeof *d1), *d2 = xmalloc(nb * sizeof *d2);
