@@ -20,11 +20,16 @@ SIZE=${INFER_SIZE:-10} # speedtest1 --size under callgrind
 if [ ! -x "$w/speedtest1" ]; then
   if ! ls -d "$w"/sqlite3-*/ >/dev/null 2>&1; then
     if ! (cd "$w" && apt-get source -qq sqlite3 >/dev/null 2>&1); then
-      # deb-src not enabled: add it, as a sources file of its own
+      # deb-src not enabled: add it, as a sources file of its own, with the
+      # same mirrors as the machine's binary package sources
       sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-      . /etc/os-release
-      printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s %s-updates\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
-        "$VERSION_CODENAME" "$VERSION_CODENAME" | $sudo tee /etc/apt/sources.list.d/spgo-deb-src.sources >/dev/null
+      if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+        sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources |
+          $sudo tee /etc/apt/sources.list.d/spgo-bench-deb-src.sources >/dev/null
+      else
+        grep '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' |
+          $sudo tee /etc/apt/sources.list.d/spgo-bench-deb-src.list >/dev/null
+      fi
       $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
       (cd "$w" && apt-get source -qq sqlite3 >/dev/null)
     fi
@@ -149,7 +154,8 @@ awk 'BEGIN { nb = split("10 30 100 300 1000 3000 10000", B, " ") }
   awk '{ k = $1 " " $3; kind[k] = $1; size[k] = $3; cnt[k] = $4; ms[k, $2] = $5 }
        END { for (k in kind) printf "%s %d %d %.1f %.1f %.1f\n", kind[k], size[k], cnt[k], ms[k, "profi"], ms[k, "mcf"], ms[k, "fp"] }' \
     "$w/speed_med.txt" | sort -k1,1 -k2,2n |
-    awk '{ printf "| %s | %d | %d | %.1f | %.1f | %.1f | %.2fx |\n", $1, $2, $3, $4, $5, $6, ($4 > 0 ? $5 / $4 : 0) }'
+    awk '{ r = $4 > 0 ? sprintf("%.2fx", $5 / $4) : "-"
+           printf "| %s | %d | %d | %.1f | %.1f | %.1f | %s |\n", $1, $2, $3, $4, $5, $6, r }'
 } > "$res/infer.md"
 
 # plot (gnuplot from Debian: gnuplot-nox)

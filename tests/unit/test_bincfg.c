@@ -203,7 +203,8 @@ static void test_bb_addr_map_clang(void)
 		printf("skip: clang-19 or llvm-readobj-19 missing\n");
 		return;
 	}
-	char dir[] = "/tmp/spgo-bbmap-XXXXXX";
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char *dir = xasprintf("%s/spgo-bbmap-XXXXXX", tmp);
 	REQUIRE(mkdtemp(dir));
 	char *src = xasprintf("%s/t.c", dir), *bin = xasprintf("%s/t", dir);
 	FILE *fp = fopen(src, "w");
@@ -260,6 +261,7 @@ static void test_bb_addr_map_clang(void)
 	free(cmd);
 	free(src);
 	free(bin);
+	free(dir);
 }
 
 int main(void)
