@@ -42,8 +42,9 @@ int graph_in_loop(const struct graph_info *g, uint32_t header, uint32_t b);
  * and writes block and edge counts; the flow conserves but may have islands.
  */
 int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o);
-/* Post-processing (section 3.2, join.c / 3.4, rebalance.c): connect islands to the entry, and
- * route flow through dangling subgraphs by the branch probabilities. */
+/* Post-processing: connect islands to the entry (section 3.2, join.c), and
+ * route flow through dangling subgraphs by the branch probabilities
+ * (section 3.4, rebalance.c). */
 void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o);
 void flow_rebalance_dangling(struct spgo_cfg *cfg);
 /* Frequency propagation (fp.c): writes counts that need not conserve, and
