@@ -122,13 +122,15 @@ static inline int spgo_cfg_is_exit(const struct spgo_cfg *cfg, uint32_t b)
 uint32_t spgo_cfg_block_at(const struct spgo_cfg *cfg, uint64_t addr);
 
 /*
- * Static branch probabilities (Wu and Larus style, at the level a binary
- * allows): for every block with several successors whose edges have no
- * probability, combine the loop-branch (stay in the loop / take the back
- * edge: 0.88), the noreturn (successor ends in a trap or noreturn call:
- * unlikely) and the return (successor is a return block: 0.28) heuristics
- * by Dempster-Shafer; otherwise equal shares.  Edges that already have a
- * probability are kept; single successors get 1.
+ * Static branch probabilities of a finalized CFG (Wu and Larus style, at
+ * the level a binary allows): for every block with several successors
+ * whose edges have no probability, combine the loop-branch (take the back
+ * edge: 0.88), loop-exit (stay in the innermost loop: 0.80), noreturn
+ * (avoid a successor that ends in a trap or noreturn call: 0.9995) and
+ * return (avoid a successor that returns: 0.72) heuristics by
+ * Dempster-Shafer; otherwise equal shares.  Edges that already have a
+ * probability keep it (the others share what is left); single successors
+ * get 1.
  */
 void spgo_cfg_static_probs(struct spgo_cfg *cfg);
 
