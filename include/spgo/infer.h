@@ -154,6 +154,9 @@ struct spgo_infer_opts {
 	int64_t k_inc, k_dec, k_inc0;
 	int join_islands;    /* connect flow islands to the entry (default 1) */
 	int rebalance;       /* rebalance dangling subgraphs (profi; default 1) */
+	int rebalance_cyclic; /* ... also cyclic ones, by the paper's iteration
+				 (default 0: static loop probabilities are too
+				 high for it, see rebalance.c) */
 	int even_split;      /* augment along DAGs of shortest paths (default 1) */
 	int greedy;          /* greedy zero-cost augmentation first (default 1) */
 };

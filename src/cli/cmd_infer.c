@@ -203,7 +203,8 @@ static void usage(FILE *fp)
 		"usage: spgo infer [--algo profi|mcf|fp|quadratic|none] [--cfg FILE] [-o OUT]\n"
 		"                  [--eval [--eval-min W]] [--time N] [--k-inc N] [--k-dec N]\n"
 		"                  [--k-inc0 N]\n"
-		"                  [--no-join] [--no-rebalance] [--no-greedy] [--no-even]\n"
+		"                  [--no-join] [--no-rebalance] [--rebalance-cyclic]\n"
+		"                  [--no-greedy] [--no-even]\n"
 		"                  [--insns FILE [--emit-cfg]]\n"
 		"\n"
 		"Reads CFGs with block weights (FILE, default stdin; format in README)\n"
@@ -239,7 +240,7 @@ int cmd_infer(int argc, char **argv)
 	int eval = 0, algo = SPGO_ALGO_PROFI;
 	uint64_t time_runs = 0, eval_min = 1;
 	int64_t k_inc = -1, k_dec = -1, k_inc0 = -1;
-	int no_join = 0, no_rebalance = 0, no_greedy = 0, no_even = 0;
+	int no_join = 0, no_rebalance = 0, no_greedy = 0, no_even = 0, cyclic = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -290,6 +291,8 @@ int cmd_infer(int argc, char **argv)
 			no_join = 1;
 		} else if (!strcmp(a, "--no-rebalance")) {
 			no_rebalance = 1;
+		} else if (!strcmp(a, "--rebalance-cyclic")) {
+			cyclic = 1;
 		} else if (!strcmp(a, "--no-greedy")) {
 			no_greedy = 1;
 		} else if (!strcmp(a, "--no-even")) {
@@ -314,6 +317,7 @@ int cmd_infer(int argc, char **argv)
 		o.rebalance = 0;
 	if (no_greedy)
 		o.greedy = 0;
+	o.rebalance_cyclic = cyclic;
 	if (no_even)
 		o.even_split = 0;
 

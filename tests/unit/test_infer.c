@@ -133,6 +133,26 @@ static void test_fig8_dangling_region(void)
 	CHECK_EQ_U64(c.blocks[3].count, 400);
 	CHECK_EQ_U64(c.blocks[4].count, 800);
 	spgo_cfg_free(&c);
+	/* A cyclic dangling region (the paper's Markov-chain case): 0 -> 1 ->
+	 * 2 -> 1 (0.75) / 2 -> 3 (0.25); x1 = 1000 + 0.75 x2, x2 = x1, so the
+	 * loop runs 4000 times. */
+	const int64_t w3[] = {1000, U, U, 1000};
+	const uint32_t e3[][2] = {{0, 1}, {1, 2}, {2, 1}, {2, 3}};
+	mk(&c, 4, w3, e3, 4);
+	c.edges[0].prob = c.edges[1].prob = 1;
+	c.edges[2].prob = 0.75;
+	c.edges[3].prob = 0.25;
+	struct spgo_infer_opts o;
+	spgo_infer_defaults(&o, SPGO_ALGO_PROFI);
+	o.rebalance_cyclic = 1;
+	REQUIRE(spgo_infer(&c, &o) == 0);
+	char why[160];
+	CHECK(spgo_flow_check(&c, why, sizeof why) == 0);
+	CHECK_EQ_U64(c.blocks[1].count, 4000);
+	CHECK_EQ_U64(c.blocks[2].count, 4000);
+	CHECK_EQ_U64(c.edges[2].count, 3000);
+	CHECK_EQ_U64(c.blocks[3].count, 1000);
+	spgo_cfg_free(&c);
 	/* Every algorithm gives a valid flow here. */
 	for (size_t i = 0; i < SPGO_ARRAY_LEN(all_algos); i++) {
 		mk(&c, 7, w, e, 9);

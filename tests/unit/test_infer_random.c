@@ -3,7 +3,8 @@
  * edges that make every block reachable, back edges, self loops, extra
  * exits, unreachable blocks), weights from a random ground-truth flow by
  * binomial-like thinning, plus pure noise, zeros and dangling blocks.
- *  - every algorithm returns a valid, connected flow (spgo_flow_check);
+ *  - every algorithm returns a valid, connected flow (spgo_flow_check),
+ *    profi also with cyclic dangling subgraphs rebalanced;
  *  - profi's L1 cost (the paper's objective, profi's coefficients) is not
  *    above mcf's.  Known difference: before connectivity profi's flow is a
  *    minimum of that objective (mcf's, on symmetric costs, is not), but
@@ -154,6 +155,13 @@ static void test_random_cfgs(void)
 						fprintf(stderr, "seed %#llx: exact weights changed at block %zu\n",
 							(unsigned long long)seed, b);
 		}
+		/* profi with cyclic dangling subgraphs rebalanced too: valid */
+		struct spgo_infer_opts cyc = opts[0];
+		cyc.rebalance_cyclic = 1;
+		spgo_infer(&c, &cyc);
+		char why2[200];
+		if (spgo_flow_check(&c, why2, sizeof why2) && invalid++ < 5)
+			fprintf(stderr, "seed %#llx profi+cyclic: %s\n", (unsigned long long)seed, why2);
 		total_profi += cost[0];
 		total_mcf += cost[1];
 		if (cost[0] > cost[1] && worse++ < 5) {
