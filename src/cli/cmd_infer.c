@@ -1,10 +1,405 @@
-/* spgo infer: not implemented yet. */
+/*
+ * spgo infer: profile inference on CFGs in the text format (README, "CFG
+ * text format").  Prints the inferred counts; with --eval, the overlap with
+ * the truth= counts of the file instead; with --time N, the median time of
+ * N runs per CFG.
+ */
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
+#include "spgo/binary.h"
+#include "spgo/common.h"
+#include "spgo/infer.h"
+
+/*
+ * --insns FILE: instruction lists in text, one function after another,
+ * until the binary model can disassemble (then the same code runs on
+ * spgo_binary_insns()):
+ *
+ *     func NAME ENTRY
+ *     ADDR SIZE CLASS [TARGET] [noreturn] [table=T1,T2,...]
+ *
+ * addresses in hex (0x optional), SIZE in decimal, CLASS one of other jcc
+ * jmp ijmp call icall ret trap.  Each function becomes a CFG (spgo_cfg_from_insns) labelled by
+ * block address.
+ */
+struct insn_func {
+	char *name;
+	uint64_t entry;
+	VEC(struct spgo_insn) insns;
+	VEC(uint64_t) tables;   /* (insn index << 32 | count), then targets */
+	VEC(uint64_t) noreturn; /* call targets that do not return */
+};
+
+static const char *const insn_classes[] = {"other", "jcc", "jmp", "ijmp", "call", "icall", "ret", "trap"};
+
+static int hexnum(const char *s, uint64_t *v)
+{
+	char *end;
+	if (!*s)
+		return -1;
+	*v = strtoull(s, &end, 16);
+	return *end ? -1 : 0;
+}
+
+static size_t table_cb(void *ctx, const struct spgo_insn *jmp, uint64_t *targets, size_t max)
+{
+	const struct insn_func *f = ctx;
+	size_t idx = (size_t)(jmp - f->insns.v);
+	for (size_t k = 0; k < f->tables.n;) {
+		uint64_t head = f->tables.v[k];
+		size_t cnt = (size_t)(head & 0xffffffffu);
+		if ((head >> 32) == idx) {
+			size_t n = cnt < max ? cnt : max;
+			memcpy(targets, &f->tables.v[k + 1], n * sizeof *targets);
+			return n;
+		}
+		k += 1 + cnt;
+	}
+	return 0;
+}
+
+static int noreturn_cb(void *ctx, uint64_t target)
+{
+	const struct insn_func *f = ctx;
+	for (size_t k = 0; k < f->noreturn.n; k++)
+		if (f->noreturn.v[k] == target)
+			return 1;
+	return 0;
+}
+
+static void func_free(struct insn_func *f)
+{
+	free(f->name);
+	VEC_FREE(&f->insns);
+	VEC_FREE(&f->tables);
+	VEC_FREE(&f->noreturn);
+	memset(f, 0, sizeof *f);
+}
+
+/* Build the CFG of f and append it to out (labels: block addresses). */
+static int func_cfg(struct insn_func *f, struct spgo_cfg_file *out)
+{
+	struct spgo_bincfg_opts o = {.jump_table = table_cb, .is_noreturn = noreturn_cb, .ctx = f};
+	struct spgo_cfg c;
+	if (spgo_cfg_from_insns(&c, f->insns.v, f->insns.n, f->entry, &o)) {
+		char *msg = xstrdup(spgo_errmsg());
+		spgo_error("function %s: %s", f->name, msg);
+		free(msg);
+		return -1;
+	}
+	c.name = xstrdup(f->name);
+	out->cfgs = xrealloc(out->cfgs, (out->n + 1) * sizeof *out->cfgs);
+	out->labels = xrealloc(out->labels, (out->n + 1) * sizeof *out->labels);
+	out->truth_block = xrealloc(out->truth_block, (out->n + 1) * sizeof *out->truth_block);
+	out->truth_edge = xrealloc(out->truth_edge, (out->n + 1) * sizeof *out->truth_edge);
+	char **labels = xmalloc((c.nblocks + 1) * sizeof *labels);
+	for (size_t b = 0; b < c.nblocks; b++)
+		labels[b] = xasprintf("%llx", (unsigned long long)c.blocks[b].addr);
+	out->cfgs[out->n] = c;
+	out->labels[out->n] = labels;
+	out->truth_block[out->n] = out->truth_edge[out->n] = NULL;
+	out->n++;
+	return 0;
+}
+
+static int read_insns(struct spgo_cfg_file *out, const char *path)
+{
+	memset(out, 0, sizeof *out);
+	FILE *fp = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	if (!fp)
+		return spgo_error("%s: cannot open", path);
+	struct insn_func f = {0};
+	char line[1 << 16];
+	size_t lineno = 0;
+	int rc = 0, have = 0;
+	while (rc == 0 && fgets(line, sizeof line, fp)) {
+		lineno++;
+		char *save = NULL, *tok[8];
+		int nt = 0;
+		for (char *t = strtok_r(line, " \t\r\n", &save); t && nt < 8; t = strtok_r(NULL, " \t\r\n", &save))
+			tok[nt++] = t;
+		if (nt == 0 || tok[0][0] == '#')
+			continue;
+		if (!strcmp(tok[0], "func")) {
+			if (have && f.insns.n)
+				rc = func_cfg(&f, out);
+			func_free(&f);
+			if (rc)
+				break;
+			if (nt != 3 || hexnum(tok[2], &f.entry)) {
+				rc = spgo_error("%s: line %zu: expected 'func NAME ENTRY'", path, lineno);
+				break;
+			}
+			f.name = xstrdup(tok[1]);
+			have = 1;
+			continue;
+		}
+		struct spgo_insn in = {0};
+		uint64_t a, sz;
+		int cls = -1;
+		char *szend;
+		sz = strtoull(tok[1], &szend, 10);
+		if (!have || nt < 3 || hexnum(tok[0], &a) || *szend || sz == 0 || sz > 15) {
+			rc = spgo_error("%s: line %zu: expected 'ADDR SIZE CLASS [TARGET]' after a 'func' line",
+					path, lineno);
+			break;
+		}
+		for (size_t k = 0; k < SPGO_ARRAY_LEN(insn_classes); k++)
+			if (!strcmp(tok[2], insn_classes[k]))
+				cls = (int)k;
+		if (cls < 0) {
+			rc = spgo_error("%s: line %zu: unknown instruction class '%s'", path, lineno, tok[2]);
+			break;
+		}
+		if (f.insns.n && a <= f.insns.v[f.insns.n - 1].addr) {
+			rc = spgo_error("%s: line %zu: addresses must increase", path, lineno);
+			break;
+		}
+		in.addr = a, in.size = (uint8_t)sz, in.cls = (uint8_t)cls;
+		for (int k = 3; k < nt && rc == 0; k++) {
+			uint64_t t;
+			if (!strcmp(tok[k], "noreturn")) {
+				if (in.target)
+					VEC_PUSH(&f.noreturn, in.target);
+			} else if (!strncmp(tok[k], "table=", 6)) {
+				size_t at = f.tables.n;
+				VEC_PUSH(&f.tables, (uint64_t)f.insns.n << 32);
+				char *s2 = NULL;
+				for (char *t2 = strtok_r(tok[k] + 6, ",", &s2); t2; t2 = strtok_r(NULL, ",", &s2)) {
+					if (hexnum(t2, &t)) {
+						rc = spgo_error("%s: line %zu: bad table entry '%s'", path, lineno, t2);
+						break;
+					}
+					VEC_PUSH(&f.tables, t);
+					f.tables.v[at]++;
+				}
+			} else if (!hexnum(tok[k], &t)) {
+				in.target = t;
+			} else {
+				rc = spgo_error("%s: line %zu: unexpected '%s'", path, lineno, tok[k]);
+			}
+		}
+		VEC_PUSH(&f.insns, in);
+	}
+	if (rc == 0 && have && f.insns.n)
+		rc = func_cfg(&f, out);
+	func_free(&f);
+	if (fp != stdin)
+		fclose(fp);
+	if (rc == 0 && out->n == 0)
+		rc = spgo_error("%s: no functions", path);
+	if (rc)
+		spgo_cfg_file_free(out);
+	return rc;
+}
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: spgo infer [--algo profi|mcf|fp|quadratic|none] [--cfg FILE] [-o OUT]\n"
+		"                  [--eval [--eval-min W]] [--time N] [--k-inc N] [--k-dec N]\n"
+		"                  [--k-inc0 N]\n"
+		"                  [--no-join] [--no-rebalance] [--rebalance-cyclic]\n"
+		"                  [--no-greedy] [--no-even]\n"
+		"                  [--insns FILE [--emit-cfg]]\n"
+		"\n"
+		"Reads CFGs with block weights (FILE, default stdin; format in README)\n"
+		"and prints inferred counts: 'block LABEL COUNT', 'edge SRC DST COUNT'.\n"
+		"  --eval    print vertex/edge overlap and coverage against the truth=\n"
+		"            counts of the file, per CFG that ran and has samples, and\n"
+		"            their means; --eval-min W: only CFGs whose weights add up to W\n"
+		"  --time N  print 'time NAME BLOCKS EDGES MICROSECONDS', median of N runs\n"
+		"  --insns FILE  build binary CFGs from instruction lists instead\n"
+		"            ('func NAME ENTRY' then 'ADDR SIZE CLASS [TARGET] [noreturn]\n"
+		"            [table=T,...]' lines, hex); --emit-cfg prints them as text CFGs\n");
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int num_arg(const char *s, int64_t *out)
+{
+	uint64_t v;
+	if (spgo_parse_u64(s, &v) || v > 1000000000)
+		return spgo_error("bad number '%s'", s);
+	*out = (int64_t)v;
+	return 0;
+}
 
 int cmd_infer(int argc, char **argv)
 {
-	fprintf(stderr, "spgo: 'infer' is not implemented yet\n");
-	return 2;
+	const char *cfg_path = "-", *out_path = "-", *insns_path = NULL;
+	int emit_cfg = 0;
+	int eval = 0, algo = SPGO_ALGO_PROFI;
+	uint64_t time_runs = 0, eval_min = 1;
+	int64_t k_inc = -1, k_dec = -1, k_inc0 = -1;
+	int no_join = 0, no_rebalance = 0, no_greedy = 0, no_even = 0, cyclic = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(a, "--algo") && v) {
+			if ((algo = spgo_algo_parse(v)) < 0) {
+				fprintf(stderr, "spgo: infer: unknown algorithm '%s'\n", v);
+				return 2;
+			}
+			i++;
+		} else if (!strcmp(a, "--cfg") && v) {
+			cfg_path = v, i++;
+		} else if (!strcmp(a, "--insns") && v) {
+			insns_path = v, i++;
+		} else if (!strcmp(a, "--emit-cfg")) {
+			emit_cfg = 1;
+		} else if (!strcmp(a, "-o") && v) {
+			out_path = v, i++;
+		} else if (!strcmp(a, "--eval")) {
+			eval = 1;
+		} else if (!strcmp(a, "--eval-min") && v) {
+			if (spgo_parse_u64(v, &eval_min)) {
+				fprintf(stderr, "spgo: infer: bad --eval-min '%s'\n", v);
+				return 2;
+			}
+			i++;
+		} else if (!strcmp(a, "--time") && v) {
+			if (spgo_parse_u64(v, &time_runs) || time_runs == 0 || time_runs > 100000) {
+				fprintf(stderr, "spgo: infer: bad --time '%s'\n", v);
+				return 2;
+			}
+			i++;
+		} else if (!strcmp(a, "--k-inc") && v) {
+			if (num_arg(v, &k_inc))
+				return cli_fail();
+			i++;
+		} else if (!strcmp(a, "--k-dec") && v) {
+			if (num_arg(v, &k_dec))
+				return cli_fail();
+			i++;
+		} else if (!strcmp(a, "--k-inc0") && v) {
+			if (num_arg(v, &k_inc0))
+				return cli_fail();
+			i++;
+		} else if (!strcmp(a, "--no-join")) {
+			no_join = 1;
+		} else if (!strcmp(a, "--no-rebalance")) {
+			no_rebalance = 1;
+		} else if (!strcmp(a, "--rebalance-cyclic")) {
+			cyclic = 1;
+		} else if (!strcmp(a, "--no-greedy")) {
+			no_greedy = 1;
+		} else if (!strcmp(a, "--no-even")) {
+			no_even = 1;
+		} else {
+			fprintf(stderr, "spgo: infer: unexpected argument '%s'\n", a);
+			usage(stderr);
+			return 2;
+		}
+	}
+	struct spgo_infer_opts o;
+	spgo_infer_defaults(&o, (enum spgo_algo)algo);
+	if (k_inc >= 0)
+		o.k_inc = k_inc;
+	if (k_dec >= 0)
+		o.k_dec = k_dec;
+	if (k_inc0 >= 0)
+		o.k_inc0 = k_inc0;
+	if (no_join)
+		o.join_islands = 0;
+	if (no_rebalance)
+		o.rebalance = 0;
+	if (no_greedy)
+		o.greedy = 0;
+	o.rebalance_cyclic = cyclic;
+	if (no_even)
+		o.even_split = 0;
+
+	struct spgo_cfg_file f;
+	if (insns_path ? read_insns(&f, insns_path) : spgo_cfg_parse_file(&f, cfg_path))
+		return cli_fail();
+	struct spgo_out out;
+	if (spgo_out_open(&out, out_path)) {
+		spgo_cfg_file_free(&f);
+		return cli_fail();
+	}
+	int rc = 0;
+	double sv = 0, se = 0, sc = 0, wv = 0, we = 0, wsum = 0;
+	size_t neval = 0, ninvalid = 0;
+	double *times = time_runs ? xmalloc(time_runs * sizeof *times) : NULL;
+	for (size_t i = 0; i < f.n && rc == 0; i++) {
+		struct spgo_cfg *cfg = &f.cfgs[i];
+		const char *name = cfg->name ? cfg->name : "-";
+		if (emit_cfg) {
+			spgo_cfg_static_probs(cfg); /* while the block flags are known */
+			spgo_cfg_write(out.fp, cfg, f.labels[i]);
+			continue;
+		}
+		if (time_runs) {
+			for (uint64_t r = 0; r < time_runs; r++) {
+				double t0 = spgo_now();
+				spgo_infer(cfg, &o);
+				times[r] = spgo_now() - t0;
+			}
+			qsort(times, time_runs, sizeof *times, cmp_double);
+			fprintf(out.fp, "time %s %zu %zu %.1f\n", name, cfg->nblocks, cfg->nedges,
+				times[time_runs / 2] * 1e6);
+			continue;
+		}
+		if (spgo_infer(cfg, &o)) {
+			rc = cli_fail();
+			break;
+		}
+		char why[160];
+		int valid = o.algo == SPGO_ALGO_NONE || spgo_flow_check(cfg, why, sizeof why) == 0;
+		if (!valid) {
+			ninvalid++;
+			spgo_warn("%s: cfg %s: invalid flow: %s", cfg_path, name, why);
+		}
+		if (!eval) {
+			spgo_cfg_write_counts(out.fp, cfg, f.labels[i]);
+			continue;
+		}
+		if (!f.truth_block[i]) {
+			rc = spgo_error("%s: cfg %s: --eval needs truth= counts", cfg_path, name);
+			rc = cli_fail();
+			break;
+		}
+		uint64_t gsum = 0, wsum_in = 0;
+		for (size_t b = 0; b < cfg->nblocks; b++) {
+			gsum += f.truth_block[i][b];
+			if (cfg->blocks[b].weight != SPGO_WEIGHT_UNKNOWN)
+				wsum_in += cfg->blocks[b].weight;
+		}
+		/* Compare the functions that ran and have samples: a function
+		 * without any is not in the profile, nothing to infer. */
+		if (gsum == 0 || wsum_in == 0 || wsum_in < eval_min)
+			continue;
+		struct spgo_overlap ov;
+		spgo_overlap(cfg, f.truth_block[i], f.truth_edge[i], &ov);
+		fprintf(out.fp, "overlap %s %zu %.6f %.6f %.6f\n", name, cfg->nblocks, ov.vertex, ov.edge,
+			ov.coverage);
+		neval++;
+		sv += ov.vertex, se += ov.edge, sc += ov.coverage;
+		wv += ov.vertex * (double)gsum, we += ov.edge * (double)gsum, wsum += (double)gsum;
+	}
+	if (rc == 0 && eval && neval)
+		fprintf(out.fp,
+			"mean %s cfgs=%zu vertex=%.4f edge=%.4f coverage=%.4f weighted_vertex=%.4f "
+			"weighted_edge=%.4f invalid=%zu\n",
+			spgo_algo_name(o.algo), neval, sv / neval, se / neval, sc / neval, wv / wsum, we / wsum,
+			ninvalid);
+	free(times);
+	if (rc == 0 && spgo_out_commit(&out))
+		rc = cli_fail();
+	else if (rc)
+		spgo_out_abort(&out);
+	spgo_cfg_file_free(&f);
+	return rc;
 }

@@ -1,0 +1,297 @@
+/*
+ * spgo/infer.h: control-flow graphs and profile inference.
+ *
+ * Sampled block counts are noisy and incomplete; the compiler wants block
+ * AND edge counts that form a flow.  This stage takes a CFG whose blocks
+ * carry sample weights (or "unknown") and infers counts for every block and
+ * edge, following "Profile Inference Revisited" (He, Mestre, Pupyrev, Wang,
+ * Yu; the paper's terms are used throughout: dangling blocks, islands,
+ * dangling subgraphs, PIP).
+ *
+ * Contract
+ *  - A CFG has blocks 0..nblocks-1, directed edges, one entry block and any
+ *    number of exits.  An exit is a block with no successors or one flagged
+ *    SPGO_BLOCK_EXIT (a block may both branch inside and leave the function,
+ *    e.g. a conditional tail call).  Parallel edges are allowed (a jump table
+ *    listing one target twice); self loops are allowed.
+ *  - Block weights are the input: a count, or SPGO_WEIGHT_UNKNOWN for a
+ *    dangling block (no information; distinct from 0, which says "sampled
+ *    and never seen").  Edge probabilities are optional (prob < 0 = none);
+ *    spgo_cfg_static_probs() fills the missing ones by heuristics.
+ *  - spgo_infer() writes block->count and edge->count.  Every algorithm but
+ *    SPGO_ALGO_NONE returns a VALID flow: (1) conservation: count(v) = sum
+ *    of in-edge counts (+ what enters from outside, only at the entry) = sum
+ *    of out-edge counts (+ what leaves, only at exits); (2) connectivity:
+ *    every block with a positive count is reachable from the entry along
+ *    positive edges.  spgo_flow_check() verifies both.  Blocks the entry
+ *    cannot reach, or that reach no exit, always get 0.
+ *  - Nothing here reads files except spgo_cfg_parse_file() and
+ *    spgo_bb_addr_map_read(); errors go through spgo_error() naming the
+ *    file and line (or byte offset).
+ *  - Inference allocates its working memory per call and frees it; a CFG
+ *    may be reused (change weights, infer again) after spgo_cfg_finalize().
+ *
+ * Typical use (IP-sample profile generation):
+ *
+ *     struct spgo_cfg cfg;
+ *     spgo_cfg_from_insns(&cfg, insns, n, fn->start, NULL);   // finalized
+ *     for (b...) cfg.blocks[b].weight = samples_in_block / insns_in_block;
+ *     spgo_cfg_static_probs(&cfg);
+ *     struct spgo_infer_opts o; spgo_infer_defaults(&o, SPGO_ALGO_PROFI);
+ *     spgo_infer(&cfg, &o);
+ *     ... cfg.blocks[b].count, cfg.edges[e].count ...
+ *     spgo_cfg_free(&cfg);
+ */
+#ifndef SPGO_INFER_H
+#define SPGO_INFER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct spgo_insn; /* spgo/binary.h */
+
+/* ---- the CFG ------------------------------------------------------------ */
+
+#define SPGO_WEIGHT_UNKNOWN UINT64_MAX /* a dangling block */
+#define SPGO_NONE UINT32_MAX           /* no block / no edge */
+
+enum spgo_edge_kind {
+	SPGO_EDGE_OTHER = 0,   /* hand-made / unspecified */
+	SPGO_EDGE_FALLTHROUGH, /* into the next block */
+	SPGO_EDGE_JUMP,        /* unconditional direct jump */
+	SPGO_EDGE_TAKEN,       /* conditional branch, taken */
+	SPGO_EDGE_NOT_TAKEN,   /* conditional branch, not taken (falls through) */
+	SPGO_EDGE_TABLE,       /* indirect jump through a recovered jump table */
+	SPGO_EDGE_GUESSED,     /* unresolved indirect jump -> possible target */
+};
+
+enum spgo_block_flags {
+	SPGO_BLOCK_EXIT = 1 << 0,          /* flow may leave the function here */
+	SPGO_BLOCK_UNKNOWN_SUCCS = 1 << 1, /* ends in an indirect jump whose targets
+					      were not recovered */
+	SPGO_BLOCK_NORETURN = 1 << 2,      /* ends in a trap or noreturn call */
+	SPGO_BLOCK_RETURN = 1 << 3,        /* ends in a return */
+};
+
+struct spgo_cfg_block {
+	uint64_t addr, size; /* [addr, addr + size) in a binary CFG; free otherwise */
+	uint64_t weight;     /* input: sample weight or SPGO_WEIGHT_UNKNOWN */
+	uint64_t count;      /* output of spgo_infer() */
+	uint32_t flags;      /* enum spgo_block_flags */
+	uint32_t name;       /* label id in the text format (index into names) */
+	/* Filled by spgo_cfg_finalize(): edge ids in cfg->succ[out .. out+nout)
+	 * and cfg->pred[in .. in+nin). */
+	uint32_t out, nout, in, nin;
+};
+
+struct spgo_cfg_edge {
+	uint32_t src, dst;
+	uint32_t kind; /* enum spgo_edge_kind */
+	double prob;   /* branch probability, or < 0 when there is none */
+	uint64_t count; /* output of spgo_infer() */
+};
+
+struct spgo_cfg {
+	struct spgo_cfg_block *blocks;
+	struct spgo_cfg_edge *edges;
+	size_t nblocks, nedges, cap_blocks, cap_edges;
+	uint32_t entry;  /* 0 unless set */
+	uint32_t *succ;  /* edge ids grouped by source (after finalize) */
+	uint32_t *pred;  /* edge ids grouped by destination */
+	char *name;      /* the function's name, or NULL */
+	int finalized;
+};
+
+void spgo_cfg_init(struct spgo_cfg *cfg);
+void spgo_cfg_free(struct spgo_cfg *cfg);
+/* Add a block (weight unknown, no flags); returns its index. */
+uint32_t spgo_cfg_add_block(struct spgo_cfg *cfg, uint64_t addr, uint64_t size);
+/* Add an edge (no probability); returns its index.  Unfinalizes the CFG. */
+uint32_t spgo_cfg_add_edge(struct spgo_cfg *cfg, uint32_t src, uint32_t dst, enum spgo_edge_kind kind);
+/* Build the successor/predecessor lists; call after the last add, before
+ * anything that walks the graph.  Returns -1 (spgo_error) on a bad entry. */
+int spgo_cfg_finalize(struct spgo_cfg *cfg);
+/* 1 if flow may leave the function at block b. */
+static inline int spgo_cfg_is_exit(const struct spgo_cfg *cfg, uint32_t b)
+{
+	return cfg->blocks[b].nout == 0 || (cfg->blocks[b].flags & SPGO_BLOCK_EXIT);
+}
+/* The block whose [addr, addr+size) holds addr, or SPGO_NONE (binary CFGs;
+ * blocks must be in address order, as spgo_cfg_from_insns makes them). */
+uint32_t spgo_cfg_block_at(const struct spgo_cfg *cfg, uint64_t addr);
+
+/*
+ * Static branch probabilities of a finalized CFG (Wu and Larus style, at
+ * the level a binary allows): for every block with several successors
+ * whose edges have no probability, combine the loop-branch (take the back
+ * edge: 0.88), loop-exit (stay in the innermost loop: 0.80), noreturn
+ * (avoid a successor that ends in a trap or noreturn call: 0.9995) and
+ * return (avoid a successor that returns: 0.72) heuristics by
+ * Dempster-Shafer; otherwise equal shares.  Edges that already have a
+ * probability keep it (the others share what is left); single successors
+ * get 1.
+ */
+void spgo_cfg_static_probs(struct spgo_cfg *cfg);
+
+/* ---- inference ---------------------------------------------------------- */
+
+enum spgo_algo {
+	SPGO_ALGO_PROFI,     /* the paper's profi (section 4) */
+	SPGO_ALGO_MCF,       /* classical min-cost flow (Levin et al.) */
+	SPGO_ALGO_FP,        /* AutoFDO's frequency propagation */
+	SPGO_ALGO_QUADRATIC, /* profi's solver on a piecewise-linear L2 objective,
+				k (f - w)^2 / max(1, w / 8) */
+	SPGO_ALGO_NONE,      /* no inference, the evaluation baseline (NOT a
+				valid flow): block count = weight (0 if unknown),
+				edge count = source count x probability */
+};
+
+struct spgo_infer_opts {
+	enum spgo_algo algo;
+	/* Costs per unit of change of a sampled block (section 4): increase,
+	 * decrease, increase of a block sampled as 0.  Defaults 10, 20, 11. */
+	int64_t k_inc, k_dec, k_inc0;
+	int join_islands;    /* connect flow islands to the entry (default 1) */
+	int rebalance;       /* rebalance dangling subgraphs (profi; default 1) */
+	int rebalance_cyclic; /* ... also cyclic ones, by the paper's iteration
+				 (default 0: static loop probabilities are too
+				 high for it, see rebalance.c) */
+	int even_split;      /* augment along DAGs of shortest paths (default 1) */
+	int greedy;          /* greedy zero-cost augmentation first (default 1) */
+};
+
+/* Fill opts with the defaults of algo (mcf: symmetric costs, one path at a
+ * time, no greedy step, no rebalancing). */
+void spgo_infer_defaults(struct spgo_infer_opts *opts, enum spgo_algo algo);
+/* Parse "profi", "mcf", "fp", "quadratic", "none"; -1 if unknown. */
+int spgo_algo_parse(const char *name);
+const char *spgo_algo_name(enum spgo_algo algo);
+
+/* Infer block and edge counts of a finalized CFG.  Edges without a
+ * probability get static ones first (the CFG is modified).  Returns 0. */
+int spgo_infer(struct spgo_cfg *cfg, const struct spgo_infer_opts *opts);
+
+/* Check that the counts form a valid flow (see the contract).  Returns 0,
+ * or -1 with a description of the first violation in why. */
+int spgo_flow_check(const struct spgo_cfg *cfg, char *why, size_t why_len);
+
+/* The L1 objective of the paper (section 2.2) with the costs of opts:
+ * sum over sampled blocks of k_inc(f-w) or k_dec(w-f) (k_inc0 when w = 0). */
+double spgo_flow_cost_l1(const struct spgo_cfg *cfg, const struct spgo_infer_opts *opts);
+
+/* ---- quality (section 5.3) ------------------------------------------------ */
+
+/*
+ * Degree of overlap between inferred counts f and ground truth gt over the
+ * same CFG: vertex overlap = sum_v min(f(v)/sum f, gt(v)/sum gt), edge
+ * overlap likewise over edges (counts of the edges of the CFG; gt edges may
+ * be given for every CFG edge), coverage = share of blocks with gt > 0 that
+ * have f > 0.  Each is in [0, 1]; 1 when f and gt are both all zero, 0 when
+ * exactly one of them is.
+ */
+struct spgo_overlap {
+	double vertex, edge, coverage;
+};
+void spgo_overlap(const struct spgo_cfg *cfg, const uint64_t *gt_block, const uint64_t *gt_edge,
+		  struct spgo_overlap *out);
+/* The same, on plain arrays (n values each). */
+double spgo_overlap_vec(const uint64_t *f, const uint64_t *gt, size_t n);
+double spgo_coverage_vec(const uint64_t *f, const uint64_t *gt, size_t n);
+
+/* ---- the text format ------------------------------------------------------ */
+
+/*
+ * One or more CFGs in a line-oriented text format (README "CFG text format"):
+ *
+ *     # comment
+ *     cfg NAME                         starts a CFG (optional for the first)
+ *     block LABEL WEIGHT [key=value]... WEIGHT is a count or ? (dangling)
+ *     edge LABEL LABEL [key=value]...
+ *     entry LABEL                      default: the first block
+ *
+ * Block keys: exit (flag), addr=HEX, size=N, truth=N.  Edge keys: p=PROB
+ * (branch probability), truth=N.  Labels are any tokens without spaces.
+ * truth= gives exact counts for evaluation (spgo infer --eval).
+ */
+struct spgo_cfg_file {
+	struct spgo_cfg *cfgs;
+	size_t n;
+	/* Per CFG, the block labels (cfg.blocks[b].name indexes labels[i]) and
+	 * ground truth when given (NULL if no truth= appears in that CFG). */
+	char ***labels;
+	uint64_t **truth_block, **truth_edge;
+};
+int spgo_cfg_parse(struct spgo_cfg_file *out, const char *text, size_t len, const char *path);
+int spgo_cfg_parse_file(struct spgo_cfg_file *out, const char *path);
+void spgo_cfg_file_free(struct spgo_cfg_file *f);
+/* Print counts: "cfg NAME", "block LABEL COUNT", "edge SRC DST COUNT". */
+void spgo_cfg_write_counts(FILE *fp, const struct spgo_cfg *cfg, char **labels);
+/* Print the CFG itself in the text format (weights, flags, probabilities). */
+void spgo_cfg_write(FILE *fp, const struct spgo_cfg *cfg, char **labels);
+
+/* ---- binary CFGs ------------------------------------------------------------ */
+
+/*
+ * Options of spgo_cfg_from_insns.  All fields may be 0/NULL.
+ *  - block_starts: exact block start addresses (sorted), e.g. from
+ *    .llvm_bb_addr_map; when given, blocks start exactly there (and also
+ *    after every branch, so that edges stay well-defined).
+ *  - jump_table: recovers the targets of an indirect jump; returns the
+ *    number of targets written to targets[0..max) (0 = unknown).
+ *  - is_noreturn: 1 if a call to target never returns (exit(), abort()...).
+ */
+struct spgo_bincfg_opts {
+	const uint64_t *block_starts;
+	size_t nblock_starts;
+	size_t (*jump_table)(void *ctx, const struct spgo_insn *jmp, uint64_t *targets, size_t max);
+	int (*is_noreturn)(void *ctx, uint64_t target);
+	void *ctx;
+};
+
+/*
+ * Build the CFG of one function from its instructions (sorted by address;
+ * may hold several parts, e.g. foo and foo.cold: a branch to any listed
+ * instruction is internal).  Blocks start at the entry, at branch targets,
+ * after branches, returns, traps and noreturn calls, and at block_starts;
+ * edges are fall-throughs, direct jumps, taken/not-taken branches and
+ * recovered jump tables.  A block ending in an unresolved indirect jump is
+ * flagged SPGO_BLOCK_UNKNOWN_SUCCS | SPGO_BLOCK_EXIT and gets GUESSED edges
+ * to every block with no predecessor (where jump-table targets land); a
+ * branch or jump out of the instructions is a tail call (an exit).  The
+ * result is finalized, blocks in address order, weights unknown.
+ * Returns -1 (spgo_error) when entry is not an instruction address.
+ */
+int spgo_cfg_from_insns(struct spgo_cfg *cfg, const struct spgo_insn *insns, size_t n, uint64_t entry,
+			const struct spgo_bincfg_opts *opts);
+
+/*
+ * clang's basic-block address map (-fbasic-block-address-map, section
+ * .llvm_bb_addr_map, SHT_LLVM_BB_ADDR_MAP; version 2, as clang 18 and 19
+ * write it, with the multi-range and PGO-analysis features): per function,
+ * its blocks' [addr, addr+size) and metadata bits.  Other versions are
+ * refused with an error naming the offset.
+ */
+struct spgo_bb_entry {
+	uint64_t addr, size;
+	uint32_t id, meta; /* meta: 1 return, 2 tail call, 4 EH pad, 8 can fall
+			      through, 16 indirect branch */
+};
+struct spgo_bb_func {
+	uint64_t addr;               /* function entry */
+	struct spgo_bb_entry *blocks; /* in address order within each range */
+	size_t nblocks;
+};
+struct spgo_bb_addr_map {
+	struct spgo_bb_func *funcs;
+	size_t nfuncs;
+};
+/* Decode a section's bytes (name is used in errors). */
+int spgo_bb_addr_map_parse(struct spgo_bb_addr_map *out, const uint8_t *data, size_t len, const char *name);
+/* Read the section from an ELF file; no section = 0 with nfuncs = 0. */
+int spgo_bb_addr_map_read(struct spgo_bb_addr_map *out, const char *path);
+void spgo_bb_addr_map_free(struct spgo_bb_addr_map *m);
+/* The function entry at addr, or NULL (funcs are sorted by addr). */
+const struct spgo_bb_func *spgo_bb_addr_map_find(const struct spgo_bb_addr_map *m, uint64_t addr);
+
+#endif

@@ -1,0 +1,189 @@
+/*
+ * Binary CFGs: one function's instructions -> basic blocks and edges.
+ *
+ * Leaders (first instructions of blocks) are the entry, the first listed
+ * instruction, any instruction not contiguous with the one before it, the
+ * targets of direct branches and of recovered jump tables, the instruction
+ * after a branch, jump, return, trap or noreturn call, and the caller's exact
+ * block starts (.llvm_bb_addr_map).  Calls that return do not end a block:
+ * profiles count them as straight-line code, as the compiler does.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "spgo/binary.h"
+#include "spgo/common.h"
+#include "spgo/infer.h"
+
+#define MAX_TABLE 4096
+
+static size_t find_insn(const struct spgo_insn *insns, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (insns[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && insns[lo].addr == addr ? lo : (size_t)-1;
+}
+
+static int noreturn_call(const struct spgo_insn *in, const struct spgo_bincfg_opts *o)
+{
+	return in->cls == SPGO_INSN_CALL && o && o->is_noreturn && o->is_noreturn(o->ctx, in->target);
+}
+
+int spgo_cfg_from_insns(struct spgo_cfg *cfg, const struct spgo_insn *insns, size_t n, uint64_t entry,
+			const struct spgo_bincfg_opts *o)
+{
+	spgo_cfg_init(cfg);
+	size_t ei = find_insn(insns, n, entry);
+	if (n == 0 || ei == (size_t)-1)
+		return spgo_error("CFG of 0x%llx: the entry is not an instruction address",
+				  (unsigned long long)entry);
+	uint8_t *leader = xcalloc(n, 1);
+	uint32_t *block_of = xmalloc(n * sizeof *block_of);
+	/* Jump-table targets per indirect jump: (insn index, target index). */
+	VEC(uint64_t) tables = {0};
+	uint64_t *tbuf = xmalloc(MAX_TABLE * sizeof *tbuf);
+	leader[0] = leader[ei] = 1;
+	for (size_t i = 0; i < n; i++) {
+		const struct spgo_insn *in = &insns[i];
+		int ends = 0;
+		if (i > 0 && insns[i - 1].addr + insns[i - 1].size != in->addr)
+			leader[i] = 1;
+		switch (in->cls) {
+		case SPGO_INSN_COND_BRANCH:
+		case SPGO_INSN_JUMP: {
+			size_t t = find_insn(insns, n, in->target);
+			if (t != (size_t)-1)
+				leader[t] = 1;
+			ends = 1;
+			break;
+		}
+		case SPGO_INSN_INDIRECT_JUMP: {
+			size_t nt = o && o->jump_table ? o->jump_table(o->ctx, in, tbuf, MAX_TABLE) : 0;
+			for (size_t k = 0; k < nt && k < MAX_TABLE; k++) {
+				size_t t = find_insn(insns, n, tbuf[k]);
+				if (t == (size_t)-1)
+					continue;
+				leader[t] = 1;
+				VEC_PUSH(&tables, ((uint64_t)i << 32) | t);
+			}
+			ends = 1;
+			break;
+		}
+		case SPGO_INSN_RETURN:
+		case SPGO_INSN_TRAP:
+			ends = 1;
+			break;
+		case SPGO_INSN_CALL:
+			ends = noreturn_call(in, o);
+			break;
+		default:
+			break;
+		}
+		if (ends && i + 1 < n)
+			leader[i + 1] = 1;
+	}
+	for (size_t k = 0; o && k < o->nblock_starts; k++) {
+		size_t t = find_insn(insns, n, o->block_starts[k]);
+		if (t != (size_t)-1)
+			leader[t] = 1;
+	}
+	/* Blocks. */
+	for (size_t i = 0; i < n; i++) {
+		if (leader[i])
+			spgo_cfg_add_block(cfg, insns[i].addr, 0);
+		uint32_t b = (uint32_t)cfg->nblocks - 1;
+		block_of[i] = b;
+		cfg->blocks[b].size = insns[i].addr + insns[i].size - cfg->blocks[b].addr;
+	}
+	cfg->entry = block_of[ei];
+	/* Edges, from each block's last instruction. */
+	size_t nunresolved = 0, ti = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i + 1 < n && !leader[i + 1])
+			continue;
+		const struct spgo_insn *in = &insns[i];
+		uint32_t b = block_of[i];
+		int next = i + 1 < n && insns[i].addr + insns[i].size == insns[i + 1].addr;
+		uint32_t *fl = &cfg->blocks[b].flags;
+		switch (in->cls) {
+		case SPGO_INSN_COND_BRANCH:
+		case SPGO_INSN_JUMP: {
+			size_t t = find_insn(insns, n, in->target);
+			if (t != (size_t)-1)
+				spgo_cfg_add_edge(cfg, b, block_of[t],
+						  in->cls == SPGO_INSN_JUMP ? SPGO_EDGE_JUMP : SPGO_EDGE_TAKEN);
+			else
+				*fl |= SPGO_BLOCK_EXIT; /* a (conditional) tail call */
+			if (in->cls == SPGO_INSN_COND_BRANCH) {
+				if (next)
+					spgo_cfg_add_edge(cfg, b, block_of[i + 1], SPGO_EDGE_NOT_TAKEN);
+				else
+					*fl |= SPGO_BLOCK_EXIT;
+			}
+			break;
+		}
+		case SPGO_INSN_INDIRECT_JUMP: {
+			size_t added = 0;
+			while (ti < tables.n && (tables.v[ti] >> 32) < i)
+				ti++;
+			for (; ti < tables.n && (tables.v[ti] >> 32) == i; ti++) {
+				uint32_t d = block_of[tables.v[ti] & 0xffffffffu];
+				int dup = 0;
+				for (size_t k = cfg->nedges - added; k < cfg->nedges; k++)
+					dup |= cfg->edges[k].dst == d;
+				if (!dup) {
+					spgo_cfg_add_edge(cfg, b, d, SPGO_EDGE_TABLE);
+					added++;
+				}
+			}
+			if (!added) {
+				*fl |= SPGO_BLOCK_UNKNOWN_SUCCS | SPGO_BLOCK_EXIT;
+				nunresolved++;
+			}
+			break;
+		}
+		case SPGO_INSN_RETURN:
+			*fl |= SPGO_BLOCK_EXIT | SPGO_BLOCK_RETURN;
+			break;
+		case SPGO_INSN_TRAP:
+			*fl |= SPGO_BLOCK_EXIT | SPGO_BLOCK_NORETURN;
+			break;
+		default:
+			if (noreturn_call(in, o)) {
+				*fl |= SPGO_BLOCK_EXIT | SPGO_BLOCK_NORETURN;
+				break;
+			}
+			if (next)
+				spgo_cfg_add_edge(cfg, b, block_of[i + 1], SPGO_EDGE_FALLTHROUGH);
+			else
+				*fl |= SPGO_BLOCK_EXIT; /* falls off the listed code */
+			break;
+		}
+	}
+	/* Unresolved indirect jumps may go to any block nobody else enters. */
+	if (nunresolved) {
+		size_t nb = cfg->nblocks, ne = cfg->nedges;
+		uint8_t *has_pred = xcalloc(nb, 1);
+		for (size_t e = 0; e < ne; e++)
+			has_pred[cfg->edges[e].dst] = 1;
+		for (uint32_t u = 0; u < nb; u++) {
+			if (!(cfg->blocks[u].flags & SPGO_BLOCK_UNKNOWN_SUCCS))
+				continue;
+			for (uint32_t v = 0; v < nb; v++)
+				if (!has_pred[v] && v != cfg->entry)
+					spgo_cfg_add_edge(cfg, u, v, SPGO_EDGE_GUESSED);
+		}
+		free(has_pred);
+	}
+	free(leader);
+	free(block_of);
+	free(tbuf);
+	VEC_FREE(&tables);
+	return spgo_cfg_finalize(cfg);
+}

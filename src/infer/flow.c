@@ -1,0 +1,710 @@
+/*
+ * The min-cost flow solver behind profi, mcf and quadratic.
+ *
+ * The reduction of section 3.1, with each block u split into u_in and
+ * u_out.  For a sampled block with weight w:
+ *
+ *     s'' -> u_out   cap w,   cost 0      } the lower bound w on (u_in, u_out),
+ *     u_in -> t''    cap w,   cost 0      } removed the usual way
+ *     u_in -> u_out  cap inf, cost k_inc  (k_inc0 when w = 0): raise the count
+ *     u_out -> u_in  cap w,   cost k_dec  lower the count
+ *
+ * (the paper's u_aux node only doubles both costs, so it is left out).  A
+ * dangling block gets u_in -> u_out with cap inf and cost 0.  Every CFG edge
+ * (u, v) is u_out -> v_in (cap inf, cost 0), every exit x gets x_out -> t',
+ * and s' -> entry_in and t' -> s' close the circulation.  A maximum
+ * s''-t'' flow always saturates everything out of s'' (the decrease arcs
+ * make that feasible), and its minimum cost gives the minimum L1 cost flow.
+ * The count of u is then w + flow(inc) - flow(dec).
+ *
+ * profi (section 4, Algorithm 1) augments it with
+ *  - greedy zero-cost augmentation first: s'' -> u_out -> v_in -> t'' for
+ *    every edge (u, v), and s'' -> x_out -> t' -> s' -> entry_in -> t'';
+ *  - the modified Moore-Bellman-Ford: no relaxation out of u once d(u) >
+ *    d(t''), stop as soon as d(t'') = 0 (Lemmas 4.1-4.3); its queue puts a
+ *    node whose label is smaller than the front's at the front (the "small
+ *    label first" rule, which halves the work on our CFGs);
+ *  - augmentation along the DAG of all shortest paths (extract_dag) when
+ *    the shortest path is not unique: the flow is split at every node over
+ *    its DAG arcs, evenly, except that a CFG edge already carrying flow gets
+ *    a share in proportion to 1 + that flow, so that an excess is spread in
+ *    the observed ratio (the paper's Figure 2b) rather than 1:1.  Each round
+ *    sends what saturates an arc, and rounds repeat on the same DAG until
+ *    it has no path with room left (a blocking flow).
+ * mcf is the classical successive-shortest-path method on the same network:
+ * Bellman-Ford from scratch (no pruning, no early exit) and one shortest
+ * path per augmentation, no greedy step.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "infer/infer_impl.h"
+#include "spgo/common.h"
+
+#define INF_CAP (INT64_MAX / 4)
+#define INF_DIST INT64_MAX
+
+struct net {
+	uint32_t n, m;
+	uint32_t *first; /* arcs of v: [first[v], first[v+1]) */
+	uint32_t *to, *rev;
+	int64_t *res, *cost;
+	/* construction */
+	uint32_t *tail;
+	size_t cap;
+	uint32_t s2, t2;
+};
+
+/* Add an arc and its reverse; returns the index of the forward arc in
+ * construction order (mapped to the final order by net_build). */
+static uint32_t arc(struct net *g, uint32_t u, uint32_t v, int64_t cap, int64_t cost)
+{
+	if (g->m + 2 > g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 64;
+		g->tail = xrealloc(g->tail, g->cap * sizeof *g->tail);
+		g->to = xrealloc(g->to, g->cap * sizeof *g->to);
+		g->res = xrealloc(g->res, g->cap * sizeof *g->res);
+		g->cost = xrealloc(g->cost, g->cap * sizeof *g->cost);
+	}
+	uint32_t a = g->m;
+	g->tail[a] = u, g->to[a] = v, g->res[a] = cap, g->cost[a] = cost;
+	g->tail[a + 1] = v, g->to[a + 1] = u, g->res[a + 1] = 0, g->cost[a + 1] = -cost;
+	g->m += 2;
+	return a;
+}
+
+/* Sort arcs by tail (counting sort); pos[] maps construction index to final. */
+static uint32_t *net_build(struct net *g)
+{
+	uint32_t n = g->n, m = g->m;
+	g->first = xcalloc(n + 1, sizeof *g->first);
+	for (uint32_t a = 0; a < m; a++)
+		g->first[g->tail[a] + 1]++;
+	for (uint32_t v = 0; v < n; v++)
+		g->first[v + 1] += g->first[v];
+	uint32_t *fill = xmalloc((n + 1) * sizeof *fill);
+	memcpy(fill, g->first, (n + 1) * sizeof *fill);
+	uint32_t *pos = xmalloc((m + 1) * sizeof *pos);
+	for (uint32_t a = 0; a < m; a++)
+		pos[a] = fill[g->tail[a]]++;
+	uint32_t *to = xmalloc((m + 1) * sizeof *to), *rev = xmalloc((m + 1) * sizeof *rev);
+	int64_t *res = xmalloc((m + 1) * sizeof *res), *cost = xmalloc((m + 1) * sizeof *cost);
+	for (uint32_t a = 0; a < m; a++) {
+		to[pos[a]] = g->to[a];
+		res[pos[a]] = g->res[a];
+		cost[pos[a]] = g->cost[a];
+		rev[pos[a]] = pos[a ^ 1];
+	}
+	free(g->to);
+	free(g->res);
+	free(g->cost);
+	free(g->tail);
+	g->tail = NULL;
+	g->to = to, g->rev = rev, g->res = res, g->cost = cost;
+	free(fill);
+	return pos;
+}
+
+static void net_free(struct net *g)
+{
+	free(g->first);
+	free(g->to);
+	free(g->rev);
+	free(g->res);
+	free(g->cost);
+	free(g->tail);
+}
+
+static inline void push(struct net *g, uint32_t a, int64_t amt)
+{
+	g->res[a] -= amt;
+	g->res[g->rev[a]] += amt;
+}
+
+/* Working memory of the solver, allocated once per solve. */
+struct solver {
+	struct net *g;
+	int64_t *dist;
+	uint32_t *queue, *parent; /* parent: arc into v on the shortest path */
+	uint8_t *inq;
+	/* DAG extraction */
+	uint8_t *state, *good;
+	uint32_t *stack, *it, *order, norder;
+	uint8_t *dag;     /* per arc: in the DAG */
+	double *delta; /* per node: share of one unit */
+	int64_t *amt, *node_amt;
+	const uint8_t *is_edge_arc; /* per arc: a CFG edge's forward arc */
+	int branching;              /* the DAG has a node with two arcs out */
+	int tie;                    /* the last search met two equal ways somewhere */
+	int prune;
+};
+
+/*
+ * Moore-Bellman-Ford with a FIFO queue.  With prune set (profi), u is not
+ * expanded when d(u) > d(t''), and the search stops once d(t'') = 0.
+ * Returns 1 if t'' is reachable.
+ */
+static int shortest_paths(struct solver *s)
+{
+	struct net *g = s->g;
+	uint32_t n = g->n, head = 0, tail = 0, len = 0;
+	for (uint32_t v = 0; v < n; v++) {
+		s->dist[v] = INF_DIST;
+		s->inq[v] = 0;
+		s->parent[v] = UINT32_MAX;
+	}
+	s->dist[g->s2] = 0;
+	s->tie = 0;
+	s->queue[tail++] = g->s2;
+	len = 1;
+	s->inq[g->s2] = 1;
+	int64_t *d = s->dist;
+	while (len) {
+		if (s->prune && d[g->t2] == 0)
+			break;
+		uint32_t u = s->queue[head];
+		head = head + 1 == n ? 0 : head + 1;
+		len--;
+		s->inq[u] = 0;
+		if (s->prune && d[u] > d[g->t2])
+			continue;
+		int64_t du = d[u];
+		for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++) {
+			if (g->res[a] <= 0)
+				continue;
+			uint32_t v = g->to[a];
+			int64_t nd = du + g->cost[a];
+			if (nd == d[v] && nd != INF_DIST && s->parent[v] != a) {
+				s->tie = 1; /* a second shortest way into v */
+			} else if (nd < d[v]) {
+				d[v] = nd;
+				s->parent[v] = a;
+				if (!s->inq[v] && v != g->t2) {
+					s->inq[v] = 1;
+					if (len && nd < d[s->queue[head]]) {
+						/* smaller label first: to the front */
+						head = head == 0 ? n - 1 : head - 1;
+						s->queue[head] = v;
+					} else {
+						s->queue[tail] = v;
+						tail = tail + 1 == n ? 0 : tail + 1;
+					}
+					len++;
+				}
+			}
+		}
+	}
+	return d[g->t2] != INF_DIST;
+}
+
+/*
+ * 1 if the shortest path found is the only one: no node on it has a second
+ * tight arc coming in.  (Another shortest path would leave this one and
+ * join it again, by a tight arc into a node of it; nodes on shortest paths
+ * have exact labels, Lemma 4.2.)  Cheap next to building the DAG.
+ */
+static int unique_path(const struct solver *s)
+{
+	const struct net *g = s->g;
+	int64_t dt = s->dist[g->t2];
+	for (uint32_t v = g->t2; v != g->s2;) {
+		uint32_t in = s->parent[v];
+		for (uint32_t b = g->first[v]; b < g->first[v + 1]; b++) {
+			uint32_t u = g->to[b], r = g->rev[b];
+			if (r != in && s->dist[u] <= dt && g->res[r] > 0 && s->dist[u] != INF_DIST &&
+			    s->dist[u] + g->cost[r] == s->dist[v])
+				return 0;
+		}
+		v = g->to[g->rev[in]];
+	}
+	return 1;
+}
+
+/* Push the bottleneck along the parent chain from t'' (one shortest path). */
+static void augment_path(struct solver *s)
+{
+	struct net *g = s->g;
+	int64_t amt = INF_CAP;
+	for (uint32_t v = g->t2; v != g->s2;) {
+		uint32_t a = s->parent[v];
+		if (g->res[a] < amt)
+			amt = g->res[a];
+		v = g->to[g->rev[a]];
+	}
+	for (uint32_t v = g->t2; v != g->s2;) {
+		uint32_t a = s->parent[v];
+		push(g, a, amt);
+		v = g->to[g->rev[a]];
+	}
+}
+
+static inline int tight(const struct solver *s, uint32_t u, uint32_t a)
+{
+	const struct net *g = s->g;
+	if (g->res[a] <= 0)
+		return 0;
+	uint32_t v = g->to[a];
+	int64_t dt = s->dist[g->t2];
+	return s->dist[u] <= dt && s->dist[v] <= dt && s->dist[v] != INF_DIST &&
+	       s->dist[v] == s->dist[u] + g->cost[a];
+}
+
+/*
+ * The DAG of shortest paths.  The tight arcs (d(v) = d(u) + cost) form every
+ * shortest s''-t'' path, but zero-cost cycles make them cyclic.  A backward
+ * search from t'' over tight arcs numbers the nodes by hops h(v) to t'';
+ * the DAG keeps the tight arcs that go to a smaller h: acyclic, and every
+ * node still reaches t'' (the paper breaks the cycles inside strongly
+ * connected components instead; this keeps the same property, s''-t''
+ * connectivity, with one search that only visits nodes on shortest paths).  s->order
+ * gets the nodes by decreasing h, a topological order.
+ */
+static void extract_dag(struct solver *s)
+{
+	struct net *g = s->g;
+	uint32_t n = g->n, head = 0, tail = 0;
+	uint32_t *h = s->it; /* hops to t'' */
+	uint8_t *inb = s->state;
+	int64_t dt = s->dist[g->t2];
+	memset(inb, 0, n);
+	memset(s->good, 0, n);
+	s->branching = 0;
+	/* backward from t'': arc r = rev[b] runs from to[b] into v */
+	uint32_t *q = s->queue;
+	h[g->t2] = 0;
+	inb[g->t2] = 1;
+	q[tail++] = g->t2;
+	while (head < tail) {
+		uint32_t v = q[head++];
+		for (uint32_t b = g->first[v]; b < g->first[v + 1]; b++) {
+			uint32_t u = g->to[b], r = g->rev[b];
+			if (inb[u] || s->dist[u] > dt || !tight(s, u, r))
+				continue;
+			inb[u] = 1;
+			h[u] = h[v] + 1;
+			q[tail++] = u;
+		}
+	}
+	/* Every node found has its exact distance (it lies on a shortest
+	 * s''-t'' path, Lemma 4.2), so s'' reaches it over tight arcs too; the
+	 * DAG's arcs are the tight ones down in h.  (A node the arcs down from
+	 * s'' miss just gets no flow.) */
+	for (uint32_t i = 0; i < tail; i++) {
+		uint32_t u = q[i];
+		s->good[u] = 1;
+		if (u == g->t2)
+			continue;
+		int any = 0;
+		for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++) {
+			uint32_t v = g->to[a];
+			s->dag[a] = inb[v] && h[v] < h[u] && tight(s, u, a);
+			any += s->dag[a];
+		}
+		if (any > 1)
+			s->branching = 1;
+	}
+	s->norder = 0;
+	for (uint32_t i = tail; i-- > 0;)
+		if (s->good[q[i]])
+			s->order[s->norder++] = q[i];
+}
+
+/* A DAG arc that can still take flow towards t''. */
+#define USABLE(a) (s->dag[a] && s->good[g->to[a]] && g->res[a] > 0)
+
+/* Split weight of a DAG arc: 1, or 1 + flow for a CFG edge's arc. */
+static inline double split_weight(const struct solver *s, uint32_t a)
+{
+	if (s->is_edge_arc[a])
+		return 1.0 + (double)s->g->res[s->g->rev[a]];
+	return 1.0;
+}
+
+/*
+ * Send D units from s'' along the DAG, split at every node by
+ * split_weight, in integers; 0 on success (amounts in s->amt), -1 if some
+ * node could not place its flow within the residual capacities.
+ */
+static int distribute(struct solver *s, int64_t D)
+{
+	struct net *g = s->g;
+	for (uint32_t i = 0; i < s->norder; i++)
+		s->node_amt[s->order[i]] = 0;
+	s->node_amt[g->s2] = D;
+	for (uint32_t i = 0; i < s->norder; i++) {
+		uint32_t u = s->order[i];
+		int64_t have = s->node_amt[u];
+		if (u == g->t2 || have == 0)
+			continue;
+		double W = 0;
+		for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
+			if (USABLE(a))
+				W += split_weight(s, a);
+		int64_t placed = 0;
+		for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++) {
+			s->amt[a] = 0;
+			if (!USABLE(a))
+				continue;
+			int64_t x = (int64_t)floor((double)have * split_weight(s, a) / W);
+			if (x > have - placed)
+				x = have - placed;
+			if (x > g->res[a])
+				x = g->res[a];
+			s->amt[a] = x;
+			placed += x;
+		}
+		/* the remainder, a unit (or the room left) at a time */
+		for (int pass = 0; placed < have && pass < 2; pass++)
+			for (uint32_t a = g->first[u]; a < g->first[u + 1] && placed < have; a++) {
+				if (!USABLE(a))
+					continue;
+				int64_t room = g->res[a] - s->amt[a];
+				int64_t x = pass == 0 ? (room > 0 ? 1 : 0) : room;
+				if (x > have - placed)
+					x = have - placed;
+				s->amt[a] += x;
+				placed += x;
+			}
+		if (placed < have)
+			return -1;
+		for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
+			if (USABLE(a))
+				s->node_amt[g->to[a]] += s->amt[a];
+	}
+	return 0;
+}
+
+/*
+ * Push the bottleneck along one path of the DAG that still has room (a
+ * walk from s''); when the walk is stuck, along a fresh shortest path
+ * (and return 0: the DAG is stale).  Either saturates an arc.
+ */
+static int dag_path(struct solver *s)
+{
+	struct net *g = s->g;
+	uint32_t u = g->s2;
+	while (u != g->t2) {
+		uint32_t a, found = UINT32_MAX;
+		for (a = g->first[u]; a < g->first[u + 1]; a++)
+			if (s->dag[a] && s->good[g->to[a]] && g->res[a] > 0) {
+				found = a;
+				break;
+			}
+		if (found == UINT32_MAX) {
+			if (shortest_paths(s))
+				augment_path(s);
+			return 0; /* the labels changed: the DAG is stale */
+		}
+		s->parent[g->to[found]] = found;
+		u = g->to[found];
+	}
+	augment_path(s);
+	return 1;
+}
+
+/* One augmentation along the DAG of shortest paths (profi). */
+static void augment_dag(struct solver *s)
+{
+	struct net *g = s->g;
+	extract_dag(s);
+	if (!s->branching) { /* one shortest path: nothing to split */
+		dag_path(s);
+		return;
+	}
+	/* Rounds of even splitting on the same DAG until no s''-t'' path with
+	 * room is left in it (a blocking flow, like Dinic's, but split evenly
+	 * at every node): each round saturates an arc, and all the DAG's paths
+	 * are shortest ones, so the flow stays of minimum cost. */
+	for (int round = 0; round < 64; round++) {
+		/* which nodes still reach t'' over arcs with room */
+		for (uint32_t i = s->norder; i-- > 0;) {
+			uint32_t u = s->order[i];
+			if (u == g->t2)
+				continue;
+			int ok = 0;
+			for (uint32_t a = g->first[u]; a < g->first[u + 1] && !ok; a++)
+				ok = s->dag[a] && g->res[a] > 0 && s->good[g->to[a]];
+			s->good[u] = (uint8_t)ok;
+		}
+		if (!s->good[g->s2])
+			return;
+		/* one unit, split fractionally, to find how much fits */
+		for (uint32_t i = 0; i < s->norder; i++)
+			s->delta[s->order[i]] = 0;
+		s->delta[g->s2] = 1;
+		double best = INFINITY;
+		for (uint32_t i = 0; i < s->norder; i++) {
+			uint32_t u = s->order[i];
+			if (u == g->t2 || s->delta[u] == 0)
+				continue;
+			double W = 0;
+			for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
+				if (USABLE(a))
+					W += split_weight(s, a);
+			for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
+				if (USABLE(a)) {
+					double f = s->delta[u] * split_weight(s, a) / W;
+					s->delta[g->to[a]] += f;
+					if (g->res[a] < INF_CAP / 2 && (double)g->res[a] / f < best)
+						best = (double)g->res[a] / f;
+				}
+		}
+		int64_t D = best >= (double)INF_CAP ? INF_CAP : (int64_t)floor(best);
+		int pushed = 0;
+		while (D >= 1 && !pushed) {
+			if (distribute(s, D) == 0) {
+				int saturated = 0;
+				for (uint32_t i = 0; i < s->norder; i++) {
+					uint32_t u = s->order[i];
+					if (u == g->t2 || s->node_amt[u] == 0)
+						continue;
+					for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
+						if (USABLE(a) && s->amt[a]) {
+							push(g, a, s->amt[a]);
+							saturated |= g->res[a] == 0;
+						}
+				}
+				/* Rounding can keep the arc that limited D just
+				 * short of full; then one path finishes the round,
+				 * so that every round saturates an arc. */
+				if (!saturated && !dag_path(s))
+					return;
+				pushed = 1;
+			} else {
+				D /= 2;
+			}
+		}
+		if (!pushed && !dag_path(s)) /* rounding left nothing */
+			return;
+	}
+}
+
+/* Per edge: 1 if a depth-first search from the entry finds it going to a
+ * block on the stack (a loop's back edge, self loops included). */
+static uint8_t *retreating_edges(const struct spgo_cfg *cfg)
+{
+	size_t nb = cfg->nblocks;
+	uint8_t *r = xcalloc(cfg->nedges + 1, 1), *state = xcalloc(nb, 1);
+	uint32_t *stack = xmalloc(nb * sizeof *stack), *it = xmalloc(nb * sizeof *it);
+	uint32_t sp = 0;
+	stack[sp++] = cfg->entry;
+	state[cfg->entry] = 1;
+	it[cfg->entry] = 0;
+	while (sp) {
+		uint32_t u = stack[sp - 1];
+		const struct spgo_cfg_block *b = &cfg->blocks[u];
+		if (it[u] < b->nout) {
+			uint32_t e = cfg->succ[b->out + it[u]++];
+			uint32_t v = cfg->edges[e].dst;
+			if (state[v] == 1)
+				r[e] = 1;
+			else if (state[v] == 0) {
+				state[v] = 1;
+				it[v] = 0;
+				stack[sp++] = v;
+			}
+		} else {
+			state[u] = 2;
+			sp--;
+		}
+	}
+	/* Edges among blocks the entry cannot reach: keep them out too. */
+	for (size_t e = 0; e < cfg->nedges; e++)
+		if (!state[cfg->edges[e].src])
+			r[e] = 1;
+	free(state);
+	free(stack);
+	free(it);
+	return r;
+}
+
+/* The vertex gadget's arcs of a block, for reading the count back. */
+struct gadget {
+	uint32_t inc, dec, dangling; /* arc indices or UINT32_MAX */
+	uint32_t ninc, ndec;         /* quadratic: consecutive segment arcs */
+};
+
+/* Number of segments of the piecewise-linear L2 cost. */
+#define QSEG 8
+
+int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
+{
+	size_t nb = cfg->nblocks, ne = cfg->nedges;
+	struct net g = {0};
+	g.n = (uint32_t)(2 * nb + 4);
+	uint32_t S1 = (uint32_t)(2 * nb), T1 = S1 + 1;
+	g.s2 = S1 + 2, g.t2 = S1 + 3;
+	int quad = o->algo == SPGO_ALGO_QUADRATIC;
+	/* construction indices of the arcs we read back */
+	uint32_t *inc = xmalloc(nb * sizeof *inc), *dec = xmalloc(nb * sizeof *dec);
+	uint32_t *nseg_inc = xcalloc(nb, sizeof *nseg_inc), *nseg_dec = xcalloc(nb, sizeof *nseg_dec);
+	uint32_t *s2arc = xmalloc(nb * sizeof *s2arc), *t2arc = xmalloc(nb * sizeof *t2arc);
+	uint32_t *earc = xmalloc((ne + 1) * sizeof *earc);
+	uint32_t *exarc = xmalloc(nb * sizeof *exarc);
+	for (size_t b = 0; b < nb; b++) {
+		uint64_t w = cfg->blocks[b].weight;
+		uint32_t in = (uint32_t)(2 * b), out = in + 1;
+		s2arc[b] = t2arc[b] = dec[b] = UINT32_MAX;
+		if (w == SPGO_WEIGHT_UNKNOWN) {
+			inc[b] = arc(&g, in, out, INF_CAP, 0);
+			nseg_inc[b] = 1;
+			continue;
+		}
+		if (w > 0) {
+			s2arc[b] = arc(&g, g.s2, out, (int64_t)w, 0);
+			t2arc[b] = arc(&g, in, g.t2, (int64_t)w, 0);
+		}
+		int64_t ki = w == 0 ? o->k_inc0 : o->k_inc;
+		if (!quad) {
+			inc[b] = arc(&g, in, out, INF_CAP, ki);
+			nseg_inc[b] = 1;
+			if (w > 0) {
+				dec[b] = arc(&g, out, in, (int64_t)w, o->k_dec);
+				nseg_dec[b] = 1;
+			}
+			continue;
+		}
+		/* L2: k (f - w)^2 / d with d = max(1, w / QSEG), as QSEG
+		 * segments of d units with marginal cost k (2i + 1), then a
+		 * last unbounded one. */
+		int64_t d = (int64_t)(w / QSEG) > 1 ? (int64_t)(w / QSEG) : 1;
+		inc[b] = g.m;
+		for (int i = 0; i < QSEG; i++)
+			arc(&g, in, out, d, ki * (2 * i + 1));
+		arc(&g, in, out, INF_CAP, ki * (2 * QSEG + 1));
+		nseg_inc[b] = QSEG + 1;
+		if (w > 0) {
+			dec[b] = g.m;
+			int64_t left = (int64_t)w;
+			uint32_t k = 0;
+			for (int i = 0; left > 0; i++, k++) {
+				int64_t c = i == QSEG - 1 || d > left ? left : d;
+				arc(&g, out, in, c, o->k_dec * (2 * i + 1));
+				left -= c;
+			}
+			nseg_dec[b] = k;
+		}
+	}
+	for (size_t e = 0; e < ne; e++)
+		earc[e] = arc(&g, (uint32_t)(2 * cfg->edges[e].src + 1), (uint32_t)(2 * cfg->edges[e].dst), INF_CAP, 0);
+	for (size_t b = 0; b < nb; b++)
+		exarc[b] = spgo_cfg_is_exit(cfg, (uint32_t)b) ? arc(&g, (uint32_t)(2 * b + 1), T1, INF_CAP, 0)
+							       : UINT32_MAX;
+	uint32_t srcarc = arc(&g, S1, (uint32_t)(2 * cfg->entry), INF_CAP, 0);
+	uint32_t loop = arc(&g, T1, S1, INF_CAP, 0);
+	uint32_t *pos = net_build(&g);
+#define P(a) ((a) == UINT32_MAX ? UINT32_MAX : pos[a])
+
+	struct solver s = {.g = &g, .prune = o->algo != SPGO_ALGO_MCF};
+	uint32_t n = g.n, m = g.m;
+	s.dist = xmalloc(n * sizeof *s.dist);
+	s.queue = xmalloc(n * sizeof *s.queue);
+	s.parent = xmalloc(n * sizeof *s.parent);
+	s.inq = xmalloc(n);
+	s.state = xmalloc(n);
+	s.good = xmalloc(n);
+	s.stack = xmalloc(n * sizeof *s.stack);
+	s.it = xmalloc(n * sizeof *s.it);
+	s.order = xmalloc(n * sizeof *s.order);
+	s.delta = xmalloc(n * sizeof *s.delta);
+	s.node_amt = xmalloc(n * sizeof *s.node_amt);
+	s.dag = xcalloc(m, 1);
+	s.amt = xcalloc(m, sizeof *s.amt);
+	uint8_t *is_edge = xcalloc(m, 1);
+	for (size_t e = 0; e < ne; e++)
+		is_edge[pos[earc[e]]] = 1;
+	s.is_edge_arc = is_edge;
+
+	/* Greedy zero-cost augmentation (profi), on the edges that close no
+	 * cycle in a depth-first search: greedy flow on every edge of a loop
+	 * would be a circulation that no path from the entry feeds (an
+	 * island, costly to join later). */
+	if (o->greedy && o->algo != SPGO_ALGO_MCF) {
+		uint8_t *retreat = retreating_edges(cfg);
+		for (size_t e = 0; e < ne; e++) {
+			uint32_t u = cfg->edges[e].src, v = cfg->edges[e].dst;
+			if (retreat[e])
+				continue;
+			uint32_t a1 = P(s2arc[u]), a3 = P(t2arc[v]);
+			if (a1 == UINT32_MAX || a3 == UINT32_MAX)
+				continue;
+			int64_t x = g.res[a1] < g.res[a3] ? g.res[a1] : g.res[a3];
+			if (x <= 0)
+				continue;
+			push(&g, a1, x);
+			push(&g, pos[earc[e]], x);
+			push(&g, a3, x);
+		}
+		uint32_t ta = P(t2arc[cfg->entry]);
+		for (size_t b = 0; b < nb && ta != UINT32_MAX; b++) {
+			uint32_t a1 = P(s2arc[b]);
+			if (exarc[b] == UINT32_MAX || a1 == UINT32_MAX)
+				continue;
+			int64_t x = g.res[a1] < g.res[ta] ? g.res[a1] : g.res[ta];
+			if (x <= 0)
+				continue;
+			push(&g, a1, x);
+			push(&g, pos[exarc[b]], x);
+			push(&g, pos[loop], x);
+			push(&g, pos[srcarc], x);
+			push(&g, ta, x);
+		}
+		free(retreat);
+	}
+	/* Successive shortest paths (or DAGs of them). */
+	while (shortest_paths(&s)) {
+		if (o->algo == SPGO_ALGO_MCF || !o->even_split || !s.tie || s.dist[g.t2] == 0 ||
+		    unique_path(&s))
+			augment_path(&s); /* one shortest path: nothing to split */
+		else
+			augment_dag(&s);
+	}
+
+
+	/* Read the counts back. */
+	for (size_t b = 0; b < nb; b++) {
+		uint64_t w = cfg->blocks[b].weight;
+		int64_t f = w == SPGO_WEIGHT_UNKNOWN ? 0 : (int64_t)w;
+		uint32_t step = 2; /* an arc and its reverse */
+		for (uint32_t k = 0; k < nseg_inc[b]; k++) {
+			uint32_t a = pos[inc[b] + k * step];
+			f += g.res[g.rev[a]];
+		}
+		for (uint32_t k = 0; k < nseg_dec[b]; k++) {
+			uint32_t a = pos[dec[b] + k * step];
+			f -= g.res[g.rev[a]];
+		}
+		cfg->blocks[b].count = f > 0 ? (uint64_t)f : 0;
+	}
+	for (size_t e = 0; e < ne; e++) {
+		uint32_t a = pos[earc[e]];
+		cfg->edges[e].count = (uint64_t)g.res[g.rev[a]];
+	}
+#undef P
+	free(pos);
+	free(inc);
+	free(dec);
+	free(nseg_inc);
+	free(nseg_dec);
+	free(s2arc);
+	free(t2arc);
+	free(earc);
+	free(exarc);
+	free(is_edge);
+	free(s.dist);
+	free(s.queue);
+	free(s.parent);
+	free(s.inq);
+	free(s.state);
+	free(s.good);
+	free(s.stack);
+	free(s.it);
+	free(s.order);
+	free(s.delta);
+	free(s.node_amt);
+	free(s.dag);
+	free(s.amt);
+	net_free(&g);
+	return 0;
+}

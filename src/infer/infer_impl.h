@@ -1,0 +1,54 @@
+/*
+ * infer_impl.h: what the files of src/infer share and nobody else sees.
+ */
+#ifndef SPGO_INFER_IMPL_H
+#define SPGO_INFER_IMPL_H
+
+#include "spgo/infer.h"
+
+/*
+ * Graph facts about a finalized CFG: depth-first order, dominators,
+ * post-dominators, loops.  Blocks unreachable from the entry have
+ * rpo_index == SPGO_NONE and idom == SPGO_NONE; blocks that reach no exit
+ * have ipdom == SPGO_NONE.
+ */
+struct graph_info {
+	size_t nb;
+	uint32_t *rpo, nrpo;  /* reachable blocks in reverse postorder */
+	uint32_t *rpo_index;  /* block -> position in rpo, or SPGO_NONE */
+	uint32_t *idom;       /* immediate dominator (entry: itself) */
+	uint32_t *ipdom;      /* immediate post-dominator (SPGO_NONE: the virtual exit) */
+	uint8_t *pdom_ok;     /* 1 if the block reaches an exit */
+	uint32_t *dpre, *dpost; /* dominator-tree interval numbers */
+	uint32_t *ppre, *ppost; /* post-dominator-tree interval numbers */
+	uint32_t *loop;       /* innermost loop header, or SPGO_NONE */
+	uint32_t *loop_parent; /* per header: the enclosing loop's header */
+	uint8_t *retreat;     /* per edge: goes to a block on the DFS stack
+				 (a loop back edge, reducible or not) */
+};
+
+void graph_info_build(struct graph_info *g, const struct spgo_cfg *cfg);
+void graph_info_free(struct graph_info *g);
+/* a dominates b (both reachable) */
+int graph_dominates(const struct graph_info *g, uint32_t a, uint32_t b);
+/* a post-dominates b (both reach an exit) */
+int graph_postdominates(const struct graph_info *g, uint32_t a, uint32_t b);
+/* b is inside the natural loop headed by header */
+int graph_in_loop(const struct graph_info *g, uint32_t header, uint32_t b);
+
+/*
+ * The min-cost flow solver behind profi, mcf and quadratic (flow.c), on the
+ * reduction of section 3.1.  It reads block weights and edge probabilities
+ * and writes block and edge counts; the flow conserves but may have islands.
+ */
+int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o);
+/* Post-processing: connect islands to the entry (section 3.2, join.c), and
+ * route flow through dangling subgraphs by the branch probabilities
+ * (section 3.4, rebalance.c). */
+void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o);
+void flow_rebalance_dangling(struct spgo_cfg *cfg, int cyclic);
+/* Frequency propagation (fp.c): writes counts that need not conserve, and
+ * which block and edge counts it could decide (annotated). */
+void fp_propagate(struct spgo_cfg *cfg, const struct graph_info *g, uint8_t *bknown, uint8_t *eknown);
+
+#endif

@@ -1,0 +1,663 @@
+/*
+ * JoinIsolatedComponents (section 3.2, the post-processing of Algorithm 1):
+ * a min-cost flow may hold "islands", positive flow that no positive path
+ * from the entry reaches.  Flow on blocks that cannot be reached from the
+ * entry at all, or that cannot reach an exit, is a closed circulation (no
+ * positive edge enters or leaves such a set, by conservation) and is
+ * removed.  Every other island is joined, one at a time, by the cheapest of
+ * three ways, priced by the L1 objective: a cycle of +1/-1 changes that
+ * feeds it from the reached part, one more call along entry -> island ->
+ * exit, or dropping it.  Then improving cycles are applied while the flow
+ * stays connected.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "infer/infer_impl.h"
+#include "spgo/common.h"
+
+/* Blocks marked by a search from start along successors (dir = 1) or
+ * predecessors (dir = 0), over all edges or positive ones only. */
+static void search(const struct spgo_cfg *cfg, const uint32_t *starts, size_t nstarts, int fwd, int positive,
+		   uint8_t *mark, uint32_t *stack)
+{
+	size_t sp = 0;
+	for (size_t i = 0; i < nstarts; i++)
+		if (!mark[starts[i]]) {
+			mark[starts[i]] = 1;
+			stack[sp++] = starts[i];
+		}
+	while (sp) {
+		const struct spgo_cfg_block *b = &cfg->blocks[stack[--sp]];
+		uint32_t n = fwd ? b->nout : b->nin;
+		for (uint32_t k = 0; k < n; k++) {
+			const struct spgo_cfg_edge *e =
+				&cfg->edges[fwd ? cfg->succ[b->out + k] : cfg->pred[b->in + k]];
+			if (positive && e->count == 0)
+				continue;
+			uint32_t w = fwd ? e->dst : e->src;
+			if (!mark[w]) {
+				mark[w] = 1;
+				stack[sp++] = w;
+			}
+		}
+	}
+}
+
+/* Remove the flow of blocks with mark[b] == 0 (a closed set). */
+static void zero_outside(struct spgo_cfg *cfg, const uint8_t *mark)
+{
+	for (size_t b = 0; b < cfg->nblocks; b++)
+		if (!mark[b])
+			cfg->blocks[b].count = 0;
+	for (size_t e = 0; e < cfg->nedges; e++)
+		if (!mark[cfg->edges[e].src] || !mark[cfg->edges[e].dst])
+			cfg->edges[e].count = 0;
+}
+
+/* What one more unit through v costs in the L1 objective (negative when v
+ * sits below its weight). */
+static int64_t marginal(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, uint32_t v)
+{
+	uint64_t w = cfg->blocks[v].weight, f = cfg->blocks[v].count;
+	if (w == SPGO_WEIGHT_UNKNOWN)
+		return 0;
+	if (f >= w)
+		return w == 0 ? o->k_inc0 : o->k_inc;
+	return -o->k_dec;
+}
+
+static double block_cost(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, uint32_t v, uint64_t f)
+{
+	uint64_t w = cfg->blocks[v].weight;
+	if (w == SPGO_WEIGHT_UNKNOWN)
+		return 0;
+	if (f >= w)
+		return (double)(w == 0 ? o->k_inc0 : o->k_inc) * (double)(f - w);
+	return (double)o->k_dec * (double)(w - f);
+}
+
+/*
+ * Cheapest paths by the L1 marginals, Moore-Bellman-Ford with a queue:
+ * forward (fwd = 1) from the entry, dist[v] = cost of the path including
+ * v; or backward from the exits, dist[v] = cost of the rest of the way
+ * after v.  via[v] is the edge taken.  A min-cost flow has no negative
+ * cycle; should one appear anyway (a flow from elsewhere), the search
+ * gives up after |V| rounds of a block and returns -1.
+ */
+static int cheapest(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live, int fwd,
+		    int64_t *dist, uint32_t *via, uint32_t *queue, uint8_t *inq, uint32_t *rounds)
+{
+	size_t nb = cfg->nblocks, head = 0, len = 0, pops = 0;
+	for (size_t b = 0; b < nb; b++) {
+		dist[b] = INT64_MAX;
+		via[b] = SPGO_NONE;
+		inq[b] = 0;
+		rounds[b] = 0;
+	}
+	for (uint32_t b = 0; b < nb; b++)
+		if (live[b] && (fwd ? b == cfg->entry : spgo_cfg_is_exit(cfg, b))) {
+			dist[b] = fwd ? marginal(cfg, o, b) : 0;
+			queue[(head + len++) % nb] = b;
+			inq[b] = 1;
+		}
+	while (len) {
+		uint32_t u = queue[head];
+		head = (head + 1) % nb;
+		len--;
+		inq[u] = 0;
+		if (++rounds[u] > nb + 1 || ++pops > 4 * nb + 64)
+			return -1; /* a negative cycle, or too long to be worth it */
+		const struct spgo_cfg_block *b = &cfg->blocks[u];
+		uint32_t n = fwd ? b->nout : b->nin;
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t e = fwd ? cfg->succ[b->out + k] : cfg->pred[b->in + k];
+			uint32_t v = fwd ? cfg->edges[e].dst : cfg->edges[e].src;
+			if (!live[v])
+				continue;
+			int64_t nd = dist[u] + (fwd ? marginal(cfg, o, v) : marginal(cfg, o, u));
+			if (nd < dist[v]) {
+				dist[v] = nd;
+				via[v] = e;
+				if (!inq[v]) {
+					inq[v] = 1;
+					queue[(head + len++) % nb] = v;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * The cheapest reconnection as a cycle of +1/-1 changes that adds one unit
+ * on an edge p -> x (p reached from the entry, x in an island): the paper's
+ * "push flow around a cycle of the residual network", done on the CFG.  The
+ * search runs over the "in" and "out" sides of blocks and Z, the outside of
+ * the function (sinks at exits, the source at the entry):
+ *     out(y) -> in(z)    +1 on an edge y -> z                       cost 0
+ *     in(v)  -> out(y)   -1 on an edge y -> v that carries flow     cost 0
+ *     out(y) -> Z        +1 leaving at exit y;  Z -> out(y): -1 there
+ *     Z -> in(entry)     +1 entering;  in(entry) -> Z: -1 entering
+ *     in(v)  -> out(v)   count of v +1, at its L1 marginal cost
+ *     out(v) -> in(v)    count of v -1, likewise (a saving above the weight)
+ * A cycle that only swaps which edges carry the flow costs nothing; one
+ * through Z is "one more call along entry -> x -> exit".  Moore-Bellman-Ford
+ * from in(x) to the out(p); the cycle closes with +1 on p -> x.
+ */
+enum { ARC_EDGE_PLUS = 1, ARC_EDGE_MINUS, ARC_UP, ARC_DOWN, ARC_OUTSIDE };
+
+struct cyc {
+	uint32_t *prev, *arcid, *queue, *rounds;
+	uint32_t *exits, nexits; /* live exit blocks */
+	uint8_t *kind, *inq;
+	int64_t *dist;
+	uint64_t *outsum, *insum;
+};
+
+static int64_t marginal_down(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, uint32_t v)
+{
+	uint64_t w = cfg->blocks[v].weight, f = cfg->blocks[v].count;
+	if (w == SPGO_WEIGHT_UNKNOWN)
+		return 0;
+	if (f > w)
+		return -(w == 0 ? o->k_inc0 : o->k_inc);
+	return o->k_dec;
+}
+
+/* Shortest distances from in(x); 0, or -1 if a negative cycle showed up. */
+static int cycle_search(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live,
+			uint32_t x, struct cyc *c)
+{
+	size_t nb = cfg->nblocks, nn = 2 * nb + 1, head = 0, len = 0, pops = 0;
+	uint32_t Z = (uint32_t)(2 * nb);
+	for (size_t v = 0; v < nn; v++) {
+		c->dist[v] = INT64_MAX;
+		c->inq[v] = 0;
+		c->rounds[v] = 0;
+		c->prev[v] = SPGO_NONE;
+	}
+#define RELAX(w, k, id, cost)                                                                                  \
+	do {                                                                                                   \
+		int64_t nd_ = c->dist[node] + (cost);                                                          \
+		if (nd_ < c->dist[w]) {                                                                        \
+			c->dist[w] = nd_;                                                                      \
+			c->prev[w] = node;                                                                     \
+			c->kind[w] = (k);                                                                      \
+			c->arcid[w] = (id);                                                                    \
+			if (!c->inq[w]) {                                                                      \
+				c->inq[w] = 1;                                                                 \
+				c->queue[(head + len++) % nn] = (w);                                           \
+			}                                                                                      \
+		}                                                                                              \
+	} while (0)
+	c->dist[2 * x] = 0;
+	c->queue[len++] = 2 * x;
+	c->inq[2 * x] = 1;
+	while (len) {
+		uint32_t node = c->queue[head];
+		head = (head + 1) % nn;
+		len--;
+		c->inq[node] = 0;
+		if (++c->rounds[node] > nn + 1 || ++pops > 4 * nn + 64)
+			return -1; /* a negative cycle, or too long to be worth it */
+		if (node == Z) {
+			for (uint32_t k = 0; k < c->nexits; k++) {
+				uint32_t y = c->exits[k];
+				if (cfg->blocks[y].count > c->outsum[y])
+					RELAX(2 * y + 1, ARC_OUTSIDE, 0, 0);
+			}
+			RELAX(2 * cfg->entry, ARC_OUTSIDE, 0, 0);
+			continue;
+		}
+		uint32_t v = node / 2;
+		const struct spgo_cfg_block *b = &cfg->blocks[v];
+		if (node & 1) {
+			for (uint32_t k = 0; k < b->nout; k++) {
+				uint32_t e = cfg->succ[b->out + k], d = cfg->edges[e].dst;
+				if (live[d])
+					RELAX(2 * d, ARC_EDGE_PLUS, e, 0);
+			}
+			if (spgo_cfg_is_exit(cfg, v))
+				RELAX(Z, ARC_OUTSIDE, 0, 0);
+			if (b->count > 0)
+				RELAX(2 * v, ARC_DOWN, v, marginal_down(cfg, o, v));
+		} else {
+			for (uint32_t k = 0; k < b->nin; k++) {
+				uint32_t e = cfg->pred[b->in + k];
+				if (cfg->edges[e].count > 0)
+					RELAX(2 * cfg->edges[e].src + 1, ARC_EDGE_MINUS, e, 0);
+			}
+			if (v == cfg->entry && b->count > c->insum[v])
+				RELAX(Z, ARC_OUTSIDE, 0, 0);
+			RELAX(2 * v + 1, ARC_UP, v, marginal(cfg, o, v));
+		}
+	}
+#undef RELAX
+	return 0;
+}
+
+/* Apply the cycle found by cycle_search, closing with +1 on edge add. */
+static void cycle_apply(struct spgo_cfg *cfg, const struct cyc *c, uint32_t node, uint32_t add)
+{
+	cfg->edges[add].count++;
+	for (uint32_t n = node; c->prev[n] != SPGO_NONE; n = c->prev[n]) {
+		switch (c->kind[n]) {
+		case ARC_EDGE_PLUS:
+			cfg->edges[c->arcid[n]].count++;
+			break;
+		case ARC_EDGE_MINUS:
+			cfg->edges[c->arcid[n]].count--;
+			break;
+		case ARC_UP:
+			cfg->blocks[c->arcid[n]].count++;
+			break;
+		case ARC_DOWN:
+			cfg->blocks[c->arcid[n]].count--;
+			break;
+		}
+	}
+}
+
+/* Over up to 3 island blocks x entered from the reached part: the cheapest
+ * cycle.  Returns its cost (INT64_MAX if none) with *bx, *bp, *be set. */
+static int64_t best_cycle(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live,
+			  const uint8_t *island, const uint8_t *reached, int any_p, struct cyc *c, uint32_t *bx,
+			  uint32_t *be)
+{
+	int64_t best = INT64_MAX;
+	int tried = 0;
+	for (uint32_t x = 0; x < cfg->nblocks && tried < 3; x++) {
+		if (!island[x])
+			continue;
+		const struct spgo_cfg_block *xb = &cfg->blocks[x];
+		int cand = 0;
+		for (uint32_t k = 0; k < xb->nin && !cand; k++) {
+			uint32_t p = cfg->edges[cfg->pred[xb->in + k]].src;
+			cand = any_p ? !island[p] : reached[p];
+		}
+		if (!cand)
+			continue;
+		tried++;
+		if (cycle_search(cfg, o, live, x, c))
+			continue;
+		for (uint32_t k = 0; k < xb->nin; k++) {
+			uint32_t e = cfg->pred[xb->in + k], p = cfg->edges[e].src;
+			int64_t d = c->dist[2 * p + 1];
+			if ((any_p ? !island[p] : reached[p]) && d != INT64_MAX && d < best) {
+				best = d;
+				*bx = x;
+				*be = e;
+			}
+		}
+	}
+	return best;
+}
+
+/*
+ * After islands were joined the flow may be improvable again (the unit
+ * pushed for one island may make another push cheaper).  Find a negative
+ * cycle over the same arcs as cycle_search (Moore-Bellman-Ford from all
+ * nodes at once; a node taken from the queue more than |nodes| times lies
+ * behind one) and apply it; 1 if applied.
+ */
+static int improve_once(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live,
+			struct cyc *c)
+{
+	size_t nb = cfg->nblocks, nn = 2 * nb + 1, head = 0, len = 0, pops = 0;
+	uint32_t Z = (uint32_t)(2 * nb);
+	for (size_t v = 0; v < nn; v++) {
+		c->dist[v] = 0;
+		c->inq[v] = 1;
+		c->rounds[v] = 0;
+		c->prev[v] = SPGO_NONE;
+		c->queue[len++] = (uint32_t)v;
+	}
+	uint32_t hit = SPGO_NONE;
+#define RELAX(w, k, id, cost)                                                                                  \
+	do {                                                                                                   \
+		int64_t nd_ = c->dist[node] + (cost);                                                          \
+		if (nd_ < c->dist[w]) {                                                                        \
+			c->dist[w] = nd_;                                                                      \
+			c->prev[w] = node;                                                                     \
+			c->kind[w] = (k);                                                                      \
+			c->arcid[w] = (id);                                                                    \
+			if (!c->inq[w]) {                                                                      \
+				c->inq[w] = 1;                                                                 \
+				c->queue[(head + len++) % nn] = (w);                                           \
+			}                                                                                      \
+		}                                                                                              \
+	} while (0)
+	while (len && hit == SPGO_NONE) {
+		uint32_t node = c->queue[head];
+		head = (head + 1) % nn;
+		len--;
+		c->inq[node] = 0;
+		if (++c->rounds[node] > nn + 1) {
+			hit = node;
+			break;
+		}
+		/* every nn steps, look for a cycle among the predecessor links
+		 * (Floyd's two pointers): one there has negative cost */
+		if (++pops % nn == 0) {
+			uint32_t slow = node, fast = node;
+			for (size_t k = 0; k <= nn && hit == SPGO_NONE; k++) {
+				if (fast == SPGO_NONE || c->prev[fast] == SPGO_NONE)
+					break;
+				fast = c->prev[c->prev[fast]];
+				slow = c->prev[slow];
+				if (fast != SPGO_NONE && slow == fast)
+					hit = slow;
+			}
+			if (hit != SPGO_NONE)
+				break;
+			if (pops > 32 * nn + 64)
+				return 0;
+		}
+		if (node == Z) {
+			for (uint32_t k = 0; k < c->nexits; k++) {
+				uint32_t y = c->exits[k];
+				if (cfg->blocks[y].count > c->outsum[y])
+					RELAX(2 * y + 1, ARC_OUTSIDE, 0, 0);
+			}
+			RELAX(2 * cfg->entry, ARC_OUTSIDE, 0, 0);
+			continue;
+		}
+		uint32_t v = node / 2;
+		if (!live[v])
+			continue;
+		const struct spgo_cfg_block *b = &cfg->blocks[v];
+		if (node & 1) {
+			for (uint32_t k = 0; k < b->nout; k++) {
+				uint32_t e = cfg->succ[b->out + k], d = cfg->edges[e].dst;
+				if (live[d])
+					RELAX(2 * d, ARC_EDGE_PLUS, e, 0);
+			}
+			if (spgo_cfg_is_exit(cfg, v))
+				RELAX(Z, ARC_OUTSIDE, 0, 0);
+			if (b->count > 0)
+				RELAX(2 * v, ARC_DOWN, v, marginal_down(cfg, o, v));
+		} else {
+			for (uint32_t k = 0; k < b->nin; k++) {
+				uint32_t e = cfg->pred[b->in + k];
+				if (cfg->edges[e].count > 0)
+					RELAX(2 * cfg->edges[e].src + 1, ARC_EDGE_MINUS, e, 0);
+			}
+			if (v == cfg->entry && b->count > c->insum[v])
+				RELAX(Z, ARC_OUTSIDE, 0, 0);
+			RELAX(2 * v + 1, ARC_UP, v, marginal(cfg, o, v));
+		}
+	}
+#undef RELAX
+	if (hit == SPGO_NONE)
+		return 0;
+	/* walk back into the cycle, then apply it once around */
+	uint32_t v = hit;
+	for (size_t k = 0; k < nn && c->prev[v] != SPGO_NONE; k++)
+		v = c->prev[v];
+	if (c->prev[v] == SPGO_NONE)
+		return 0;
+	uint32_t n = v;
+	size_t steps = 0;
+	do {
+		switch (c->kind[n]) {
+		case ARC_EDGE_PLUS:
+			cfg->edges[c->arcid[n]].count++;
+			break;
+		case ARC_EDGE_MINUS:
+			cfg->edges[c->arcid[n]].count--;
+			break;
+		case ARC_UP:
+			cfg->blocks[c->arcid[n]].count++;
+			break;
+		case ARC_DOWN:
+			cfg->blocks[c->arcid[n]].count--;
+			break;
+		}
+		n = c->prev[n];
+	} while (n != v && n != SPGO_NONE && ++steps <= nn);
+	return 1;
+}
+
+/*
+ * JoinIsolatedComponents with costs: for the island block x that is
+ * cheapest to connect (a path entry -> x plus a path x -> exit, one unit,
+ * priced by the marginals), compare with dropping x's island (all blocks
+ * of its positive component to 0) and do the cheaper.  Dropping is right
+ * when the island only exists to raise blocks that are cheaper to lower
+ * (Theorem 3.1 says the exact choice is APX-hard; this is the heuristic).
+ */
+void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
+{
+	size_t nb = cfg->nblocks;
+	{
+		/* The common case first: every positive block is reached from
+		 * the entry over positive edges (then each also reaches an exit,
+		 * by conservation), and there is nothing to do. */
+		uint8_t *r = xcalloc(nb, 1);
+		uint32_t *st = xmalloc((nb + 1) * sizeof *st);
+		search(cfg, &cfg->entry, 1, 1, 1, r, st);
+		int fine = 1;
+		for (size_t b = 0; b < nb && fine; b++)
+			fine = cfg->blocks[b].count == 0 || r[b];
+		free(r);
+		free(st);
+		if (fine)
+			return;
+	}
+	uint8_t *mark = xcalloc(nb, 1), *from_entry = xcalloc(nb, 1), *island = xcalloc(nb, 1);
+	uint32_t *stack = xmalloc((nb + 1) * sizeof *stack);
+	int64_t *d1 = xmalloc(nb * sizeof *d1), *d2 = xmalloc(nb * sizeof *d2);
+	uint32_t *via1 = xmalloc(nb * sizeof *via1), *via2 = xmalloc(nb * sizeof *via2);
+	uint32_t *queue = xmalloc(nb * sizeof *queue), *rounds = xmalloc(nb * sizeof *rounds);
+	uint8_t *inq = xmalloc(nb);
+	struct cyc cy;
+	size_t nn = 2 * nb + 1;
+	cy.prev = xmalloc(nn * sizeof *cy.prev);
+	cy.arcid = xmalloc(nn * sizeof *cy.arcid);
+	cy.queue = xmalloc(nn * sizeof *cy.queue);
+	cy.rounds = xmalloc(nn * sizeof *cy.rounds);
+	cy.kind = xmalloc(nn);
+	cy.inq = xmalloc(nn);
+	cy.dist = xmalloc(nn * sizeof *cy.dist);
+	cy.outsum = xmalloc(nb * sizeof *cy.outsum);
+	cy.insum = xmalloc(nb * sizeof *cy.insum);
+	uint64_t *saved_b = xmalloc(nb * sizeof *saved_b);
+	uint8_t *chk = xmalloc(nb);
+	int joined = 0;
+	cy.exits = xmalloc((nb + 1) * sizeof *cy.exits);
+	cy.nexits = 0;
+	size_t ne = cfg->nedges;
+	uint64_t *saved = xmalloc((ne + 1) * sizeof *saved);
+
+	/* Flow the entry cannot reach, or that can reach no exit, is a closed
+	 * circulation: remove it. */
+	search(cfg, &cfg->entry, 1, 1, 0, from_entry, stack);
+	size_t nexit = 0;
+	for (uint32_t b = 0; b < nb; b++)
+		if (spgo_cfg_is_exit(cfg, b))
+			stack[nexit++] = b;
+	uint32_t *exits = xmalloc((nexit + 1) * sizeof *exits);
+	memcpy(exits, stack, nexit * sizeof *exits);
+	search(cfg, exits, nexit, 0, 0, mark, stack);
+	free(exits);
+	uint8_t *live = xmalloc(nb);
+	for (size_t b = 0; b < nb; b++)
+		live[b] = mark[b] &= from_entry[b];
+	zero_outside(cfg, mark);
+	for (uint32_t b = 0; b < nb; b++)
+		if (live[b] && spgo_cfg_is_exit(cfg, b))
+			cy.exits[cy.nexits++] = b;
+
+	for (size_t guard = 0;; guard++) {
+		memset(from_entry, 0, nb);
+		search(cfg, &cfg->entry, 1, 1, 1, from_entry, stack);
+		size_t nisland = 0;
+		for (size_t b = 0; b < nb; b++) {
+			island[b] = cfg->blocks[b].count > 0 && !from_entry[b];
+			nisland += island[b];
+		}
+		if (!nisland)
+			break;
+		joined++;
+		for (size_t b = 0; b < nb; b++)
+			cy.outsum[b] = cy.insum[b] = 0;
+		for (size_t e = 0; e < ne; e++) {
+			cy.outsum[cfg->edges[e].src] += cfg->edges[e].count;
+			cy.insum[cfg->edges[e].dst] += cfg->edges[e].count;
+		}
+		/* Prices on the current flow: one more call through the
+		 * cheapest island block x ... */
+		int ok = cheapest(cfg, o, live, 1, d1, via1, queue, inq, rounds) == 0 &&
+			 cheapest(cfg, o, live, 0, d2, via2, queue, inq, rounds) == 0;
+		uint32_t x = SPGO_NONE;
+		int64_t best = INT64_MAX;
+		for (uint32_t b = 0; ok && b < nb; b++)
+			if (island[b] && d1[b] != INT64_MAX && d2[b] != INT64_MAX && d1[b] + d2[b] < best) {
+				best = d1[b] + d2[b];
+				x = b;
+			}
+		/* ... or dropping x's island (its component over positive edges) */
+		double drop = INFINITY;
+		if (x != SPGO_NONE) {
+			memset(mark, 0, nb);
+			size_t sp = 0;
+			mark[x] = 1;
+			stack[sp++] = x;
+			drop = 0;
+			while (sp) {
+				uint32_t v = stack[--sp];
+				const struct spgo_cfg_block *bl = &cfg->blocks[v];
+				drop += block_cost(cfg, o, v, 0) - block_cost(cfg, o, v, bl->count);
+				for (uint32_t k = 0; k < bl->nout + bl->nin; k++) {
+					uint32_t e = k < bl->nout ? cfg->succ[bl->out + k]
+								  : cfg->pred[bl->in + k - bl->nout];
+					uint32_t w = k < bl->nout ? cfg->edges[e].dst : cfg->edges[e].src;
+					if (cfg->edges[e].count > 0 && island[w] && !mark[w]) {
+						mark[w] = 1;
+						stack[sp++] = w;
+					}
+				}
+			}
+		}
+		/* ... or the cheapest cycle, through any p -> x first (p may be
+		 * reached through the cycle itself), then through reached p;
+		 * kept when no dearer than the others and fewer island blocks
+		 * are left (so every round makes progress). */
+		for (size_t b = 0; b < nb; b++)
+			cy.outsum[b] = cy.insum[b] = 0;
+		for (size_t e = 0; e < ne; e++) {
+			cy.outsum[cfg->edges[e].src] += cfg->edges[e].count;
+			cy.insum[cfg->edges[e].dst] += cfg->edges[e].count;
+		}
+		int kept = 0;
+		for (int any_p = 1; any_p >= 0 && !kept && guard <= 4 * nb + 4; any_p--) {
+			uint32_t cx = SPGO_NONE, ce = SPGO_NONE;
+			int64_t cbest = best_cycle(cfg, o, live, island, from_entry, any_p, &cy, &cx, &ce);
+			if (cbest == INT64_MAX || cbest > best || (double)cbest > drop)
+				continue;
+			for (size_t e = 0; e < ne; e++)
+				saved[e] = cfg->edges[e].count;
+			for (size_t b = 0; b < nb; b++)
+				saved_b[b] = cfg->blocks[b].count;
+			if (cycle_search(cfg, o, live, cx, &cy) == 0) {
+				cycle_apply(cfg, &cy, 2 * cfg->edges[ce].src + 1, ce);
+				memset(chk, 0, nb);
+				search(cfg, &cfg->entry, 1, 1, 1, chk, stack);
+				size_t left = 0;
+				for (size_t b = 0; b < nb; b++)
+					left += cfg->blocks[b].count > 0 && !chk[b];
+				if (left < nisland) {
+					kept = 1;
+					break;
+				}
+			}
+			for (size_t e = 0; e < ne; e++)
+				cfg->edges[e].count = saved[e];
+			for (size_t b = 0; b < nb; b++)
+				cfg->blocks[b].count = saved_b[b];
+		}
+		if (kept)
+			continue;
+		if (x == SPGO_NONE || guard > 4 * nb + 4) {
+			/* no trustworthy prices: drop every island */
+			for (size_t b = 0; b < nb; b++)
+				mark[b] = !island[b];
+			zero_outside(cfg, mark);
+			break;
+		}
+		if (drop < (double)best) {
+			for (size_t b = 0; b < nb; b++)
+				mark[b] = !mark[b];
+			zero_outside(cfg, mark);
+			continue;
+		}
+		/* entry -> x */
+		for (uint32_t v = x;;) {
+			cfg->blocks[v].count++;
+			if (via1[v] == SPGO_NONE)
+				break;
+			cfg->edges[via1[v]].count++;
+			v = cfg->edges[via1[v]].src;
+		}
+		/* x -> exit */
+		for (uint32_t v = x; via2[v] != SPGO_NONE;) {
+			cfg->edges[via2[v]].count++;
+			v = cfg->edges[via2[v]].dst;
+			cfg->blocks[v].count++;
+		}
+	}
+	/* Polish: apply improving cycles while the flow stays connected. */
+	for (size_t round = 0; round < 4 * (size_t)joined; round++) {
+		for (size_t b = 0; b < nb; b++)
+			cy.outsum[b] = cy.insum[b] = 0;
+		for (size_t e = 0; e < ne; e++) {
+			cy.outsum[cfg->edges[e].src] += cfg->edges[e].count;
+			cy.insum[cfg->edges[e].dst] += cfg->edges[e].count;
+		}
+		for (size_t e = 0; e < ne; e++)
+			saved[e] = cfg->edges[e].count;
+		for (size_t b = 0; b < nb; b++)
+			saved_b[b] = cfg->blocks[b].count;
+		if (!improve_once(cfg, o, live, &cy))
+			break;
+		memset(chk, 0, nb);
+		search(cfg, &cfg->entry, 1, 1, 1, chk, stack);
+		int bad = 0;
+		for (size_t b = 0; b < nb; b++)
+			bad |= cfg->blocks[b].count > 0 && !chk[b];
+		if (bad) {
+			for (size_t e = 0; e < ne; e++)
+				cfg->edges[e].count = saved[e];
+			for (size_t b = 0; b < nb; b++)
+				cfg->blocks[b].count = saved_b[b];
+			break;
+		}
+	}
+	free(mark);
+	free(from_entry);
+	free(island);
+	free(stack);
+	free(d1);
+	free(d2);
+	free(via1);
+	free(via2);
+	free(queue);
+	free(rounds);
+	free(inq);
+	free(cy.exits);
+	free(cy.prev);
+	free(cy.arcid);
+	free(cy.queue);
+	free(cy.rounds);
+	free(cy.kind);
+	free(cy.inq);
+	free(cy.dist);
+	free(cy.outsum);
+	free(cy.insum);
+	free(saved_b);
+	free(chk);
+	free(saved);
+	free(live);
+}
