@@ -17,8 +17,7 @@
 #                     of the program: what sample-PGO mode alone does (a
 #                     control: clang's and the program's layout react to it)
 #
-# With SPGO2 set (another spgo program, SPGO2_NAME its label), its profile
-# is built and timed too.
+#   + spgo --no-infer the same without profile inference (block averages)
 #
 # Each build's median user CPU time over RUNS interleaved runs; speedup =
 # baseline median / build median - 1.  Targets: spgo >= create_llvm_prof,
@@ -48,8 +47,7 @@ bench_program() {
   clang-19 $CFLAGS -o "$name.O2" $srcs
   perf record -q -e cpu-clock:u -F 20000 -o "$name.data" -- "./$name.O2" $train >/dev/null 2>&1
   "$SPGO" gen --binary "$name.O2" --perf-data "$name.data" -o "$name.spgo.prof" --quiet
-  # SPGO2: a second spgo build to compare (e.g. one with profile inference)
-  [ -n "${SPGO2:-}" ] && "$SPGO2" gen --binary "$name.O2" --perf-data "$name.data" -o "$name.spgo2.prof" --quiet
+  "$SPGO" gen --binary "$name.O2" --perf-data "$name.data" -o "$name.avg.prof" --quiet --no-infer
   "$SPGO" script -i "$name.data" --rewrite "$name.old.data"
   rm -f "$name.cl.prof" "$name.cl.raw"
   # create_llvm_prof 0.19 writes some inlinee names as garbage bytes here
@@ -64,11 +62,8 @@ bench_program() {
   llvm-profdata-19 merge -o "$name.profdata" "$name.profraw"
   printf 'no_such_function_in_the_program:1:0\n 1: 1\n' > "$name.empty.prof"
   clang-19 $CFLAGS -fprofile-sample-use="$name.spgo.prof" -o "$name.spgo" $srcs
-  local builds=("$name.O2" "$name.spgo")
-  if [ -n "${SPGO2:-}" ]; then
-    clang-19 $CFLAGS -fprofile-sample-use="$name.spgo2.prof" -o "$name.spgo2" $srcs
-    builds+=("$name.spgo2")
-  fi
+  clang-19 $CFLAGS -fprofile-sample-use="$name.avg.prof" -o "$name.avg" $srcs
+  local builds=("$name.O2" "$name.spgo" "$name.avg")
   if [ -s "$name.cl.prof" ] && llvm-profdata-19 show --sample "$name.cl.prof" >/dev/null 2>&1; then
     clang-19 $CFLAGS -fprofile-sample-use="$name.cl.prof" -o "$name.cl" $srcs
     builds+=("$name.cl")
@@ -101,8 +96,8 @@ fi
 
 name_of() {
   case $1 in
-    O2) echo "clang-19 -O2 (baseline)" ;; spgo) echo "+ spgo gen (IP mode)" ;;
-    spgo2) echo "+ spgo gen (IP mode, ${SPGO2_NAME:-second build})" ;;
+    O2) echo "clang-19 -O2 (baseline)" ;; spgo) echo "+ spgo gen (IP mode, profi inference)" ;;
+    avg) echo "+ spgo gen --no-infer (block averages only)" ;;
     cl) echo "+ create_llvm_prof --use_lbr=false" ;; instr) echo "+ instrumentation PGO" ;;
     empty) echo "+ empty sample profile (control)" ;; *) echo "$1" ;;
   esac
@@ -112,7 +107,8 @@ out="$SPGO_SRC/bench/results/gen_ip.md"
   echo "# spgo gen, IP mode (cpu-clock:u): speedup of the rebuilt program"
   echo
   echo "Median user CPU time of $RUNS interleaved runs; $(nproc) cores shared with other work; $(date -u +%Y-%m-%d)."
-  echo "Training and timed runs: minivm 60 / 30, speedtest1 --size 40 --memdb."
+  echo "Training runs recorded with perf record -e cpu-clock:u -F 20000 (the same perf.data for"
+  echo "spgo and create_llvm_prof). Training and timed runs: minivm 60 / 30, speedtest1 --size 40 --memdb."
   echo
   echo "| program | build | median s | speedup vs -O2 |"
   echo "| --- | --- | ---: | ---: |"
