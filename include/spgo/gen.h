@@ -16,7 +16,8 @@
  *    recorded, a block on which they disagree by over 2x (section 3.3)
  *    takes the mean of their estimates; block counts are then made a flow
  *    by profile inference when the inference stage is built in
- *    (spgo/infer.h), else kept as averages.
+ *    (spgo/infer.h), else kept as averages.  IP-mode counts are in units of
+ *    1/16 sample (short blocks' averages keep their precision).
  *  - From per-instruction counts to the source level, the way llvm-profgen
  *    (LLVM 19) does it, so that clang reads what it expects: the inline
  *    stack at the instruction (outermost function first, canonical names:
@@ -26,10 +27,12 @@
  *    (line - decl_line, base discriminator) whose count is the MAX over the
  *    location's instructions of count x duplication factor.  In GCC mode
  *    (for gcov output, create_gcov's way) totals add count per instruction,
- *    discriminators are kept raw and the duplication factor is 1.
+ *    discriminators are kept raw, the duplication factor is 1 and call-site
+ *    bodies are not raised to their call targets.
  *  - Branches whose target starts a function (not a split part such as
  *    foo.cold) are calls, tail calls included: call-target samples at the
- *    source's location and head samples of the callee.  As in
+ *    source's location and head samples of the callee.  IP mode has no
+ *    branches: direct calls and tail jumps count with their block.  As in
  *    llvm-profgen 19, a body sample of a top-level profile is raised to the
  *    sum of its call targets; inlinees' are not (later versions recurse).
  *  - Split parts (foo.cold, foo.part.N) fold into their parent through the
