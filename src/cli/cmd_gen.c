@@ -19,7 +19,8 @@
 static const char usage[] =
 	"usage: spgo gen --binary BIN [--debug-binary DBG] (--perf-data P | --perf-script S)\n"
 	"                -o OUT [--format text|extbinary|gcov] [--pid PID] [--mode auto|lbr|ip]\n"
-	"                [--event N] [--llvm 14|19] [--gcov-version 1|2] [--no-infer] [--quiet]\n"
+	"                [--event N] [--infer ALGO | --no-infer] [--llvm 14|19] [--gcov-version 1|2]\n"
+	"                [--quiet]\n"
 	"       spgo gen --binary BIN [--debug-binary DBG] --ground-truth GT -o OUT [--format F]\n"
 	"\n"
 	"Generate an AutoFDO sample profile of BIN from perf samples of it.\n"
@@ -40,6 +41,8 @@ static const char usage[] =
 	"                      with the most samples; others classify blocks)\n"
 	"  --llvm V            the LLVM version that reads an extbinary profile (default both)\n"
 	"  --gcov-version V    2: GCC 12 layout (default); 1: the autofdo tools' layout\n"
+	"  --infer ALGO        IP mode: the inference algorithm: mcf (default; min-cost\n"
+	"                      flow, as the Taming paper), profi, fp, quadratic\n"
 	"  --no-infer          IP mode: keep block averages, no profile inference\n"
 	"  --quiet             no statistics on stderr\n";
 
@@ -159,6 +162,10 @@ int cmd_gen(int argc, char **argv)
 			if (spgo_parse_u64(val, &v) || (v != 1 && v != 2))
 				goto bad;
 			wo.gcov_version = (int)v;
+		} else if (ARG("--infer")) {
+			if (spgo_gen_check_infer(val) < 0)
+				return cli_fail();
+			o.infer_algo = val;
 		} else if (!strcmp(a, "--no-infer")) {
 			o.no_infer = 1;
 		} else if (!strcmp(a, "--quiet")) {

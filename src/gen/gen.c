@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "gen_impl.h"
+#include "gen_infer.h"
 #include "spgo/ground_truth.h"
 
 #define MAX_FRAMES 64
@@ -23,6 +24,11 @@ void spgo_gen_defaults(struct spgo_gen_opts *o)
 	memset(o, 0, sizeof *o);
 	o->mode = SPGO_GEN_AUTO;
 	o->event = -1;
+}
+
+int spgo_gen_check_infer(const char *name)
+{
+	return gen_infer_check(name);
 }
 
 size_t spgo_gen_canonical_name(const char *name, size_t len)

@@ -13,11 +13,23 @@
 
 #ifdef GEN_HAVE_INFER
 #include "spgo/binary.h"
+#include "spgo/common.h"
 #include "spgo/infer.h"
 
-int gen_infer_counts(const struct spgo_insn *ins, size_t n, uint64_t entry, gen_weight_fn weight,
-		     void *ctx, uint64_t *counts, size_t *nblocks)
+int gen_infer_check(const char *algo)
 {
+	if (spgo_algo_parse(algo) < 0)
+		return spgo_error("unknown inference algorithm '%s' (profi, mcf, fp, quadratic, none)",
+				  algo);
+	return 0;
+}
+
+int gen_infer_counts(const struct spgo_insn *ins, size_t n, uint64_t entry, const char *algo,
+		     gen_weight_fn weight, void *ctx, uint64_t *counts, size_t *nblocks)
+{
+	int a = spgo_algo_parse(algo);
+	if (a < 0)
+		return -1;
 	struct spgo_cfg cfg;
 	spgo_cfg_init(&cfg);
 	if (spgo_cfg_from_insns(&cfg, ins, n, entry, NULL) < 0) {
@@ -38,7 +50,7 @@ int gen_infer_counts(const struct spgo_insn *ins, size_t n, uint64_t entry, gen_
 		k = e;
 	}
 	struct spgo_infer_opts opts;
-	spgo_infer_defaults(&opts, SPGO_ALGO_PROFI);
+	spgo_infer_defaults(&opts, (enum spgo_algo)a);
 	spgo_infer(&cfg, &opts);
 	for (size_t i = 0; i < n; i++)
 		counts[i] = 0;
@@ -55,10 +67,17 @@ int gen_infer_counts(const struct spgo_insn *ins, size_t n, uint64_t entry, gen_
 	return 1;
 }
 #else
-int gen_infer_counts(const struct spgo_insn *ins, size_t n, uint64_t entry, gen_weight_fn weight,
-		     void *ctx, uint64_t *counts, size_t *nblocks)
+int gen_infer_check(const char *algo)
 {
-	(void)ins, (void)n, (void)entry, (void)weight, (void)ctx, (void)counts, (void)nblocks;
+	(void)algo;
+	return 0;
+}
+
+int gen_infer_counts(const struct spgo_insn *ins, size_t n, uint64_t entry, const char *algo,
+		     gen_weight_fn weight, void *ctx, uint64_t *counts, size_t *nblocks)
+{
+	(void)ins, (void)n, (void)entry, (void)algo, (void)weight, (void)ctx, (void)counts,
+		(void)nblocks;
 	return 0;
 }
 #endif

@@ -20,11 +20,14 @@ typedef uint64_t (*gen_weight_fn)(void *ctx, size_t first, size_t count);
 /*
  * Build the CFG of the instructions ins[0 .. n) (one function, its parts in
  * address order) entered at entry, weigh its blocks with weight(), infer
- * with profi, and write every instruction's inferred count to counts[].
- * Returns 1 on success, 0 when spgo was built without inference, -1 when
- * the CFG could not be built (counts untouched).
+ * with the algorithm named algo (spgo_algo_parse's names), and write every
+ * instruction's inferred count to counts[].  Returns 1 on success, 0 when
+ * spgo was built without inference, -1 when the CFG could not be built
+ * (counts untouched).
  */
-int gen_infer_counts(const struct spgo_insn *ins, size_t n, uint64_t entry, gen_weight_fn weight,
-		     void *ctx, uint64_t *counts, size_t *nblocks);
+int gen_infer_counts(const struct spgo_insn *ins, size_t n, uint64_t entry, const char *algo,
+		     gen_weight_fn weight, void *ctx, uint64_t *counts, size_t *nblocks);
+/* 0 if algo names an inference algorithm, else -1 with an spgo_error. */
+int gen_infer_check(const char *algo);
 
 #endif

@@ -127,8 +127,9 @@ static uint64_t infer_weight(void *ctx, size_t first, size_t count)
 }
 
 /*
- * Blocks and counts by profile inference on the binary CFG (profi): the
- * block estimates are the weights.  Where the events disagree the estimate
+ * Blocks and counts by profile inference on the binary CFG (min-cost flow
+ * by default, as the Taming paper does; see spgo/gen.h): the block
+ * estimates are the weights.  Where the events disagree the estimate
  * is their mean: spgo/infer.h has no per-block costs yet to say "trust
  * this block less" (section 3.3's adjustment); leaving such blocks unknown
  * instead loses them when they are a function's only sampled blocks.
@@ -145,7 +146,8 @@ static int group_infer(struct gen *g, const struct ip_raw *r, const size_t *idx,
 	struct infer_ctx c = {g, r, idx};
 	size_t nblocks = 0;
 	uint64_t disagree0 = g->st->blocks_disagree;
-	int rc = gen_infer_counts(ins, n, entry, infer_weight, &c, counts, &nblocks);
+	const char *algo = g->o->infer_algo ? g->o->infer_algo : SPGO_GEN_INFER_DEFAULT;
+	int rc = gen_infer_counts(ins, n, entry, algo, infer_weight, &c, counts, &nblocks);
 	if (rc == 1) {
 		for (size_t k = 0; k < n; k++) {
 			g->count[idx[k]] = counts[k];
