@@ -17,7 +17,7 @@
 #                     of the program: what sample-PGO mode alone does (a
 #                     control: clang's and the program's layout react to it)
 #
-#   + spgo --infer profi  the same with profi instead of min-cost flow
+#   + spgo --infer mcf  the same with min-cost flow instead of profi
 #   + spgo --no-infer the same without profile inference (block averages)
 #
 # Each build's median user CPU time over RUNS interleaved runs; speedup =
@@ -49,7 +49,7 @@ bench_program() {
   perf record -q -e cpu-clock:u -F 20000 -o "$name.data" -- "./$name.O2" $train >/dev/null 2>&1
   "$SPGO" gen --binary "$name.O2" --perf-data "$name.data" -o "$name.spgo.prof" --quiet
   "$SPGO" gen --binary "$name.O2" --perf-data "$name.data" -o "$name.avg.prof" --quiet --no-infer
-  "$SPGO" gen --binary "$name.O2" --perf-data "$name.data" -o "$name.profi.prof" --quiet --infer profi
+  "$SPGO" gen --binary "$name.O2" --perf-data "$name.data" -o "$name.mcf.prof" --quiet --infer mcf
   "$SPGO" script -i "$name.data" --rewrite "$name.old.data"
   rm -f "$name.cl.prof" "$name.cl.raw"
   # create_llvm_prof 0.19 writes some inlinee names as garbage bytes here
@@ -65,8 +65,8 @@ bench_program() {
   printf 'no_such_function_in_the_program:1:0\n 1: 1\n' > "$name.empty.prof"
   clang-19 $CFLAGS -fprofile-sample-use="$name.spgo.prof" -o "$name.spgo" $srcs
   clang-19 $CFLAGS -fprofile-sample-use="$name.avg.prof" -o "$name.avg" $srcs
-  clang-19 $CFLAGS -fprofile-sample-use="$name.profi.prof" -o "$name.profi" $srcs
-  local builds=("$name.O2" "$name.spgo" "$name.profi" "$name.avg")
+  clang-19 $CFLAGS -fprofile-sample-use="$name.mcf.prof" -o "$name.mcf" $srcs
+  local builds=("$name.O2" "$name.spgo" "$name.mcf" "$name.avg")
   if [ -s "$name.cl.prof" ] && llvm-profdata-19 show --sample "$name.cl.prof" >/dev/null 2>&1; then
     clang-19 $CFLAGS -fprofile-sample-use="$name.cl.prof" -o "$name.cl" $srcs
     builds+=("$name.cl")
@@ -99,9 +99,9 @@ fi
 
 name_of() {
   case $1 in
-    O2) echo "clang-19 -O2 (baseline)" ;; spgo) echo "+ spgo gen (IP mode, default: mcf inference)" ;;
+    O2) echo "clang-19 -O2 (baseline)" ;; spgo) echo "+ spgo gen (IP mode, default: profi inference)" ;;
     avg) echo "+ spgo gen --no-infer (block averages only)" ;;
-    profi) echo "+ spgo gen --infer profi" ;;
+    mcf) echo "+ spgo gen --infer mcf" ;;
     cl) echo "+ create_llvm_prof --use_lbr=false" ;; instr) echo "+ instrumentation PGO" ;;
     empty) echo "+ empty sample profile (control)" ;; *) echo "$1" ;;
   esac

@@ -15,7 +15,7 @@
  *    robust to skid and multi-retirement); where several events were
  *    recorded, a block on which they disagree by over 2x (section 3.3)
  *    takes the mean of their estimates; block counts are then made a flow
- *    by profile inference (min-cost flow by default) when the inference
+ *    by profile inference (profi by default) when the inference
  *    stage is built in (spgo/infer.h), else kept as averages.  IP-mode counts are in units of
  *    1/16 sample (short blocks' averages keep their precision).
  *  - From per-instruction counts to the source level, the way llvm-profgen
@@ -53,12 +53,14 @@
 #include "spgo/profile.h"
 
 /*
- * IP mode's inference: min-cost flow, as the Taming paper smooths IP-sample
- * block counts.  Measured against the exact counts of emulated runs of the
- * same binaries it came closer than profi (speedtest1: 81% vs 73%
- * similarity; minivm: 77% vs 77%); see bench/results/gen_ip.md.
+ * IP mode's inference: profi.  Min-cost flow (the Taming paper's choice)
+ * came closer to the exact counts of emulated runs (speedtest1: 81% vs 72%
+ * similarity) but made slower programs: clang-19 built speedtest1 7.6%
+ * faster with profi's profile, 5.8% with mcf's, minivm 22% vs 9% (see
+ * bench/results/gen_ip.md).  What the compiler needs is not the closest
+ * counts but no blocks wrongly zero: profi spreads flow evenly.
  */
-#define SPGO_GEN_INFER_DEFAULT "mcf"
+#define SPGO_GEN_INFER_DEFAULT "profi"
 
 enum spgo_gen_mode {
 	SPGO_GEN_AUTO = 0, /* LBR when the data has branch stacks, else IP */
@@ -71,7 +73,7 @@ struct spgo_gen_opts {
 	int gcc;          /* GCC conventions (gcov output): see the contract */
 	int event;        /* IP mode: the event to count (index), -1 = all/best */
 	int no_infer;     /* IP mode: keep block averages, no inference */
-	const char *infer_algo; /* IP mode: "mcf" (NULL), "profi", "fp", "quadratic" */
+	const char *infer_algo; /* IP mode: "profi" (NULL), "mcf", "fp", "quadratic" */
 };
 
 /* What generation saw and did; all counts are in samples unless named. */

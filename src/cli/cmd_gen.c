@@ -41,8 +41,8 @@ static const char usage[] =
 	"                      with the most samples; others classify blocks)\n"
 	"  --llvm V            the LLVM version that reads an extbinary profile (default both)\n"
 	"  --gcov-version V    2: GCC 12 layout (default); 1: the autofdo tools' layout\n"
-	"  --infer ALGO        IP mode: the inference algorithm: mcf (default; min-cost\n"
-	"                      flow, as the Taming paper), profi, fp, quadratic\n"
+	"  --infer ALGO        IP mode: the inference algorithm: profi (default), mcf\n"
+	"                      (min-cost flow, as the Taming paper), fp, quadratic\n"
 	"  --no-infer          IP mode: keep block averages, no profile inference\n"
 	"  --quiet             no statistics on stderr\n";
 

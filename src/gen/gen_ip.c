@@ -127,9 +127,8 @@ static uint64_t infer_weight(void *ctx, size_t first, size_t count)
 }
 
 /*
- * Blocks and counts by profile inference on the binary CFG (min-cost flow
- * by default, as the Taming paper does; see spgo/gen.h): the block
- * estimates are the weights.  Where the events disagree the estimate
+ * Blocks and counts by profile inference on the binary CFG (profi by
+ * default; see spgo/gen.h): the block estimates are the weights.  Where the events disagree the estimate
  * is their mean: spgo/infer.h has no per-block costs yet to say "trust
  * this block less" (section 3.3's adjustment); leaving such blocks unknown
  * instead loses them when they are a function's only sampled blocks.
