@@ -266,6 +266,20 @@ int spgo_cfg_from_insns(struct spgo_cfg *cfg, const struct spgo_insn *insns, siz
 			const struct spgo_bincfg_opts *opts);
 
 /*
+ * The CFG of the function starting at entry, straight from the binary
+ * model: the instructions of the function and of its split parts (foo.cold,
+ * foo.part.N: spgo_binary_functions() parents), jump tables from
+ * spgo_binary_jump_table(), noreturn calls from spgo_binary_is_noreturn(),
+ * and, when bbmap (may be NULL) has the function, its exact block starts.
+ * cfg->name is the function's linkage name.  Same result contract as
+ * spgo_cfg_from_insns(); -1 (spgo_error) when no function starts at entry.
+ */
+struct spgo_binary;
+struct spgo_bb_addr_map;
+int spgo_cfg_from_binary(struct spgo_cfg *cfg, struct spgo_binary *bin, uint64_t entry,
+			 const struct spgo_bb_addr_map *bbmap);
+
+/*
  * clang's basic-block address map (-fbasic-block-address-map, section
  * .llvm_bb_addr_map, SHT_LLVM_BB_ADDR_MAP; version 2, as clang 18 and 19
  * write it, with the multi-range and PGO-analysis features): per function,
