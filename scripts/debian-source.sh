@@ -3,25 +3,30 @@
 # the repository.
 #
 # Usage: scripts/debian-source.sh [--download-only] PKG DESTDIR
+#        scripts/debian-source.sh --enable-only
 #   Unpacks PKG's source package into DESTDIR (apt-get source) and prints the
 #   path of the unpacked tree; if DESTDIR already holds one (PKG-*/), prints
 #   it and fetches nothing.  With --download-only, only the package files
 #   (.dsc, .orig.tar.*, ...) are downloaded into DESTDIR and nothing printed.
+#   --enable-only: only make sure apt has deb-src entries.
 #
 # When apt has no deb-src entry for PKG, one sources file of our own
 # (/etc/apt/sources.list.d/spgo-deb-src.sources, or .list for one-line
 # sources) is written mirroring the machine's enabled deb entries, and the
 # package lists are updated.  Nothing else under /etc/apt is changed.
 set -euo pipefail
-download_only=0
+download_only=0 enable_only=0
 if [ "${1:-}" = "--download-only" ]; then download_only=1; shift; fi
+if [ "${1:-}" = "--enable-only" ]; then enable_only=1; fi
+if [ "$enable_only" -eq 0 ]; then
 pkg=${1:?usage: debian-source.sh [--download-only] PKG DESTDIR}
 dest=${2:?usage: debian-source.sh [--download-only] PKG DESTDIR}
 mkdir -p "$dest"
 dest=$(cd "$dest" && pwd)
+fi
 
 unpacked() { ls -d "$dest/$pkg"-*/ 2>/dev/null | head -n1; }
-if [ "$download_only" -eq 0 ] && [ -n "$(unpacked)" ]; then
+if [ "$enable_only" -eq 0 ] && [ "$download_only" -eq 0 ] && [ -n "$(unpacked)" ]; then
   d=$(unpacked); echo "${d%/}"; exit 0
 fi
 
@@ -53,6 +58,10 @@ enable_deb_src() {
   $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
 }
 
+if [ "$enable_only" -eq 1 ]; then
+  grep -rqsE '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/ || enable_deb_src
+  exit 0
+fi
 if ! apt-get source --print-uris -qq "$pkg" >/dev/null 2>&1; then
   echo "debian-source: enabling deb-src to fetch the $pkg source package" >&2
   enable_deb_src
