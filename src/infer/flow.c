@@ -131,6 +131,8 @@ struct solver {
 	/* DAG extraction */
 	uint8_t *state, *good;
 	uint32_t *stack, *it, *order, norder;
+	/* the DAG's arcs out of order[i]: darc[dbeg[i] .. dbeg[i + 1]) */
+	uint32_t *darc, *dbeg;
 	uint8_t *dag;     /* per arc: in the DAG */
 	double *delta; /* per node: share of one unit */
 	int64_t *amt, *node_amt;
@@ -305,9 +307,20 @@ static void extract_dag(struct solver *s)
 			s->branching = 1;
 	}
 	s->norder = 0;
-	for (uint32_t i = tail; i-- > 0;)
-		if (s->good[q[i]])
-			s->order[s->norder++] = q[i];
+	uint32_t k = 0;
+	for (uint32_t i = tail; i-- > 0;) {
+		uint32_t u = q[i];
+		if (!s->good[u])
+			continue;
+		s->dbeg[s->norder] = k;
+		s->order[s->norder++] = u;
+		if (u == g->t2)
+			continue;
+		for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
+			if (s->dag[a])
+				s->darc[k++] = a;
+	}
+	s->dbeg[s->norder] = k;
 }
 
 /* A DAG arc that can still take flow towards t''. */
@@ -335,15 +348,18 @@ static int distribute(struct solver *s, int64_t D)
 	for (uint32_t i = 0; i < s->norder; i++) {
 		uint32_t u = s->order[i];
 		int64_t have = s->node_amt[u];
+		uint32_t k0 = s->dbeg[i], k1 = s->dbeg[i + 1];
+		for (uint32_t k = k0; k < k1; k++)
+			s->amt[s->darc[k]] = 0;
 		if (u == g->t2 || have == 0)
 			continue;
 		double W = 0;
-		for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
-			if (USABLE(a))
-				W += split_weight(s, a);
+		for (uint32_t k = k0; k < k1; k++)
+			if (USABLE(s->darc[k]))
+				W += split_weight(s, s->darc[k]);
 		int64_t placed = 0;
-		for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++) {
-			s->amt[a] = 0;
+		for (uint32_t k = k0; k < k1; k++) {
+			uint32_t a = s->darc[k];
 			if (!USABLE(a))
 				continue;
 			int64_t x = (int64_t)floor((double)have * split_weight(s, a) / W);
@@ -356,7 +372,8 @@ static int distribute(struct solver *s, int64_t D)
 		}
 		/* the remainder, a unit (or the room left) at a time */
 		for (int pass = 0; placed < have && pass < 2; pass++)
-			for (uint32_t a = g->first[u]; a < g->first[u + 1] && placed < have; a++) {
+			for (uint32_t k = k0; k < k1 && placed < have; k++) {
+				uint32_t a = s->darc[k];
 				if (!USABLE(a))
 					continue;
 				int64_t room = g->res[a] - s->amt[a];
@@ -368,9 +385,9 @@ static int distribute(struct solver *s, int64_t D)
 			}
 		if (placed < have)
 			return -1;
-		for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
-			if (USABLE(a))
-				s->node_amt[g->to[a]] += s->amt[a];
+		for (uint32_t k = k0; k < k1; k++)
+			if (USABLE(s->darc[k]))
+				s->node_amt[g->to[s->darc[k]]] += s->amt[s->darc[k]];
 	}
 	return 0;
 }
@@ -423,8 +440,8 @@ static void augment_dag(struct solver *s)
 			if (u == g->t2)
 				continue;
 			int ok = 0;
-			for (uint32_t a = g->first[u]; a < g->first[u + 1] && !ok; a++)
-				ok = s->dag[a] && g->res[a] > 0 && s->good[g->to[a]];
+			for (uint32_t k = s->dbeg[i]; k < s->dbeg[i + 1] && !ok; k++)
+				ok = g->res[s->darc[k]] > 0 && s->good[g->to[s->darc[k]]];
 			s->good[u] = (uint8_t)ok;
 		}
 		if (!s->good[g->s2])
@@ -439,16 +456,19 @@ static void augment_dag(struct solver *s)
 			if (u == g->t2 || s->delta[u] == 0)
 				continue;
 			double W = 0;
-			for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
-				if (USABLE(a))
-					W += split_weight(s, a);
-			for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
+			uint32_t k0 = s->dbeg[i], k1 = s->dbeg[i + 1];
+			for (uint32_t k = k0; k < k1; k++)
+				if (USABLE(s->darc[k]))
+					W += split_weight(s, s->darc[k]);
+			for (uint32_t k = k0; k < k1; k++) {
+				uint32_t a = s->darc[k];
 				if (USABLE(a)) {
 					double f = s->delta[u] * split_weight(s, a) / W;
 					s->delta[g->to[a]] += f;
 					if (g->res[a] < INF_CAP / 2 && (double)g->res[a] / f < best)
 						best = (double)g->res[a] / f;
 				}
+			}
 		}
 		int64_t D = best >= (double)INF_CAP ? INF_CAP : (int64_t)floor(best);
 		int pushed = 0;
@@ -459,11 +479,13 @@ static void augment_dag(struct solver *s)
 					uint32_t u = s->order[i];
 					if (u == g->t2 || s->node_amt[u] == 0)
 						continue;
-					for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
+					for (uint32_t k = s->dbeg[i]; k < s->dbeg[i + 1]; k++) {
+						uint32_t a = s->darc[k];
 						if (USABLE(a) && s->amt[a]) {
 							push(g, a, s->amt[a]);
 							saturated |= g->res[a] == 0;
 						}
+					}
 				}
 				/* Rounding can keep the arc that limited D just
 				 * short of full; then one path finishes the round,
@@ -610,6 +632,8 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	s.delta = xmalloc(n * sizeof *s.delta);
 	s.node_amt = xmalloc(n * sizeof *s.node_amt);
 	s.dag = xcalloc(m, 1);
+	s.darc = xmalloc((m + 1) * sizeof *s.darc);
+	s.dbeg = xmalloc((n + 1) * sizeof *s.dbeg);
 	s.amt = xcalloc(m, sizeof *s.amt);
 	uint8_t *is_edge = xcalloc(m, 1);
 	for (size_t e = 0; e < ne; e++)
@@ -704,6 +728,8 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	free(s.delta);
 	free(s.node_amt);
 	free(s.dag);
+	free(s.darc);
+	free(s.dbeg);
 	free(s.amt);
 	net_free(&g);
 	return 0;
