@@ -266,55 +266,56 @@ static void extract_dag(struct solver *s)
 {
 	struct net *g = s->g;
 	uint32_t n = g->n, head = 0, tail = 0;
-	uint32_t *h = s->it; /* hops to t'' */
+	uint32_t *h = s->it;       /* hops to t'' */
+	uint32_t *cnt = s->stack;  /* DAG arcs out of a node */
 	uint8_t *inb = s->state;
 	int64_t dt = s->dist[g->t2];
+	/* the previous DAG's arcs */
+	for (uint32_t k = 0; k < s->dbeg[s->norder]; k++)
+		s->dag[s->darc[k]] = 0;
 	memset(inb, 0, n);
 	memset(s->good, 0, n);
+	memset(cnt, 0, n * sizeof *cnt);
 	s->branching = 0;
-	/* backward from t'': arc r = rev[b] runs from to[b] into v */
+	/* Backward from t'': arc r = rev[b] runs from u = to[b] into v.  A
+	 * tight arc from a node one hop further (h(u) = h(v) + 1) is a DAG
+	 * arc, whether it finds u or u was found already at that level.
+	 * Every node found has its exact distance (it lies on a shortest
+	 * s''-t'' path, Lemma 4.2), so s'' reaches it over tight arcs too.  (A
+	 * node the arcs down from s'' miss just gets no flow.) */
 	uint32_t *q = s->queue;
 	h[g->t2] = 0;
 	inb[g->t2] = 1;
+	s->good[g->t2] = 1;
 	q[tail++] = g->t2;
 	while (head < tail) {
 		uint32_t v = q[head++];
 		for (uint32_t b = g->first[v]; b < g->first[v + 1]; b++) {
 			uint32_t u = g->to[b], r = g->rev[b];
-			if (inb[u] || s->dist[u] > dt || !tight(s, u, r))
+			if (inb[u] && h[u] != h[v] + 1)
 				continue;
-			inb[u] = 1;
-			h[u] = h[v] + 1;
-			q[tail++] = u;
+			if (s->dist[u] > dt || !tight(s, u, r))
+				continue;
+			if (!inb[u]) {
+				inb[u] = 1;
+				s->good[u] = 1;
+				h[u] = h[v] + 1;
+				q[tail++] = u;
+			}
+			s->dag[r] = 1;
+			if (++cnt[u] > 1)
+				s->branching = 1;
 		}
 	}
-	/* Every node found has its exact distance (it lies on a shortest
-	 * s''-t'' path, Lemma 4.2), so s'' reaches it over tight arcs too; the
-	 * DAG's arcs are the tight ones down in h.  (A node the arcs down from
-	 * s'' miss just gets no flow.) */
-	for (uint32_t i = 0; i < tail; i++) {
-		uint32_t u = q[i];
-		s->good[u] = 1;
-		if (u == g->t2)
-			continue;
-		int any = 0;
-		for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++) {
-			uint32_t v = g->to[a];
-			s->dag[a] = inb[v] && h[v] < h[u] && tight(s, u, a);
-			any += s->dag[a];
-		}
-		if (any > 1)
-			s->branching = 1;
-	}
+	/* s->order: the nodes by decreasing h (a topological order), each
+	 * with its DAG arcs in arc order. */
 	s->norder = 0;
 	uint32_t k = 0;
 	for (uint32_t i = tail; i-- > 0;) {
 		uint32_t u = q[i];
-		if (!s->good[u])
-			continue;
 		s->dbeg[s->norder] = k;
 		s->order[s->norder++] = u;
-		if (u == g->t2)
+		if (cnt[u] == 0)
 			continue;
 		for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
 			if (s->dag[a])
@@ -633,7 +634,7 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	s.node_amt = xmalloc(n * sizeof *s.node_amt);
 	s.dag = xcalloc(m, 1);
 	s.darc = xmalloc((m + 1) * sizeof *s.darc);
-	s.dbeg = xmalloc((n + 1) * sizeof *s.dbeg);
+	s.dbeg = xcalloc(n + 1, sizeof *s.dbeg);
 	s.amt = xcalloc(m, sizeof *s.amt);
 	uint8_t *is_edge = xcalloc(m, 1);
 	for (size_t e = 0; e < ne; e++)
