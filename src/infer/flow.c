@@ -20,6 +20,9 @@
  * profi (section 4, Algorithm 1) augments it with
  *  - greedy zero-cost augmentation first: s'' -> u_out -> v_in -> t'' for
  *    every edge (u, v), and s'' -> x_out -> t' -> s' -> entry_in -> t'';
+ *    then the rest of the zero-cost paths at once, as a maximum flow over
+ *    the arcs of cost 0 (zero_cost_flow), where successive shortest paths
+ *    would spend one search per path;
  *  - the modified Moore-Bellman-Ford: no relaxation out of u once d(u) >
  *    d(t''), stop as soon as d(t'') = 0 (Lemmas 4.1-4.3); its queue puts a
  *    node whose label is smaller than the front's at the front (the "small
@@ -503,6 +506,82 @@ static void augment_dag(struct solver *s)
 	}
 }
 
+/*
+ * The zero-cost phase (profi): as long as the shortest s''-t'' path costs
+ * 0, successive shortest paths only compute a maximum flow over the arcs of
+ * cost 0 (costs never go below 0 before the first costly augmentation, and
+ * path costs only grow).  Computing it at once, by Dinic's blocking flows
+ * (levels by a breadth-first search, then depth-first augmentation with a
+ * current arc per node), replaces one full Moore-Bellman-Ford per path.
+ * Which zero-cost paths carry the flow is arbitrary in both cases.
+ */
+static void zero_cost_flow(struct solver *s)
+{
+	struct net *g = s->g;
+	uint32_t n = g->n;
+	uint32_t *level = s->it, *cur = s->stack, *q = s->queue, *path = s->order;
+	for (;;) {
+		for (uint32_t v = 0; v < n; v++)
+			level[v] = UINT32_MAX;
+		uint32_t head = 0, tail = 0;
+		level[g->s2] = 0;
+		q[tail++] = g->s2;
+		while (head < tail && level[g->t2] == UINT32_MAX) {
+			uint32_t u = q[head++];
+			for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++) {
+				uint32_t v = g->to[a];
+				if (g->res[a] > 0 && g->cost[a] == 0 && level[v] == UINT32_MAX) {
+					level[v] = level[u] + 1;
+					q[tail++] = v;
+				}
+			}
+		}
+		if (level[g->t2] == UINT32_MAX)
+			return;
+		for (uint32_t v = 0; v < n; v++)
+			cur[v] = g->first[v];
+		/* Depth-first: path[] holds the arcs from s'' to u. */
+		uint32_t depth = 0, u = g->s2;
+		for (;;) {
+			if (u == g->t2) {
+				int64_t amt = INF_CAP;
+				for (uint32_t i = 0; i < depth; i++)
+					if (g->res[path[i]] < amt)
+						amt = g->res[path[i]];
+				uint32_t back = depth;
+				for (uint32_t i = 0; i < depth; i++) {
+					push(g, path[i], amt);
+					if (g->res[path[i]] == 0 && i < back)
+						back = i;
+				}
+				/* resume at the tail of the first saturated arc */
+				depth = back;
+				u = depth ? g->to[path[depth - 1]] : g->s2;
+				continue;
+			}
+			uint32_t a = cur[u];
+			for (; a < g->first[u + 1]; a++) {
+				uint32_t v = g->to[a];
+				if (g->res[a] > 0 && g->cost[a] == 0 && level[v] == level[u] + 1)
+					break;
+			}
+			cur[u] = a;
+			if (a < g->first[u + 1]) {
+				path[depth++] = a;
+				u = g->to[a];
+				continue;
+			}
+			/* dead end: retreat */
+			if (depth == 0)
+				break;
+			level[u] = UINT32_MAX;
+			depth--;
+			u = depth ? g->to[path[depth - 1]] : g->s2;
+			cur[u]++;
+		}
+	}
+}
+
 /* Per edge: 1 if a depth-first search from the entry finds it going to a
  * block on the stack (a loop's back edge, self loops included). */
 static uint8_t *retreating_edges(const struct spgo_cfg *cfg)
@@ -677,6 +756,8 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		}
 		free(retreat);
 	}
+	if (o->algo != SPGO_ALGO_MCF)
+		zero_cost_flow(&s);
 	/* Successive shortest paths (or DAGs of them). */
 	while (shortest_paths(&s)) {
 		if (o->algo == SPGO_ALGO_MCF || !o->even_split || !s.tie || s.dist[g.t2] == 0 ||
