@@ -80,6 +80,22 @@ static void func_free(struct insn_func *f)
 	memset(f, 0, sizeof *f);
 }
 
+/* Append a built CFG to out, labelled by block address. */
+static void add_cfg(struct spgo_cfg_file *out, struct spgo_cfg *c)
+{
+	out->cfgs = xrealloc(out->cfgs, (out->n + 1) * sizeof *out->cfgs);
+	out->labels = xrealloc(out->labels, (out->n + 1) * sizeof *out->labels);
+	out->truth_block = xrealloc(out->truth_block, (out->n + 1) * sizeof *out->truth_block);
+	out->truth_edge = xrealloc(out->truth_edge, (out->n + 1) * sizeof *out->truth_edge);
+	char **labels = xmalloc((c->nblocks + 1) * sizeof *labels);
+	for (size_t b = 0; b < c->nblocks; b++)
+		labels[b] = xasprintf("%llx", (unsigned long long)c->blocks[b].addr);
+	out->cfgs[out->n] = *c;
+	out->labels[out->n] = labels;
+	out->truth_block[out->n] = out->truth_edge[out->n] = NULL;
+	out->n++;
+}
+
 /* Build the CFG of f and append it to out (labels: block addresses). */
 static int func_cfg(struct insn_func *f, struct spgo_cfg_file *out)
 {
@@ -92,17 +108,7 @@ static int func_cfg(struct insn_func *f, struct spgo_cfg_file *out)
 		return -1;
 	}
 	c.name = xstrdup(f->name);
-	out->cfgs = xrealloc(out->cfgs, (out->n + 1) * sizeof *out->cfgs);
-	out->labels = xrealloc(out->labels, (out->n + 1) * sizeof *out->labels);
-	out->truth_block = xrealloc(out->truth_block, (out->n + 1) * sizeof *out->truth_block);
-	out->truth_edge = xrealloc(out->truth_edge, (out->n + 1) * sizeof *out->truth_edge);
-	char **labels = xmalloc((c.nblocks + 1) * sizeof *labels);
-	for (size_t b = 0; b < c.nblocks; b++)
-		labels[b] = xasprintf("%llx", (unsigned long long)c.blocks[b].addr);
-	out->cfgs[out->n] = c;
-	out->labels[out->n] = labels;
-	out->truth_block[out->n] = out->truth_edge[out->n] = NULL;
-	out->n++;
+	add_cfg(out, &c);
 	return 0;
 }
 
@@ -195,22 +201,6 @@ static int read_insns(struct spgo_cfg_file *out, const char *path)
 	if (rc)
 		spgo_cfg_file_free(out);
 	return rc;
-}
-
-/* Append a built CFG to out, labelled by block address. */
-static void add_cfg(struct spgo_cfg_file *out, struct spgo_cfg *c)
-{
-	out->cfgs = xrealloc(out->cfgs, (out->n + 1) * sizeof *out->cfgs);
-	out->labels = xrealloc(out->labels, (out->n + 1) * sizeof *out->labels);
-	out->truth_block = xrealloc(out->truth_block, (out->n + 1) * sizeof *out->truth_block);
-	out->truth_edge = xrealloc(out->truth_edge, (out->n + 1) * sizeof *out->truth_edge);
-	char **labels = xmalloc((c->nblocks + 1) * sizeof *labels);
-	for (size_t b = 0; b < c->nblocks; b++)
-		labels[b] = xasprintf("%llx", (unsigned long long)c->blocks[b].addr);
-	out->cfgs[out->n] = *c;
-	out->labels[out->n] = labels;
-	out->truth_block[out->n] = out->truth_edge[out->n] = NULL;
-	out->n++;
 }
 
 /* What --binary saw, for the summary line of --emit-cfg. */
