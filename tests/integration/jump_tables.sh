@@ -98,4 +98,11 @@ check gcc-nopie gcc -no-pie -fno-pie
 check gcc-pie gcc -fPIE -pie
 check clang-nopie clang-19 -no-pie -fno-pie
 check clang-pie clang-19 -fPIE -pie
+
+# Errors of --binary: one line naming the file, non-zero exit, no output.
+printf 'not an elf\n' > "$t/notelf"
+if "$SPGO" infer --binary "$t/notelf" --emit-cfg > "$t/out" 2> "$t/err"; then fail "--binary on a non-ELF file succeeded"; fi
+[ ! -s "$t/out" ] && grep -q "notelf: not an ELF file" "$t/err" || fail "--binary non-ELF: $(cat "$t/err")"
+if "$SPGO" infer --binary "$t/gcc-pie" --function no_such_fn > "$t/out" 2> "$t/err"; then fail "--function no_such_fn succeeded"; fi
+grep -q "no function named no_such_fn" "$t/err" || fail "--function missing: $(cat "$t/err")"
 exit $failed
