@@ -37,7 +37,7 @@ fi
 $prep truth "$w/cfgs.txt" "$w/insns.txt" "$w/cg.out" > "$w/truth.txt"
 nfunc=$(grep -c '^cfg ' "$w/truth.txt")
 read -r nexec nblk nedg < <(awk '/^cfg /{if(t>0)e++; t=0} /^block/{for(i=3;i<=NF;i++) if($i ~ /^truth=/){split($i,a,"="); t+=a[2]}; b++} /^edge/{g++} END{if(t>0)e++; print e+0, b+0, g+0}' "$w/truth.txt")
-read -r nijmp ntab nnoret < <(awk 'NR == 1 { print $4, $7, $13 }' "$w/cfgs.txt")
+read -r nijmp ntab nnoret ntail < <(awk 'NR == 1 { print $4, $7, $13, $16 }' "$w/cfgs.txt")
 
 # ---- quality ---------------------------------------------------------------
 # profi-kdec40: profi with k_dec = 40 instead of the paper's 20 (the best of
@@ -94,8 +94,8 @@ awk 'BEGIN { nb = split("10 30 100 300 1000 3000 10000", B, " ") }
   echo "## Quality on sqlite3 speedtest1 (gcc -O2, Debian source)"
   echo
   echo "CFGs from spgo's own disassembly (\`spgo infer --binary\`, spgo_cfg_from_binary: $nijmp"
-  echo "indirect jumps, $ntab of them with a recovered jump table, $nnoret blocks ending in a"
-  echo "noreturn call or trap); $nfunc functions, $nexec executed"
+  echo "indirect jumps, $ntab of them with a recovered jump table and $ntail tail calls through a"
+  echo "pointer, $nnoret blocks ending in a noreturn call or trap); $nfunc functions, $nexec executed"
   echo "in one run of \`speedtest1 --size $SIZE --memdb\` ($nblk blocks, $nedg edges in all)."
   echo "Before this binary model support (same binary, same commit of everything else):"
   echo "llvm-objdump-19 and a Python helper recognizing only \`jmp *T(,%r,8)\` found 97 indirect"

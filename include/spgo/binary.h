@@ -129,6 +129,16 @@ const struct spgo_insn *spgo_binary_insn_at(struct spgo_binary *bin, uint64_t ad
 int spgo_binary_jump_table(struct spgo_binary *bin, uint64_t insn_addr, uint64_t *targets, size_t max);
 
 /*
+ * 1 if the indirect jump at insn_addr is a tail call through a function
+ * pointer rather than a jump inside the function: no recognized jump table,
+ * and it jumps through memory without an index register (`jmp
+ * *off(%rip)`, `jmp *off(%rdi)`), or through a register last loaded from
+ * such memory just before (`mov off(%rdi),%rax; jmp *%rax`).  0 otherwise
+ * (unknown: a register from elsewhere, a computed goto).
+ */
+int spgo_binary_is_tail_call(struct spgo_binary *bin, uint64_t insn_addr);
+
+/*
  * 1 if a call to addr never returns: a function known not to return by its
  * name (spgo_noreturn_name(): exit, abort, __assert_fail, ...), called
  * directly, through an alias or through a PLT stub, or a function of this

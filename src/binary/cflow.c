@@ -364,6 +364,44 @@ int spgo_binary_jump_table(struct spgo_binary *bin, uint64_t insn_addr, uint64_t
 	return (int)nent;
 }
 
+/*
+ * A tail call through a pointer: `jmp *off(%base)` / `jmp *off(%rip)` (no
+ * index register), or `jmp *%r` where %r was last loaded from such memory
+ * in the straight-line code before it (`mov off(%rdi),%rax; jmp *%rax`).
+ */
+int spgo_binary_is_tail_call(struct spgo_binary *bin, uint64_t insn_addr)
+{
+	const struct spgo_insn *jmp = spgo_binary_insn_at(bin, insn_addr);
+	if (!jmp || jmp->cls != SPGO_INSN_INDIRECT_JUMP || bin->machine != EM_X86_64)
+		return 0;
+	uint64_t t;
+	if (spgo_binary_jump_table(bin, insn_addr, &t, 1) >= 0)
+		return 0;
+	const struct spgo_function *fn = spgo_binary_function_at(bin, insn_addr);
+	uint64_t addrs[WINDOW];
+	size_t n = window(bin, (size_t)(jmp - bin->insns.v), fn ? fn->start : 0, addrs);
+	const cs_insn *in = decode_at(bin, insn_addr);
+	if (!in)
+		return 0;
+	const cs_x86_op *o = op(in, 0);
+	if (o && o->type == X86_OP_MEM)
+		return o->mem.index == X86_REG_INVALID && o->mem.base != X86_REG_INVALID;
+	if (!is_reg(o) || !family(o->reg))
+		return 0;
+	int r = family(o->reg);
+	for (size_t k = 0; k < n; k++) {
+		const cs_insn *d = decode_at(bin, addrs[k]);
+		if (!d)
+			return 0;
+		if (!writes(bin, d, r))
+			continue;
+		const cs_x86_op *d0 = op(d, 0), *d1 = op(d, 1);
+		return d->id == X86_INS_MOV && is_reg(d0) && family(d0->reg) == r && d1 && d1->type == X86_OP_MEM &&
+		       d1->mem.index == X86_REG_INVALID && d1->mem.base != X86_REG_INVALID;
+	}
+	return 0;
+}
+
 /* ---- noreturn --------------------------------------------------------------------- */
 
 int spgo_noreturn_name(const char *name)

@@ -205,7 +205,7 @@ static int read_insns(struct spgo_cfg_file *out, const char *path)
 
 /* What --binary saw, for the summary line of --emit-cfg. */
 struct bin_stats {
-	size_t funcs, ijmps, tables, noreturn;
+	size_t funcs, ijmps, tables, tailcalls, noreturn;
 };
 
 /*
@@ -264,8 +264,10 @@ static int read_binary(struct spgo_cfg_file *out, const char *path, const char *
 			}
 			if (lo > 0 && insns[lo - 1].cls == SPGO_INSN_INDIRECT_JUMP) {
 				st->ijmps++;
-				if (!(bl->flags & SPGO_BLOCK_UNKNOWN_SUCCS))
+				if (bl->nout && c.edges[c.succ[bl->out]].kind == SPGO_EDGE_TABLE)
 					st->tables++;
+				else if (!(bl->flags & SPGO_BLOCK_UNKNOWN_SUCCS))
+					st->tailcalls++;
 			}
 		}
 		add_cfg(out, &c);
@@ -431,8 +433,10 @@ int cmd_infer(int argc, char **argv)
 	}
 	int rc = 0;
 	if (emit_cfg && bin_path)
-		fprintf(out.fp, "# %zu functions, %zu indirect jumps, %zu with a recovered jump table, %zu noreturn blocks\n",
-			st.funcs, st.ijmps, st.tables, st.noreturn);
+		fprintf(out.fp,
+			"# %zu functions, %zu indirect jumps, %zu with a recovered jump table, %zu noreturn blocks, "
+			"%zu indirect tail calls\n",
+			st.funcs, st.ijmps, st.tables, st.noreturn, st.tailcalls);
 	double sv = 0, se = 0, sc = 0, wv = 0, we = 0, wsum = 0;
 	size_t neval = 0, ninvalid = 0;
 	double *times = time_runs ? xmalloc(time_runs * sizeof *times) : NULL;

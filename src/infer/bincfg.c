@@ -148,7 +148,9 @@ int spgo_cfg_from_insns(struct spgo_cfg *cfg, const struct spgo_insn *insns, siz
 					added++;
 				}
 			}
-			if (!added) {
+			if (!added && o && o->is_tail_call && o->is_tail_call(o->ctx, in)) {
+				*fl |= SPGO_BLOCK_EXIT; /* leaves through a pointer */
+			} else if (!added) {
 				*fl |= SPGO_BLOCK_UNKNOWN_SUCCS | SPGO_BLOCK_EXIT;
 				nunresolved++;
 			}
@@ -205,6 +207,11 @@ static size_t binary_table_cb(void *ctx, const struct spgo_insn *jmp, uint64_t *
 static int binary_noreturn_cb(void *ctx, uint64_t target)
 {
 	return spgo_binary_is_noreturn(ctx, target);
+}
+
+static int binary_tail_call_cb(void *ctx, const struct spgo_insn *jmp)
+{
+	return spgo_binary_is_tail_call(ctx, jmp->addr);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -267,6 +274,7 @@ int spgo_cfg_from_binary(struct spgo_cfg *cfg, struct spgo_binary *bin, uint64_t
 		.jump_table = binary_table_cb,
 		.is_noreturn = binary_noreturn_cb,
 		.ctx = bin,
+		.is_tail_call = binary_tail_call_cb,
 	};
 	int rc = spgo_cfg_from_insns(cfg, v.v, v.n, entry, &o);
 	if (rc == 0)

@@ -49,6 +49,15 @@ __attribute__((noinline)) int bytes(const unsigned char *p)
 	return n;
 }
 
+/* A tail call through a function pointer loaded from memory. */
+struct ops {
+	int (*fn)(int);
+};
+__attribute__((noinline)) int via(const struct ops *o, int x)
+{
+	return o->fn(x + 1);
+}
+
 /* A local function that never returns (every path ends in exit or abort). */
 __attribute__((noinline)) static void die(const char *msg, int code)
 {
@@ -65,6 +74,8 @@ int main(int argc, char **argv)
 		for (int x = -2; x < 16; x++)
 			sum += dense(x);
 	sum += bytes((const unsigned char *)"abcdefghxyzhgfedcba");
+	static const struct ops ops = {dense};
+	sum += via(&ops, argc);
 	if (argc > 3)
 		die("too many arguments", 2);
 	if (argc > 2 && argv[2][0] == 'x')

@@ -6,6 +6,8 @@
 #    recovered table, and its CFG successors are exactly the targets that
 #    callgrind --collect-jumps saw it jump to (the program runs every case
 #    value, the holes of the table and the default);
+#  - the indirect jump of via() (a tail call through a pointer) ends an
+#    exit block with no successors;
 #  - every call llvm-objdump-19 shows to die(), abort@plt or exit@plt in
 #    main ends a block that has no successor (noreturn: by name, through
 #    the PLT, and a local function whose paths all end in exit or abort).
@@ -75,6 +77,19 @@ check() {
     done
   done
   [ "$n" -ge 2 ] || fail "$name: expected indirect jumps in dense and bytes, found $n"
+  # the tail call through a pointer in via()
+  "$SPGO" infer --binary "$bin" --function via --emit-cfg > "$bin.via.cfg" || fail "$name: via: spgo infer"
+  j=$(awk '/^[0-9a-f]+ </ { infn = ($2 == "<via>:") }
+           infn && $2 ~ /^jmp/ && $3 ~ /^\*/ { a = $1; sub(":", "", a); print a }' "$bin.dis")
+  if [ -n "$j" ]; then
+    read -r blk end < <(block_of "$j" "$bin.via.cfg")
+    grep -q "^edge $blk " "$bin.via.cfg" && fail "$name: via: tail call block $blk has successors"
+    grep -q "^block $blk .* exit" "$bin.via.cfg" || fail "$name: via: tail call block $blk is not an exit"
+    head -1 "$bin.via.cfg" | grep -q ", 1 indirect tail calls$" || fail "$name: via: not seen as a tail call: $(head -1 "$bin.via.cfg")"
+  else
+    grep -q "call.*\*" <(awk '/^[0-9a-f]+ </ { infn = ($2 == "<via>:") } infn' "$bin.dis") ||
+      fail "$name: via: neither an indirect jump nor an indirect call"
+  fi
   # noreturn calls in main (and main.cold)
   "$SPGO" infer --binary "$bin" --function main --emit-cfg > "$bin.main.cfg" || { fail "$name: main: spgo infer"; return; }
   local calls=0 line addr next blk end
