@@ -16,11 +16,7 @@ REPEATS=${REPEATS:-3}
 # --- build speedtest1 ----------------------------------------------------------
 if [ ! -x speedtest1 ]; then
   if [ ! -f sqlite3.c ]; then
-    "$SPGO_SRC/emulate/fetch-qemu-header.sh" --deb-src-only
-    rm -rf src && mkdir src
-    (cd src && apt-get source --download-only -qq sqlite3 > /dev/null 2>&1)
-    tar -xJf src/sqlite3_*.orig.tar.xz -C src
-    d=$(ls -d src/sqlite3-*/ | head -n1)
+    d=$("$SPGO_SRC/scripts/debian-source.sh" sqlite3 src)
     (cd "$d" && ./configure -q --disable-tcl > /dev/null && make -s sqlite3.c > /dev/null)
     cp "$d/sqlite3.c" "$d/sqlite3.h" "$d/test/speedtest1.c" .
   fi

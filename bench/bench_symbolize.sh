@@ -6,9 +6,9 @@
 # (/usr/bin/time, median of REPEATS runs) of both, the ratios, and whether
 # the two outputs are identical.  Writes bench/results/symbolize.md.
 #
-# The source is fetched with `apt-get source` into BENCH_WORK (deb-src is
-# enabled from the machine's own deb sources if it is not yet), never
-# committed.
+# The source is fetched into BENCH_WORK by scripts/debian-source.sh
+# (apt-get source; deb-src enabled from the machine's own deb sources if it
+# is not yet), never committed.
 set -euo pipefail
 : "${SPGO:?}" "${SPGO_SRC:?}" "${BENCH_WORK:?}"
 REPEATS=${REPEATS:-5}
@@ -16,33 +16,8 @@ work="$BENCH_WORK/sqlite3"
 mkdir -p "$work"
 cd "$work"
 
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
-
-enable_deb_src() {
-  # Derive deb-src entries from the enabled deb entries (deb822 or one-line).
-  local f out=/etc/apt/sources.list.d/spgo-deb-src.sources
-  for f in /etc/apt/sources.list.d/*.sources; do
-    [ -f "$f" ] && [ "$f" != "$out" ] || continue
-    sed -n 's/^Types: deb$/Types: deb-src/; p' "$f"
-    echo
-  done | $sudo tee "$out" >/dev/null
-  if [ -f /etc/apt/sources.list ]; then
-    sed -n 's/^deb \(.*\)$/deb-src \1/p' /etc/apt/sources.list | $sudo tee /etc/apt/sources.list.d/spgo-deb-src.list >/dev/null
-  fi
-  $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
-}
-
-srcdir=$(ls -d sqlite3-*/ 2>/dev/null | head -1 || true)
-if [ -z "$srcdir" ]; then
-  if ! apt-get source --print-uris sqlite3 >/dev/null 2>&1; then
-    echo "bench: enabling deb-src to fetch the sqlite3 source package"
-    enable_deb_src
-  fi
-  apt-get source sqlite3 > fetch.log 2>&1 || { cat fetch.log; exit 1; }
-  srcdir=$(ls -d sqlite3-*/ | head -1)
-fi
-srcdir=${srcdir%/}
+srcdir=$("$SPGO_SRC/scripts/debian-source.sh" sqlite3 "$work")
+srcdir=$(basename "$srcdir")
 
 bin="$work/build/sqlite3"
 if ! head -c 4 "$bin" 2>/dev/null | grep -q ELF; then

@@ -1,16 +1,11 @@
 #!/usr/bin/env python3
 """Bench-side helpers of bench_infer.sh (standard library only).
 
-  insns OBJDUMP ELF          llvm-objdump -d text -> spgo instruction lists
-                             ('func NAME ENTRY' / 'ADDR SIZE CLASS ...'), with
-                             jump tables of the non-PIE form `jmp *T(,%r,8)`
-                             read from the ELF file (bounds from the `cmp $N`
-                             before the jump) and calls to known noreturn
-                             functions marked.  Stands in for the binary
-                             model's disassembly until that lands.
   truth CFGS INSNS CALLGRIND exact block and edge counts of a callgrind run
                              (--dump-instr=yes --dump-line=no --collect-jumps=yes)
-                             written as truth= on the CFGs spgo built -> stdout
+                             written as truth= on the CFGs spgo built
+                             (spgo infer --binary --emit-cfg) -> stdout;
+                             INSNS is `spgo symbolize --all-instructions`
   sample TRUTHCFGS RATE DANGLING SEED
                              weights = binomial(truth, RATE) / RATE, then a
                              DANGLING share of blocks made unknown (?)
@@ -19,112 +14,7 @@
 """
 import math
 import random
-import re
-import struct
 import sys
-
-NORETURN = re.compile(r"<(exit|_exit|_Exit|abort|__assert_fail|__stack_chk_fail|__fortify_fail|"
-                      r"__chk_fail|longjmp|_longjmp|siglongjmp|__longjmp_chk|pthread_exit|err|errx|"
-                      r"verr|verrx|quick_exit|__cxa_throw|__cxa_rethrow)(@plt)?>")
-
-
-def elf_sections(path):
-    """(addr, size, offset) of the allocated sections of a 64-bit LE ELF."""
-    with open(path, "rb") as f:
-        data = f.read()
-    shoff, = struct.unpack_from("<Q", data, 0x28)
-    shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
-    out = []
-    for i in range(shnum):
-        o = shoff + i * shentsize
-        _, typ, flags, addr, off, size = struct.unpack_from("<IIQQQQ", data, o)
-        if flags & 2 and typ != 8:  # SHF_ALLOC, not NOBITS
-            out.append((addr, size, off))
-    return data, out
-
-
-def read_u64(elf, addr):
-    data, secs = elf
-    for a, sz, off in secs:
-        if a <= addr and addr + 8 <= a + sz:
-            return struct.unpack_from("<Q", data, off + addr - a)[0]
-    return None
-
-
-def cmd_insns(objdump, elfpath):
-    elf = elf_sections(elfpath)
-    funcs = []
-    cur = None
-    hdr = re.compile(r"^([0-9a-f]+) <(.+)>:$")
-    ins = re.compile(r"^\s+([0-9a-f]+):\s+([0-9a-f]{2}(?: [0-9a-f]{2})*)\s*\t(.*)$")
-    with open(objdump) as f:
-        for line in f:
-            line = line.rstrip("\n")
-            m = hdr.match(line)
-            if m:
-                cur = [m.group(2), int(m.group(1), 16), []]
-                funcs.append(cur)
-                continue
-            m = ins.match(line)
-            if m and cur is not None:
-                cur[2].append((int(m.group(1), 16), len(m.group(2).split()), m.group(3)))
-    out = sys.stdout
-    for name, entry, insns in funcs:
-        if not insns or name.endswith("@plt") or name.startswith("."):
-            continue
-        lo, hi = insns[0][0], insns[-1][0] + insns[-1][1]
-        out.write("func %s %x\n" % (name, entry))
-        for i, (a, sz, text) in enumerate(insns):
-            parts = text.split("\t")
-            mn = parts[0].strip()
-            ops = parts[1] if len(parts) > 1 else ""
-            words = mn.split()
-            op = words[-1] if words else ""
-            cls, extra = "other", ""
-            tgt = re.match(r"^0x([0-9a-f]+)", ops.strip())
-            if op in ("ud2", "hlt", "int3"):
-                cls = "trap"
-            elif op.startswith("ret"):
-                cls = "ret"
-            elif op.startswith("call"):
-                if ops.strip().startswith("*"):
-                    cls = "icall"
-                elif tgt:
-                    cls = "call %s" % tgt.group(1)
-                    if NORETURN.search(ops):
-                        extra = " noreturn"
-            elif op.startswith("jmp"):
-                if ops.strip().startswith("*"):
-                    cls = "ijmp"
-                    t = re.match(r"^\*0x([0-9a-f]+)\(,%\w+,8\)$", ops.strip())
-                    if t:
-                        extra = table(elf, int(t.group(1), 16), insns, i, lo, hi)
-                elif tgt:
-                    cls = "jmp %s" % tgt.group(1)
-            elif (op.startswith("j") or op.startswith("loop")) and tgt:
-                cls = "jcc %s" % tgt.group(1)
-            out.write("%x %d %s%s\n" % (a, sz, cls, extra))
-
-
-def table(elf, base, insns, i, lo, hi):
-    """Targets of `jmp *base(,%r,8)`: N + 1 entries from a `cmp $N` just
-    before (else entries while they point into the function, at most 512)."""
-    n = None
-    for a, sz, text in reversed(insns[max(0, i - 12):i]):
-        m = re.search(r"\tcmp[lq]?\t\$0x([0-9a-f]+),", "\t" + text)
-        if m:
-            n = int(m.group(1), 16) + 1
-            break
-    targets = []
-    for k in range(n if n is not None else 512):
-        v = read_u64(elf, base + 8 * k)
-        if v is None or not (lo <= v < hi):
-            if n is not None:
-                return ""
-            break
-        targets.append(v)
-    return " table=" + ",".join("%x" % t for t in targets) if targets else ""
-
 
 def read_callgrind(path, lo=None):
     """Per-address execution counts, conditional-jump taken counts and
@@ -211,14 +101,18 @@ def write_cfg(out, c):
 
 def cmd_truth(cfgpath, insnpath, cgpath):
     execs, jumps = read_callgrind(cgpath)
+    names = {"cond_branch": "jcc", "jump": "jmp", "indirect_jump": "ijmp"}
     cls = {}  # addr -> (size, class, target)
     with open(insnpath) as f:
         for line in f:
             t = line.split()
-            if not t or t[0] == "func":
+            if not t:
                 continue
-            tgt = int(t[3], 16) if len(t) > 3 and re.match(r"^[0-9a-f]+$", t[3]) else None
-            cls[int(t[0], 16)] = (int(t[1]), t[2], tgt)
+            tgt = int(t[3], 16) if len(t) > 3 else None
+            cls[int(t[0], 16)] = (int(t[1]), names.get(t[2], t[2]), tgt)
+    taken_from = {}
+    for (src, _), v in jumps.items():
+        taken_from[src] = taken_from.get(src, 0) + v
     addrs = sorted(cls)
     import bisect
     out = sys.stdout
@@ -233,7 +127,7 @@ def cmd_truth(cfgpath, insnpath, cgpath):
             size, k, tgt = cls[last]
             n = execs.get(last, 0)
             fall = last + size
-            taken = sum(v for (src, _), v in jumps.items() if src == last) if k == "jcc" else 0
+            taken = taken_from.get(last, 0) if k == "jcc" else 0
             if k == "jcc":
                 v = 0
                 if d["addr"] == tgt:
@@ -350,4 +244,4 @@ def cmd_synth(n, seed):
 
 if __name__ == "__main__":
     cmd = sys.argv[1]
-    {"insns": cmd_insns, "truth": cmd_truth, "sample": cmd_sample, "synth": cmd_synth}[cmd](*sys.argv[2:])
+    {"truth": cmd_truth, "sample": cmd_sample, "synth": cmd_synth}[cmd](*sys.argv[2:])

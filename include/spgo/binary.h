@@ -114,6 +114,44 @@ const struct spgo_insn *spgo_binary_insns(struct spgo_binary *bin, size_t *n);
 /* The instruction starting exactly at addr, or NULL. */
 const struct spgo_insn *spgo_binary_insn_at(struct spgo_binary *bin, uint64_t addr);
 
+/*
+ * Jump tables (x86-64): the targets of the indirect jump at insn_addr when
+ * it dispatches through a switch table of the forms gcc and clang emit
+ * (absolute `jmp *T(,%idx,8)`, PIE-relative `lea T(%rip); movslq
+ * (%base,%idx,4); add; jmp *%r`), bounded by the `cmp $N,%idx; ja` before
+ * it.  Fills targets[0..min(count, max)) in table order (duplicates kept:
+ * holes of the switch point at its default) and returns count, or -1 when
+ * the jump is not a recognized table (a tail call through a pointer, an
+ * unknown pattern, no bound found, an entry outside the function).  The
+ * few instructions needed are decoded again with operand details on each
+ * call; the instruction table is not changed.
+ */
+int spgo_binary_jump_table(struct spgo_binary *bin, uint64_t insn_addr, uint64_t *targets, size_t max);
+
+/*
+ * 1 if the indirect jump at insn_addr is a tail call through a function
+ * pointer rather than a jump inside the function: no recognized jump table,
+ * and it jumps through memory without an index register (`jmp
+ * *off(%rip)`, `jmp *off(%rdi)`), or through a register last loaded from
+ * such memory just before (`mov off(%rdi),%rax; jmp *%rax`).  0 otherwise
+ * (unknown: a register from elsewhere, a computed goto).
+ */
+int spgo_binary_is_tail_call(struct spgo_binary *bin, uint64_t insn_addr);
+
+/*
+ * 1 if a call to addr never returns: a function known not to return by its
+ * name (spgo_noreturn_name(): exit, abort, __assert_fail, ...), called
+ * directly, through an alias or through a PLT stub, or a function of this
+ * binary every path of which ends in a trap (ud2, hlt) or such a call.
+ * Answers are remembered per address.
+ */
+int spgo_binary_is_noreturn(struct spgo_binary *bin, uint64_t addr);
+/* The dynamic symbol a PLT stub at addr jumps to ("exit"), or NULL. */
+const char *spgo_binary_plt_name(struct spgo_binary *bin, uint64_t addr);
+/* 1 if name (optionally with an @VERSION suffix) is a function known never
+ * to return. */
+int spgo_noreturn_name(const char *name);
+
 /* ---- functions --------------------------------------------------------- */
 
 struct spgo_function {

@@ -240,6 +240,9 @@ void spgo_cfg_write(FILE *fp, const struct spgo_cfg *cfg, char **labels);
  *  - jump_table: recovers the targets of an indirect jump; returns the
  *    number of targets written to targets[0..max) (0 = unknown).
  *  - is_noreturn: 1 if a call to target never returns (exit(), abort()...).
+ *  - is_tail_call: 1 if an indirect jump without a recovered table leaves
+ *    the function (a tail call through a pointer): its block is then an
+ *    exit with no guessed successors.
  */
 struct spgo_bincfg_opts {
 	const uint64_t *block_starts;
@@ -247,6 +250,7 @@ struct spgo_bincfg_opts {
 	size_t (*jump_table)(void *ctx, const struct spgo_insn *jmp, uint64_t *targets, size_t max);
 	int (*is_noreturn)(void *ctx, uint64_t target);
 	void *ctx;
+	int (*is_tail_call)(void *ctx, const struct spgo_insn *jmp);
 };
 
 /*
@@ -255,7 +259,8 @@ struct spgo_bincfg_opts {
  * instruction is internal).  Blocks start at the entry, at branch targets,
  * after branches, returns, traps and noreturn calls, and at block_starts;
  * edges are fall-throughs, direct jumps, taken/not-taken branches and
- * recovered jump tables.  A block ending in an unresolved indirect jump is
+ * recovered jump tables.  A block ending in an indirect tail call
+ * (is_tail_call) is an exit.  A block ending in an unresolved indirect jump is
  * flagged SPGO_BLOCK_UNKNOWN_SUCCS | SPGO_BLOCK_EXIT and gets GUESSED edges
  * to every block with no predecessor (where jump-table targets land); a
  * branch or jump out of the instructions is a tail call (an exit).  The
@@ -264,6 +269,21 @@ struct spgo_bincfg_opts {
  */
 int spgo_cfg_from_insns(struct spgo_cfg *cfg, const struct spgo_insn *insns, size_t n, uint64_t entry,
 			const struct spgo_bincfg_opts *opts);
+
+/*
+ * The CFG of the function starting at entry, straight from the binary
+ * model: the instructions of the function and of its split parts (foo.cold,
+ * foo.part.N: spgo_binary_functions() parents), jump tables from
+ * spgo_binary_jump_table(), indirect tail calls from
+ * spgo_binary_is_tail_call(), noreturn calls from spgo_binary_is_noreturn(),
+ * and, when bbmap (may be NULL) has the function, its exact block starts.
+ * cfg->name is the function's linkage name.  Same result contract as
+ * spgo_cfg_from_insns(); -1 (spgo_error) when no function starts at entry.
+ */
+struct spgo_binary;
+struct spgo_bb_addr_map;
+int spgo_cfg_from_binary(struct spgo_cfg *cfg, struct spgo_binary *bin, uint64_t entry,
+			 const struct spgo_bb_addr_map *bbmap);
 
 /*
  * clang's basic-block address map (-fbasic-block-address-map, section

@@ -8,6 +8,7 @@
  *   dwarf.c    builds the address-sorted debug tables from libdw
  *   lines.c    lookups in those tables: spgo_binary_symbolize()
  *   disasm.c   instruction table with capstone
+ *   cflow.c    jump tables, PLT names and noreturn functions (on demand)
  */
 #ifndef SPGO_BINARY_IMPL_H
 #define SPGO_BINARY_IMPL_H
@@ -117,6 +118,14 @@ struct spgo_binary {
 	/* Instructions (disasm.c). */
 	int insns_loaded;
 	VEC(struct spgo_insn) insns;
+
+	/* Control-flow facts (cflow.c). */
+	int cf_state;    /* capstone with details: 0 not opened, 1 open, -1 unavailable */
+	size_t cf_cs;    /* its csh */
+	void *cf_insn;   /* one cs_insn for decoding on demand */
+	int plt_loaded;
+	struct spgo_kmap plt_slots;  /* GOT slot address -> strs id + 1 */
+	struct spgo_kmap noret_memo; /* function address -> 1 returns, 2 noreturn */
 };
 
 /* Section of `elf` by name, or NULL; decompresses SHF_COMPRESSED sections. */
@@ -125,5 +134,6 @@ Elf_Scn *spgo_elf_section(Elf *elf, const char *name, Elf_Data **data);
 /* Free what dwarf.c, symtab.c and disasm.c built. */
 void spgo_binary_free_debug(struct spgo_binary *bin);
 void spgo_binary_free_symbols(struct spgo_binary *bin);
+void spgo_binary_free_cflow(struct spgo_binary *bin);
 
 #endif

@@ -80,6 +80,22 @@ static void func_free(struct insn_func *f)
 	memset(f, 0, sizeof *f);
 }
 
+/* Append a built CFG to out, labelled by block address. */
+static void add_cfg(struct spgo_cfg_file *out, struct spgo_cfg *c)
+{
+	out->cfgs = xrealloc(out->cfgs, (out->n + 1) * sizeof *out->cfgs);
+	out->labels = xrealloc(out->labels, (out->n + 1) * sizeof *out->labels);
+	out->truth_block = xrealloc(out->truth_block, (out->n + 1) * sizeof *out->truth_block);
+	out->truth_edge = xrealloc(out->truth_edge, (out->n + 1) * sizeof *out->truth_edge);
+	char **labels = xmalloc((c->nblocks + 1) * sizeof *labels);
+	for (size_t b = 0; b < c->nblocks; b++)
+		labels[b] = xasprintf("%llx", (unsigned long long)c->blocks[b].addr);
+	out->cfgs[out->n] = *c;
+	out->labels[out->n] = labels;
+	out->truth_block[out->n] = out->truth_edge[out->n] = NULL;
+	out->n++;
+}
+
 /* Build the CFG of f and append it to out (labels: block addresses). */
 static int func_cfg(struct insn_func *f, struct spgo_cfg_file *out)
 {
@@ -92,17 +108,7 @@ static int func_cfg(struct insn_func *f, struct spgo_cfg_file *out)
 		return -1;
 	}
 	c.name = xstrdup(f->name);
-	out->cfgs = xrealloc(out->cfgs, (out->n + 1) * sizeof *out->cfgs);
-	out->labels = xrealloc(out->labels, (out->n + 1) * sizeof *out->labels);
-	out->truth_block = xrealloc(out->truth_block, (out->n + 1) * sizeof *out->truth_block);
-	out->truth_edge = xrealloc(out->truth_edge, (out->n + 1) * sizeof *out->truth_edge);
-	char **labels = xmalloc((c.nblocks + 1) * sizeof *labels);
-	for (size_t b = 0; b < c.nblocks; b++)
-		labels[b] = xasprintf("%llx", (unsigned long long)c.blocks[b].addr);
-	out->cfgs[out->n] = c;
-	out->labels[out->n] = labels;
-	out->truth_block[out->n] = out->truth_edge[out->n] = NULL;
-	out->n++;
+	add_cfg(out, &c);
 	return 0;
 }
 
@@ -197,6 +203,84 @@ static int read_insns(struct spgo_cfg_file *out, const char *path)
 	return rc;
 }
 
+/* What --binary saw, for the summary line of --emit-cfg. */
+struct bin_stats {
+	size_t funcs, ijmps, tables, tailcalls, noreturn;
+};
+
+/*
+ * --binary FILE: the CFG of every function (split parts with their parent)
+ * or of those named fname (linkage or symbol name), from the binary model.
+ */
+static int read_binary(struct spgo_cfg_file *out, const char *path, const char *fname, struct bin_stats *st)
+{
+	memset(out, 0, sizeof *out);
+	memset(st, 0, sizeof *st);
+	struct spgo_binary *bin;
+	if (spgo_binary_open(&bin, path, NULL))
+		return -1;
+	if (spgo_binary_check_machine(bin)) {
+		spgo_binary_close(bin);
+		return -1;
+	}
+	struct spgo_bb_addr_map bbmap;
+	if (spgo_bb_addr_map_read(&bbmap, path)) {
+		spgo_binary_close(bin);
+		return -1;
+	}
+	size_t nf, ni;
+	const struct spgo_function *fs = spgo_binary_functions(bin, &nf);
+	const struct spgo_insn *insns = spgo_binary_insns(bin, &ni);
+	int rc = 0;
+	uint64_t last = UINT64_MAX;
+	for (size_t i = 0; i < nf && rc == 0; i++) {
+		const struct spgo_function *f = &fs[i];
+		if (f->parent >= 0 || f->start == last)
+			continue;
+		if (fname && strcmp(fname, f->name) && (!f->symbol || strcmp(fname, f->symbol)))
+			continue;
+		const struct spgo_insn *in = spgo_binary_insn_at(bin, f->start);
+		if (!in)
+			continue; /* data, or not in an executable section */
+		last = f->start;
+		struct spgo_cfg c;
+		if (spgo_cfg_from_binary(&c, bin, f->start, &bbmap)) {
+			rc = -1;
+			break;
+		}
+		st->funcs++;
+		for (size_t b = 0; b < c.nblocks; b++) {
+			const struct spgo_cfg_block *bl = &c.blocks[b];
+			if (bl->flags & SPGO_BLOCK_NORETURN)
+				st->noreturn++;
+			/* the block's last instruction: the one before its end */
+			size_t lo = 0, hi = ni;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (insns[mid].addr < bl->addr + bl->size)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo > 0 && insns[lo - 1].cls == SPGO_INSN_INDIRECT_JUMP) {
+				st->ijmps++;
+				if (bl->nout && c.edges[c.succ[bl->out]].kind == SPGO_EDGE_TABLE)
+					st->tables++;
+				else if (!(bl->flags & SPGO_BLOCK_UNKNOWN_SUCCS))
+					st->tailcalls++;
+			}
+		}
+		add_cfg(out, &c);
+	}
+	spgo_bb_addr_map_free(&bbmap);
+	spgo_binary_close(bin);
+	if (rc == 0 && out->n == 0)
+		rc = spgo_error(fname ? "%s: no function named %s" : "%s: no functions", path, fname);
+	if (rc)
+		spgo_cfg_file_free(out);
+	return rc;
+}
+
 static void usage(FILE *fp)
 {
 	fprintf(fp,
@@ -205,7 +289,7 @@ static void usage(FILE *fp)
 		"                  [--k-inc0 N]\n"
 		"                  [--no-join] [--no-rebalance] [--rebalance-cyclic]\n"
 		"                  [--no-greedy] [--no-even]\n"
-		"                  [--insns FILE [--emit-cfg]]\n"
+		"                  [--insns FILE | --binary FILE [--function NAME]] [--emit-cfg]\n"
 		"\n"
 		"Reads CFGs with block weights (FILE, default stdin; format in README)\n"
 		"and prints inferred counts: 'block LABEL COUNT', 'edge SRC DST COUNT'.\n"
@@ -215,7 +299,13 @@ static void usage(FILE *fp)
 		"  --time N  print 'time NAME BLOCKS EDGES MICROSECONDS', median of N runs\n"
 		"  --insns FILE  build binary CFGs from instruction lists instead\n"
 		"            ('func NAME ENTRY' then 'ADDR SIZE CLASS [TARGET] [noreturn]\n"
-		"            [table=T,...]' lines, hex); --emit-cfg prints them as text CFGs\n");
+		"            [table=T,...]' lines, hex)\n"
+		"  --binary FILE  build the CFGs of the binary's functions (jump tables,\n"
+		"            noreturn calls, .llvm_bb_addr_map) from spgo's disassembly;\n"
+		"            --function NAME: only that one (linkage or symbol name)\n"
+		"  --emit-cfg  print the built CFGs in the text format instead of inferring\n"
+		"            (with --binary, a first '#' line counts functions, indirect\n"
+		"            jumps, recovered jump tables and noreturn blocks)\n");
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -235,7 +325,7 @@ static int num_arg(const char *s, int64_t *out)
 
 int cmd_infer(int argc, char **argv)
 {
-	const char *cfg_path = "-", *out_path = "-", *insns_path = NULL;
+	const char *cfg_path = "-", *out_path = "-", *insns_path = NULL, *bin_path = NULL, *fname = NULL;
 	int emit_cfg = 0;
 	int eval = 0, algo = SPGO_ALGO_PROFI;
 	uint64_t time_runs = 0, eval_min = 1;
@@ -257,6 +347,10 @@ int cmd_infer(int argc, char **argv)
 			cfg_path = v, i++;
 		} else if (!strcmp(a, "--insns") && v) {
 			insns_path = v, i++;
+		} else if (!strcmp(a, "--binary") && v) {
+			bin_path = v, i++;
+		} else if (!strcmp(a, "--function") && v) {
+			fname = v, i++;
 		} else if (!strcmp(a, "--emit-cfg")) {
 			emit_cfg = 1;
 		} else if (!strcmp(a, "-o") && v) {
@@ -322,14 +416,27 @@ int cmd_infer(int argc, char **argv)
 		o.even_split = 0;
 
 	struct spgo_cfg_file f;
-	if (insns_path ? read_insns(&f, insns_path) : spgo_cfg_parse_file(&f, cfg_path))
+	struct bin_stats st;
+	if (fname && !bin_path) {
+		fprintf(stderr, "spgo: infer: --function needs --binary\n");
+		return 2;
+	}
+	if (bin_path ? read_binary(&f, bin_path, fname, &st)
+		     : insns_path ? read_insns(&f, insns_path) : spgo_cfg_parse_file(&f, cfg_path))
 		return cli_fail();
+	if (bin_path)
+		cfg_path = bin_path;
 	struct spgo_out out;
 	if (spgo_out_open(&out, out_path)) {
 		spgo_cfg_file_free(&f);
 		return cli_fail();
 	}
 	int rc = 0;
+	if (emit_cfg && bin_path)
+		fprintf(out.fp,
+			"# %zu functions, %zu indirect jumps, %zu with a recovered jump table, %zu noreturn blocks, "
+			"%zu indirect tail calls\n",
+			st.funcs, st.ijmps, st.tables, st.noreturn, st.tailcalls);
 	double sv = 0, se = 0, sc = 0, wv = 0, we = 0, wsum = 0;
 	size_t neval = 0, ninvalid = 0;
 	double *times = time_runs ? xmalloc(time_runs * sizeof *times) : NULL;

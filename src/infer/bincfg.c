@@ -30,6 +30,12 @@ static size_t find_insn(const struct spgo_insn *insns, size_t n, uint64_t addr)
 	return lo < n && insns[lo].addr == addr ? lo : (size_t)-1;
 }
 
+static int cmp_insn_addr(const void *a, const void *b)
+{
+	const struct spgo_insn *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
 static int noreturn_call(const struct spgo_insn *in, const struct spgo_bincfg_opts *o)
 {
 	return in->cls == SPGO_INSN_CALL && o && o->is_noreturn && o->is_noreturn(o->ctx, in->target);
@@ -142,7 +148,9 @@ int spgo_cfg_from_insns(struct spgo_cfg *cfg, const struct spgo_insn *insns, siz
 					added++;
 				}
 			}
-			if (!added) {
+			if (!added && o && o->is_tail_call && o->is_tail_call(o->ctx, in)) {
+				*fl |= SPGO_BLOCK_EXIT; /* leaves through a pointer */
+			} else if (!added) {
 				*fl |= SPGO_BLOCK_UNKNOWN_SUCCS | SPGO_BLOCK_EXIT;
 				nunresolved++;
 			}
@@ -186,4 +194,93 @@ int spgo_cfg_from_insns(struct spgo_cfg *cfg, const struct spgo_insn *insns, siz
 	free(tbuf);
 	VEC_FREE(&tables);
 	return spgo_cfg_finalize(cfg);
+}
+
+/* ---- straight from the binary model ---------------------------------------- */
+
+static size_t binary_table_cb(void *ctx, const struct spgo_insn *jmp, uint64_t *targets, size_t max)
+{
+	int n = spgo_binary_jump_table(ctx, jmp->addr, targets, max);
+	return n < 0 ? 0 : (size_t)n < max ? (size_t)n : max;
+}
+
+static int binary_noreturn_cb(void *ctx, uint64_t target)
+{
+	return spgo_binary_is_noreturn(ctx, target);
+}
+
+static int binary_tail_call_cb(void *ctx, const struct spgo_insn *jmp)
+{
+	return spgo_binary_is_tail_call(ctx, jmp->addr);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int spgo_cfg_from_binary(struct spgo_cfg *cfg, struct spgo_binary *bin, uint64_t entry,
+			 const struct spgo_bb_addr_map *bbmap)
+{
+	spgo_cfg_init(cfg);
+	size_t nf, ni;
+	const struct spgo_function *fs = spgo_binary_functions(bin, &nf);
+	const struct spgo_insn *insns = spgo_binary_insns(bin, &ni);
+	const struct spgo_function *fn = spgo_binary_function_at(bin, entry);
+	if (!fn || fn->start != entry)
+		return spgo_error("%s: no function starts at 0x%llx", spgo_binary_path(bin),
+				  (unsigned long long)entry);
+	int32_t root = fn->parent >= 0 ? fn->parent : (int32_t)(fn - fs);
+	/* The instructions of the function and of its split parts. */
+	VEC(uint64_t) parts = {0}; /* start, end pairs */
+	for (size_t i = 0; i < nf; i++)
+		if ((int32_t)i == root || fs[i].parent == root || fs + i == fn) {
+			VEC_PUSH(&parts, fs[i].start);
+			VEC_PUSH(&parts, fs[i].end);
+		}
+	VEC(struct spgo_insn) v = {0};
+	for (size_t p = 0; p < parts.n; p += 2) {
+		size_t lo = 0, hi = ni;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (insns[mid].addr < parts.v[p])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < ni && insns[lo].addr < parts.v[p + 1]; lo++)
+			if (!v.n || insns[lo].addr != v.v[v.n - 1].addr)
+				VEC_PUSH(&v, insns[lo]);
+	}
+	/* Parts come in function-table order, which is by address; overlapping
+	 * entries (a symbol inside a DWARF range) were skipped above only when
+	 * adjacent, so sort and drop duplicates. */
+	qsort(v.v, v.n, sizeof *v.v, cmp_insn_addr);
+	size_t w = 0;
+	for (size_t i = 0; i < v.n; i++)
+		if (w == 0 || v.v[i].addr != v.v[w - 1].addr)
+			v.v[w++] = v.v[i];
+	v.n = w;
+	VEC(uint64_t) starts = {0};
+	const struct spgo_bb_func *bf = bbmap ? spgo_bb_addr_map_find(bbmap, entry) : NULL;
+	for (size_t k = 0; bf && k < bf->nblocks; k++)
+		VEC_PUSH(&starts, bf->blocks[k].addr);
+	if (starts.n > 1)
+		qsort(starts.v, starts.n, sizeof *starts.v, cmp_u64);
+	struct spgo_bincfg_opts o = {
+		.block_starts = starts.v,
+		.nblock_starts = starts.n,
+		.jump_table = binary_table_cb,
+		.is_noreturn = binary_noreturn_cb,
+		.ctx = bin,
+		.is_tail_call = binary_tail_call_cb,
+	};
+	int rc = spgo_cfg_from_insns(cfg, v.v, v.n, entry, &o);
+	if (rc == 0)
+		cfg->name = xstrdup(fs[root].name && *fs[root].name ? fs[root].name : fs[root].symbol);
+	VEC_FREE(&parts);
+	VEC_FREE(&v);
+	VEC_FREE(&starts);
+	return rc;
 }

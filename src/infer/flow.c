@@ -20,6 +20,9 @@
  * profi (section 4, Algorithm 1) augments it with
  *  - greedy zero-cost augmentation first: s'' -> u_out -> v_in -> t'' for
  *    every edge (u, v), and s'' -> x_out -> t' -> s' -> entry_in -> t'';
+ *    then the rest of the zero-cost paths at once, as a maximum flow over
+ *    the arcs of cost 0 (zero_cost_flow), where successive shortest paths
+ *    would spend one search per path;
  *  - the modified Moore-Bellman-Ford: no relaxation out of u once d(u) >
  *    d(t''), stop as soon as d(t'') = 0 (Lemmas 4.1-4.3); its queue puts a
  *    node whose label is smaller than the front's at the front (the "small
@@ -131,6 +134,8 @@ struct solver {
 	/* DAG extraction */
 	uint8_t *state, *good;
 	uint32_t *stack, *it, *order, norder;
+	/* the DAG's arcs out of order[i]: darc[dbeg[i] .. dbeg[i + 1]) */
+	uint32_t *darc, *dbeg;
 	uint8_t *dag;     /* per arc: in the DAG */
 	double *delta; /* per node: share of one unit */
 	int64_t *amt, *node_amt;
@@ -264,50 +269,62 @@ static void extract_dag(struct solver *s)
 {
 	struct net *g = s->g;
 	uint32_t n = g->n, head = 0, tail = 0;
-	uint32_t *h = s->it; /* hops to t'' */
+	uint32_t *h = s->it;       /* hops to t'' */
+	uint32_t *cnt = s->stack;  /* DAG arcs out of a node */
 	uint8_t *inb = s->state;
 	int64_t dt = s->dist[g->t2];
+	/* the previous DAG's arcs */
+	for (uint32_t k = 0; k < s->dbeg[s->norder]; k++)
+		s->dag[s->darc[k]] = 0;
 	memset(inb, 0, n);
 	memset(s->good, 0, n);
+	memset(cnt, 0, n * sizeof *cnt);
 	s->branching = 0;
-	/* backward from t'': arc r = rev[b] runs from to[b] into v */
+	/* Backward from t'': arc r = rev[b] runs from u = to[b] into v.  A
+	 * tight arc from a node one hop further (h(u) = h(v) + 1) is a DAG
+	 * arc, whether it finds u or u was found already at that level.
+	 * Every node found has its exact distance (it lies on a shortest
+	 * s''-t'' path, Lemma 4.2), so s'' reaches it over tight arcs too.  (A
+	 * node the arcs down from s'' miss just gets no flow.) */
 	uint32_t *q = s->queue;
 	h[g->t2] = 0;
 	inb[g->t2] = 1;
+	s->good[g->t2] = 1;
 	q[tail++] = g->t2;
 	while (head < tail) {
 		uint32_t v = q[head++];
 		for (uint32_t b = g->first[v]; b < g->first[v + 1]; b++) {
 			uint32_t u = g->to[b], r = g->rev[b];
-			if (inb[u] || s->dist[u] > dt || !tight(s, u, r))
+			if (inb[u] && h[u] != h[v] + 1)
 				continue;
-			inb[u] = 1;
-			h[u] = h[v] + 1;
-			q[tail++] = u;
+			if (s->dist[u] > dt || !tight(s, u, r))
+				continue;
+			if (!inb[u]) {
+				inb[u] = 1;
+				s->good[u] = 1;
+				h[u] = h[v] + 1;
+				q[tail++] = u;
+			}
+			s->dag[r] = 1;
+			if (++cnt[u] > 1)
+				s->branching = 1;
 		}
 	}
-	/* Every node found has its exact distance (it lies on a shortest
-	 * s''-t'' path, Lemma 4.2), so s'' reaches it over tight arcs too; the
-	 * DAG's arcs are the tight ones down in h.  (A node the arcs down from
-	 * s'' miss just gets no flow.) */
-	for (uint32_t i = 0; i < tail; i++) {
-		uint32_t u = q[i];
-		s->good[u] = 1;
-		if (u == g->t2)
-			continue;
-		int any = 0;
-		for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++) {
-			uint32_t v = g->to[a];
-			s->dag[a] = inb[v] && h[v] < h[u] && tight(s, u, a);
-			any += s->dag[a];
-		}
-		if (any > 1)
-			s->branching = 1;
-	}
+	/* s->order: the nodes by decreasing h (a topological order), each
+	 * with its DAG arcs in arc order. */
 	s->norder = 0;
-	for (uint32_t i = tail; i-- > 0;)
-		if (s->good[q[i]])
-			s->order[s->norder++] = q[i];
+	uint32_t k = 0;
+	for (uint32_t i = tail; i-- > 0;) {
+		uint32_t u = q[i];
+		s->dbeg[s->norder] = k;
+		s->order[s->norder++] = u;
+		if (cnt[u] == 0)
+			continue;
+		for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
+			if (s->dag[a])
+				s->darc[k++] = a;
+	}
+	s->dbeg[s->norder] = k;
 }
 
 /* A DAG arc that can still take flow towards t''. */
@@ -335,15 +352,18 @@ static int distribute(struct solver *s, int64_t D)
 	for (uint32_t i = 0; i < s->norder; i++) {
 		uint32_t u = s->order[i];
 		int64_t have = s->node_amt[u];
+		uint32_t k0 = s->dbeg[i], k1 = s->dbeg[i + 1];
+		for (uint32_t k = k0; k < k1; k++)
+			s->amt[s->darc[k]] = 0;
 		if (u == g->t2 || have == 0)
 			continue;
 		double W = 0;
-		for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
-			if (USABLE(a))
-				W += split_weight(s, a);
+		for (uint32_t k = k0; k < k1; k++)
+			if (USABLE(s->darc[k]))
+				W += split_weight(s, s->darc[k]);
 		int64_t placed = 0;
-		for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++) {
-			s->amt[a] = 0;
+		for (uint32_t k = k0; k < k1; k++) {
+			uint32_t a = s->darc[k];
 			if (!USABLE(a))
 				continue;
 			int64_t x = (int64_t)floor((double)have * split_weight(s, a) / W);
@@ -356,7 +376,8 @@ static int distribute(struct solver *s, int64_t D)
 		}
 		/* the remainder, a unit (or the room left) at a time */
 		for (int pass = 0; placed < have && pass < 2; pass++)
-			for (uint32_t a = g->first[u]; a < g->first[u + 1] && placed < have; a++) {
+			for (uint32_t k = k0; k < k1 && placed < have; k++) {
+				uint32_t a = s->darc[k];
 				if (!USABLE(a))
 					continue;
 				int64_t room = g->res[a] - s->amt[a];
@@ -368,9 +389,9 @@ static int distribute(struct solver *s, int64_t D)
 			}
 		if (placed < have)
 			return -1;
-		for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
-			if (USABLE(a))
-				s->node_amt[g->to[a]] += s->amt[a];
+		for (uint32_t k = k0; k < k1; k++)
+			if (USABLE(s->darc[k]))
+				s->node_amt[g->to[s->darc[k]]] += s->amt[s->darc[k]];
 	}
 	return 0;
 }
@@ -423,8 +444,8 @@ static void augment_dag(struct solver *s)
 			if (u == g->t2)
 				continue;
 			int ok = 0;
-			for (uint32_t a = g->first[u]; a < g->first[u + 1] && !ok; a++)
-				ok = s->dag[a] && g->res[a] > 0 && s->good[g->to[a]];
+			for (uint32_t k = s->dbeg[i]; k < s->dbeg[i + 1] && !ok; k++)
+				ok = g->res[s->darc[k]] > 0 && s->good[g->to[s->darc[k]]];
 			s->good[u] = (uint8_t)ok;
 		}
 		if (!s->good[g->s2])
@@ -439,16 +460,19 @@ static void augment_dag(struct solver *s)
 			if (u == g->t2 || s->delta[u] == 0)
 				continue;
 			double W = 0;
-			for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
-				if (USABLE(a))
-					W += split_weight(s, a);
-			for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
+			uint32_t k0 = s->dbeg[i], k1 = s->dbeg[i + 1];
+			for (uint32_t k = k0; k < k1; k++)
+				if (USABLE(s->darc[k]))
+					W += split_weight(s, s->darc[k]);
+			for (uint32_t k = k0; k < k1; k++) {
+				uint32_t a = s->darc[k];
 				if (USABLE(a)) {
 					double f = s->delta[u] * split_weight(s, a) / W;
 					s->delta[g->to[a]] += f;
 					if (g->res[a] < INF_CAP / 2 && (double)g->res[a] / f < best)
 						best = (double)g->res[a] / f;
 				}
+			}
 		}
 		int64_t D = best >= (double)INF_CAP ? INF_CAP : (int64_t)floor(best);
 		int pushed = 0;
@@ -459,11 +483,13 @@ static void augment_dag(struct solver *s)
 					uint32_t u = s->order[i];
 					if (u == g->t2 || s->node_amt[u] == 0)
 						continue;
-					for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
+					for (uint32_t k = s->dbeg[i]; k < s->dbeg[i + 1]; k++) {
+						uint32_t a = s->darc[k];
 						if (USABLE(a) && s->amt[a]) {
 							push(g, a, s->amt[a]);
 							saturated |= g->res[a] == 0;
 						}
+					}
 				}
 				/* Rounding can keep the arc that limited D just
 				 * short of full; then one path finishes the round,
@@ -477,6 +503,82 @@ static void augment_dag(struct solver *s)
 		}
 		if (!pushed && !dag_path(s)) /* rounding left nothing */
 			return;
+	}
+}
+
+/*
+ * The zero-cost phase (profi): as long as the shortest s''-t'' path costs
+ * 0, successive shortest paths only compute a maximum flow over the arcs of
+ * cost 0 (costs never go below 0 before the first costly augmentation, and
+ * path costs only grow).  Computing it at once, by Dinic's blocking flows
+ * (levels by a breadth-first search, then depth-first augmentation with a
+ * current arc per node), replaces one full Moore-Bellman-Ford per path.
+ * Which zero-cost paths carry the flow is arbitrary in both cases.
+ */
+static void zero_cost_flow(struct solver *s)
+{
+	struct net *g = s->g;
+	uint32_t n = g->n;
+	uint32_t *level = s->it, *cur = s->stack, *q = s->queue, *path = s->order;
+	for (;;) {
+		for (uint32_t v = 0; v < n; v++)
+			level[v] = UINT32_MAX;
+		uint32_t head = 0, tail = 0;
+		level[g->s2] = 0;
+		q[tail++] = g->s2;
+		while (head < tail && level[g->t2] == UINT32_MAX) {
+			uint32_t u = q[head++];
+			for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++) {
+				uint32_t v = g->to[a];
+				if (g->res[a] > 0 && g->cost[a] == 0 && level[v] == UINT32_MAX) {
+					level[v] = level[u] + 1;
+					q[tail++] = v;
+				}
+			}
+		}
+		if (level[g->t2] == UINT32_MAX)
+			return;
+		for (uint32_t v = 0; v < n; v++)
+			cur[v] = g->first[v];
+		/* Depth-first: path[] holds the arcs from s'' to u. */
+		uint32_t depth = 0, u = g->s2;
+		for (;;) {
+			if (u == g->t2) {
+				int64_t amt = INF_CAP;
+				for (uint32_t i = 0; i < depth; i++)
+					if (g->res[path[i]] < amt)
+						amt = g->res[path[i]];
+				uint32_t back = depth;
+				for (uint32_t i = 0; i < depth; i++) {
+					push(g, path[i], amt);
+					if (g->res[path[i]] == 0 && i < back)
+						back = i;
+				}
+				/* resume at the tail of the first saturated arc */
+				depth = back;
+				u = depth ? g->to[path[depth - 1]] : g->s2;
+				continue;
+			}
+			uint32_t a = cur[u];
+			for (; a < g->first[u + 1]; a++) {
+				uint32_t v = g->to[a];
+				if (g->res[a] > 0 && g->cost[a] == 0 && level[v] == level[u] + 1)
+					break;
+			}
+			cur[u] = a;
+			if (a < g->first[u + 1]) {
+				path[depth++] = a;
+				u = g->to[a];
+				continue;
+			}
+			/* dead end: retreat */
+			if (depth == 0)
+				break;
+			level[u] = UINT32_MAX;
+			depth--;
+			u = depth ? g->to[path[depth - 1]] : g->s2;
+			cur[u]++;
+		}
 	}
 }
 
@@ -610,6 +712,8 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	s.delta = xmalloc(n * sizeof *s.delta);
 	s.node_amt = xmalloc(n * sizeof *s.node_amt);
 	s.dag = xcalloc(m, 1);
+	s.darc = xmalloc((m + 1) * sizeof *s.darc);
+	s.dbeg = xcalloc(n + 1, sizeof *s.dbeg);
 	s.amt = xcalloc(m, sizeof *s.amt);
 	uint8_t *is_edge = xcalloc(m, 1);
 	for (size_t e = 0; e < ne; e++)
@@ -652,6 +756,8 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		}
 		free(retreat);
 	}
+	if (o->algo != SPGO_ALGO_MCF)
+		zero_cost_flow(&s);
 	/* Successive shortest paths (or DAGs of them). */
 	while (shortest_paths(&s)) {
 		if (o->algo == SPGO_ALGO_MCF || !o->even_split || !s.tie || s.dist[g.t2] == 0 ||
@@ -704,6 +810,8 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	free(s.delta);
 	free(s.node_amt);
 	free(s.dag);
+	free(s.darc);
+	free(s.dbeg);
 	free(s.amt);
 	net_free(&g);
 	return 0;

@@ -5,6 +5,7 @@
  * llvm-readobj-19 --bb-addr-map.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -264,6 +265,91 @@ static void test_bb_addr_map_clang(void)
 	free(dir);
 }
 
+/* Names of noreturn functions, with and without a symbol version. */
+static void test_noreturn_names(void)
+{
+	CHECK(spgo_noreturn_name("exit"));
+	CHECK(spgo_noreturn_name("exit@GLIBC_2.2.5"));
+	CHECK(spgo_noreturn_name("__assert_fail"));
+	CHECK(spgo_noreturn_name("__stack_chk_fail"));
+	CHECK(spgo_noreturn_name("_ZSt20__throw_length_errorPKc"));
+	CHECK(spgo_noreturn_name("__ubsan_handle_add_overflow_abort"));
+	CHECK(!spgo_noreturn_name("exit_group_helper"));
+	CHECK(!spgo_noreturn_name("exi"));
+	CHECK(!spgo_noreturn_name("printf"));
+	CHECK(!spgo_noreturn_name("__ubsan_handle_add_overflow"));
+	CHECK(!spgo_noreturn_name(NULL));
+}
+
+/* spgo_cfg_from_binary on a clang-19 binary with a block map: every block
+ * the map lists starts a CFG block, and a wrong entry is an error. */
+static void test_cfg_from_binary(void)
+{
+	if (system("command -v clang-19 >/dev/null") != 0) {
+		printf("skip: clang-19 missing\n");
+		return;
+	}
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char *dir = xasprintf("%s/spgo-bincfg-XXXXXX", tmp);
+	REQUIRE(mkdtemp(dir));
+	char *src = xasprintf("%s/t.c", dir), *bin = xasprintf("%s/t", dir);
+	FILE *fp = fopen(src, "w");
+	REQUIRE(fp);
+	fputs("#include <stdlib.h>\n"
+	      "volatile int g;\n"
+	      "__attribute__((noinline)) int f(int x){switch(x){case 0:g+=3;break;case 1:g^=5;break;"
+	      "case 2:g*=7;break;case 3:g-=1;break;case 4:g/=3;break;case 5:g|=64;break;default:g=0;}"
+	      "if(g==12345)abort();return g;}\n"
+	      "int main(int c,char**v){(void)v;return f(c);}\n",
+	      fp);
+	fclose(fp);
+	char *cmd = xasprintf("clang-19 -O2 -fbasic-block-address-map %s -o %s", src, bin);
+	REQUIRE(system(cmd) == 0);
+	free(cmd);
+	struct spgo_bb_addr_map m;
+	struct spgo_binary *b;
+	REQUIRE(spgo_bb_addr_map_read(&m, bin) == 0);
+	REQUIRE(spgo_binary_open(&b, bin, NULL) == 0);
+	size_t nf;
+	const struct spgo_function *fs = spgo_binary_functions(b, &nf);
+	const struct spgo_function *f = NULL;
+	for (size_t i = 0; i < nf; i++)
+		if (!strcmp(fs[i].name, "f"))
+			f = &fs[i];
+	REQUIRE(f);
+	const struct spgo_bb_func *bf = spgo_bb_addr_map_find(&m, f->start);
+	REQUIRE(bf);
+	struct spgo_cfg c;
+	REQUIRE(spgo_cfg_from_binary(&c, b, f->start, &m) == 0);
+	CHECK_STREQ(c.name, "f");
+	for (size_t k = 0; k < bf->nblocks; k++) {
+		uint32_t blk = spgo_cfg_block_at(&c, bf->blocks[k].addr);
+		CHECK(blk != SPGO_NONE && c.blocks[blk].addr == bf->blocks[k].addr);
+	}
+	/* the switch: one block with table edges, none with unknown successors */
+	size_t ntable = 0, nunknown = 0, nnoret = 0;
+	for (size_t e = 0; e < c.nedges; e++)
+		ntable += c.edges[e].kind == SPGO_EDGE_TABLE;
+	for (size_t k = 0; k < c.nblocks; k++) {
+		nunknown += !!(c.blocks[k].flags & SPGO_BLOCK_UNKNOWN_SUCCS);
+		nnoret += !!(c.blocks[k].flags & SPGO_BLOCK_NORETURN);
+	}
+	CHECK(ntable >= 6);
+	CHECK(nunknown == 0);
+	CHECK(nnoret >= 1); /* the call to abort@plt */
+	spgo_cfg_free(&c);
+	CHECK(spgo_cfg_from_binary(&c, b, f->start + 1, &m) == -1);
+	spgo_cfg_free(&c);
+	spgo_binary_close(b);
+	spgo_bb_addr_map_free(&m);
+	cmd = xasprintf("rm -rf %s", dir);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	free(src);
+	free(bin);
+	free(dir);
+}
+
 int main(void)
 {
 	spgo_quiet = 1;
@@ -273,5 +359,7 @@ int main(void)
 	RUN(test_block_starts);
 	RUN(test_bb_addr_map_bytes);
 	RUN(test_bb_addr_map_clang);
+	RUN(test_noreturn_names);
+	RUN(test_cfg_from_binary);
 	DONE();
 }
