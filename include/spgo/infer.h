@@ -190,14 +190,14 @@ double spgo_flow_cost_l1(const struct spgo_cfg *cfg, const struct spgo_infer_opt
  * have f > 0.  Each is in [0, 1]; 1 when f and gt are both all zero, 0 when
  * exactly one of them is.
  */
-struct spgo_overlap {
+struct spgo_flow_overlap {
 	double vertex, edge, coverage;
 };
-void spgo_overlap(const struct spgo_cfg *cfg, const uint64_t *gt_block, const uint64_t *gt_edge,
-		  struct spgo_overlap *out);
+void spgo_flow_overlap(const struct spgo_cfg *cfg, const uint64_t *gt_block, const uint64_t *gt_edge,
+		       struct spgo_flow_overlap *out);
 /* The same, on plain arrays (n values each). */
-double spgo_overlap_vec(const uint64_t *f, const uint64_t *gt, size_t n);
-double spgo_coverage_vec(const uint64_t *f, const uint64_t *gt, size_t n);
+double spgo_flow_overlap_vec(const uint64_t *f, const uint64_t *gt, size_t n);
+double spgo_flow_coverage_vec(const uint64_t *f, const uint64_t *gt, size_t n);
 
 /* ---- the text format ------------------------------------------------------ */
 

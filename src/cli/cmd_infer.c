@@ -488,8 +488,8 @@ int cmd_infer(int argc, char **argv)
 		 * without any is not in the profile, nothing to infer. */
 		if (gsum == 0 || wsum_in == 0 || wsum_in < eval_min)
 			continue;
-		struct spgo_overlap ov;
-		spgo_overlap(cfg, f.truth_block[i], f.truth_edge[i], &ov);
+		struct spgo_flow_overlap ov;
+		spgo_flow_overlap(cfg, f.truth_block[i], f.truth_edge[i], &ov);
 		fprintf(out.fp, "overlap %s %zu %.6f %.6f %.6f\n", name, cfg->nblocks, ov.vertex, ov.edge,
 			ov.coverage);
 		neval++;

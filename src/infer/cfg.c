@@ -187,7 +187,7 @@ double spgo_flow_cost_l1(const struct spgo_cfg *cfg, const struct spgo_infer_opt
 
 /* ---- overlap ------------------------------------------------------------- */
 
-double spgo_overlap_vec(const uint64_t *f, const uint64_t *gt, size_t n)
+double spgo_flow_overlap_vec(const uint64_t *f, const uint64_t *gt, size_t n)
 {
 	double sf = 0, sg = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -202,7 +202,7 @@ double spgo_overlap_vec(const uint64_t *f, const uint64_t *gt, size_t n)
 	return o;
 }
 
-double spgo_coverage_vec(const uint64_t *f, const uint64_t *gt, size_t n)
+double spgo_flow_coverage_vec(const uint64_t *f, const uint64_t *gt, size_t n)
 {
 	size_t pos = 0, hit = 0;
 	for (size_t i = 0; i < n; i++)
@@ -213,17 +213,17 @@ double spgo_coverage_vec(const uint64_t *f, const uint64_t *gt, size_t n)
 	return pos ? (double)hit / (double)pos : 1.0;
 }
 
-void spgo_overlap(const struct spgo_cfg *cfg, const uint64_t *gt_block, const uint64_t *gt_edge,
-		  struct spgo_overlap *out)
+void spgo_flow_overlap(const struct spgo_cfg *cfg, const uint64_t *gt_block, const uint64_t *gt_edge,
+		  struct spgo_flow_overlap *out)
 {
 	size_t nb = cfg->nblocks, ne = cfg->nedges;
 	uint64_t *f = xmalloc((nb > ne ? nb : ne) * sizeof *f + 1);
 	for (size_t b = 0; b < nb; b++)
 		f[b] = cfg->blocks[b].count;
-	out->vertex = spgo_overlap_vec(f, gt_block, nb);
-	out->coverage = spgo_coverage_vec(f, gt_block, nb);
+	out->vertex = spgo_flow_overlap_vec(f, gt_block, nb);
+	out->coverage = spgo_flow_coverage_vec(f, gt_block, nb);
 	for (size_t e = 0; e < ne; e++)
 		f[e] = cfg->edges[e].count;
-	out->edge = gt_edge ? spgo_overlap_vec(f, gt_edge, ne) : 0;
+	out->edge = gt_edge ? spgo_flow_overlap_vec(f, gt_edge, ne) : 0;
 	free(f);
 }

@@ -115,8 +115,8 @@ static void test_function_ends(void)
 	struct spgo_aggregate *b;
 	REQUIRE(spgo_agg_new(&b, spgo_binary_path(agg->bin), NULL) == 0);
 	static const struct spgo_function fns[] = {
-		{0x400f00, 0x401010, "f", 1, -1},
-		{0x401010, 0x401200, "g", 1, -1},
+		{.start = 0x400f00, .end = 0x401010, .name = "f", .decl_line = 1, .parent = -1},
+		{.start = 0x401010, .end = 0x401200, .name = "g", .decl_line = 1, .parent = -1},
 	};
 	spgo_agg_set_functions(b, fns, 2);
 	struct spgo_aggregate *save = agg;

@@ -348,12 +348,12 @@ static void test_overlap(void)
 {
 	uint64_t f[] = {10, 10, 0}, g[] = {20, 0, 20};
 	/* f normalized: .5 .5 0 ; g: .5 0 .5 -> overlap .5 */
-	CHECK(fabs(spgo_overlap_vec(f, g, 3) - 0.5) < 1e-12);
-	CHECK(fabs(spgo_coverage_vec(f, g, 3) - 0.5) < 1e-12);
-	CHECK(spgo_overlap_vec(f, f, 3) == 1.0);
+	CHECK(fabs(spgo_flow_overlap_vec(f, g, 3) - 0.5) < 1e-12);
+	CHECK(fabs(spgo_flow_coverage_vec(f, g, 3) - 0.5) < 1e-12);
+	CHECK(spgo_flow_overlap_vec(f, f, 3) == 1.0);
 	uint64_t z[] = {0, 0, 0};
-	CHECK(spgo_overlap_vec(z, g, 3) == 0.0);
-	CHECK(spgo_overlap_vec(z, z, 3) == 1.0);
+	CHECK(spgo_flow_overlap_vec(z, g, 3) == 0.0);
+	CHECK(spgo_flow_overlap_vec(z, z, 3) == 1.0);
 }
 
 static void test_static_probs(void)
