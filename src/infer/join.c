@@ -166,18 +166,17 @@ static int64_t marginal_down(const struct spgo_cfg *cfg, const struct spgo_infer
 	return o->k_dec;
 }
 
-/* Shortest distances from in(x); 0, or -1 if a negative cycle showed up. */
-static int cycle_search(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live,
-			uint32_t x, struct cyc *c)
+/*
+ * Relax the residual arcs out of node, the arcs that cycle_search and
+ * improve_once both search: the outside node Z feeds the entry and takes
+ * from exits; out(v) reaches in(d) of live successors and may lower v;
+ * in(v) may undo flow on its in-edges and raise v.  The queue is the
+ * caller's ring buffer (head, *len, size nn).
+ */
+static void relax_arcs(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live,
+		       struct cyc *c, uint32_t node, size_t head, size_t *len, size_t nn)
 {
-	size_t nb = cfg->nblocks, nn = 2 * nb + 1, head = 0, len = 0, pops = 0;
-	uint32_t Z = (uint32_t)(2 * nb);
-	for (size_t v = 0; v < nn; v++) {
-		c->dist[v] = INT64_MAX;
-		c->inq[v] = 0;
-		c->rounds[v] = 0;
-		c->prev[v] = SPGO_NONE;
-	}
+	uint32_t Z = (uint32_t)(2 * cfg->nblocks);
 #define RELAX(w, k, id, cost)                                                                                  \
 	do {                                                                                                   \
 		int64_t nd_ = c->dist[node] + (cost);                                                          \
@@ -188,10 +187,55 @@ static int cycle_search(const struct spgo_cfg *cfg, const struct spgo_infer_opts
 			c->arcid[w] = (id);                                                                    \
 			if (!c->inq[w]) {                                                                      \
 				c->inq[w] = 1;                                                                 \
-				c->queue[(head + len++) % nn] = (w);                                           \
+				c->queue[(head + (*len)++) % nn] = (w);                                        \
 			}                                                                                      \
 		}                                                                                              \
 	} while (0)
+	if (node == Z) {
+		for (uint32_t k = 0; k < c->nexits; k++) {
+			uint32_t y = c->exits[k];
+			if (cfg->blocks[y].count > c->outsum[y])
+				RELAX(2 * y + 1, ARC_OUTSIDE, 0, 0);
+		}
+		RELAX(2 * cfg->entry, ARC_OUTSIDE, 0, 0);
+		return;
+	}
+	uint32_t v = node / 2;
+	const struct spgo_cfg_block *b = &cfg->blocks[v];
+	if (node & 1) {
+		for (uint32_t k = 0; k < b->nout; k++) {
+			uint32_t e = cfg->succ[b->out + k], d = cfg->edges[e].dst;
+			if (live[d])
+				RELAX(2 * d, ARC_EDGE_PLUS, e, 0);
+		}
+		if (spgo_cfg_is_exit(cfg, v))
+			RELAX(Z, ARC_OUTSIDE, 0, 0);
+		if (b->count > 0)
+			RELAX(2 * v, ARC_DOWN, v, marginal_down(cfg, o, v));
+	} else {
+		for (uint32_t k = 0; k < b->nin; k++) {
+			uint32_t e = cfg->pred[b->in + k];
+			if (cfg->edges[e].count > 0)
+				RELAX(2 * cfg->edges[e].src + 1, ARC_EDGE_MINUS, e, 0);
+		}
+		if (v == cfg->entry && b->count > c->insum[v])
+			RELAX(Z, ARC_OUTSIDE, 0, 0);
+		RELAX(2 * v + 1, ARC_UP, v, marginal(cfg, o, v));
+	}
+#undef RELAX
+}
+
+/* Shortest distances from in(x); 0, or -1 if a negative cycle showed up. */
+static int cycle_search(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live,
+			uint32_t x, struct cyc *c)
+{
+	size_t nb = cfg->nblocks, nn = 2 * nb + 1, head = 0, len = 0, pops = 0;
+	for (size_t v = 0; v < nn; v++) {
+		c->dist[v] = INT64_MAX;
+		c->inq[v] = 0;
+		c->rounds[v] = 0;
+		c->prev[v] = SPGO_NONE;
+	}
 	c->dist[2 * x] = 0;
 	c->queue[len++] = 2 * x;
 	c->inq[2 * x] = 1;
@@ -202,39 +246,8 @@ static int cycle_search(const struct spgo_cfg *cfg, const struct spgo_infer_opts
 		c->inq[node] = 0;
 		if (++c->rounds[node] > nn + 1 || ++pops > 4 * nn + 64)
 			return -1; /* a negative cycle, or too long to be worth it */
-		if (node == Z) {
-			for (uint32_t k = 0; k < c->nexits; k++) {
-				uint32_t y = c->exits[k];
-				if (cfg->blocks[y].count > c->outsum[y])
-					RELAX(2 * y + 1, ARC_OUTSIDE, 0, 0);
-			}
-			RELAX(2 * cfg->entry, ARC_OUTSIDE, 0, 0);
-			continue;
-		}
-		uint32_t v = node / 2;
-		const struct spgo_cfg_block *b = &cfg->blocks[v];
-		if (node & 1) {
-			for (uint32_t k = 0; k < b->nout; k++) {
-				uint32_t e = cfg->succ[b->out + k], d = cfg->edges[e].dst;
-				if (live[d])
-					RELAX(2 * d, ARC_EDGE_PLUS, e, 0);
-			}
-			if (spgo_cfg_is_exit(cfg, v))
-				RELAX(Z, ARC_OUTSIDE, 0, 0);
-			if (b->count > 0)
-				RELAX(2 * v, ARC_DOWN, v, marginal_down(cfg, o, v));
-		} else {
-			for (uint32_t k = 0; k < b->nin; k++) {
-				uint32_t e = cfg->pred[b->in + k];
-				if (cfg->edges[e].count > 0)
-					RELAX(2 * cfg->edges[e].src + 1, ARC_EDGE_MINUS, e, 0);
-			}
-			if (v == cfg->entry && b->count > c->insum[v])
-				RELAX(Z, ARC_OUTSIDE, 0, 0);
-			RELAX(2 * v + 1, ARC_UP, v, marginal(cfg, o, v));
-		}
+		relax_arcs(cfg, o, live, c, node, head, &len, nn);
 	}
-#undef RELAX
 	return 0;
 }
 
@@ -315,20 +328,6 @@ static int improve_once(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, c
 		c->queue[len++] = (uint32_t)v;
 	}
 	uint32_t hit = SPGO_NONE;
-#define RELAX(w, k, id, cost)                                                                                  \
-	do {                                                                                                   \
-		int64_t nd_ = c->dist[node] + (cost);                                                          \
-		if (nd_ < c->dist[w]) {                                                                        \
-			c->dist[w] = nd_;                                                                      \
-			c->prev[w] = node;                                                                     \
-			c->kind[w] = (k);                                                                      \
-			c->arcid[w] = (id);                                                                    \
-			if (!c->inq[w]) {                                                                      \
-				c->inq[w] = 1;                                                                 \
-				c->queue[(head + len++) % nn] = (w);                                           \
-			}                                                                                      \
-		}                                                                                              \
-	} while (0)
 	while (len && hit == SPGO_NONE) {
 		uint32_t node = c->queue[head];
 		head = (head + 1) % nn;
@@ -355,41 +354,10 @@ static int improve_once(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, c
 			if (pops > 32 * nn + 64)
 				return 0;
 		}
-		if (node == Z) {
-			for (uint32_t k = 0; k < c->nexits; k++) {
-				uint32_t y = c->exits[k];
-				if (cfg->blocks[y].count > c->outsum[y])
-					RELAX(2 * y + 1, ARC_OUTSIDE, 0, 0);
-			}
-			RELAX(2 * cfg->entry, ARC_OUTSIDE, 0, 0);
+		if (node != Z && !live[node / 2])
 			continue;
-		}
-		uint32_t v = node / 2;
-		if (!live[v])
-			continue;
-		const struct spgo_cfg_block *b = &cfg->blocks[v];
-		if (node & 1) {
-			for (uint32_t k = 0; k < b->nout; k++) {
-				uint32_t e = cfg->succ[b->out + k], d = cfg->edges[e].dst;
-				if (live[d])
-					RELAX(2 * d, ARC_EDGE_PLUS, e, 0);
-			}
-			if (spgo_cfg_is_exit(cfg, v))
-				RELAX(Z, ARC_OUTSIDE, 0, 0);
-			if (b->count > 0)
-				RELAX(2 * v, ARC_DOWN, v, marginal_down(cfg, o, v));
-		} else {
-			for (uint32_t k = 0; k < b->nin; k++) {
-				uint32_t e = cfg->pred[b->in + k];
-				if (cfg->edges[e].count > 0)
-					RELAX(2 * cfg->edges[e].src + 1, ARC_EDGE_MINUS, e, 0);
-			}
-			if (v == cfg->entry && b->count > c->insum[v])
-				RELAX(Z, ARC_OUTSIDE, 0, 0);
-			RELAX(2 * v + 1, ARC_UP, v, marginal(cfg, o, v));
-		}
+		relax_arcs(cfg, o, live, c, node, head, &len, nn);
 	}
-#undef RELAX
 	if (hit == SPGO_NONE)
 		return 0;
 	/* walk back into the cycle, then apply it once around */
