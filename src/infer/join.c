@@ -83,11 +83,14 @@ static double block_cost(const struct spgo_cfg *cfg, const struct spgo_infer_opt
  * forward (fwd = 1) from the entry, dist[v] = cost of the path including
  * v; or backward from the exits, dist[v] = cost of the rest of the way
  * after v.  via[v] is the edge taken.  A min-cost flow has no negative
- * cycle; should one appear anyway (a flow from elsewhere), the search
- * gives up after |V| rounds of a block and returns -1.
+ * cycle; should one appear anyway (after an island was dropped the flow is
+ * no longer minimal), the search gives up after |V| rounds of a block and
+ * returns -1.  With clamp set, savings count as 0 (no cycle can be
+ * negative then): the prices of a flow that is not minimal, too high
+ * rather than none.
  */
 static int cheapest(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live, int fwd,
-		    int64_t *dist, uint32_t *via, uint32_t *queue, uint8_t *inq, uint32_t *rounds)
+		    int clamp, int64_t *dist, uint32_t *via, uint32_t *queue, uint8_t *inq, uint32_t *rounds)
 {
 	size_t nb = cfg->nblocks, head = 0, len = 0, pops = 0;
 	for (size_t b = 0; b < nb; b++) {
@@ -99,6 +102,8 @@ static int cheapest(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o,
 	for (uint32_t b = 0; b < nb; b++)
 		if (live[b] && (fwd ? b == cfg->entry : spgo_cfg_is_exit(cfg, b))) {
 			dist[b] = fwd ? marginal(cfg, o, b) : 0;
+			if (clamp && dist[b] < 0)
+				dist[b] = 0;
 			queue[(head + len++) % nb] = b;
 			inq[b] = 1;
 		}
@@ -116,7 +121,8 @@ static int cheapest(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o,
 			uint32_t v = fwd ? cfg->edges[e].dst : cfg->edges[e].src;
 			if (!live[v])
 				continue;
-			int64_t nd = dist[u] + (fwd ? marginal(cfg, o, v) : marginal(cfg, o, u));
+			int64_t m = fwd ? marginal(cfg, o, v) : marginal(cfg, o, u);
+			int64_t nd = dist[u] + (clamp && m < 0 ? 0 : m);
 			if (nd < dist[v]) {
 				dist[v] = nd;
 				via[v] = e;
@@ -477,8 +483,10 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		}
 		/* Prices on the current flow: one more call through the
 		 * cheapest island block x ... */
-		int ok = cheapest(cfg, o, live, 1, d1, via1, queue, inq, rounds) == 0 &&
-			 cheapest(cfg, o, live, 0, d2, via2, queue, inq, rounds) == 0;
+		int ok = 0;
+		for (int clamp = 0; clamp <= 1 && !ok; clamp++)
+			ok = cheapest(cfg, o, live, 1, clamp, d1, via1, queue, inq, rounds) == 0 &&
+			     cheapest(cfg, o, live, 0, clamp, d2, via2, queue, inq, rounds) == 0;
 		uint32_t x = SPGO_NONE;
 		int64_t best = INT64_MAX;
 		for (uint32_t b = 0; ok && b < nb; b++)
