@@ -15,8 +15,10 @@
  *    robust to skid and multi-retirement); where several events were
  *    recorded, a block on which they disagree by over 2x (section 3.3)
  *    takes the mean of their estimates; block counts are then made a flow
- *    by profile inference (profi by default) when the inference
- *    stage is built in (spgo/infer.h), else kept as averages.  IP-mode counts are in units of
+ *    by profile inference (profi by default, spgo/infer.h) on the CFG of
+ *    spgo_cfg_from_binary() (split parts, jump tables, noreturn calls,
+ *    indirect tail calls, .llvm_bb_addr_map block starts), or kept as
+ *    averages with no_infer.  IP-mode counts are in units of
  *    1/16 sample (short blocks' averages keep their precision).
  *  - From per-instruction counts to the source level, the way llvm-profgen
  *    (LLVM 19) does it, so that clang reads what it expects: the inline

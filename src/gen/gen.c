@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "gen_impl.h"
-#include "gen_infer.h"
+#include "spgo/infer.h"
 #include "spgo/ground_truth.h"
 
 #define MAX_FRAMES 64
@@ -28,7 +28,10 @@ void spgo_gen_defaults(struct spgo_gen_opts *o)
 
 int spgo_gen_check_infer(const char *name)
 {
-	return gen_infer_check(name);
+	if (spgo_algo_parse(name) < 0)
+		return spgo_error("unknown inference algorithm '%s' (profi, mcf, fp, quadratic, none)",
+				  name ? name : "");
+	return 0;
 }
 
 size_t spgo_gen_canonical_name(const char *name, size_t len)
