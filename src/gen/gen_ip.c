@@ -110,6 +110,15 @@ static size_t group_insns(struct gen *g, size_t f0, size_t **idx, size_t *cap)
 	return n;
 }
 
+/* How many instructions the CFG block holds. */
+static uint64_t block_insns(const struct gen *g, const struct spgo_cfg_block *blk)
+{
+	size_t i = gen_insn_lower(g, blk->addr), k = i;
+	while (k < g->ninsns && g->insns[k].addr < blk->addr + blk->size)
+		k++;
+	return k - i;
+}
+
 /*
  * Blocks and counts by profile inference (profi by default; see spgo/gen.h)
  * on the function's binary CFG as spgo_cfg_from_binary() builds it, the
@@ -157,9 +166,39 @@ static int group_infer(struct gen *g, const struct ip_raw *r, const size_t *idx,
 		}
 	}
 	free(bidx);
+	/*
+	 * Inference must keep the sampled flow.  profi's joining of islands
+	 * can drop all of it: on minivm's main (the interpreter loop, entered
+	 * once from an unsampled entry, dispatching through a jump table) it
+	 * dropped one island piece, the flow left had a negative cycle, no
+	 * join was priced and every island went to 0: the hottest function
+	 * got no counts.  When the result holds under a quarter of the
+	 * sampled weight (in weight x instructions), min-cost flow is tried
+	 * on the same CFG, then plain averages (return -1).
+	 */
+	uint64_t wsum = 0;
+	for (size_t b = 0; b < cfg.nblocks; b++)
+		if (cfg.blocks[b].weight != SPGO_WEIGHT_UNKNOWN)
+			wsum += cfg.blocks[b].weight * block_insns(g, &cfg.blocks[b]);
 	struct spgo_infer_opts opts;
-	spgo_infer_defaults(&opts, algo);
-	spgo_infer(&cfg, &opts);
+	enum spgo_algo tries[2] = {algo, SPGO_ALGO_MCF};
+	int kept = 0;
+	for (size_t t = 0; t < 2 && !kept; t++) {
+		if (t && tries[t] == algo)
+			break;
+		spgo_infer_defaults(&opts, tries[t]);
+		spgo_infer(&cfg, &opts);
+		uint64_t fsum = 0;
+		for (size_t b = 0; b < cfg.nblocks; b++)
+			fsum += cfg.blocks[b].count * block_insns(g, &cfg.blocks[b]);
+		kept = fsum >= wsum / 4;
+		if (!kept)
+			g->st->infer_lost++;
+	}
+	if (!kept) {
+		spgo_cfg_free(&cfg);
+		return -1;
+	}
 	memset(covered, 0, n);
 	for (size_t b = 0; b < cfg.nblocks; b++) {
 		const struct spgo_cfg_block *blk = &cfg.blocks[b];
