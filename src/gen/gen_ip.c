@@ -6,9 +6,13 @@
  * by skid and by several instructions retiring together; every instruction
  * of a block runs equally often, though, so the block's count is estimated
  * as the average of its instructions' samples (section 3.2).  Blocks are
- * the function's basic blocks as the binary shows them: a block starts at
- * the function's start, at a target of a direct branch, and after a branch,
- * return or trap (calls do not end blocks, as in the compiler's CFG).
+ * the function's basic blocks as spgo_cfg_from_binary() finds them (the
+ * CFG that profile inference then makes the averages a flow on): a block
+ * starts at the function's start, at a target of a direct branch or of a
+ * recovered jump table, at a .llvm_bb_addr_map block start, and after a
+ * branch, return, trap or noreturn call (other calls do not end blocks, as
+ * in the compiler's CFG).  Without inference (--no-infer, or no CFG) the
+ * same rule without tables, noreturn calls and block maps gives them.
  *
  * The averages are kept in units of 1/IP_SCALE samples (a block of 10
  * instructions with 3 samples gets 0.3 samples; rounding it to 0 would call
