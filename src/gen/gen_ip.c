@@ -172,13 +172,15 @@ static int group_infer(struct gen *g, const struct ip_raw *r, const size_t *idx,
 	free(bidx);
 	/*
 	 * Inference must keep the sampled flow.  profi's joining of islands
-	 * can drop all of it: on minivm's main (the interpreter loop, entered
-	 * once from an unsampled entry, dispatching through a jump table) it
-	 * dropped one island piece, the flow left had a negative cycle, no
-	 * join was priced and every island went to 0: the hottest function
-	 * got no counts.  When the result holds under a quarter of the
-	 * sampled weight (in weight x instructions), min-cost flow is tried
-	 * on the same CFG, then plain averages (return -1).
+	 * once dropped all of it on minivm's main (the interpreter loop,
+	 * entered once from an unsampled entry, dispatching through a jump
+	 * table): after dropping one island piece the flow had a negative
+	 * cycle, no join could be priced and every island went to 0, so the
+	 * hottest function got no counts (tests/data/infer_profi_drops_main.cfg;
+	 * join.c handles that case since).  As a guard against such losses:
+	 * when the result holds under a quarter of the sampled weight (in
+	 * weight x instructions), min-cost flow is tried on the same CFG,
+	 * then plain averages (return -1).
 	 */
 	uint64_t wsum = 0;
 	for (size_t b = 0; b < cfg.nblocks; b++)
