@@ -20,6 +20,10 @@
 #   + spgo --infer mcf  the same with min-cost flow instead of profi
 #   + spgo --no-infer the same without profile inference (block averages)
 #
+#   + spgo (before)   only with SPGO_BEFORE=path to another spgo program (e.g.
+#                     one built from the previous commit): its default profile
+#                     of the same perf.data, timed in the same interleaving
+#
 # Each build's median user CPU time over RUNS interleaved runs; speedup =
 # baseline median / build median - 1.  Targets: spgo >= create_llvm_prof,
 # spgo >= 80% of instrumentation PGO.
@@ -50,6 +54,9 @@ bench_program() {
   "$SPGO" gen --binary "$name.O2" --perf-data "$name.data" -o "$name.spgo.prof" --quiet
   "$SPGO" gen --binary "$name.O2" --perf-data "$name.data" -o "$name.avg.prof" --quiet --no-infer
   "$SPGO" gen --binary "$name.O2" --perf-data "$name.data" -o "$name.mcf.prof" --quiet --infer mcf
+  if [ -n "${SPGO_BEFORE:-}" ]; then
+    "$SPGO_BEFORE" gen --binary "$name.O2" --perf-data "$name.data" -o "$name.before.prof" --quiet
+  fi
   "$SPGO" script -i "$name.data" --rewrite "$name.old.data"
   rm -f "$name.cl.prof" "$name.cl.raw"
   # create_llvm_prof 0.19 writes some inlinee names as garbage bytes here
@@ -67,6 +74,10 @@ bench_program() {
   clang-19 $CFLAGS -fprofile-sample-use="$name.avg.prof" -o "$name.avg" $srcs
   clang-19 $CFLAGS -fprofile-sample-use="$name.mcf.prof" -o "$name.mcf" $srcs
   local builds=("$name.O2" "$name.spgo" "$name.mcf" "$name.avg")
+  if [ -n "${SPGO_BEFORE:-}" ]; then
+    clang-19 $CFLAGS -fprofile-sample-use="$name.before.prof" -o "$name.before" $srcs
+    builds+=("$name.before")
+  fi
   if [ -s "$name.cl.prof" ] && llvm-profdata-19 show --sample "$name.cl.prof" >/dev/null 2>&1; then
     clang-19 $CFLAGS -fprofile-sample-use="$name.cl.prof" -o "$name.cl" $srcs
     builds+=("$name.cl")
@@ -102,6 +113,7 @@ name_of() {
     O2) echo "clang-19 -O2 (baseline)" ;; spgo) echo "+ spgo gen (IP mode, default: profi inference)" ;;
     avg) echo "+ spgo gen --no-infer (block averages only)" ;;
     mcf) echo "+ spgo gen --infer mcf" ;;
+    before) echo "+ spgo gen before this change (SPGO_BEFORE, default options)" ;;
     cl) echo "+ create_llvm_prof --use_lbr=false" ;; instr) echo "+ instrumentation PGO" ;;
     empty) echo "+ empty sample profile (control)" ;; *) echo "$1" ;;
   esac

@@ -15,8 +15,12 @@
  *    robust to skid and multi-retirement); where several events were
  *    recorded, a block on which they disagree by over 2x (section 3.3)
  *    takes the mean of their estimates; block counts are then made a flow
- *    by profile inference (profi by default) when the inference
- *    stage is built in (spgo/infer.h), else kept as averages.  IP-mode counts are in units of
+ *    by profile inference (profi by default, spgo/infer.h) on the CFG of
+ *    spgo_cfg_from_binary() (split parts, jump tables, noreturn calls,
+ *    indirect tail calls, .llvm_bb_addr_map block starts), or kept as
+ *    averages with no_infer.  A function whose inferred flow keeps under a
+ *    quarter of its sampled weight is inferred again with min-cost flow,
+ *    else kept as averages (infer_lost counts these).  IP-mode counts are in units of
  *    1/16 sample (short blocks' averages keep their precision).
  *  - From per-instruction counts to the source level, the way llvm-profgen
  *    (LLVM 19) does it, so that clang reads what it expects: the inline
@@ -91,6 +95,9 @@ struct spgo_gen_stats {
 	uint64_t ip_off_boundary;         /* ... not at an instruction start */
 	uint64_t blocks, blocks_disagree; /* IP mode: blocks counted, events disagreeing */
 	uint64_t functions;               /* top-level function profiles written */
+	uint64_t infer_lost;              /* IP mode: inference results dropped for
+					     keeping under 1/4 of the sampled weight
+					     (retried with mcf, then averages) */
 	int inferred;                     /* IP mode: 1 if inference ran */
 };
 

@@ -31,10 +31,10 @@
  *  - Inference allocates its working memory per call and frees it; a CFG
  *    may be reused (change weights, infer again) after spgo_cfg_finalize().
  *
- * Typical use (IP-sample profile generation):
+ * Typical use (IP-sample profile generation, as src/gen/gen_ip.c does):
  *
  *     struct spgo_cfg cfg;
- *     spgo_cfg_from_insns(&cfg, insns, n, fn->start, NULL);   // finalized
+ *     spgo_cfg_from_binary(&cfg, bin, fn->start, bbmap);      // finalized
  *     for (b...) cfg.blocks[b].weight = samples_in_block / insns_in_block;
  *     spgo_cfg_static_probs(&cfg);
  *     struct spgo_infer_opts o; spgo_infer_defaults(&o, SPGO_ALGO_PROFI);

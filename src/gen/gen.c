@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "gen_impl.h"
-#include "gen_infer.h"
+#include "spgo/infer.h"
 #include "spgo/ground_truth.h"
 
 #define MAX_FRAMES 64
@@ -28,7 +28,10 @@ void spgo_gen_defaults(struct spgo_gen_opts *o)
 
 int spgo_gen_check_infer(const char *name)
 {
-	return gen_infer_check(name);
+	if (spgo_algo_parse(name) < 0)
+		return spgo_error("unknown inference algorithm '%s' (profi, mcf, fp, quadratic, none)",
+				  name ? name : "");
+	return 0;
 }
 
 size_t spgo_gen_canonical_name(const char *name, size_t len)
@@ -514,10 +517,10 @@ void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_agg
 		fprintf(fp, "spgo: gen: %llu calls into function entries (count %llu)\n",
 			(unsigned long long)st->calls, (unsigned long long)st->call_count);
 	} else {
-		fprintf(fp, "spgo: gen: IP mode: %llu samples, %llu outside known functions; %llu blocks%s, %llu where events disagree\n",
+		fprintf(fp, "spgo: gen: IP mode: %llu samples, %llu outside known functions; %llu blocks%s, %llu where events disagree; %llu inference results that lost the samples\n",
 			(unsigned long long)st->ip_samples, (unsigned long long)st->ip_samples_no_func,
 			(unsigned long long)st->blocks, st->inferred ? " (inferred)" : "",
-			(unsigned long long)st->blocks_disagree);
+			(unsigned long long)st->blocks_disagree, (unsigned long long)st->infer_lost);
 	}
 	uint64_t all = st->count_debug + st->count_no_debug;
 	fprintf(fp, "spgo: gen: %llu functions; %.1f%% of the instruction counts in code without debug information (ignored)\n",

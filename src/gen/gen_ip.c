@@ -6,9 +6,13 @@
  * by skid and by several instructions retiring together; every instruction
  * of a block runs equally often, though, so the block's count is estimated
  * as the average of its instructions' samples (section 3.2).  Blocks are
- * the function's basic blocks as the binary shows them: a block starts at
- * the function's start, at a target of a direct branch, and after a branch,
- * return or trap (calls do not end blocks, as in the compiler's CFG).
+ * the function's basic blocks as spgo_cfg_from_binary() finds them (the
+ * CFG that profile inference then makes the averages a flow on): a block
+ * starts at the function's start, at a target of a direct branch or of a
+ * recovered jump table, at a .llvm_bb_addr_map block start, and after a
+ * branch, return, trap or noreturn call (other calls do not end blocks, as
+ * in the compiler's CFG).  Without inference (--no-infer, or no CFG) the
+ * same rule without tables, noreturn calls and block maps gives them.
  *
  * The averages are kept in units of 1/IP_SCALE samples (a block of 10
  * instructions with 3 samples gets 0.3 samples; rounding it to 0 would call
@@ -22,7 +26,7 @@
 #include <string.h>
 
 #include "gen_impl.h"
-#include "gen_infer.h"
+#include "spgo/infer.h"
 
 #define IP_SCALE 16
 
@@ -110,56 +114,120 @@ static size_t group_insns(struct gen *g, size_t f0, size_t **idx, size_t *cap)
 	return n;
 }
 
-/* Inference's view of a group: instruction k of the group is idx[k]. */
-struct infer_ctx {
-	struct gen *g;
-	const struct ip_raw *r;
-	const size_t *idx;
-};
-
-static uint64_t infer_weight(void *ctx, size_t first, size_t count)
+/* How many instructions the CFG block holds. */
+static uint64_t block_insns(const struct gen *g, const struct spgo_cfg_block *blk)
 {
-	struct infer_ctx *c = ctx;
-	int disagree;
-	double est = block_estimate(c->g, c->r, c->idx + first, count, &disagree);
-	c->g->st->blocks_disagree += disagree;
-	return (uint64_t)(est * IP_SCALE + 0.5);
+	size_t i = gen_insn_lower(g, blk->addr), k = i;
+	while (k < g->ninsns && g->insns[k].addr < blk->addr + blk->size)
+		k++;
+	return k - i;
 }
 
 /*
- * Blocks and counts by profile inference on the binary CFG (profi by
- * default; see spgo/gen.h): the block estimates are the weights.  Where the events disagree the estimate
- * is their mean: spgo/infer.h has no per-block costs yet to say "trust
- * this block less" (section 3.3's adjustment); leaving such blocks unknown
- * instead loses them when they are a function's only sampled blocks.
- * Returns 0, or -1 when there is no inference or no CFG (the caller falls
- * back to plain averages).
+ * Blocks and counts by profile inference (profi by default; see spgo/gen.h)
+ * on the function's binary CFG as spgo_cfg_from_binary() builds it, the
+ * same CFG `spgo infer` uses: split parts, recovered jump tables, noreturn
+ * calls (their blocks pass no flow on), indirect tail calls (exits) and
+ * the exact block starts of .llvm_bb_addr_map when the binary has one.
+ * The block estimates are the weights.  Where the events disagree the
+ * estimate is their mean: spgo/infer.h has no per-block costs yet to say
+ * "trust this block less" (section 3.3's adjustment); leaving such blocks
+ * unknown instead loses them when they are a function's only sampled
+ * blocks.  Instructions of the group the CFG does not hold (a part that
+ * has the function's name but is no split part of it) are marked in
+ * covered[] as 0 for the caller to average.  Returns 0, or -1 when there
+ * is no CFG (the caller falls back to plain averages).
  */
 static int group_infer(struct gen *g, const struct ip_raw *r, const size_t *idx, size_t n,
-		       uint64_t entry)
+		       uint64_t entry, enum spgo_algo algo, const struct spgo_bb_addr_map *bbmap,
+		       uint8_t *covered)
 {
-	struct spgo_insn *ins = xmalloc(n * sizeof *ins);
-	uint64_t *counts = xmalloc(n * sizeof *counts);
-	for (size_t k = 0; k < n; k++)
-		ins[k] = g->insns[idx[k]];
-	struct infer_ctx c = {g, r, idx};
-	size_t nblocks = 0;
-	uint64_t disagree0 = g->st->blocks_disagree;
-	const char *algo = g->o->infer_algo ? g->o->infer_algo : SPGO_GEN_INFER_DEFAULT;
-	int rc = gen_infer_counts(ins, n, entry, algo, infer_weight, &c, counts, &nblocks);
-	if (rc == 1) {
-		for (size_t k = 0; k < n; k++) {
-			g->count[idx[k]] = counts[k];
-			g->st->insns_counted += counts[k] != 0;
-		}
-		g->st->blocks += nblocks;
-		g->st->inferred = 1;
-	} else {
-		g->st->blocks_disagree = disagree0;
+	struct spgo_cfg cfg;
+	if (spgo_cfg_from_binary(&cfg, g->bin, entry, bbmap) < 0) {
+		spgo_cfg_free(&cfg);
+		return -1;
 	}
-	free(ins);
-	free(counts);
-	return rc == 1 ? 0 : -1;
+	/* Each block's instructions are consecutive in the binary's list. */
+	size_t *bidx = NULL, bcap = 0;
+	uint64_t disagree = 0;
+	for (size_t b = 0; b < cfg.nblocks; b++) {
+		struct spgo_cfg_block *blk = &cfg.blocks[b];
+		size_t m = 0;
+		for (size_t i = gen_insn_lower(g, blk->addr);
+		     i < g->ninsns && g->insns[i].addr < blk->addr + blk->size; i++) {
+			if (m == bcap) {
+				bcap = bcap ? 2 * bcap : 64;
+				bidx = xrealloc(bidx, bcap * sizeof *bidx);
+			}
+			bidx[m++] = i;
+		}
+		blk->weight = SPGO_WEIGHT_UNKNOWN;
+		if (m) {
+			int dis;
+			double est = block_estimate(g, r, bidx, m, &dis);
+			disagree += dis;
+			blk->weight = (uint64_t)(est * IP_SCALE + 0.5);
+		}
+	}
+	free(bidx);
+	/*
+	 * Inference must keep the sampled flow.  profi's joining of islands
+	 * once dropped all of it on minivm's main (the interpreter loop,
+	 * entered once from an unsampled entry, dispatching through a jump
+	 * table): after dropping one island piece the flow had a negative
+	 * cycle, no join could be priced and every island went to 0, so the
+	 * hottest function got no counts (tests/data/infer_profi_drops_main.cfg;
+	 * join.c handles that case since).  As a guard against such losses:
+	 * when the result holds under a quarter of the sampled weight (in
+	 * weight x instructions), min-cost flow is tried on the same CFG,
+	 * then plain averages (return -1).
+	 */
+	uint64_t wsum = 0;
+	for (size_t b = 0; b < cfg.nblocks; b++)
+		if (cfg.blocks[b].weight != SPGO_WEIGHT_UNKNOWN)
+			wsum += cfg.blocks[b].weight * block_insns(g, &cfg.blocks[b]);
+	struct spgo_infer_opts opts;
+	enum spgo_algo tries[2] = {algo, SPGO_ALGO_MCF};
+	int kept = 0;
+	for (size_t t = 0; t < 2 && !kept; t++) {
+		if (t && tries[t] == algo)
+			break;
+		spgo_infer_defaults(&opts, tries[t]);
+		spgo_infer(&cfg, &opts);
+		uint64_t fsum = 0;
+		for (size_t b = 0; b < cfg.nblocks; b++)
+			fsum += cfg.blocks[b].count * block_insns(g, &cfg.blocks[b]);
+		kept = fsum >= wsum / 4;
+		if (!kept)
+			g->st->infer_lost++;
+	}
+	if (!kept) {
+		spgo_cfg_free(&cfg);
+		return -1;
+	}
+	memset(covered, 0, n);
+	for (size_t b = 0; b < cfg.nblocks; b++) {
+		const struct spgo_cfg_block *blk = &cfg.blocks[b];
+		for (size_t i = gen_insn_lower(g, blk->addr);
+		     i < g->ninsns && g->insns[i].addr < blk->addr + blk->size; i++) {
+			g->count[i] = blk->count;
+			g->st->insns_counted += blk->count != 0;
+		}
+	}
+	/* idx is sorted: mark what the blocks held. */
+	size_t k = 0;
+	for (size_t b = 0; b < cfg.nblocks; b++) {
+		const struct spgo_cfg_block *blk = &cfg.blocks[b];
+		while (k < n && g->insns[idx[k]].addr < blk->addr)
+			k++;
+		for (; k < n && g->insns[idx[k]].addr < blk->addr + blk->size; k++)
+			covered[k] = 1;
+	}
+	g->st->blocks += cfg.nblocks;
+	g->st->blocks_disagree += disagree;
+	g->st->inferred = 1;
+	spgo_cfg_free(&cfg);
+	return 0;
 }
 
 /* Blocks and counts by plain averages: leaders at the group's entries,
@@ -244,6 +312,21 @@ int gen_ip_counts(struct gen *g)
 		}
 	}
 
+	/* Inference: the algorithm, and the binary's exact block starts when
+	 * it has them (a section this build cannot read only loses them). */
+	int algo = -1;
+	struct spgo_bb_addr_map bbmap = {0};
+	if (!g->o->no_infer) {
+		algo = spgo_algo_parse(g->o->infer_algo ? g->o->infer_algo : SPGO_GEN_INFER_DEFAULT);
+		if (algo < 0) {
+			for (size_t e = 0; e < nev; e++)
+				free(r.raw[e]);
+			free(r.raw);
+			return spgo_gen_check_infer(g->o->infer_algo);
+		}
+		if (spgo_bb_addr_map_read(&bbmap, spgo_binary_path(g->bin)) < 0)
+			spgo_bb_addr_map_free(&bbmap);
+	}
 	/* Each group of function parts with samples (first part of a name). */
 	size_t *idx = NULL, cap = 0;
 	uint8_t *leader = NULL;
@@ -267,16 +350,26 @@ int gen_ip_counts(struct gen *g)
 				entry = g->funcs[p].start;
 				break;
 			}
-		if (!g->o->no_infer && group_infer(g, &r, idx, m, entry) == 0)
-			continue;
 		if (m > lcap) {
 			lcap = m;
 			leader = xrealloc(leader, lcap);
+		}
+		if (algo >= 0 && group_infer(g, &r, idx, m, entry, (enum spgo_algo)algo, &bbmap,
+					     leader) == 0) {
+			/* average what the CFG did not hold, in place in idx */
+			size_t u = 0;
+			for (size_t k = 0; k < m; k++)
+				if (!leader[k])
+					idx[u++] = idx[k];
+			if (u)
+				group_average(g, &r, idx, u, leader);
+			continue;
 		}
 		group_average(g, &r, idx, m, leader);
 	}
 	free(idx);
 	free(leader);
+	spgo_bb_addr_map_free(&bbmap);
 	for (size_t e = 0; e < nev; e++)
 		free(r.raw[e]);
 	free(r.raw);

@@ -12,6 +12,7 @@
 #include "spgo/aggregate.h"
 #include "spgo/binary.h"
 #include "spgo/gen.h"
+#include "spgo/infer.h"
 #include "spgo/profile.h"
 
 static void test_canonical(void)
@@ -254,6 +255,128 @@ static void test_gen_ip(void)
 	spgo_agg_free(agg);
 }
 
+
+/*
+ * IP mode infers on the CFG with jump tables (spgo_cfg_from_binary).  The
+ * switch below compiles to a range check E (`cmp; ja default`), a dispatch
+ * T (`jmp *table`) and case blocks; the holes (5, 8) of the table lead to
+ * the default block D, which is ALSO the target of E's `ja`.  Samples as of
+ * dense(5) called over and over: E, T, D and what follows D, every
+ * instruction alike.  With the table, E -> T -> D is a flow of equal
+ * counts.  Without it (the CFG IP mode used to build), T is an exit whose
+ * guessed edges reach only blocks nobody else enters, so D can get flow
+ * only through E's `ja`: inference either doubles E or drops D, and the
+ * `switch` and `default` lines differ by a factor of two or more.
+ */
+static const char switch_src[] =
+	"volatile int g;\n"
+	"__attribute__((noinline)) int dense(int x)\n" /* line 2: decl */
+	"{\n"
+	"	switch (x) {\n" /* line 4: offset 2 */
+	"	case 0: g += 3; break;\n"
+	"	case 1: g ^= x; break;\n"
+	"	case 2: g = g * 7 + 1; break;\n"
+	"	case 3: g -= 11; break;\n"
+	"	case 4: g = g / 3 + x; break;\n"
+	"	case 6: g |= 0x40; break;\n"
+	"	case 7: g = (g << 2) ^ 5; break;\n"
+	"	case 9: g = g % 97 + 2; break;\n"
+	"	case 10: g += g >> 1; break;\n"
+	"	case 11: g &= 0x7ff; break;\n"
+	"	case 12: g = -g; break;\n"
+	"	default: g += 100; break;\n" /* line 16: offset 14 */
+	"	}\n"
+	"	return g;\n"
+	"}\n"
+	"int main(int c, char **v) { (void)v; return dense(c + 4); }\n";
+
+static uint32_t edge_to(const struct spgo_cfg *c, uint32_t b, uint32_t kind, uint32_t dst)
+{
+	for (uint32_t k = 0; k < c->blocks[b].nout; k++) {
+		const struct spgo_cfg_edge *e = &c->edges[c->succ[c->blocks[b].out + k]];
+		if (e->kind == kind && (dst == SPGO_NONE || e->dst == dst))
+			return e->dst;
+	}
+	return SPGO_NONE;
+}
+
+static void test_gen_ip_jump_table(void)
+{
+	char src[128], bin_path[128], cmd[512];
+	snprintf(src, sizeof src, "%s/sw.c", dir);
+	snprintf(bin_path, sizeof bin_path, "%s/sw", dir);
+	FILE *fp = fopen(src, "w");
+	REQUIRE(fp);
+	fputs(switch_src, fp);
+	fclose(fp);
+	snprintf(cmd, sizeof cmd, "cc -O2 -g -o %s %s 2>/dev/null", bin_path, src);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "test_gen: cannot compile the switch program; skipped\n");
+		return;
+	}
+	struct spgo_aggregate *agg;
+	REQUIRE(spgo_agg_new(&agg, bin_path, NULL) == 0);
+	const struct spgo_function *f = find_func(agg->bin, "dense");
+	REQUIRE(f);
+	struct spgo_cfg c;
+	REQUIRE(spgo_cfg_from_binary(&c, agg->bin, f->start, NULL) == 0);
+	/* E ends in `ja D`; its fall-through T dispatches through the table,
+	 * which lists D too (the holes). */
+	uint32_t e = c.entry, d = edge_to(&c, e, SPGO_EDGE_TAKEN, SPGO_NONE);
+	uint32_t t = edge_to(&c, e, SPGO_EDGE_NOT_TAKEN, SPGO_NONE);
+	REQUIRE(d != SPGO_NONE && t != SPGO_NONE);
+	REQUIRE(edge_to(&c, t, SPGO_EDGE_TABLE, d) == d);
+	/* The sampled blocks: E, T, D and D's single-successor chain. */
+	uint8_t *hot = xcalloc(c.nblocks, 1);
+	hot[e] = hot[t] = 1;
+	for (uint32_t b = d; b != SPGO_NONE && !hot[b];) {
+		hot[b] = 1;
+		b = c.blocks[b].nout == 1 ? c.edges[c.succ[c.blocks[b].out]].dst : SPGO_NONE;
+	}
+	struct spgo_agg_event ev = {0};
+	ev.name = xstrdup("cpu-clock");
+	spgo_kmap_init(&ev.ips, 1);
+	size_t n;
+	const struct spgo_insn *in = spgo_binary_insns(agg->bin, &n);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t b = spgo_cfg_block_at(&c, in[i].addr);
+		if (b != SPGO_NONE && hot[b] && in[i].addr >= f->start && in[i].addr < f->end) {
+			*spgo_kmap_upsert(&ev.ips, &in[i].addr) += 100;
+			ev.samples += 100;
+		}
+	}
+	free(hot);
+	spgo_cfg_free(&c);
+	VEC_PUSH(&agg->events, ev);
+	agg->stats.samples = agg->stats.samples_matched = ev.samples;
+
+	struct spgo_gen_opts o;
+	spgo_gen_defaults(&o);
+	o.mode = SPGO_GEN_IP;
+	struct spgo_profile *p;
+	struct spgo_gen_stats st;
+	REQUIRE(spgo_gen(agg, &o, &p, &st) == 0);
+	CHECK(st.inferred);
+	uint32_t fd = spgo_func_find(p, "dense");
+	REQUIRE(fd != SPGO_NONE);
+	uint64_t sw = 0, def = 0;
+	for (uint32_t b = spgo_fn(p, fd)->bodies; b != SPGO_NONE; b = p->bodies.v[b].next) {
+		const struct spgo_body *bd = &p->bodies.v[b];
+		if (bd->line == 2 && bd->count > sw)
+			sw = bd->count;
+		if (bd->line == 14 && bd->count > def)
+			def = bd->count;
+	}
+	/* 100 samples per instruction = 1600 in IP mode's 1/16 units. */
+	CHECK_EQ_U64(sw, 1600);
+	CHECK_EQ_U64(def, 1600);
+	if (sw != 1600 || def != 1600)
+		fprintf(stderr, "test_gen_ip_jump_table: switch line %llu, default line %llu\n",
+			(unsigned long long)sw, (unsigned long long)def);
+	spgo_profile_free(p);
+	spgo_agg_free(agg);
+}
+
 int main(void)
 {
 	RUN(test_canonical);
@@ -261,6 +384,7 @@ int main(void)
 	if (build_prog() == 0) {
 		RUN(test_gen_lbr);
 		RUN(test_gen_ip);
+		RUN(test_gen_ip_jump_table);
 	} else {
 		fprintf(stderr, "test_gen: cannot compile the test program; skipping spgo_gen tests\n");
 	}
