@@ -13,6 +13,7 @@
  *  - a context whose caller has no profile becomes (or merges into) the
  *    plain top-level profile of its function.
  */
+#include "profile/profile_impl.h"
 #include "spgo/profile.h"
 
 #include <stdlib.h>
@@ -32,6 +33,7 @@ struct nest {
 	VEC(struct node) nodes;
 	struct spgo_kmap index; /* (parent, line<<32|disc, name) -> node + 1 */
 	uint32_t *namemap;      /* input name id -> output name id */
+	spgo_ctx_frames frames; /* scratch for add_context */
 };
 
 static uint32_t oname(struct nest *n, uint32_t id)
@@ -61,39 +63,18 @@ static uint32_t node_get(struct nest *n, uint32_t parent, uint32_t line, uint32_
 	return (uint32_t)(*v - 1);
 }
 
-/* Parse "a:1 @ b:2.3 @ c" into trie nodes; returns the leaf node. */
+/* Parse "a:1 @ b:2.3 @ c" into trie nodes; returns the leaf node.  Each
+ * node is keyed by its parent, the call site in the parent, and its name. */
 static int add_context(struct nest *n, uint32_t root, const char *s, uint32_t *leaf)
 {
+	if (spgo_ctx_split(n->out, s, &n->frames) < 0)
+		return -1;
 	uint32_t cur = root, line = 0, disc = 0;
-	for (;;) {
-		const char *e = strstr(s, " @ ");
-		size_t len = e ? (size_t)(e - s) : strlen(s), nl = len;
-		uint32_t nline = 0, ndisc = 0;
-		if (e) {
-			const char *c = NULL;
-			for (size_t i = len; i > 0; i--)
-				if (s[i - 1] == ':') {
-					c = s + i - 1;
-					break;
-				}
-			if (!c)
-				return spgo_error("context frame '%.*s' has no location", (int)len, s);
-			nl = (size_t)(c - s);
-			char *end;
-			unsigned long l = strtoul(c + 1, &end, 10), d = 0;
-			if (*end == '.')
-				d = strtoul(end + 1, &end, 10);
-			if (end != s + len || l > 0xffff || d > UINT32_MAX)
-				return spgo_error("context frame '%.*s' has a bad location", (int)len, s);
-			nline = (uint32_t)l;
-			ndisc = (uint32_t)d;
-		}
-		cur = node_get(n, cur, line, disc, spgo_name_id(n->out, s, nl));
-		if (!e)
-			break;
-		line = nline;
-		disc = ndisc;
-		s = e + 3;
+	for (size_t i = 0; i < n->frames.n; i++) {
+		const struct spgo_ctx_frame *fr = &n->frames.v[i];
+		cur = node_get(n, cur, line, disc, fr->name);
+		line = fr->line;
+		disc = fr->disc;
 	}
 	*leaf = cur;
 	return 0;
@@ -223,6 +204,7 @@ struct spgo_profile *spgo_profile_cs_nest(const struct spgo_profile *in)
 	spgo_profile_finalize(n.out, 0);
 out:
 	VEC_FREE(&n.nodes);
+	VEC_FREE(&n.frames);
 	spgo_kmap_free(&n.index);
 	free(n.namemap);
 	return n.out;

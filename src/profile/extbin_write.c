@@ -69,48 +69,6 @@ static void mark_func(struct wr *w, uint32_t f)
 		mark_func(w, c);
 }
 
-/* Split "a:1 @ b:2.3 @ c" into frames of (name, line, disc). */
-struct frame {
-	uint32_t name, line, disc;
-};
-
-typedef VEC(struct frame) framelist;
-static int ctx_frames(struct spgo_profile *p, const char *s, framelist *out)
-{
-	out->n = 0;
-	for (;;) {
-		const char *e = strstr(s, " @ ");
-		size_t len = e ? (size_t)(e - s) : strlen(s);
-		struct frame fr = {0, 0, 0};
-		size_t nl = len;
-		if (e) {
-			/* name:line[.disc] -- the last colon starts the location */
-			const char *c = NULL;
-			for (size_t i = len; i > 0; i--)
-				if (s[i - 1] == ':') {
-					c = s + i - 1;
-					break;
-				}
-			if (!c)
-				return spgo_error("context frame '%.*s' has no location", (int)len, s);
-			nl = (size_t)(c - s);
-			char *end;
-			unsigned long l = strtoul(c + 1, &end, 10), d = 0;
-			if (*end == '.')
-				d = strtoul(end + 1, &end, 10);
-			if (end != s + len || l > 0xffff || d > UINT32_MAX)
-				return spgo_error("context frame '%.*s' has a bad location", (int)len, s);
-			fr.line = (uint32_t)l;
-			fr.disc = (uint32_t)d;
-		}
-		fr.name = spgo_name_id(p, s, nl);
-		VEC_PUSH(out, fr);
-		if (!e)
-			return 0;
-		s = e + 3;
-	}
-}
-
 static _Thread_local struct wr *sort_w;
 
 static int cmp_names(const void *a, const void *b)
@@ -229,7 +187,7 @@ int spgo_write_extbinary(struct spgo_profile *p, FILE *fp, const struct spgo_wri
 	VEC(uint32_t) names = {0};
 
 	/* Contexts first: splitting them may add frame names. */
-	framelist frames = {0};
+	spgo_ctx_frames frames = {0};
 	VEC(uint32_t) ctxlist = {0};
 	size_t nctx = p->contexts.n;
 	w.cidx = xmalloc((nctx + 1) * sizeof *w.cidx);
@@ -243,7 +201,7 @@ int spgo_write_extbinary(struct spgo_profile *p, FILE *fp, const struct spgo_wri
 	}
 	if (w.cs)
 		for (size_t i = 0; i < ctxlist.n; i++)
-			if (ctx_frames(p, spgo_strtab_get(&p->contexts, ctxlist.v[i]), &frames))
+			if (spgo_ctx_split(p, spgo_strtab_get(&p->contexts, ctxlist.v[i]), &frames))
 				goto out;
 
 	/* The name table: every name the profile refers to, sorted. */
@@ -253,7 +211,7 @@ int spgo_write_extbinary(struct spgo_profile *p, FILE *fp, const struct spgo_wri
 	for (size_t i = 0; i < p->top.n; i++)
 		mark_func(&w, p->top.v[i]);
 	for (size_t i = 0; i < ctxlist.n; i++) {
-		ctx_frames(p, spgo_strtab_get(&p->contexts, ctxlist.v[i]), &frames);
+		spgo_ctx_split(p, spgo_strtab_get(&p->contexts, ctxlist.v[i]), &frames);
 		for (size_t j = 0; j < frames.n; j++)
 			mark_name(&w, frames.v[j].name);
 	}
@@ -308,7 +266,7 @@ int spgo_write_extbinary(struct spgo_profile *p, FILE *fp, const struct spgo_wri
 		put_uleb(b, ctxlist.n);
 		for (size_t i = 0; i < ctxlist.n; i++) {
 			w.cidx[ctxlist.v[i]] = (uint32_t)i;
-			ctx_frames(p, spgo_strtab_get(&p->contexts, ctxlist.v[i]), &frames);
+			spgo_ctx_split(p, spgo_strtab_get(&p->contexts, ctxlist.v[i]), &frames);
 			put_uleb(b, frames.n);
 			for (size_t j = 0; j < frames.n; j++) {
 				put_uleb(b, w.nidx[frames.v[j].name]);

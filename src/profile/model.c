@@ -4,6 +4,7 @@
  * spgo/profile.h for the contract.
  */
 #include "spgo/profile.h"
+#include "profile/profile_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -245,6 +246,43 @@ uint32_t spgo_func_get_id(struct spgo_profile *p, uint32_t name)
 uint32_t spgo_func_get(struct spgo_profile *p, const char *name)
 {
 	return spgo_func_get_id(p, spgo_name_id(p, name, strlen(name)));
+}
+
+/* Split "a:1 @ b:2.3 @ c" into frames: see profile_impl.h. */
+int spgo_ctx_split(struct spgo_profile *p, const char *s, spgo_ctx_frames *out)
+{
+	out->n = 0;
+	for (;;) {
+		const char *e = strstr(s, " @ ");
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+		struct spgo_ctx_frame fr = {0, 0, 0};
+		size_t nl = len;
+		if (e) {
+			/* name:line[.disc] -- the last colon starts the location */
+			const char *c = NULL;
+			for (size_t i = len; i > 0; i--)
+				if (s[i - 1] == ':') {
+					c = s + i - 1;
+					break;
+				}
+			if (!c)
+				return spgo_error("context frame '%.*s' has no location", (int)len, s);
+			nl = (size_t)(c - s);
+			char *end;
+			unsigned long l = strtoul(c + 1, &end, 10), d = 0;
+			if (*end == '.')
+				d = strtoul(end + 1, &end, 10);
+			if (end != s + len || l > 0xffff || d > UINT32_MAX)
+				return spgo_error("context frame '%.*s' has a bad location", (int)len, s);
+			fr.line = (uint32_t)l;
+			fr.disc = (uint32_t)d;
+		}
+		fr.name = spgo_name_id(p, s, nl);
+		VEC_PUSH(out, fr);
+		if (!e)
+			return 0;
+		s = e + 3;
+	}
 }
 
 /* The leaf frame of a context: the text after the last " @ ". */
