@@ -257,25 +257,31 @@ static int cycle_search(const struct spgo_cfg *cfg, const struct spgo_infer_opts
 	return 0;
 }
 
+/* Apply the change of the arc by which the search reached node n. */
+static void arc_apply(struct spgo_cfg *cfg, const struct cyc *c, uint32_t n)
+{
+	switch (c->kind[n]) {
+	case ARC_EDGE_PLUS:
+		cfg->edges[c->arcid[n]].count++;
+		break;
+	case ARC_EDGE_MINUS:
+		cfg->edges[c->arcid[n]].count--;
+		break;
+	case ARC_UP:
+		cfg->blocks[c->arcid[n]].count++;
+		break;
+	case ARC_DOWN:
+		cfg->blocks[c->arcid[n]].count--;
+		break;
+	}
+}
+
 /* Apply the cycle found by cycle_search, closing with +1 on edge add. */
 static void cycle_apply(struct spgo_cfg *cfg, const struct cyc *c, uint32_t node, uint32_t add)
 {
 	cfg->edges[add].count++;
 	for (uint32_t n = node; c->prev[n] != SPGO_NONE; n = c->prev[n]) {
-		switch (c->kind[n]) {
-		case ARC_EDGE_PLUS:
-			cfg->edges[c->arcid[n]].count++;
-			break;
-		case ARC_EDGE_MINUS:
-			cfg->edges[c->arcid[n]].count--;
-			break;
-		case ARC_UP:
-			cfg->blocks[c->arcid[n]].count++;
-			break;
-		case ARC_DOWN:
-			cfg->blocks[c->arcid[n]].count--;
-			break;
-		}
+		arc_apply(cfg, c, n);
 	}
 }
 
@@ -375,20 +381,7 @@ static int improve_once(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, c
 	uint32_t n = v;
 	size_t steps = 0;
 	do {
-		switch (c->kind[n]) {
-		case ARC_EDGE_PLUS:
-			cfg->edges[c->arcid[n]].count++;
-			break;
-		case ARC_EDGE_MINUS:
-			cfg->edges[c->arcid[n]].count--;
-			break;
-		case ARC_UP:
-			cfg->blocks[c->arcid[n]].count++;
-			break;
-		case ARC_DOWN:
-			cfg->blocks[c->arcid[n]].count--;
-			break;
-		}
+		arc_apply(cfg, c, n);
 		n = c->prev[n];
 	} while (n != v && n != SPGO_NONE && ++steps <= nn);
 	return 1;

@@ -274,24 +274,15 @@ void flow_rebalance_dangling(struct spgo_cfg *cfg, int cyclic)
 		if (!any)
 			continue;
 		/* Collect the region and its sampled exits. */
-		size_t nr = 0, head = 0;
+		size_t nr = 0;
 		uint32_t v = SPGO_NONE;
 		int bad = 0;
-		for (uint32_t k = 0; k < ub->nout; k++) {
-			uint32_t d = cfg->edges[cfg->succ[ub->out + k]].dst;
-			if (!DANGLING(d)) {
-				if (v != SPGO_NONE && v != d)
-					bad = 1;
-				v = d;
-			} else if (!inR[d]) {
-				inR[d] = 1;
-				R[nr++] = d;
-			}
-		}
-		while (head < nr) {
-			uint32_t r = R[head++];
+		/* Breadth-first from u over dangling blocks: u itself, then
+		 * each region block in turn (index -1 stands for u). */
+		for (ptrdiff_t i = -1; i < (ptrdiff_t)nr; i++) {
+			uint32_t r = i < 0 ? u : R[i];
 			const struct spgo_cfg_block *rb = &cfg->blocks[r];
-			if (spgo_cfg_is_exit(cfg, r) || done[r] || r == cfg->entry)
+			if (i >= 0 && (spgo_cfg_is_exit(cfg, r) || done[r] || r == cfg->entry))
 				bad = 1;
 			for (uint32_t k = 0; k < rb->nout; k++) {
 				uint32_t d = cfg->edges[cfg->succ[rb->out + k]].dst;
