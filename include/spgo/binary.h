@@ -194,6 +194,9 @@ const struct spgo_symbol *spgo_binary_symbols(struct spgo_binary *bin, size_t *n
  * 0.  NULL if none.
  */
 const struct spgo_symbol *spgo_binary_symbol_at(struct spgo_binary *bin, uint64_t addr);
+/* The same, and sets *until (> addr) so that every address in [addr, *until)
+ * has the same answer. */
+const struct spgo_symbol *spgo_binary_symbol_at_until(struct spgo_binary *bin, uint64_t addr, uint64_t *until);
 
 /* ---- source lines and inline frames ------------------------------------ */
 
@@ -230,6 +233,15 @@ struct spgo_frame {
  * symbolize, print the ELF symbol there; see spgo_binary_symbol_at()).
  */
 int spgo_binary_symbolize(struct spgo_binary *bin, uint64_t addr, struct spgo_frame *frames, int max);
+/*
+ * The same, and sets *until (> addr) so that every address in [addr,
+ * *until) has the same frames: the end of the line row, of the innermost
+ * scope's range and of the CU's range at addr.  Callers symbolizing runs of
+ * ascending addresses (all instructions, sorted samples) reuse an answer
+ * while the next address is below *until.
+ */
+int spgo_binary_symbolize_until(struct spgo_binary *bin, uint64_t addr, struct spgo_frame *frames, int max,
+				uint64_t *until);
 
 /* Build the debug tables now (else done on first use); -1 with spgo_error set
  * when the binary and its debug file have no DWARF or it is unreadable. */

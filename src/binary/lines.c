@@ -47,12 +47,24 @@ static const char *cu_file(const struct spgo_binary *bin, const struct spgo_cu *
  * twenty.
  */
 
+/*
+ * Each also lowers *until to the first address above addr where its answer
+ * may change (spgo_binary_symbolize_until()).
+ */
+static void lower(uint64_t *until, uint64_t a)
+{
+	if (a < *until)
+		*until = a;
+}
+
 /* Index of the CU owning addr, or -1. */
-static long find_cu(struct spgo_binary *bin, uint64_t addr)
+static long find_cu(struct spgo_binary *bin, uint64_t addr, uint64_t *until)
 {
 	size_t h = bin->hint_cu;
-	if (h < bin->cu_ranges.n && bin->cu_ranges.v[h].lo <= addr && addr < bin->cu_ranges.v[h].hi)
+	if (h < bin->cu_ranges.n && bin->cu_ranges.v[h].lo <= addr && addr < bin->cu_ranges.v[h].hi) {
+		lower(until, bin->cu_ranges.v[h].hi);
 		return (long)bin->cu_ranges.v[h].cu;
+	}
 	size_t lo = 0, hi = bin->cu_ranges.n;
 	while (lo < hi) { /* first range with lo > addr */
 		size_t mid = lo + (hi - lo) / 2;
@@ -61,11 +73,16 @@ static long find_cu(struct spgo_binary *bin, uint64_t addr)
 		else
 			hi = mid;
 	}
+	if (lo < bin->cu_ranges.n)
+		lower(until, bin->cu_ranges.v[lo].lo);
 	if (lo == 0)
 		return -1;
 	const struct spgo_cu_range *r = &bin->cu_ranges.v[lo - 1];
 	bin->hint_cu = lo - 1;
-	return addr < r->hi ? (long)r->cu : -1;
+	if (addr >= r->hi)
+		return -1;
+	lower(until, r->hi);
+	return (long)r->cu;
 }
 
 /*
@@ -73,7 +90,8 @@ static long find_cu(struct spgo_binary *bin, uint64_t addr)
  * after addr, if it starts at or before addr, the last row at or before
  * addr (the last of several at one address), never the end row.
  */
-static const struct spgo_line_row *find_row(struct spgo_binary *bin, const struct spgo_cu *cu, uint64_t addr)
+static const struct spgo_line_row *find_row(struct spgo_binary *bin, const struct spgo_cu *cu, uint64_t addr,
+					   uint64_t *until)
 {
 	const struct spgo_line_seq *seqs = bin->seqs.v;
 	size_t s = bin->hint_seq;
@@ -87,8 +105,14 @@ static const struct spgo_line_row *find_row(struct spgo_binary *bin, const struc
 			else
 				hi = mid;
 		}
-		if (lo == cu->seq_end || seqs[lo].lo > addr)
+		if (lo == cu->seq_end)
 			return NULL;
+		if (seqs[lo].lo > addr) {
+			/* Earlier sequences end at or before addr: none is
+			 * found until seqs[lo] starts. */
+			lower(until, seqs[lo].lo);
+			return NULL;
+		}
 		s = bin->hint_seq = lo;
 	}
 	const struct spgo_line_row *rows = bin->rows.v;
@@ -99,6 +123,7 @@ static const struct spgo_line_row *find_row(struct spgo_binary *bin, const struc
 		for (size_t k = 0; k < 16; k++, h++) {
 			if (h + 1 == last || rows[h + 1].addr > addr) {
 				bin->hint_row = h;
+				lower(until, rows[h + 1].addr); /* the end row: the sequence's end */
 				return &rows[h];
 			}
 		}
@@ -112,10 +137,11 @@ static const struct spgo_line_row *find_row(struct spgo_binary *bin, const struc
 			hi = mid;
 	}
 	bin->hint_row = lo - 1;
+	lower(until, rows[lo].addr);
 	return &rows[lo - 1];
 }
 
-static long find_scope(struct spgo_binary *bin, const struct spgo_cu *cu, uint64_t addr)
+static long find_scope(struct spgo_binary *bin, const struct spgo_cu *cu, uint64_t addr, uint64_t *until)
 {
 	const struct spgo_scope_range *rg = bin->ranges.v;
 	size_t h = bin->hint_range;
@@ -123,7 +149,12 @@ static long find_scope(struct spgo_binary *bin, const struct spgo_cu *cu, uint64
 		for (size_t k = 0; k < 16; k++, h++) {
 			if (h + 1 == cu->range_end || rg[h + 1].lo > addr) {
 				bin->hint_range = h;
-				return addr < rg[h].hi ? (long)rg[h].scope : -1;
+				if (h + 1 < cu->range_end)
+					lower(until, rg[h + 1].lo);
+				if (addr >= rg[h].hi)
+					return -1;
+				lower(until, rg[h].hi);
+				return (long)rg[h].scope;
 			}
 		}
 	}
@@ -135,11 +166,16 @@ static long find_scope(struct spgo_binary *bin, const struct spgo_cu *cu, uint64
 		else
 			hi = mid;
 	}
+	if (lo < cu->range_end)
+		lower(until, rg[lo].lo);
 	if (lo == cu->range_begin)
 		return -1;
-	const struct spgo_scope_range *r = &bin->ranges.v[lo - 1];
+	const struct spgo_scope_range *r = &rg[lo - 1];
 	bin->hint_range = lo - 1;
-	return addr < r->hi ? (long)r->scope : -1;
+	if (addr >= r->hi)
+		return -1;
+	lower(until, r->hi);
+	return (long)r->scope;
 }
 
 static void set_location(struct spgo_frame *f, const char *file, uint32_t line, uint32_t col, uint32_t disc)
@@ -153,14 +189,23 @@ static void set_location(struct spgo_frame *f, const char *file, uint32_t line, 
 
 int spgo_binary_symbolize(struct spgo_binary *bin, uint64_t addr, struct spgo_frame *frames, int max)
 {
+	uint64_t until;
+	return spgo_binary_symbolize_until(bin, addr, frames, max, &until);
+}
+
+int spgo_binary_symbolize_until(struct spgo_binary *bin, uint64_t addr, struct spgo_frame *frames, int max,
+				uint64_t *until)
+{
+	*until = addr + 1;
 	if (SPGO_UNLIKELY(bin->debug_state != 1) && spgo_binary_load_debug(bin) < 0)
 		return -1;
-	long cui = find_cu(bin, addr);
+	*until = UINT64_MAX;
+	long cui = find_cu(bin, addr, until);
 	if (cui < 0)
 		return 0;
 	const struct spgo_cu *cu = &bin->cus.v[cui];
-	const struct spgo_line_row *row = find_row(bin, cu, addr);
-	long s = find_scope(bin, cu, addr);
+	const struct spgo_line_row *row = find_row(bin, cu, addr, until);
+	long s = find_scope(bin, cu, addr, until);
 	if (s < 0) {
 		if (!row)
 			return 0;

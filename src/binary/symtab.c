@@ -107,16 +107,34 @@ const struct spgo_symbol *spgo_binary_symbols(struct spgo_binary *bin, size_t *n
 
 const struct spgo_symbol *spgo_binary_symbol_at(struct spgo_binary *bin, uint64_t addr)
 {
+	uint64_t until;
+	return spgo_binary_symbol_at_until(bin, addr, &until);
+}
+
+/* The symbol of llvm_syms[h] if it covers addr; *until: where that ends. */
+static const struct spgo_symbol *symbol_of(struct spgo_binary *bin, size_t h, uint64_t addr, uint64_t *until)
+{
+	const struct spgo_symbol *s = &bin->syms.v[bin->llvm_syms.v[h]];
+	*until = h + 1 < bin->llvm_syms.n ? bin->syms.v[bin->llvm_syms.v[h + 1]].addr : UINT64_MAX;
+	if (s->size == 0)
+		return s;
+	if (addr - s->addr >= s->size)
+		return NULL;
+	if (s->addr + s->size < *until)
+		*until = s->addr + s->size;
+	return s;
+}
+
+const struct spgo_symbol *spgo_binary_symbol_at_until(struct spgo_binary *bin, uint64_t addr, uint64_t *until)
+{
 	if (!bin->syms_loaded)
 		load_symbols(bin);
 	/* The previous answer first: addresses often come in order. */
 	size_t h = bin->hint_sym, nl = bin->llvm_syms.n;
 	if (h < nl && bin->syms.v[bin->llvm_syms.v[h]].addr <= addr &&
-	    (h + 1 == nl || bin->syms.v[bin->llvm_syms.v[h + 1]].addr > addr)) {
-		const struct spgo_symbol *s = &bin->syms.v[bin->llvm_syms.v[h]];
-		return s->size != 0 && addr - s->addr >= s->size ? NULL : s;
-	}
-	size_t lo = 0, hi = bin->llvm_syms.n;
+	    (h + 1 == nl || bin->syms.v[bin->llvm_syms.v[h + 1]].addr > addr))
+		return symbol_of(bin, h, addr, until);
+	size_t lo = 0, hi = nl;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (bin->syms.v[bin->llvm_syms.v[mid]].addr <= addr)
@@ -124,13 +142,12 @@ const struct spgo_symbol *spgo_binary_symbol_at(struct spgo_binary *bin, uint64_
 		else
 			hi = mid;
 	}
-	if (lo == 0)
+	if (lo == 0) {
+		*until = nl ? bin->syms.v[bin->llvm_syms.v[0]].addr : UINT64_MAX;
 		return NULL;
+	}
 	bin->hint_sym = lo - 1;
-	const struct spgo_symbol *s = &bin->syms.v[bin->llvm_syms.v[lo - 1]];
-	if (s->size != 0 && addr - s->addr >= s->size)
-		return NULL;
-	return s;
+	return symbol_of(bin, lo - 1, addr, until);
 }
 
 /* ---- functions ------------------------------------------------------------ */

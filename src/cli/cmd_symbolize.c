@@ -211,22 +211,30 @@ enum { PLAIN, DISCRIMINATORS, VERBOSE };
 
 /*
  * Neighbouring instructions mostly share their frames, so the text of the
- * previous address is kept and reused when the frames are the same.  The
- * frame arrays are static so that their padding stays zero for memcmp.
+ * previous answer is kept: reused without a lookup while the address stays
+ * below where the binary says the answer may change (`until`), and after a
+ * lookup when the frames and symbol are the same as before.  The frame
+ * arrays are static so that their padding stays zero for memcmp.
  */
 static struct spgo_frame frames_buf[2][MAX_FRAMES];
 static struct {
 	int n;
 	const struct spgo_symbol *sym;
+	uint64_t lo, until; /* the text answers every address in [lo, until) */
 	char text[8192];
 	size_t len;
-} memo = {-1, NULL, {0}, 0};
+} memo = {-1, NULL, 0, 0, {0}, 0};
 
 static int symbolize_one(struct spgo_binary *bin, uint64_t addr, int mode, struct obuf *o)
 {
 	static int cur;
+	if (addr >= memo.lo && addr < memo.until) {
+		ob_mem(o, memo.text, memo.len);
+		return 0;
+	}
 	struct spgo_frame *frames = frames_buf[cur];
-	int n = spgo_binary_symbolize(bin, addr, frames, MAX_FRAMES);
+	uint64_t until, sym_until;
+	int n = spgo_binary_symbolize_until(bin, addr, frames, MAX_FRAMES, &until);
 	if (n < 0)
 		return -1;
 	if (n > MAX_FRAMES)
@@ -235,8 +243,12 @@ static int symbolize_one(struct spgo_binary *bin, uint64_t addr, int mode, struc
 		frames[0] = (struct spgo_frame){0};
 		n = 1;
 	}
-	const struct spgo_symbol *sym = spgo_binary_symbol_at(bin, addr);
+	const struct spgo_symbol *sym = spgo_binary_symbol_at_until(bin, addr, &sym_until);
+	if (sym_until < until)
+		until = sym_until;
 	if (n == memo.n && sym == memo.sym && !memcmp(frames, frames_buf[!cur], (size_t)n * sizeof *frames)) {
+		memo.lo = addr;
+		memo.until = until;
 		ob_mem(o, memo.text, memo.len);
 		return 0;
 	}
@@ -285,9 +297,12 @@ static int symbolize_one(struct spgo_binary *bin, uint64_t addr, int mode, struc
 	}
 	ob_char(o, '\n');
 	memo.n = -1;
+	memo.lo = memo.until = 0;
 	if (o->flushes == flushes && o->n - start <= sizeof memo.text) {
 		memo.n = n;
 		memo.sym = sym;
+		memo.lo = addr;
+		memo.until = until;
 		memo.len = o->n - start;
 		memcpy(memo.text, o->buf + start, memo.len);
 		cur = !cur;
@@ -376,6 +391,30 @@ static int symbolize_text(struct spgo_binary *bin, char *s, int mode, struct obu
 	return symbolize_one(bin, addr, mode, o);
 }
 
+/* If p starts a line "0x" + 1 to 16 hex digits + "\n" (or the end), set
+ * *addr and return the start of the next line; else NULL. */
+static char *parse_hex_line(char *p, uint64_t *addr)
+{
+	if (p[0] != '0' || p[1] != 'x')
+		return NULL;
+	uint64_t a = 0;
+	int i = 2;
+	for (;; i++) {
+		unsigned c = (unsigned char)p[i], d;
+		if (c - '0' < 10)
+			d = c - '0';
+		else if ((c | 0x20) - 'a' < 6)
+			d = (c | 0x20) - 'a' + 10;
+		else
+			break;
+		a = a << 4 | d;
+	}
+	if (i == 2 || i > 18 || (p[i] != '\n' && p[i] != 0))
+		return NULL;
+	*addr = a;
+	return p + i + (p[i] == '\n');
+}
+
 static int stdin_is_file(void)
 {
 	struct stat st;
@@ -452,6 +491,15 @@ int cmd_symbolize(int argc, char **argv)
 				text[in.size] = 0;
 				spgo_file_unmap(&in);
 				for (char *p = text; rc == 0 && *p;) {
+					/* The common line, "0x" and hex digits, parsed
+					 * here; anything else by symbolize_text(). */
+					uint64_t addr;
+					char *end = parse_hex_line(p, &addr);
+					if (end) {
+						rc = symbolize_one(bin, addr, mode, o);
+						p = end;
+						continue;
+					}
 					char *nl = strchr(p, '\n');
 					if (nl)
 						*nl = 0;
