@@ -63,6 +63,14 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) SPGO_PRINTF(1, 2);
+/*
+ * Grow malloc's heap by about `bytes` now and ask the kernel to back it with
+ * transparent huge pages: far fewer page faults for a command about to
+ * allocate that much in small blocks (libdw loading a large binary's DWARF).
+ * Changes malloc's settings for the whole process (top pad, trim and mmap
+ * thresholds): for commands to call once at start, never library code.
+ */
+void spgo_heap_reserve(size_t bytes);
 
 /*
  * Growable arrays: a struct with `T *v; size_t n, cap;`, declared with

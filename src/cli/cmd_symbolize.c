@@ -464,6 +464,11 @@ int cmd_symbolize(int argc, char **argv)
 	const char *verbose = getenv("SPGO_VERBOSE");
 	if (verbose && !strcmp(verbose, "1"))
 		spgo_verbose = 1;
+	/* The DWARF of a large binary takes tens of megabytes of small
+	 * blocks in libdw: have them in huge pages (see spgo_heap_reserve). */
+	struct stat st;
+	if (stat(debug ? debug : binary, &st) == 0)
+		spgo_heap_reserve(((size_t)64 << 20) + 8 * (size_t)st.st_size);
 	struct spgo_binary *bin;
 	if (spgo_binary_open(&bin, binary, debug) < 0)
 		return cli_fail();
