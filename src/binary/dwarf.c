@@ -16,13 +16,13 @@
  * libdw reads all of the DWARF (lines with dwarf_getsrclines, DIEs with
  * dwarf_child/dwarf_siblingof/dwarf_getattrs, ranges with dwarf_ranges,
  * .debug_aranges with dwarf_getaranges); spgo only copies what it needs
- * into its own tables, in one pass over the CUs.  (A helper thread walking
- * the DIEs on a second Dwarf handle while this one reads the line tables
- * measured no faster on a loaded 2-core machine, so there is none.)
+ * into its own tables, in two passes over the CUs: the line tables, and the
+ * DIEs (on a helper thread with its own libdw handle, at the same time).
  * After this, lines.c answers an address with binary searches only.
  */
 #include <fcntl.h>
 #include <gelf.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -700,28 +700,102 @@ static void read_cu_ranges(struct spgo_binary *bin, Dwarf_Die *cudies, struct sp
 
 /* ---- the whole load ------------------------------------------------------------ */
 
+/*
+ * The next compile unit at or after *off (skipping type and partial units):
+ * 1 and its DIE, DWARF version and DIE offset, or 0 at the end.  *units
+ * counts every unit header read.
+ */
+static int next_cu(Dwarf *dw, Dwarf_Off *off, int *units, Dwarf_Die *cudie, Dwarf_Half *version, Dwarf_Off *die_off)
+{
+	Dwarf_Off next;
+	size_t hsize;
+	while (dwarf_next_unit(dw, *off, &next, &hsize, version, NULL, NULL, NULL, NULL, NULL) == 0) {
+		*die_off = *off + hsize;
+		*off = next;
+		++*units;
+		if (dwarf_offdie(dw, *die_off, cudie) && dwarf_tag(cudie) == DW_TAG_compile_unit)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The scopes of every compile unit, walked on `dwarf`: either bin->dwarf,
+ * after the line tables, or a second handle on the same file from a helper
+ * thread while this one reads the line tables (libdw 0.188 is not safe for
+ * two threads on one handle).  The pass only touches what is its own:
+ * bin->strs, bin->scopes, bin->ranges, bin->subprograms and `bounds`, the
+ * slice of bin->ranges of each compile unit in order (begin, end pairs).
+ */
+struct scope_pass {
+	struct spgo_binary *bin;
+	Dwarf *dwarf;
+	VEC(size_t) bounds;
+};
+
+static void *scope_pass_run(void *arg)
+{
+	struct scope_pass *sp = arg;
+	struct spgo_binary *bin = sp->bin;
+	struct spgo_kmap names;
+	spgo_kmap_init(&names, 1);
+	raw_range_vec rr = {0};
+	Dwarf_Off off = 0, die_off;
+	Dwarf_Die cudie;
+	Dwarf_Half version;
+	int units = 0;
+	while (next_cu(sp->dwarf, &off, &units, &cudie, &version, &die_off)) {
+		VEC_PUSH(&sp->bounds, bin->ranges.n);
+		read_scopes(bin, &names, &cudie, &rr);
+		VEC_PUSH(&sp->bounds, bin->ranges.n);
+	}
+	VEC_FREE(&rr);
+	spgo_kmap_free(&names);
+	return NULL;
+}
+
+/*
+ * Start the scope pass on a helper thread with its own Elf and Dwarf handle
+ * on the DWARF's file; 0 if it runs, -1 if it cannot (SPGO_THREADS=1, zstd
+ * sections inflated in memory on the first handle only, no thread).
+ */
+static int scope_pass_start(struct scope_pass *sp, Elf **elf, pthread_t *thread)
+{
+	struct spgo_binary *bin = sp->bin;
+	const char *nthreads = getenv("SPGO_THREADS");
+	if ((nthreads && !strcmp(nthreads, "1")) || bin->inflated.n)
+		return -1;
+	*elf = elf_begin(bin->dbg_elf ? bin->dbg_fd : bin->fd, ELF_C_READ_MMAP, NULL);
+	if (*elf && (sp->dwarf = dwarf_begin_elf(*elf, DWARF_C_READ, NULL)) != NULL &&
+	    pthread_create(thread, NULL, scope_pass_run, sp) == 0)
+		return 0;
+	if (sp->dwarf)
+		dwarf_end(sp->dwarf);
+	if (*elf)
+		elf_end(*elf);
+	sp->dwarf = NULL;
+	*elf = NULL;
+	return -1;
+}
+
 static int load(struct spgo_binary *bin)
 {
 	if (open_dwarf(bin) < 0)
 		return -1;
-	VEC(Dwarf_Die) cudies = {0};
-	struct spgo_kmap cu_by_die, names;
-	spgo_kmap_init(&cu_by_die, 1);
-	spgo_kmap_init(&names, 1);
-	raw_range_vec rr = {0};
+	struct scope_pass sp = {bin, NULL, {0}};
+	Elf *sp_elf = NULL;
+	pthread_t sp_thread;
+	int threaded = scope_pass_start(&sp, &sp_elf, &sp_thread) == 0;
 
-	/* Each compile unit: its line table, then its scopes. */
-	Dwarf_Off off = 0, next;
-	size_t hsize;
+	/* Each compile unit's line table. */
+	VEC(Dwarf_Die) cudies = {0};
+	struct spgo_kmap cu_by_die;
+	spgo_kmap_init(&cu_by_die, 1);
+	Dwarf_Off off = 0, die_off;
+	Dwarf_Die cudie;
 	Dwarf_Half version;
 	int units = 0;
-	while (dwarf_next_unit(bin->dwarf, off, &next, &hsize, &version, NULL, NULL, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cudie;
-		Dwarf_Off die_off = off + hsize;
-		off = next;
-		units++;
-		if (!dwarf_offdie(bin->dwarf, die_off, &cudie) || dwarf_tag(&cudie) != DW_TAG_compile_unit)
-			continue;
+	while (next_cu(bin->dwarf, &off, &units, &cudie, &version, &die_off)) {
 		uint64_t key = die_off;
 		*spgo_kmap_upsert(&cu_by_die, &key) = bin->cus.n;
 		VEC_PUSH(&cudies, cudie);
@@ -732,23 +806,36 @@ static int load(struct spgo_binary *bin)
 		cu.seq_end = bin->seqs.n;
 		if (cu.seq_end - cu.seq_begin > 1)
 			qsort(bin->seqs.v + cu.seq_begin, cu.seq_end - cu.seq_begin, sizeof *bin->seqs.v, cmp_seq_hi);
-		cu.range_begin = bin->ranges.n;
-		read_scopes(bin, &names, &cudie, &rr);
-		cu.range_end = bin->ranges.n;
 		VEC_PUSH(&bin->cus, cu);
 	}
 	if (units == 0 && dwarf_errno() != 0)
 		spgo_warn("%s: %s", bin->dwarf_path, dwarf_errmsg(-1));
 	read_cu_ranges(bin, cudies.v, &cu_by_die);
-
 	VEC_FREE(&cudies);
-	VEC_FREE(&rr);
 	spgo_kmap_free(&cu_by_die);
-	spgo_kmap_free(&names);
+
+	/* Each compile unit's scopes. */
+	if (threaded) {
+		pthread_join(sp_thread, NULL);
+		dwarf_end(sp.dwarf);
+		elf_end(sp_elf);
+	} else {
+		sp.dwarf = bin->dwarf;
+		scope_pass_run(&sp);
+	}
+	int same = sp.bounds.n == 2 * bin->cus.n;
+	for (size_t i = 0; same && i < bin->cus.n; i++) {
+		bin->cus.v[i].range_begin = sp.bounds.v[2 * i];
+		bin->cus.v[i].range_end = sp.bounds.v[2 * i + 1];
+	}
+	VEC_FREE(&sp.bounds);
+	if (!same)
+		return spgo_error("%s: the compile units changed between two reads of the DWARF", bin->dwarf_path);
 	if (bin->cus.n == 0)
 		return spgo_error("%s: no compile units in the DWARF", bin->dwarf_path);
-	spgo_info("%s: %zu CUs, %zu line rows, %zu scopes, %zu scope ranges", bin->dwarf_path, bin->cus.n,
-		  bin->rows.n, bin->scopes.n, bin->ranges.n);
+	spgo_info("%s: %zu CUs, %zu line rows, %zu scopes, %zu scope ranges (%s)", bin->dwarf_path, bin->cus.n,
+		  bin->rows.n, bin->scopes.n, bin->ranges.n,
+		  threaded ? "scopes on a helper thread" : "one thread");
 	return 0;
 }
 
