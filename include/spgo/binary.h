@@ -13,7 +13,10 @@
  *  - Returned pointers stay valid until spgo_binary_close().
  *  - One struct spgo_binary is for one thread at a time: tables are built
  *    lazily and lookups keep a hint (the previous answer) to make runs of
- *    nearby addresses cheap.
+ *    nearby addresses cheap.  The one exception: once spgo_binary_load_debug()
+ *    and spgo_binary_symbols() have been called, several threads may call
+ *    spgo_binary_symbolize_until() and spgo_binary_symbol_at_until() at the
+ *    same time, each with a struct spgo_cursor of its own.
  */
 #ifndef SPGO_BINARY_H
 #define SPGO_BINARY_H
@@ -194,9 +197,20 @@ const struct spgo_symbol *spgo_binary_symbols(struct spgo_binary *bin, size_t *n
  * 0.  NULL if none.
  */
 const struct spgo_symbol *spgo_binary_symbol_at(struct spgo_binary *bin, uint64_t addr);
-/* The same, and sets *until (> addr) so that every address in [addr, *until)
- * has the same answer. */
-const struct spgo_symbol *spgo_binary_symbol_at_until(struct spgo_binary *bin, uint64_t addr, uint64_t *until);
+
+/*
+ * Where a thread's previous lookup ended, so the next one starts there:
+ * zero it before the first use.  NULL where a function takes one means the
+ * binary's own (one thread).
+ */
+struct spgo_cursor {
+	size_t cu, seq, row, range, sym;
+};
+
+/* spgo_binary_symbol_at(), and sets *until (> addr) so that every address in
+ * [addr, *until) has the same answer. */
+const struct spgo_symbol *spgo_binary_symbol_at_until(struct spgo_binary *bin, struct spgo_cursor *cur, uint64_t addr,
+						      uint64_t *until);
 
 /* ---- source lines and inline frames ------------------------------------ */
 
@@ -240,8 +254,8 @@ int spgo_binary_symbolize(struct spgo_binary *bin, uint64_t addr, struct spgo_fr
  * ascending addresses (all instructions, sorted samples) reuse an answer
  * while the next address is below *until.
  */
-int spgo_binary_symbolize_until(struct spgo_binary *bin, uint64_t addr, struct spgo_frame *frames, int max,
-				uint64_t *until);
+int spgo_binary_symbolize_until(struct spgo_binary *bin, struct spgo_cursor *cur, uint64_t addr,
+				struct spgo_frame *frames, int max, uint64_t *until);
 
 /* Build the debug tables now (else done on first use); -1 with spgo_error set
  * when the binary and its debug file have no DWARF or it is unreadable. */

@@ -91,7 +91,6 @@ struct spgo_binary {
 	int syms_loaded;
 	VEC(struct spgo_symbol) syms;      /* all, sorted by (addr, size) */
 	VEC(uint32_t) llvm_syms;           /* one per address, as llvm-symbolizer keeps */
-	size_t hint_sym;                   /* last answer of spgo_binary_symbol_at */
 
 	/* Functions (symtab.c). */
 	int funcs_loaded;
@@ -111,7 +110,7 @@ struct spgo_binary {
 	VEC(struct spgo_scope_range) ranges;
 	VEC(struct spgo_cu) cus;
 	VEC(struct spgo_cu_range) cu_ranges;
-	size_t hint_cu, hint_seq, hint_row, hint_range; /* last answers (lines.c) */
+	struct spgo_cursor cursor; /* lookups without a cursor of their own (lines.c, symtab.c) */
 	/* Out-of-line subprogram parts found in DWARF, for the function table. */
 	VEC(struct spgo_scope_range) subprograms;
 

@@ -58,9 +58,9 @@ static void lower(uint64_t *until, uint64_t a)
 }
 
 /* Index of the CU owning addr, or -1. */
-static long find_cu(struct spgo_binary *bin, uint64_t addr, uint64_t *until)
+static long find_cu(const struct spgo_binary *bin, struct spgo_cursor *cur, uint64_t addr, uint64_t *until)
 {
-	size_t h = bin->hint_cu;
+	size_t h = cur->cu;
 	if (h < bin->cu_ranges.n && bin->cu_ranges.v[h].lo <= addr && addr < bin->cu_ranges.v[h].hi) {
 		lower(until, bin->cu_ranges.v[h].hi);
 		return (long)bin->cu_ranges.v[h].cu;
@@ -78,7 +78,7 @@ static long find_cu(struct spgo_binary *bin, uint64_t addr, uint64_t *until)
 	if (lo == 0)
 		return -1;
 	const struct spgo_cu_range *r = &bin->cu_ranges.v[lo - 1];
-	bin->hint_cu = lo - 1;
+	cur->cu = lo - 1;
 	if (addr >= r->hi)
 		return -1;
 	lower(until, r->hi);
@@ -90,11 +90,11 @@ static long find_cu(struct spgo_binary *bin, uint64_t addr, uint64_t *until)
  * after addr, if it starts at or before addr, the last row at or before
  * addr (the last of several at one address), never the end row.
  */
-static const struct spgo_line_row *find_row(struct spgo_binary *bin, const struct spgo_cu *cu, uint64_t addr,
-					   uint64_t *until)
+static const struct spgo_line_row *find_row(const struct spgo_binary *bin, struct spgo_cursor *cur,
+					   const struct spgo_cu *cu, uint64_t addr, uint64_t *until)
 {
 	const struct spgo_line_seq *seqs = bin->seqs.v;
-	size_t s = bin->hint_seq;
+	size_t s = cur->seq;
 	if (!(s >= cu->seq_begin && s < cu->seq_end && seqs[s].lo <= addr && addr < seqs[s].hi &&
 	      (s == cu->seq_begin || seqs[s - 1].hi <= addr))) {
 		size_t lo = cu->seq_begin, hi = cu->seq_end;
@@ -113,16 +113,16 @@ static const struct spgo_line_row *find_row(struct spgo_binary *bin, const struc
 			lower(until, seqs[lo].lo);
 			return NULL;
 		}
-		s = bin->hint_seq = lo;
+		s = cur->seq = lo;
 	}
 	const struct spgo_line_row *rows = bin->rows.v;
 	size_t first = seqs[s].row_begin, last = seqs[s].row_end - 1; /* rows [first, last) */
-	size_t h = bin->hint_row;
+	size_t h = cur->row;
 	if (h >= first && h < last && rows[h].addr <= addr) {
 		/* Walk forward a few rows (several rows often share an address). */
 		for (size_t k = 0; k < 16; k++, h++) {
 			if (h + 1 == last || rows[h + 1].addr > addr) {
-				bin->hint_row = h;
+				cur->row = h;
 				lower(until, rows[h + 1].addr); /* the end row: the sequence's end */
 				return &rows[h];
 			}
@@ -136,19 +136,20 @@ static const struct spgo_line_row *find_row(struct spgo_binary *bin, const struc
 		else
 			hi = mid;
 	}
-	bin->hint_row = lo - 1;
+	cur->row = lo - 1;
 	lower(until, rows[lo].addr);
 	return &rows[lo - 1];
 }
 
-static long find_scope(struct spgo_binary *bin, const struct spgo_cu *cu, uint64_t addr, uint64_t *until)
+static long find_scope(const struct spgo_binary *bin, struct spgo_cursor *cur, const struct spgo_cu *cu,
+		       uint64_t addr, uint64_t *until)
 {
 	const struct spgo_scope_range *rg = bin->ranges.v;
-	size_t h = bin->hint_range;
+	size_t h = cur->range;
 	if (h >= cu->range_begin && h < cu->range_end && rg[h].lo <= addr) {
 		for (size_t k = 0; k < 16; k++, h++) {
 			if (h + 1 == cu->range_end || rg[h + 1].lo > addr) {
-				bin->hint_range = h;
+				cur->range = h;
 				if (h + 1 < cu->range_end)
 					lower(until, rg[h + 1].lo);
 				if (addr >= rg[h].hi)
@@ -171,7 +172,7 @@ static long find_scope(struct spgo_binary *bin, const struct spgo_cu *cu, uint64
 	if (lo == cu->range_begin)
 		return -1;
 	const struct spgo_scope_range *r = &rg[lo - 1];
-	bin->hint_range = lo - 1;
+	cur->range = lo - 1;
 	if (addr >= r->hi)
 		return -1;
 	lower(until, r->hi);
@@ -190,22 +191,24 @@ static void set_location(struct spgo_frame *f, const char *file, uint32_t line, 
 int spgo_binary_symbolize(struct spgo_binary *bin, uint64_t addr, struct spgo_frame *frames, int max)
 {
 	uint64_t until;
-	return spgo_binary_symbolize_until(bin, addr, frames, max, &until);
+	return spgo_binary_symbolize_until(bin, NULL, addr, frames, max, &until);
 }
 
-int spgo_binary_symbolize_until(struct spgo_binary *bin, uint64_t addr, struct spgo_frame *frames, int max,
-				uint64_t *until)
+int spgo_binary_symbolize_until(struct spgo_binary *bin, struct spgo_cursor *cur, uint64_t addr,
+				struct spgo_frame *frames, int max, uint64_t *until)
 {
 	*until = addr + 1;
 	if (SPGO_UNLIKELY(bin->debug_state != 1) && spgo_binary_load_debug(bin) < 0)
 		return -1;
+	if (!cur)
+		cur = &bin->cursor;
 	*until = UINT64_MAX;
-	long cui = find_cu(bin, addr, until);
+	long cui = find_cu(bin, cur, addr, until);
 	if (cui < 0)
 		return 0;
 	const struct spgo_cu *cu = &bin->cus.v[cui];
-	const struct spgo_line_row *row = find_row(bin, cu, addr, until);
-	long s = find_scope(bin, cu, addr, until);
+	const struct spgo_line_row *row = find_row(bin, cur, cu, addr, until);
+	long s = find_scope(bin, cur, cu, addr, until);
 	if (s < 0) {
 		if (!row)
 			return 0;

@@ -108,11 +108,11 @@ const struct spgo_symbol *spgo_binary_symbols(struct spgo_binary *bin, size_t *n
 const struct spgo_symbol *spgo_binary_symbol_at(struct spgo_binary *bin, uint64_t addr)
 {
 	uint64_t until;
-	return spgo_binary_symbol_at_until(bin, addr, &until);
+	return spgo_binary_symbol_at_until(bin, NULL, addr, &until);
 }
 
 /* The symbol of llvm_syms[h] if it covers addr; *until: where that ends. */
-static const struct spgo_symbol *symbol_of(struct spgo_binary *bin, size_t h, uint64_t addr, uint64_t *until)
+static const struct spgo_symbol *symbol_of(const struct spgo_binary *bin, size_t h, uint64_t addr, uint64_t *until)
 {
 	const struct spgo_symbol *s = &bin->syms.v[bin->llvm_syms.v[h]];
 	*until = h + 1 < bin->llvm_syms.n ? bin->syms.v[bin->llvm_syms.v[h + 1]].addr : UINT64_MAX;
@@ -125,12 +125,15 @@ static const struct spgo_symbol *symbol_of(struct spgo_binary *bin, size_t h, ui
 	return s;
 }
 
-const struct spgo_symbol *spgo_binary_symbol_at_until(struct spgo_binary *bin, uint64_t addr, uint64_t *until)
+const struct spgo_symbol *spgo_binary_symbol_at_until(struct spgo_binary *bin, struct spgo_cursor *cur, uint64_t addr,
+						      uint64_t *until)
 {
 	if (!bin->syms_loaded)
 		load_symbols(bin);
+	if (!cur)
+		cur = &bin->cursor;
 	/* The previous answer first: addresses often come in order. */
-	size_t h = bin->hint_sym, nl = bin->llvm_syms.n;
+	size_t h = cur->sym, nl = bin->llvm_syms.n;
 	if (h < nl && bin->syms.v[bin->llvm_syms.v[h]].addr <= addr &&
 	    (h + 1 == nl || bin->syms.v[bin->llvm_syms.v[h + 1]].addr > addr))
 		return symbol_of(bin, h, addr, until);
@@ -146,7 +149,7 @@ const struct spgo_symbol *spgo_binary_symbol_at_until(struct spgo_binary *bin, u
 		*until = nl ? bin->syms.v[bin->llvm_syms.v[0]].addr : UINT64_MAX;
 		return NULL;
 	}
-	bin->hint_sym = lo - 1;
+	cur->sym = lo - 1;
 	return symbol_of(bin, lo - 1, addr, until);
 }
 

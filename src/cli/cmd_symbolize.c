@@ -10,6 +10,9 @@
  * address, size, class and (for direct branches and calls) target;
  * --functions the function table.
  *
+ * A large file of addresses on stdin is formatted by two threads (see
+ * struct pool); the output is the same, byte for byte, as one thread's.
+ *
  * Environment: SPGO_THREADS=1 runs without helper threads, SPGO_VERBOSE=1
  * reports the size of the tables built.
  */
@@ -46,12 +49,15 @@ static const char usage[] =
  * The output buffer.  Symbolizing many addresses is mostly printing, and
  * the kernel's copy of the text into the output file costs as much as
  * making it: a writer thread writes one buffer while the next one fills.
+ * A buffer made with ob_init_grow() has no writer: it grows instead (the
+ * text of one chunk, see struct pool).
  */
 #define OBUF_SIZE (1u << 20)
 struct obuf {
 	char *buf; /* being filled */
-	size_t n;
+	size_t n, cap;
 	unsigned long flushes;
+	int grow;    /* grows instead of being flushed */
 	char *other; /* being written (while pending) or free */
 	const char *pending;
 	size_t pending_n;
@@ -83,15 +89,29 @@ static void *writer(void *arg)
 	return NULL;
 }
 
+static int no_threads(void)
+{
+	const char *nthreads = getenv("SPGO_THREADS");
+	return nthreads && !strcmp(nthreads, "1");
+}
+
 static void ob_init(struct obuf *o)
 {
 	memset(o, 0, sizeof *o);
+	o->cap = OBUF_SIZE;
 	o->buf = xmalloc(OBUF_SIZE);
 	o->other = xmalloc(OBUF_SIZE);
 	pthread_mutex_init(&o->mu, NULL);
 	pthread_cond_init(&o->cv, NULL);
-	const char *nthreads = getenv("SPGO_THREADS"); /* "1": no writer thread */
-	o->threaded = !(nthreads && !strcmp(nthreads, "1")) && pthread_create(&o->thread, NULL, writer, o) == 0;
+	o->threaded = !no_threads() && pthread_create(&o->thread, NULL, writer, o) == 0;
+}
+
+static void ob_init_grow(struct obuf *o, size_t cap)
+{
+	memset(o, 0, sizeof *o);
+	o->grow = 1;
+	o->cap = cap ? cap : 1;
+	o->buf = xmalloc(o->cap);
 }
 
 static void ob_flush(struct obuf *o)
@@ -136,23 +156,34 @@ static int ob_finish(struct obuf *o)
 	return o->write_error;
 }
 
+static void ob_mem_slow(struct obuf *o, const char *s, size_t len)
+{
+	if (o->grow) {
+		while (o->cap - o->n < len)
+			o->cap *= 2;
+		o->buf = xrealloc(o->buf, o->cap);
+	} else {
+		ob_flush(o);
+		while (len > o->cap) {
+			memcpy(o->buf, s, o->cap);
+			o->n = o->cap;
+			ob_flush(o);
+			s += o->cap;
+			len -= o->cap;
+		}
+	}
+	memcpy(o->buf + o->n, s, len);
+	o->n += len;
+}
+
 static void ob_mem(struct obuf *o, const char *s, size_t len)
 {
-	if (SPGO_LIKELY(len <= OBUF_SIZE - o->n)) {
+	if (SPGO_LIKELY(len <= o->cap - o->n)) {
 		memcpy(o->buf + o->n, s, len);
 		o->n += len;
 		return;
 	}
-	ob_flush(o);
-	while (len > OBUF_SIZE) {
-		memcpy(o->buf, s, OBUF_SIZE);
-		o->n = OBUF_SIZE;
-		ob_flush(o);
-		s += OBUF_SIZE;
-		len -= OBUF_SIZE;
-	}
-	memcpy(o->buf + o->n, s, len);
-	o->n += len;
+	ob_mem_slow(o, s, len);
 }
 
 static void ob_str(struct obuf *o, const char *s)
@@ -160,24 +191,12 @@ static void ob_str(struct obuf *o, const char *s)
 	ob_mem(o, s, strlen(s));
 }
 
-/* Names and paths repeat from one address to the next: remember the
- * length of the last few strings instead of measuring them again. */
-static void ob_name(struct obuf *o, const char *s)
-{
-	static const char *seen[256];
-	static size_t seen_len[256];
-	size_t h = ((uintptr_t)s >> 3) * 0x9e3779b1u >> 24 & 255;
-	if (seen[h] != s) {
-		seen[h] = s;
-		seen_len[h] = strlen(s);
-	}
-	ob_mem(o, s, seen_len[h]);
-}
-
 static void ob_char(struct obuf *o, char c)
 {
-	if (o->n == OBUF_SIZE)
-		ob_flush(o);
+	if (SPGO_UNLIKELY(o->n == o->cap)) {
+		ob_mem_slow(o, &c, 1);
+		return;
+	}
 	o->buf[o->n++] = c;
 }
 
@@ -210,31 +229,62 @@ static void ob_hex(struct obuf *o, uint64_t v)
 enum { PLAIN, DISCRIMINATORS, VERBOSE };
 
 /*
+ * A formatter: what one thread needs to turn addresses into text.
+ *
  * Neighbouring instructions mostly share their frames, so the text of the
  * previous answer is kept: reused without a lookup while the address stays
  * below where the binary says the answer may change (`until`), and after a
- * lookup when the frames and symbol are the same as before.  The frame
- * arrays are static so that their padding stays zero for memcmp.
+ * lookup when the frames and symbol are the same as before (frames[!cur]
+ * holds those).  Allocated zeroed, so that the frames' padding stays zero
+ * for memcmp.
  */
-static struct spgo_frame frames_buf[2][MAX_FRAMES];
-static struct {
-	int n;
-	const struct spgo_symbol *sym;
-	uint64_t lo, until; /* the text answers every address in [lo, until) */
-	char text[8192];
-	size_t len;
-} memo = {-1, NULL, 0, 0, {0}, 0};
+struct fmt {
+	struct spgo_binary *bin;
+	struct spgo_cursor cursor;
+	int mode;
+	int cur;
+	struct spgo_frame frames[2][MAX_FRAMES];
+	struct {
+		int n;
+		const struct spgo_symbol *sym;
+		uint64_t lo, until; /* the text answers every address in [lo, until) */
+		char text[8192];
+		size_t len;
+	} memo;
+	/* Names and paths repeat from one address to the next: the length of
+	 * the last few strings, instead of measuring them again. */
+	const char *seen[256];
+	size_t seen_len[256];
+};
 
-static int symbolize_one(struct spgo_binary *bin, uint64_t addr, int mode, struct obuf *o)
+static struct fmt *fmt_new(struct spgo_binary *bin, int mode)
 {
-	static int cur;
-	if (addr >= memo.lo && addr < memo.until) {
-		ob_mem(o, memo.text, memo.len);
+	struct fmt *f = xcalloc(1, sizeof *f);
+	f->bin = bin;
+	f->mode = mode;
+	f->memo.n = -1;
+	return f;
+}
+
+static void fmt_name(struct fmt *f, struct obuf *o, const char *s)
+{
+	size_t h = ((uintptr_t)s >> 3) * 0x9e3779b1u >> 24 & 255;
+	if (f->seen[h] != s) {
+		f->seen[h] = s;
+		f->seen_len[h] = strlen(s);
+	}
+	ob_mem(o, s, f->seen_len[h]);
+}
+
+static int symbolize_one(struct fmt *f, uint64_t addr, struct obuf *o)
+{
+	if (addr >= f->memo.lo && addr < f->memo.until) {
+		ob_mem(o, f->memo.text, f->memo.len);
 		return 0;
 	}
-	struct spgo_frame *frames = frames_buf[cur];
+	struct spgo_frame *frames = f->frames[f->cur];
 	uint64_t until, sym_until;
-	int n = spgo_binary_symbolize_until(bin, addr, frames, MAX_FRAMES, &until);
+	int n = spgo_binary_symbolize_until(f->bin, &f->cursor, addr, frames, MAX_FRAMES, &until);
 	if (n < 0)
 		return -1;
 	if (n > MAX_FRAMES)
@@ -243,69 +293,70 @@ static int symbolize_one(struct spgo_binary *bin, uint64_t addr, int mode, struc
 		frames[0] = (struct spgo_frame){0};
 		n = 1;
 	}
-	const struct spgo_symbol *sym = spgo_binary_symbol_at_until(bin, addr, &sym_until);
+	const struct spgo_symbol *sym = spgo_binary_symbol_at_until(f->bin, &f->cursor, addr, &sym_until);
 	if (sym_until < until)
 		until = sym_until;
-	if (n == memo.n && sym == memo.sym && !memcmp(frames, frames_buf[!cur], (size_t)n * sizeof *frames)) {
-		memo.lo = addr;
-		memo.until = until;
-		ob_mem(o, memo.text, memo.len);
+	if (n == f->memo.n && sym == f->memo.sym &&
+	    !memcmp(frames, f->frames[!f->cur], (size_t)n * sizeof *frames)) {
+		f->memo.lo = addr;
+		f->memo.until = until;
+		ob_mem(o, f->memo.text, f->memo.len);
 		return 0;
 	}
 	size_t start = o->n;
 	unsigned long flushes = o->flushes;
 	for (int i = 0; i < n; i++) {
-		const struct spgo_frame *f = &frames[i];
-		const char *name = f->function ? f->function : "??";
-		const char *file = f->file ? f->file : "??";
+		const struct spgo_frame *fr = &frames[i];
+		const char *name = fr->function ? fr->function : "??";
+		const char *file = fr->file ? fr->file : "??";
 		if (i == n - 1 && sym) {
 			name = sym->name;
-			if (!f->file && sym->file)
+			if (!fr->file && sym->file)
 				file = sym->file;
 		}
-		ob_name(o, name);
+		fmt_name(f, o, name);
 		ob_char(o, '\n');
-		if (mode == VERBOSE) {
+		if (f->mode == VERBOSE) {
 			ob_str(o, "  Filename: ");
 			ob_str(o, file);
-			if (f->decl_line) {
+			if (fr->decl_line) {
 				ob_str(o, "\n  Function start line: ");
-				ob_u64(o, f->decl_line);
+				ob_u64(o, fr->decl_line);
 			}
 			ob_str(o, "\n  Line: ");
-			ob_u64(o, f->line);
+			ob_u64(o, fr->line);
 			ob_str(o, "\n  Column: ");
-			ob_u64(o, f->column);
-			if (f->discriminator) {
+			ob_u64(o, fr->column);
+			if (fr->discriminator) {
 				ob_str(o, "\n  Discriminator: ");
-				ob_u64(o, f->discriminator);
+				ob_u64(o, fr->discriminator);
 			}
 			ob_char(o, '\n');
 			continue;
 		}
-		ob_name(o, file);
+		fmt_name(f, o, file);
 		ob_char(o, ':');
-		ob_u64(o, f->line);
+		ob_u64(o, fr->line);
 		ob_char(o, ':');
-		ob_u64(o, f->column);
-		if (mode == DISCRIMINATORS && f->discriminator) {
+		ob_u64(o, fr->column);
+		if (f->mode == DISCRIMINATORS && fr->discriminator) {
 			ob_str(o, " (discriminator ");
-			ob_u64(o, f->discriminator);
+			ob_u64(o, fr->discriminator);
 			ob_char(o, ')');
 		}
 		ob_char(o, '\n');
 	}
 	ob_char(o, '\n');
-	memo.n = -1;
-	memo.lo = memo.until = 0;
-	if (o->flushes == flushes && o->n - start <= sizeof memo.text) {
-		memo.n = n;
-		memo.sym = sym;
-		memo.lo = addr;
-		memo.until = until;
-		memo.len = o->n - start;
-		memcpy(memo.text, o->buf + start, memo.len);
-		cur = !cur;
+	f->memo.n = -1;
+	f->memo.lo = f->memo.until = 0;
+	if (o->flushes == flushes && o->n - start <= sizeof f->memo.text) {
+		f->memo.n = n;
+		f->memo.sym = sym;
+		f->memo.lo = addr;
+		f->memo.until = until;
+		f->memo.len = o->n - start;
+		memcpy(f->memo.text, o->buf + start, f->memo.len);
+		f->cur = !f->cur;
 	}
 	return 0;
 }
@@ -359,7 +410,7 @@ static int list_functions(struct spgo_binary *bin, struct obuf *o)
 
 /* One address given as text: 0x-hex, or decimal (as llvm-symbolizer reads
  * it); anything else is unknown, printed as ?? like llvm-symbolizer does. */
-static int symbolize_text(struct spgo_binary *bin, char *s, int mode, struct obuf *o)
+static int symbolize_text(struct fmt *f, char *s, struct obuf *o)
 {
 	while (*s == ' ' || *s == '\t')
 		s++;
@@ -385,10 +436,10 @@ static int symbolize_text(struct spgo_binary *bin, char *s, int mode, struct obu
 	if (!ok && spgo_parse_u64(s, &addr) != 0) {
 		/* Not an address (llvm-symbolizer would look it up as a symbol
 		 * name, and finds nothing in the forms we are given). */
-		ob_str(o, mode == VERBOSE ? "??\n  Filename: ??\n  Line: 0\n  Column: 0\n\n" : "??\n??:0:0\n\n");
+		ob_str(o, f->mode == VERBOSE ? "??\n  Filename: ??\n  Line: 0\n  Column: 0\n\n" : "??\n??:0:0\n\n");
 		return 0;
 	}
-	return symbolize_one(bin, addr, mode, o);
+	return symbolize_one(f, addr, o);
 }
 
 /* If p starts a line "0x" + 1 to 16 hex digits + "\n" (or the end), set
@@ -413,6 +464,174 @@ static char *parse_hex_line(char *p, uint64_t *addr)
 		return NULL;
 	*addr = a;
 	return p + i + (p[i] == '\n');
+}
+
+/* Symbolize the lines of text [p, end) (whole lines, NUL at end). */
+static int symbolize_lines(struct fmt *f, char *p, char *end, struct obuf *o)
+{
+	int rc = 0;
+	while (rc == 0 && p < end) {
+		/* The common line, "0x" and hex digits, parsed here; anything
+		 * else by symbolize_text(). */
+		uint64_t addr;
+		char *next = parse_hex_line(p, &addr);
+		if (next) {
+			rc = symbolize_one(f, addr, o);
+			p = next;
+			continue;
+		}
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (nl)
+			*nl = 0;
+		rc = symbolize_text(f, p, o);
+		p = nl ? nl + 1 : end;
+	}
+	return rc;
+}
+
+/*
+ * Two threads symbolizing a large file of addresses, a third writing.  The
+ * text is cut into chunks of whole lines; each formatting thread takes the
+ * next chunk not yet taken and formats it into a buffer of its own (with a
+ * formatter and a lookup cursor of its own: the binary's tables are only
+ * read), and the writer thread writes the finished chunks in input order,
+ * handing their buffers back for reuse.  The output is the same as one
+ * thread's, byte for byte.
+ */
+#define CHUNK_BYTES (64u << 10) /* about 8000 addresses */
+struct chunk {
+	char *begin, *end;
+	struct obuf out;
+	int done, rc;
+	char *err; /* the message of a failure */
+};
+
+struct pool {
+	struct spgo_binary *bin;
+	int mode;
+	struct chunk *chunks;
+	size_t n, next, written;
+	VEC(char *) spare; /* written chunks' buffers (of spare_cap bytes) */
+	size_t spare_cap;
+	int failed, write_error;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+/* The writer: the chunks in order as they are finished; it stops after one
+ * that failed, as one thread stops at the first failure. */
+static void *pool_writer(void *arg)
+{
+	struct pool *p = arg;
+	pthread_mutex_lock(&p->mu);
+	while (p->written < p->n && !p->failed) {
+		struct chunk *c = &p->chunks[p->written];
+		while (!c->done)
+			pthread_cond_wait(&p->cv, &p->mu);
+		pthread_mutex_unlock(&p->mu);
+		int bad = fwrite(c->out.buf, 1, c->out.n, stdout) != c->out.n;
+		pthread_mutex_lock(&p->mu);
+		p->write_error |= bad;
+		p->failed = c->rc < 0;
+		if (c->out.cap == p->spare_cap) {
+			VEC_PUSH(&p->spare, c->out.buf);
+			c->out.buf = NULL;
+		}
+		p->written++;
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* A formatting thread: chunks until none is left. */
+static void *pool_work(void *arg)
+{
+	struct pool *p = arg;
+	struct fmt *f = fmt_new(p->bin, p->mode);
+	for (;;) {
+		pthread_mutex_lock(&p->mu);
+		size_t i = p->next++;
+		char *buf = i < p->n && p->spare.n ? p->spare.v[--p->spare.n] : NULL;
+		pthread_mutex_unlock(&p->mu);
+		if (i >= p->n)
+			break;
+		struct chunk *c = &p->chunks[i];
+		if (buf) {
+			memset(&c->out, 0, sizeof c->out);
+			c->out.grow = 1;
+			c->out.buf = buf;
+			c->out.cap = p->spare_cap;
+		} else {
+			ob_init_grow(&c->out, p->spare_cap);
+		}
+		int rc = symbolize_lines(f, c->begin, c->end, &c->out);
+		char *err = rc < 0 ? xstrdup(spgo_errmsg()) : NULL;
+		pthread_mutex_lock(&p->mu);
+		c->rc = rc;
+		c->err = err;
+		c->done = 1;
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+	}
+	free(f);
+	return NULL;
+}
+
+/* Symbolize the lines of text[0, len) on two threads, writing to stdout:
+ * 0, or -1 with spgo_error set; 1 if the threads could not be started
+ * (nothing done then).  *write_error is set after a failed write. */
+static int symbolize_parallel(struct spgo_binary *bin, int mode, char *text, size_t len, int *write_error)
+{
+	struct pool p = {.bin = bin, .mode = mode};
+	pthread_mutex_init(&p.mu, NULL);
+	pthread_cond_init(&p.cv, NULL);
+	VEC(struct chunk) chunks = {0};
+	char *end = text + len;
+	for (char *b = text; b < end;) {
+		char *e = end;
+		if ((size_t)(end - b) > CHUNK_BYTES) {
+			char *nl = memchr(b + CHUNK_BYTES, '\n', (size_t)(end - b - CHUNK_BYTES));
+			e = nl ? nl + 1 : end;
+		}
+		struct chunk c = {b, e, {0}, 0, 0, NULL};
+		VEC_PUSH(&chunks, c);
+		b = e;
+	}
+	p.chunks = chunks.v;
+	p.n = chunks.n;
+	/* Buffers for the text of a chunk, sized for a few frames per
+	 * address; one that grows beyond is not reused. */
+	p.spare_cap = 32 * (size_t)CHUNK_BYTES;
+	/* Both tables are built before two threads read them. */
+	size_t nsyms;
+	spgo_binary_symbols(bin, &nsyms);
+	int rc = spgo_binary_load_debug(bin);
+	pthread_t helper, writer;
+	if (rc == 0 && pthread_create(&writer, NULL, pool_writer, &p) != 0)
+		rc = 1;
+	if (rc == 0) {
+		int two = pthread_create(&helper, NULL, pool_work, &p) == 0;
+		pool_work(&p);
+		if (two)
+			pthread_join(helper, NULL);
+		pthread_join(writer, NULL);
+		if (p.failed) {
+			rc = -1;
+			spgo_error("%s", p.chunks[p.written - 1].err);
+		}
+	}
+	for (size_t i = 0; i < p.n; i++) {
+		free(p.chunks[i].out.buf);
+		free(p.chunks[i].err);
+	}
+	for (size_t i = 0; i < p.spare.n; i++)
+		free(p.spare.v[i]);
+	VEC_FREE(&p.spare);
+	VEC_FREE(&chunks);
+	pthread_mutex_destroy(&p.mu);
+	pthread_cond_destroy(&p.cv);
+	*write_error = p.write_error;
+	return rc;
 }
 
 static int stdin_is_file(void)
@@ -478,7 +697,8 @@ int cmd_symbolize(int argc, char **argv)
 	}
 	struct obuf *o = xmalloc(sizeof *o);
 	ob_init(o);
-	int rc = 0;
+	struct fmt *f = fmt_new(bin, mode);
+	int rc = 0, werr = 0;
 	if (all) {
 		rc = list_instructions(bin, o);
 	} else if (funcs) {
@@ -486,7 +706,7 @@ int cmd_symbolize(int argc, char **argv)
 	} else if ((rc = spgo_binary_load_debug(bin)) == 0) {
 		if (first_addr < argc) {
 			for (int i = first_addr; i < argc && rc == 0; i++)
-				rc = symbolize_text(bin, argv[i], mode, o);
+				rc = symbolize_text(f, argv[i], o);
 		} else if (stdin_is_file()) {
 			/* A file of addresses: read it whole, split it in place. */
 			struct spgo_file in;
@@ -495,29 +715,21 @@ int cmd_symbolize(int argc, char **argv)
 				memcpy(text, in.data, in.size);
 				text[in.size] = 0;
 				spgo_file_unmap(&in);
-				for (char *p = text; rc == 0 && *p;) {
-					/* The common line, "0x" and hex digits, parsed
-					 * here; anything else by symbolize_text(). */
-					uint64_t addr;
-					char *end = parse_hex_line(p, &addr);
-					if (end) {
-						rc = symbolize_one(bin, addr, mode, o);
-						p = end;
-						continue;
-					}
-					char *nl = strchr(p, '\n');
-					if (nl)
-						*nl = 0;
-					rc = symbolize_text(bin, p, mode, o);
-					p = nl ? nl + 1 : p + strlen(p);
-				}
+				size_t len = strlen(text); /* up to a NUL, if any */
+				rc = 1;
+				/* Nothing is printed yet: the pool can write to
+				 * stdout itself. */
+				if (len > 2 * CHUNK_BYTES && !no_threads())
+					rc = symbolize_parallel(bin, mode, text, len, &werr);
+				if (rc == 1)
+					rc = symbolize_lines(f, text, text + len, o);
 				free(text);
 			}
 		} else {
 			char *line = NULL;
 			size_t cap = 0;
 			while (rc == 0 && getline(&line, &cap, stdin) >= 0) {
-				rc = symbolize_text(bin, line, mode, o);
+				rc = symbolize_text(f, line, o);
 				/* Answer interactive callers line by line: flush when
 				 * glibc's stdin buffer holds no further line. */
 				if (o->n && !feof(stdin) && stdin->_IO_read_ptr == stdin->_IO_read_end)
@@ -526,7 +738,8 @@ int cmd_symbolize(int argc, char **argv)
 			free(line);
 		}
 	}
-	int werr = ob_finish(o);
+	werr |= ob_finish(o);
+	free(f);
 	free(o);
 	spgo_binary_close(bin);
 	if (rc < 0)
