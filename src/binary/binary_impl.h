@@ -6,6 +6,7 @@
  *   elf.c      ELF identity, sections, separate debug file lookup
  *   symtab.c   .symtab/.dynsym and the function table (DWARF + symbols)
  *   dwarf.c    builds the address-sorted debug tables from libdw
+ *   scopes.c   the inline tree's scopes and their ranges, for dwarf.c
  *   lines.c    lookups in those tables: spgo_binary_symbolize()
  *   disasm.c   instruction table with capstone
  *   cflow.c    jump tables, PLT names and noreturn functions (on demand)
@@ -58,6 +59,9 @@ struct spgo_line_seq {
 	size_t row_begin, row_end;
 };
 
+typedef VEC(struct spgo_line_row) spgo_row_vec;
+typedef VEC(struct spgo_line_seq) spgo_seq_vec;
+
 /* A compile unit: its slices of the sequence and scope-range tables, and
  * its file table (DWARF file index -> file_strs id or SPGO_NO_FILE). */
 struct spgo_cu {
@@ -104,8 +108,8 @@ struct spgo_binary {
 	Elf *dbg_elf;
 	Dwarf *dwarf;
 	VEC(void *) inflated; /* zstd sections inflated in memory */
-	VEC(struct spgo_line_row) rows;
-	VEC(struct spgo_line_seq) seqs;
+	spgo_row_vec rows;
+	spgo_seq_vec seqs;
 	VEC(struct spgo_scope) scopes;
 	VEC(struct spgo_scope_range) ranges;
 	VEC(struct spgo_cu) cus;
@@ -129,6 +133,15 @@ struct spgo_binary {
 
 /* Section of `elf` by name, or NULL; decompresses SHF_COMPRESSED sections. */
 Elf_Scn *spgo_elf_section(Elf *elf, const char *name, Elf_Data **data);
+
+/*
+ * scopes.c: the subprogram and inlined-subroutine DIEs of the compile units
+ * whose DIEs are at cu_offs[0..n), walked on dw, appended to bin->scopes,
+ * bin->ranges (flattened per unit) and bin->subprograms; unit i's slice of
+ * bin->ranges is [bounds[2i], bounds[2i + 1]).  Of bin it touches nothing
+ * else but bin->strs, so it can run beside dwarf.c's line pass.
+ */
+void spgo_read_scopes(struct spgo_binary *bin, Dwarf *dw, const Dwarf_Off *cu_offs, size_t n, size_t *bounds);
 
 /* Free what dwarf.c, symtab.c and disasm.c built. */
 void spgo_binary_free_debug(struct spgo_binary *bin);

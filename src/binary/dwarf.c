@@ -1,5 +1,6 @@
 /*
- * Build the address-sorted debug tables of a binary from its DWARF, once:
+ * Build the address-sorted debug tables of a binary from its DWARF, once
+ * (the scopes in scopes.c):
  *
  *   rows        every line table row of every CU (libdw hands them sorted by
  *               address, end-of-sequence rows first at equal addresses);
@@ -17,12 +18,13 @@
  * dwarf_child/dwarf_siblingof/dwarf_getattrs, ranges with dwarf_ranges,
  * .debug_aranges with dwarf_getaranges); spgo only copies what it needs
  * into its own tables, in two passes over the CUs: the line tables, and the
- * DIEs (on a helper thread with its own libdw handle, at the same time).
+ * DIEs, on two threads (see struct load).
  * After this, lines.c answers an address with binary searches only.
  */
 #include <fcntl.h>
 #include <gelf.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -30,10 +32,6 @@
 
 #include <dwarf.h>
 #include <zstd.h>
-
-#ifndef DW_AT_GNU_discriminator
-#define DW_AT_GNU_discriminator 0x2136 /* GCC: discriminator of an inlined call */
-#endif
 
 #include "binary/binary_impl.h"
 
@@ -148,6 +146,14 @@ static int open_dwarf(struct spgo_binary *bin)
 
 /* ---- line tables ------------------------------------------------------------ */
 
+/* Where a line pass puts file names, rows and sequences: the binary's own
+ * tables, or the helper thread's until they are merged (see struct load). */
+struct line_dest {
+	struct spgo_strtab *file_strs;
+	spgo_row_vec *rows;
+	spgo_seq_vec *seqs;
+};
+
 /* Join a and b with one '/', like LLVM's sys::path::append. */
 static char *path_join(const char *a, const char *b)
 {
@@ -180,7 +186,7 @@ static int in_dir(const char *p, const char *dir)
  * directory already.  libdw does not say an entry's directory index: an
  * entry whose path starts with directory 0 is taken to be in it.
  */
-static void read_files(struct spgo_binary *bin, Dwarf_Die *cudie, int version, struct spgo_cu *cu)
+static void read_files(struct line_dest *d, Dwarf_Die *cudie, int version, struct spgo_cu *cu)
 {
 	Dwarf_Files *files;
 	size_t nfiles, ndirs = 0;
@@ -203,29 +209,29 @@ static void read_files(struct spgo_binary *bin, Dwarf_Die *cudie, int version, s
 			continue;
 		if (name[0] != '/' && comp_dir && comp_dir[0] && !(ndirs && in_dir(name, dirs[0]))) {
 			char *full = path_join(comp_dir, name);
-			cu->files[i] = spgo_strtab_intern(&bin->file_strs, full, strlen(full));
+			cu->files[i] = spgo_strtab_intern(d->file_strs, full, strlen(full));
 			free(full);
 		} else {
-			cu->files[i] = spgo_strtab_intern(&bin->file_strs, name, strlen(name));
+			cu->files[i] = spgo_strtab_intern(d->file_strs, name, strlen(name));
 		}
 	}
 }
 
 /*
- * The CU's line rows, appended to bin->rows, and its sequences to
- * bin->seqs.  libdw hands the rows of all sequences merged in address
+ * The CU's line rows, appended to d->rows, and its sequences to
+ * d->seqs.  libdw hands the rows of all sequences merged in address
  * order, an end-of-sequence row first among rows at one address: each run
  * up to an end row is taken as one sequence, kept if it covers addresses.
  */
-static void read_rows(struct spgo_binary *bin, Dwarf_Die *cudie, struct spgo_cu *cu)
+static void read_rows(struct line_dest *d, Dwarf_Die *cudie, struct spgo_cu *cu)
 {
 	Dwarf_Lines *lines;
 	size_t n;
 	if (dwarf_getsrclines(cudie, &lines, &n) != 0)
 		return;
-	size_t first = bin->rows.n;
-	VEC_GROW(&bin->rows, bin->rows.n + n);
-	struct spgo_line_row *rows = bin->rows.v;
+	size_t first = d->rows->n;
+	VEC_GROW(d->rows, d->rows->n + n);
+	struct spgo_line_row *rows = d->rows->v;
 	size_t k = first, begin = first;
 	for (size_t i = 0; i < n; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
@@ -254,13 +260,13 @@ static void read_rows(struct spgo_binary *bin, Dwarf_Die *cudie, struct spgo_cu 
 			continue;
 		if (k - 1 > begin && rows[begin].addr < addr) {
 			struct spgo_line_seq sq = {rows[begin].addr, addr, begin, k};
-			VEC_PUSH(&bin->seqs, sq);
+			VEC_PUSH(d->seqs, sq);
 		} else {
 			k = begin; /* an empty sequence: forget its rows */
 		}
 		begin = k;
 	}
-	bin->rows.n = begin; /* rows after the last end belong to no sequence */
+	d->rows->n = begin; /* rows after the last end belong to no sequence */
 }
 
 static int cmp_seq_hi(const void *a, const void *b)
@@ -273,326 +279,15 @@ static int cmp_seq_hi(const void *a, const void *b)
 	return x->row_begin < y->row_begin ? -1 : x->row_begin > y->row_begin;
 }
 
-/* ---- scopes (subprogram and inlined-subroutine DIEs) ------------------------ */
-
-/* A scope range before flattening: its DIE's preorder number decides. */
-struct raw_range {
-	uint64_t lo, hi;
-	uint32_t scope, order;
-};
-typedef VEC(struct raw_range) raw_range_vec;
-
-/* The attributes of a subprogram or inlined subroutine DIE that we use,
- * gathered in one pass over its attributes. */
-struct scope_attrs {
-	const char *mips, *linkage, *name;
-	int has_decl_line, has_origin, has_ranges, has_low, has_high;
-	uint32_t decl_line;
-	Dwarf_Attribute origin, low, high;
-	uint32_t call_file, call_line, call_column, call_discriminator;
-};
-
-static uint32_t udata32(Dwarf_Attribute *a)
+/* The CU's file table, rows and sequences (sorted by end) into d. */
+static void read_cu_lines(struct line_dest *d, Dwarf_Die *cudie, int version, struct spgo_cu *cu)
 {
-	Dwarf_Word w = 0;
-	return dwarf_formudata(a, &w) == 0 && w < UINT32_MAX ? (uint32_t)w : 0;
-}
-
-static int scope_attr(Dwarf_Attribute *a, void *arg)
-{
-	struct scope_attrs *sa = arg;
-	switch (dwarf_whatattr(a)) {
-	case DW_AT_name: sa->name = dwarf_formstring(a); break;
-	case DW_AT_linkage_name: sa->linkage = dwarf_formstring(a); break;
-	case DW_AT_MIPS_linkage_name: sa->mips = dwarf_formstring(a); break;
-	case DW_AT_decl_line: sa->decl_line = udata32(a), sa->has_decl_line = 1; break;
-	case DW_AT_abstract_origin:
-	case DW_AT_specification:
-		if (!sa->has_origin)
-			sa->origin = *a, sa->has_origin = 1;
-		break;
-	case DW_AT_low_pc: sa->low = *a, sa->has_low = 1; break;
-	case DW_AT_high_pc: sa->high = *a, sa->has_high = 1; break;
-	case DW_AT_ranges: sa->has_ranges = 1; break;
-	case DW_AT_call_file: {
-		Dwarf_Word w;
-		sa->call_file = dwarf_formudata(a, &w) == 0 && w < UINT32_MAX ? (uint32_t)w : UINT32_MAX;
-		break;
-	}
-	case DW_AT_call_line: sa->call_line = udata32(a); break;
-	case DW_AT_call_column: sa->call_column = udata32(a); break;
-	case DW_AT_GNU_discriminator: sa->call_discriminator = udata32(a); break;
-	}
-	return DWARF_CB_OK;
-}
-
-static uint32_t intern_name(struct spgo_binary *bin, const char *mips, const char *linkage, const char *name)
-{
-	const char *s = mips ? mips : linkage ? linkage : name;
-	return s ? spgo_strtab_intern(&bin->strs, s, strlen(s)) : SPGO_NO_FILE;
-}
-
-static const char *die_string(Dwarf_Die *die, int at)
-{
-	Dwarf_Attribute a;
-	return dwarf_formstring(dwarf_attr_integrate(die, at, &a));
-}
-
-/*
- * Linkage name (else name) and decl line, through abstract origins and
- * specifications (dwarf_attr_integrate), as LLVM's
- * DWARFDie::getName(LinkageName) finds them.  A DIE with no naming
- * attribute of its own takes its origin's, looked up once per origin in
- * `names` (origin offset + 1 -> name id + 1 | decl_line << 32).
- */
-static void die_name(struct spgo_binary *bin, struct spgo_kmap *names, Dwarf_Die *die, struct scope_attrs *sa,
-		     uint32_t *name, uint32_t *decl_line)
-{
-	if (!sa->has_origin) {
-		*name = intern_name(bin, sa->mips, sa->linkage, sa->name);
-		*decl_line = sa->decl_line;
-		return;
-	}
-	uint64_t key = 0;
-	if (!sa->mips && !sa->linkage && !sa->name && !sa->has_decl_line) {
-		Dwarf_Die origin;
-		if (dwarf_formref_die(&sa->origin, &origin)) {
-			key = dwarf_dieoffset(&origin) + 1;
-			uint64_t *v = spgo_kmap_find(names, &key);
-			if (v) {
-				*name = (uint32_t)(*v & 0xffffffffu) - 1;
-				*decl_line = (uint32_t)(*v >> 32);
-				return;
-			}
-		}
-	}
-	*name = intern_name(bin, die_string(die, DW_AT_MIPS_linkage_name), die_string(die, DW_AT_linkage_name),
-			    die_string(die, DW_AT_name));
-	Dwarf_Attribute a;
-	*decl_line = udata32(dwarf_attr_integrate(die, DW_AT_decl_line, &a));
-	if (key)
-		*spgo_kmap_upsert(names, &key) = ((uint64_t)*decl_line << 32) | (uint64_t)(*name + 1u);
-}
-
-/* [lo, hi) from DW_AT_low_pc and DW_AT_high_pc (an address or, from DWARF
- * 4, an offset from low_pc); 0 if they do not make a range. */
-static int low_high(struct scope_attrs *sa, Dwarf_Addr *lo, Dwarf_Addr *hi)
-{
-	if (!sa->has_low || !sa->has_high || dwarf_formaddr(&sa->low, lo) != 0)
-		return 0;
-	switch (dwarf_whatform(&sa->high)) {
-	case DW_FORM_addr:
-	case DW_FORM_addrx:
-	case DW_FORM_addrx1:
-	case DW_FORM_addrx2:
-	case DW_FORM_addrx3:
-	case DW_FORM_addrx4:
-	case DW_FORM_GNU_addr_index:
-		return dwarf_formaddr(&sa->high, hi) == 0;
-	default: {
-		Dwarf_Word w;
-		if (dwarf_formudata(&sa->high, &w) != 0)
-			return 0;
-		*hi = *lo + w;
-		return 1;
-	}
-	}
-}
-
-static int cmp_raw_lo(const void *a, const void *b)
-{
-	const struct raw_range *x = a, *y = b;
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-/* Max-heap of raw ranges by preorder number. */
-static void heap_push(struct raw_range *h, size_t *n, struct raw_range r)
-{
-	size_t i = (*n)++;
-	while (i > 0) {
-		size_t p = (i - 1) / 2;
-		if (h[p].order >= r.order)
-			break;
-		h[i] = h[p];
-		i = p;
-	}
-	h[i] = r;
-}
-
-static void heap_pop(struct raw_range *h, size_t *n)
-{
-	struct raw_range last = h[--*n];
-	size_t i = 0;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= *n)
-			break;
-		if (c + 1 < *n && h[c + 1].order > h[c].order)
-			c++;
-		if (h[c].order <= last.order)
-			break;
-		h[i] = h[c];
-		i = c;
-	}
-	if (*n)
-		h[i] = last;
-}
-
-static void emit_range(struct spgo_binary *bin, size_t first, uint64_t lo, uint64_t hi, uint32_t scope)
-{
-	if (lo >= hi)
-		return;
-	if (bin->ranges.n > first) {
-		struct spgo_scope_range *last = &bin->ranges.v[bin->ranges.n - 1];
-		if (last->hi == lo && last->scope == scope) {
-			last->hi = hi;
-			return;
-		}
-	}
-	struct spgo_scope_range r = {lo, hi, scope};
-	VEC_PUSH(&bin->ranges, r);
-}
-
-/*
- * Cut the address space into pieces, each owned by the range of highest
- * preorder number covering it (the deepest DIE for nested DWARF): a sweep
- * over the ranges sorted by start, with a heap of the open ones.
- */
-static void flatten(struct spgo_binary *bin, struct raw_range *rr, size_t n)
-{
-	if (!n)
-		return;
-	qsort(rr, n, sizeof *rr, cmp_raw_lo);
-	struct raw_range *heap = xmalloc(n * sizeof *heap);
-	size_t hn = 0, i = 0, first = bin->ranges.n;
-	uint64_t pos = rr[0].lo;
-	while (i < n || hn) {
-		while (hn && heap[0].hi <= pos)
-			heap_pop(heap, &hn);
-		if (!hn) {
-			if (i >= n)
-				break;
-			if (pos < rr[i].lo)
-				pos = rr[i].lo;
-		}
-		while (i < n && rr[i].lo <= pos) {
-			if (rr[i].hi > pos)
-				heap_push(heap, &hn, rr[i]);
-			i++;
-		}
-		if (!hn)
-			continue;
-		uint64_t next = heap[0].hi;
-		if (i < n && rr[i].lo < next)
-			next = rr[i].lo;
-		emit_range(bin, first, pos, next, heap[0].scope);
-		pos = next;
-	}
-	free(heap);
-}
-
-/* DIEs whose children can hold no code: not worth walking. */
-static int leaf_tag(int tag)
-{
-	switch (tag) {
-	case DW_TAG_variable:
-	case DW_TAG_formal_parameter:
-	case DW_TAG_base_type:
-	case DW_TAG_pointer_type:
-	case DW_TAG_typedef:
-	case DW_TAG_member:
-	case DW_TAG_enumeration_type:
-	case DW_TAG_array_type:
-	case DW_TAG_subrange_type:
-	case DW_TAG_const_type:
-	case DW_TAG_volatile_type:
-	case DW_TAG_subroutine_type:
-	case DW_TAG_call_site:
-	case DW_TAG_GNU_call_site:
-	case DW_TAG_label:
-	case DW_TAG_unspecified_parameters:
-	case DW_TAG_template_type_parameter:
-	case DW_TAG_template_value_parameter:
-		return 1;
-	}
-	return 0;
-}
-
-/* Add a subprogram or inlined subroutine DIE to bin->scopes, its ranges to
- * rr (numbered `order`) and, out of line, to bin->subprograms. */
-static int32_t add_scope(struct spgo_binary *bin, struct spgo_kmap *names, Dwarf_Die *die, int tag,
-			 int32_t parent, uint32_t order, raw_range_vec *rr)
-{
-	struct spgo_scope s = {0};
-	struct scope_attrs sa;
-	memset(&sa, 0, sizeof sa);
-	sa.call_file = UINT32_MAX;
-	dwarf_getattrs(die, scope_attr, &sa, 0);
-	s.parent = parent;
-	s.inlined = tag == DW_TAG_inlined_subroutine;
-	die_name(bin, names, die, &sa, &s.name, &s.decl_line);
-	s.call_file = UINT32_MAX;
-	if (s.inlined) {
-		s.call_file = sa.call_file;
-		s.call_line = sa.call_line;
-		s.call_column = sa.call_column;
-		s.call_discriminator = sa.call_discriminator;
-	}
-	int32_t scope = (int32_t)bin->scopes.n;
-	VEC_PUSH(&bin->scopes, s);
-	Dwarf_Addr base, lo, hi;
-	ptrdiff_t off = 0;
-	int one = low_high(&sa, &lo, &hi);
-	/* A low/high pair (as LLVM's getAddressRanges takes it first), else
-	 * DW_AT_ranges. */
-	while (one || (!(sa.has_low && sa.has_high) && sa.has_ranges &&
-		       (off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)) {
-		one = 0;
-		if (lo >= hi)
-			continue;
-		struct raw_range r = {lo, hi, (uint32_t)scope, order};
-		VEC_PUSH(rr, r);
-		if (!s.inlined) {
-			struct spgo_scope_range sr = {lo, hi, (uint32_t)scope};
-			VEC_PUSH(&bin->subprograms, sr);
-		}
-	}
-	return scope;
-}
-
-#define MAX_DEPTH 512
-
-/* Every scope DIE of the CU, in preorder, then its flattened ranges. */
-static void read_scopes(struct spgo_binary *bin, struct spgo_kmap *names, Dwarf_Die *cudie, raw_range_vec *rr)
-{
-	Dwarf_Die stack[MAX_DEPTH];
-	int32_t outer[MAX_DEPTH];
-	uint32_t order = 0;
-	int d = 0;
-	rr->n = 0;
-	if (dwarf_child(cudie, &stack[0]) != 0)
-		return;
-	outer[0] = -1;
-	for (;;) {
-		Dwarf_Die *die = &stack[d];
-		int tag = dwarf_tag(die);
-		int32_t scope = outer[d];
-		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
-			scope = add_scope(bin, names, die, tag, outer[d], order++, rr);
-		if (!leaf_tag(tag) && d + 1 < MAX_DEPTH && dwarf_haschildren(die) > 0 &&
-		    dwarf_child(die, &stack[d + 1]) == 0) {
-			outer[++d] = scope;
-			continue;
-		}
-		/* Next sibling, climbing up as levels run out. */
-		while (dwarf_siblingof(&stack[d], &stack[d]) != 0)
-			if (d-- == 0)
-				goto done;
-	}
-done:
-	flatten(bin, rr->v, rr->n);
+	read_files(d, cudie, version, cu);
+	cu->seq_begin = d->seqs->n;
+	read_rows(d, cudie, cu);
+	cu->seq_end = d->seqs->n;
+	if (cu->seq_end - cu->seq_begin > 1)
+		qsort(d->seqs->v + cu->seq_begin, cu->seq_end - cu->seq_begin, sizeof *d->seqs->v, cmp_seq_hi);
 }
 
 /* ---- CU ranges ----------------------------------------------------------------- */
@@ -701,141 +396,213 @@ static void read_cu_ranges(struct spgo_binary *bin, Dwarf_Die *cudies, struct sp
 /* ---- the whole load ------------------------------------------------------------ */
 
 /*
- * The next compile unit at or after *off (skipping type and partial units):
- * 1 and its DIE, DWARF version and DIE offset, or 0 at the end.  *units
- * counts every unit header read.
+ * Two threads share the load, each with its own libdw handle on the file
+ * (libdw 0.188 is not safe for two threads on one handle).  The helper
+ * walks the DIEs of every compile unit (the scopes), then joins the main
+ * thread in reading line tables: the two take compile units from one
+ * queue, largest first, so the main thread starts on the largest at once.
+ * The main thread's line tables go straight into the binary's tables, the
+ * helper's into its own, merged after.  Each thread writes only its own
+ * compile units' entries of bin->cus, and only the helper touches
+ * bin->strs, bin->scopes, bin->ranges and bin->subprograms.  With one
+ * thread the main thread does both passes in turn.
  */
-static int next_cu(Dwarf *dw, Dwarf_Off *off, int *units, Dwarf_Die *cudie, Dwarf_Half *version, Dwarf_Off *die_off)
-{
-	Dwarf_Off next;
-	size_t hsize;
-	while (dwarf_next_unit(dw, *off, &next, &hsize, version, NULL, NULL, NULL, NULL, NULL) == 0) {
-		*die_off = *off + hsize;
-		*off = next;
-		++*units;
-		if (dwarf_offdie(dw, *die_off, cudie) && dwarf_tag(cudie) == DW_TAG_compile_unit)
-			return 1;
-	}
-	return 0;
-}
-
-/*
- * The scopes of every compile unit, walked on `dwarf`: either bin->dwarf,
- * after the line tables, or a second handle on the same file from a helper
- * thread while this one reads the line tables (libdw 0.188 is not safe for
- * two threads on one handle).  The pass only touches what is its own:
- * bin->strs, bin->scopes, bin->ranges, bin->subprograms and `bounds`, the
- * slice of bin->ranges of each compile unit in order (begin, end pairs).
- */
-struct scope_pass {
-	struct spgo_binary *bin;
-	Dwarf *dwarf;
-	VEC(size_t) bounds;
+struct unit {
+	Dwarf_Off die_off;
+	Dwarf_Half version;
+	uint8_t by_helper; /* 1 if the helper read its line table */
 };
 
-static void *scope_pass_run(void *arg)
+struct load {
+	struct spgo_binary *bin;
+	struct unit *units; /* the compile units, in .debug_info order */
+	Dwarf_Off *cu_offs; /* their DIEs' offsets */
+	size_t n;
+	size_t *queue;      /* unit indices, largest first, for the line pass */
+	atomic_size_t next; /* the next queue entry to take */
+	/* The helper thread's: its handle, scope slices, and line tables. */
+	Elf *elf;
+	Dwarf *dwarf;
+	size_t *bounds; /* per unit: begin, end in bin->ranges */
+	struct spgo_strtab file_strs;
+	spgo_row_vec rows;
+	spgo_seq_vec seqs;
+};
+
+/* Line tables of compile units from the queue until it is empty. */
+static void line_pass(struct load *ld, Dwarf *dw, struct line_dest *d, int helper)
 {
-	struct scope_pass *sp = arg;
-	struct spgo_binary *bin = sp->bin;
-	struct spgo_kmap names;
-	spgo_kmap_init(&names, 1);
-	raw_range_vec rr = {0};
-	Dwarf_Off off = 0, die_off;
-	Dwarf_Die cudie;
-	Dwarf_Half version;
-	int units = 0;
-	while (next_cu(sp->dwarf, &off, &units, &cudie, &version, &die_off)) {
-		VEC_PUSH(&sp->bounds, bin->ranges.n);
-		read_scopes(bin, &names, &cudie, &rr);
-		VEC_PUSH(&sp->bounds, bin->ranges.n);
+	for (;;) {
+		size_t q = atomic_fetch_add(&ld->next, 1);
+		if (q >= ld->n)
+			break;
+		struct unit *u = &ld->units[ld->queue[q]];
+		Dwarf_Die cudie;
+		if (!dwarf_offdie(dw, u->die_off, &cudie))
+			continue;
+		read_cu_lines(d, &cudie, u->version, &ld->bin->cus.v[ld->queue[q]]);
+		u->by_helper = (uint8_t)helper;
 	}
-	VEC_FREE(&rr);
-	spgo_kmap_free(&names);
+}
+
+static void *helper_run(void *arg)
+{
+	struct load *ld = arg;
+	spgo_read_scopes(ld->bin, ld->dwarf, ld->cu_offs, ld->n, ld->bounds);
+	struct line_dest d = {&ld->file_strs, &ld->rows, &ld->seqs};
+	line_pass(ld, ld->dwarf, &d, 1);
 	return NULL;
 }
 
 /*
- * Start the scope pass on a helper thread with its own Elf and Dwarf handle
- * on the DWARF's file; 0 if it runs, -1 if it cannot (SPGO_THREADS=1, zstd
- * sections inflated in memory on the first handle only, no thread).
+ * Start the helper thread with its own Elf and Dwarf handle on the DWARF's
+ * file: 0 if it runs, -1 if not (SPGO_THREADS=1, zstd sections inflated in
+ * memory on the first handle only, no thread).
  */
-static int scope_pass_start(struct scope_pass *sp, Elf **elf, pthread_t *thread)
+static int helper_start(struct load *ld, pthread_t *thread)
 {
-	struct spgo_binary *bin = sp->bin;
+	struct spgo_binary *bin = ld->bin;
 	const char *nthreads = getenv("SPGO_THREADS");
-	if ((nthreads && !strcmp(nthreads, "1")) || bin->inflated.n)
+	if ((nthreads && !strcmp(nthreads, "1")) || bin->inflated.n || ld->n == 0)
 		return -1;
-	*elf = elf_begin(bin->dbg_elf ? bin->dbg_fd : bin->fd, ELF_C_READ_MMAP, NULL);
-	if (*elf && (sp->dwarf = dwarf_begin_elf(*elf, DWARF_C_READ, NULL)) != NULL &&
-	    pthread_create(thread, NULL, scope_pass_run, sp) == 0)
+	ld->elf = elf_begin(bin->dbg_elf ? bin->dbg_fd : bin->fd, ELF_C_READ_MMAP, NULL);
+	if (ld->elf && (ld->dwarf = dwarf_begin_elf(ld->elf, DWARF_C_READ, NULL)) != NULL &&
+	    pthread_create(thread, NULL, helper_run, ld) == 0)
 		return 0;
-	if (sp->dwarf)
-		dwarf_end(sp->dwarf);
-	if (*elf)
-		elf_end(*elf);
-	sp->dwarf = NULL;
-	*elf = NULL;
+	if (ld->dwarf)
+		dwarf_end(ld->dwarf);
+	if (ld->elf)
+		elf_end(ld->elf);
+	ld->dwarf = NULL;
+	ld->elf = NULL;
 	return -1;
+}
+
+/* Move the helper's line tables into the binary's: file names interned
+ * again, row and sequence indices shifted. */
+static void merge_helper_lines(struct load *ld)
+{
+	struct spgo_binary *bin = ld->bin;
+	uint32_t *id = xmalloc((ld->file_strs.n ? ld->file_strs.n : 1) * sizeof *id);
+	for (size_t i = 0; i < ld->file_strs.n; i++) {
+		const char *f = spgo_strtab_get(&ld->file_strs, (uint32_t)i);
+		id[i] = spgo_strtab_intern(&bin->file_strs, f, strlen(f));
+	}
+	size_t row0 = bin->rows.n, seq0 = bin->seqs.n;
+	VEC_GROW(&bin->rows, row0 + ld->rows.n);
+	for (size_t i = 0; i < ld->rows.n; i++) {
+		struct spgo_line_row r = ld->rows.v[i];
+		if (r.file < SPGO_BAD_FILE)
+			r.file = id[r.file];
+		bin->rows.v[bin->rows.n++] = r;
+	}
+	VEC_GROW(&bin->seqs, seq0 + ld->seqs.n);
+	for (size_t i = 0; i < ld->seqs.n; i++) {
+		struct spgo_line_seq sq = ld->seqs.v[i];
+		sq.row_begin += row0;
+		sq.row_end += row0;
+		bin->seqs.v[bin->seqs.n++] = sq;
+	}
+	for (size_t u = 0; u < ld->n; u++) {
+		struct spgo_cu *cu = &bin->cus.v[u];
+		if (!ld->units[u].by_helper)
+			continue;
+		cu->seq_begin += seq0;
+		cu->seq_end += seq0;
+		for (size_t k = 0; k < cu->nfiles; k++)
+			if (cu->files[k] < SPGO_BAD_FILE)
+				cu->files[k] = id[cu->files[k]];
+	}
+	free(id);
+}
+
+static int cmp_unit_size(const void *a, const void *b, void *arg)
+{
+	const uint64_t *size = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	if (size[x] != size[y])
+		return size[x] > size[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
 }
 
 static int load(struct spgo_binary *bin)
 {
 	if (open_dwarf(bin) < 0)
 		return -1;
-	struct scope_pass sp = {bin, NULL, {0}};
-	Elf *sp_elf = NULL;
-	pthread_t sp_thread;
-	int threaded = scope_pass_start(&sp, &sp_elf, &sp_thread) == 0;
-
-	/* Each compile unit's line table. */
+	/* The compile units, their DIEs on the main handle and their sizes. */
+	struct load ld = {.bin = bin};
+	VEC(struct unit) units = {0};
 	VEC(Dwarf_Die) cudies = {0};
+	VEC(uint64_t) sizes = {0};
 	struct spgo_kmap cu_by_die;
 	spgo_kmap_init(&cu_by_die, 1);
-	Dwarf_Off off = 0, die_off;
-	Dwarf_Die cudie;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
 	Dwarf_Half version;
-	int units = 0;
-	while (next_cu(bin->dwarf, &off, &units, &cudie, &version, &die_off)) {
-		uint64_t key = die_off;
-		*spgo_kmap_upsert(&cu_by_die, &key) = bin->cus.n;
+	int nunits = 0;
+	while (dwarf_next_unit(bin->dwarf, off, &next, &hsize, &version, NULL, NULL, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cudie;
+		struct unit u = {off + hsize, version, 0};
+		uint64_t size = next - off;
+		off = next;
+		nunits++;
+		if (!dwarf_offdie(bin->dwarf, u.die_off, &cudie) || dwarf_tag(&cudie) != DW_TAG_compile_unit)
+			continue;
+		uint64_t key = u.die_off;
+		*spgo_kmap_upsert(&cu_by_die, &key) = units.n;
+		VEC_PUSH(&units, u);
 		VEC_PUSH(&cudies, cudie);
-		struct spgo_cu cu = {0};
-		read_files(bin, &cudie, version, &cu);
-		cu.seq_begin = bin->seqs.n;
-		read_rows(bin, &cudie, &cu);
-		cu.seq_end = bin->seqs.n;
-		if (cu.seq_end - cu.seq_begin > 1)
-			qsort(bin->seqs.v + cu.seq_begin, cu.seq_end - cu.seq_begin, sizeof *bin->seqs.v, cmp_seq_hi);
-		VEC_PUSH(&bin->cus, cu);
+		VEC_PUSH(&sizes, size);
 	}
-	if (units == 0 && dwarf_errno() != 0)
+	if (nunits == 0 && dwarf_errno() != 0)
 		spgo_warn("%s: %s", bin->dwarf_path, dwarf_errmsg(-1));
-	read_cu_ranges(bin, cudies.v, &cu_by_die);
-	VEC_FREE(&cudies);
-	spgo_kmap_free(&cu_by_die);
+	ld.units = units.v;
+	ld.n = units.n;
+	ld.queue = xmalloc((ld.n ? ld.n : 1) * sizeof *ld.queue);
+	ld.cu_offs = xmalloc((ld.n ? ld.n : 1) * sizeof *ld.cu_offs);
+	ld.bounds = xcalloc(2 * ld.n + 1, sizeof *ld.bounds);
+	for (size_t i = 0; i < ld.n; i++) {
+		ld.queue[i] = i;
+		ld.cu_offs[i] = ld.units[i].die_off;
+	}
+	qsort_r(ld.queue, ld.n, sizeof *ld.queue, cmp_unit_size, sizes.v);
+	atomic_init(&ld.next, 0);
+	VEC_GROW(&bin->cus, ld.n);
+	memset(bin->cus.v, 0, ld.n * sizeof *bin->cus.v);
+	bin->cus.n = ld.n;
+	spgo_strtab_init(&ld.file_strs);
 
-	/* Each compile unit's scopes. */
+	pthread_t helper;
+	int threaded = helper_start(&ld, &helper) == 0;
+	struct line_dest own = {&bin->file_strs, &bin->rows, &bin->seqs};
+	line_pass(&ld, bin->dwarf, &own, 0);
+	read_cu_ranges(bin, cudies.v, &cu_by_die);
 	if (threaded) {
-		pthread_join(sp_thread, NULL);
-		dwarf_end(sp.dwarf);
-		elf_end(sp_elf);
+		pthread_join(helper, NULL);
+		merge_helper_lines(&ld);
+		dwarf_end(ld.dwarf);
+		elf_end(ld.elf);
 	} else {
-		sp.dwarf = bin->dwarf;
-		scope_pass_run(&sp);
+		spgo_read_scopes(bin, bin->dwarf, ld.cu_offs, ld.n, ld.bounds);
 	}
-	int same = sp.bounds.n == 2 * bin->cus.n;
-	for (size_t i = 0; same && i < bin->cus.n; i++) {
-		bin->cus.v[i].range_begin = sp.bounds.v[2 * i];
-		bin->cus.v[i].range_end = sp.bounds.v[2 * i + 1];
+	for (size_t i = 0; i < ld.n; i++) {
+		bin->cus.v[i].range_begin = ld.bounds[2 * i];
+		bin->cus.v[i].range_end = ld.bounds[2 * i + 1];
 	}
-	VEC_FREE(&sp.bounds);
-	if (!same)
-		return spgo_error("%s: the compile units changed between two reads of the DWARF", bin->dwarf_path);
+	free(ld.bounds);
+	free(ld.cu_offs);
+	VEC_FREE(&ld.rows);
+	VEC_FREE(&ld.seqs);
+	spgo_strtab_free(&ld.file_strs);
+	free(ld.queue);
+	VEC_FREE(&units);
+	VEC_FREE(&cudies);
+	VEC_FREE(&sizes);
+	spgo_kmap_free(&cu_by_die);
 	if (bin->cus.n == 0)
 		return spgo_error("%s: no compile units in the DWARF", bin->dwarf_path);
 	spgo_info("%s: %zu CUs, %zu line rows, %zu scopes, %zu scope ranges (%s)", bin->dwarf_path, bin->cus.n,
-		  bin->rows.n, bin->scopes.n, bin->ranges.n,
-		  threaded ? "scopes on a helper thread" : "one thread");
+		  bin->rows.n, bin->scopes.n, bin->ranges.n, threaded ? "two threads" : "one thread");
 	return 0;
 }
 
