@@ -11,7 +11,7 @@
 # is not yet), never committed.
 set -euo pipefail
 : "${SPGO:?}" "${SPGO_SRC:?}" "${BENCH_WORK:?}"
-REPEATS=${REPEATS:-5}
+REPEATS=${REPEATS:-7}
 work="$BENCH_WORK/sqlite3"
 mkdir -p "$work"
 cd "$work"
@@ -33,20 +33,23 @@ naddrs=$(wc -l < addrs)
 echo "bench: $naddrs instruction addresses in $bin"
 
 # One run of "$@" < addrs > $out: appends "wall rss cpu" to $name.runs.
-# Wall from bash's EPOCHREALTIME (/usr/bin/time rounds to 10 ms), peak
-# RSS (KB) and user+system CPU (s) from /usr/bin/time.
+# Wall and user+system CPU (s, to the millisecond) from bash's `time`,
+# peak RSS (KB) from /usr/bin/time.
 run_once() {
   local name=$1 out=$2; shift 2
-  local t0 t1
+  local TIMEFORMAT='%3R %3U %3S' wall user sys
   rm -f "$out" # not timed: freeing the previous run's output
-  t0=$EPOCHREALTIME
-  /usr/bin/time -f '%M %U %S' -o time.txt "$@" < addrs > "$out"
-  t1=$EPOCHREALTIME
-  tail -1 time.txt | awk -v a="$t0" -v b="$t1" '{printf "%.3f %d %.2f\n", b - a, $1, $2 + $3}' >> "$name.runs"
+  { time /usr/bin/time -f '%M' -o rss.txt "$@" < addrs > "$out"; } 2> times.txt
+  read -r wall user sys < <(tail -1 times.txt)
+  echo "$wall $(tail -1 rss.txt) $(awk -v u="$user" -v s="$sys" 'BEGIN {printf "%.3f", u + s}')" >> "$name.runs"
 }
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-# The two tools take turns, so that both see the same load on the machine.
+# The two tools take turns, so that both see the same load on the machine;
+# one untimed run of each first brings the files into the page cache.
+load_before=$(cut -d' ' -f1 /proc/loadavg)
+"$SPGO" symbolize --binary "$bin" < addrs > out.spgo
+llvm-symbolizer-19 --inlines --functions=linkage --obj="$bin" < addrs > out.llvm
 rm -f spgo.runs llvm.runs
 for _ in $(seq "$REPEATS"); do
   run_once spgo out.spgo "$SPGO" symbolize --binary "$bin"
@@ -56,8 +59,6 @@ for t in spgo llvm; do
   read -r "${t}_wall" "${t}_rss" "${t}_cpu" < <(
     echo "$(cut -d' ' -f1 $t.runs | median) $(cut -d' ' -f2 $t.runs | median) $(cut -d' ' -f3 $t.runs | median)")
 done
-echo "bench: spgo $spgo_wall s wall, $spgo_cpu s CPU, $spgo_rss KB"
-echo "bench: llvm-symbolizer-19 $llvm_wall s wall, $llvm_cpu s CPU, $llvm_rss KB"
 
 if cmp -s out.spgo out.llvm; then
   same="identical"
@@ -86,16 +87,22 @@ Every instruction address of Debian's $version shell built with \`-O2 -g\`
 inline frames printed.  Both read the same address list on stdin;
 \`llvm-symbolizer-19 --inlines --functions=linkage --obj=sqlite3\` against
 \`spgo symbolize --binary sqlite3\`, output to a file, the two taking
-turns.  Wall time (bash \`EPOCHREALTIME\` around the run), CPU time (user +
-system) and peak RSS (\`/usr/bin/time -f '%U %S %M'\`), median of $REPEATS
-runs each.  Machine: $cpu, $(nproc) cores shared with other
-jobs (load average $(cut -d' ' -f1 /proc/loadavg) at the end of the run), $(date -u +%Y-%m-%d).
-spgo reads the DWARF with elfutils libdw into its own address-sorted
-tables (one thread), and writes its output from a second thread.  Most of
-spgo's CPU time here is libdw's \`dwarf_getsrclines\` on the line table of
-sqlite3.c (it allocates a node per row, then sorts and copies all rows);
-the 20x target was met (0.048 s) when spgo read the DWARF with its own
-parsers, which it no longer has.
+turns.  Wall time and CPU time (user + system) from bash's \`time\`, peak
+RSS from \`/usr/bin/time -f %M\`, median of $REPEATS runs each (after one
+untimed run of each).  Machine: $cpu, $(nproc) cores shared with other
+jobs, $(date -u +%Y-%m-%d); load average $load_before before the runs and
+$(cut -d' ' -f1 /proc/loadavg) after.  On a loaded machine the wall times, spgo's more (it
+uses both cores), are worth less than the CPU times.
+
+How spgo works here: elfutils libdw reads the DWARF, on two threads with
+a libdw handle each: one walks the DIEs (the inline tree) and then helps
+with the line tables, the other reads the line tables, largest compile
+unit first (\`dwarf_getsrclines\` of sqlite3.c, 247k rows, is most of its
+time); spgo copies what it needs into its own address-sorted tables, its
+heap in transparent huge pages (fewer page faults).  Then two threads
+format the addresses, in chunks, each answer reused while the next address
+is in the same line row, scope and symbol, and a third writes the chunks
+in order.
 
 | tool | wall (s) | CPU (s) | peak RSS (MB) |
 | --- | ---: | ---: | ---: |
@@ -107,3 +114,6 @@ less; memory: ${rss_ratio}x less.  Outputs: $same.
 EOF
 mv "$tmpres" "$result"
 cat "$result"
+echo
+echo "bench: spgo $spgo_wall s wall, $spgo_cpu s CPU, $spgo_rss KB; llvm-symbolizer-19 $llvm_wall s wall, $llvm_cpu s CPU, $llvm_rss KB"
+echo "bench: RATIO (llvm-symbolizer-19 / spgo, median wall): ${speedup}x (target 20x); CPU ${cpu_ratio}x; outputs $same"

@@ -172,6 +172,59 @@ static void test_self(void)
 	spgo_binary_close(bin);
 }
 
+/* Frames a and b the same (the fields spgo symbolize prints). */
+static int same_frames(const struct spgo_frame *a, int na, const struct spgo_frame *b, int nb)
+{
+	if (na != nb)
+		return 0;
+	for (int i = 0; i < na && i < 8; i++)
+		if (a[i].function != b[i].function || a[i].file != b[i].file || a[i].line != b[i].line ||
+		    a[i].column != b[i].column || a[i].discriminator != b[i].discriminator)
+			return 0;
+	return 1;
+}
+
+/*
+ * spgo_binary_symbolize_until / spgo_binary_symbol_at_until on this
+ * program: every byte address in [addr, until) has the answer of addr, and
+ * lookups through a cursor (two, interleaved, starting anywhere) answer as
+ * the binary's own hint does.
+ */
+static void test_until(void)
+{
+	struct spgo_binary *bin;
+	REQUIRE(spgo_binary_open(&bin, "/proc/self/exe", NULL) == 0);
+	REQUIRE(spgo_binary_load_debug(bin) == 0);
+	size_t ni, ns;
+	const struct spgo_insn *in = spgo_binary_insns(bin, &ni);
+	spgo_binary_symbols(bin, &ns);
+	REQUIRE(ni > 1000);
+	struct spgo_cursor c[2] = {{0}};
+	struct spgo_frame f[8], g[8];
+	size_t runs = 0, checked = 0;
+	for (size_t i = 0; i < ni && i < 20000; i += 7) {
+		uint64_t a = in[i].addr, until, sym_until, u2;
+		int n = spgo_binary_symbolize_until(bin, &c[i & 1], a, f, 8, &until);
+		const struct spgo_symbol *s = spgo_binary_symbol_at_until(bin, &c[i & 1], a, &sym_until);
+		CHECK(until > a);
+		CHECK(sym_until > a);
+		int m = spgo_binary_symbolize(bin, a, g, 8);
+		CHECK(same_frames(f, n, g, m));
+		CHECK(spgo_binary_symbol_at(bin, a) == s);
+		runs += until - a > 1;
+		for (uint64_t b = a + 1; b < until && b < a + 64; b++, checked++) {
+			m = spgo_binary_symbolize_until(bin, &c[!(i & 1)], b, g, 8, &u2);
+			CHECK(same_frames(f, n, g, m));
+			CHECK(u2 == until);
+		}
+		for (uint64_t b = a + 1; b < sym_until && b < a + 64; b++)
+			CHECK(spgo_binary_symbol_at(bin, b) == s);
+	}
+	CHECK(runs > 100);
+	CHECK(checked > 1000);
+	spgo_binary_close(bin);
+}
+
 static void test_not_elf(void)
 {
 	struct spgo_binary *bin = NULL;
@@ -288,6 +341,7 @@ int main(void)
 	RUN(test_base_discriminator);
 	RUN(test_gzip);
 	RUN(test_self);
+	RUN(test_until);
 	RUN(test_not_elf);
 	RUN(test_truncated);
 	RUN(test_no_debug_info);
