@@ -451,6 +451,10 @@ static void *helper_run(void *arg)
 	spgo_read_scopes(ld->bin, ld->dwarf, ld->cu_offs, ld->n, ld->bounds);
 	struct line_dest d = {&ld->file_strs, &ld->rows, &ld->seqs};
 	line_pass(ld, ld->dwarf, &d, 1);
+	/* What it keeps is copied out of libdw: end the handle here, off
+	 * the main thread's way. */
+	dwarf_end(ld->dwarf);
+	elf_end(ld->elf);
 	return NULL;
 }
 
@@ -580,8 +584,6 @@ static int load(struct spgo_binary *bin)
 	if (threaded) {
 		pthread_join(helper, NULL);
 		merge_helper_lines(&ld);
-		dwarf_end(ld.dwarf);
-		elf_end(ld.elf);
 	} else {
 		spgo_read_scopes(bin, bin->dwarf, ld.cu_offs, ld.n, ld.bounds);
 	}

@@ -498,7 +498,7 @@ static int symbolize_lines(struct fmt *f, char *p, char *end, struct obuf *o)
  * handing their buffers back for reuse.  The output is the same as one
  * thread's, byte for byte.
  */
-#define CHUNK_BYTES (64u << 10) /* about 8000 addresses */
+#define CHUNK_BYTES (32u << 10) /* about 4000 addresses */
 struct chunk {
 	char *begin, *end;
 	struct obuf out;
@@ -601,7 +601,7 @@ static int symbolize_parallel(struct spgo_binary *bin, int mode, char *text, siz
 	p.n = chunks.n;
 	/* Buffers for the text of a chunk, sized for a few frames per
 	 * address; one that grows beyond is not reused. */
-	p.spare_cap = 32 * (size_t)CHUNK_BYTES;
+	p.spare_cap = 24 * (size_t)CHUNK_BYTES;
 	/* Both tables are built before two threads read them. */
 	size_t nsyms;
 	spgo_binary_symbols(bin, &nsyms);
