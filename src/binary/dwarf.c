@@ -152,6 +152,7 @@ struct line_dest {
 	struct spgo_strtab *file_strs;
 	spgo_row_vec *rows;
 	spgo_seq_vec *seqs;
+	struct copy_share *share; /* the main thread's, while there is a helper */
 };
 
 /* Join a and b with one '/', like LLVM's sys::path::append. */
@@ -218,29 +219,49 @@ static void read_files(struct line_dest *d, Dwarf_Die *cudie, int version, struc
 }
 
 /*
- * The CU's line rows, appended to d->rows, and its sequences to
- * d->seqs.  libdw hands the rows of all sequences merged in address
- * order, an end-of-sequence row first among rows at one address: each run
- * up to an end row is taken as one sequence, kept if it covers addresses.
+ * Copying a large line table's rows out of libdw is shared between the two
+ * load threads (see struct load): the main thread posts the table here and
+ * copies blocks of rows, and the helper, once it has nothing else to do,
+ * copies blocks too.  libdw's accessors of a Dwarf_Lines already built only
+ * read it.
  */
-static void read_rows(struct line_dest *d, Dwarf_Die *cudie, struct spgo_cu *cu)
-{
+#define COPY_BLOCK 16384 /* rows */
+struct row_copy {
 	Dwarf_Lines *lines;
+	const struct spgo_cu *cu;
+	struct spgo_line_row *out; /* row i goes to out[i] */
 	size_t n;
-	if (dwarf_getsrclines(cudie, &lines, &n) != 0)
-		return;
-	size_t first = d->rows->n;
-	VEC_GROW(d->rows, d->rows->n + n);
-	struct spgo_line_row *rows = d->rows->v;
-	size_t k = first, begin = first;
-	for (size_t i = 0; i < n; i++) {
-		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+	atomic_size_t next; /* the next block to take */
+	int users;          /* helpers copying now (under copy_share.mu) */
+};
+
+struct copy_share {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct row_copy *job; /* the table posted, or NULL */
+	unsigned long posts;  /* tables posted so far */
+	int closed;           /* the main thread will post no more */
+};
+
+/* A row that could not be read, dropped when the rows are cut into
+ * sequences. */
+#define SKIP_ROW (UINT32_MAX - 2)
+
+/* Rows [a, b) of the table into out[a, b); an end-of-sequence row gets
+ * file SPGO_NO_FILE. */
+static void copy_rows(const struct row_copy *j, size_t a, size_t b)
+{
+	const struct spgo_cu *cu = j->cu;
+	for (size_t i = a; i < b; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(j->lines, i);
 		Dwarf_Addr addr;
 		int line = 0, col = 0;
 		unsigned disc = 0;
 		bool end = false;
-		if (!l || dwarf_lineaddr(l, &addr) != 0)
+		if (!l || dwarf_lineaddr(l, &addr) != 0) {
+			j->out[i].file = SKIP_ROW;
 			continue;
+		}
 		dwarf_lineno(l, &line);
 		dwarf_linecol(l, &col);
 		dwarf_linediscriminator(l, &disc);
@@ -255,11 +276,90 @@ static void read_rows(struct line_dest *d, Dwarf_Die *cudie, struct spgo_cu *cu)
 			if (dwarf_line_file(l, &f, &idx) == 0 && idx < cu->nfiles && cu->files[idx] != SPGO_NO_FILE)
 				r.file = cu->files[idx];
 		}
-		rows[k++] = r;
-		if (!end)
+		j->out[i] = r;
+	}
+}
+
+static void copy_blocks(struct row_copy *j)
+{
+	for (;;) {
+		size_t a = atomic_fetch_add(&j->next, 1) * (size_t)COPY_BLOCK;
+		if (a >= j->n)
+			break;
+		copy_rows(j, a, a + COPY_BLOCK < j->n ? a + COPY_BLOCK : j->n);
+	}
+}
+
+/* The helper's side: copy blocks of each table posted until closed. */
+static void help_copy(struct copy_share *sh)
+{
+	unsigned long seen = 0;
+	pthread_mutex_lock(&sh->mu);
+	for (;;) {
+		while (!sh->closed && (!sh->job || sh->posts == seen))
+			pthread_cond_wait(&sh->cv, &sh->mu);
+		if (sh->closed)
+			break;
+		struct row_copy *j = sh->job;
+		seen = sh->posts;
+		j->users++;
+		pthread_mutex_unlock(&sh->mu);
+		copy_blocks(j);
+		pthread_mutex_lock(&sh->mu);
+		j->users--;
+		pthread_cond_broadcast(&sh->cv);
+	}
+	pthread_mutex_unlock(&sh->mu);
+}
+
+/* The main thread's side: copy the table, posted for the helper when
+ * sh is not NULL and the table is large. */
+static void copy_table(struct copy_share *sh, struct row_copy *j)
+{
+	if (!sh || j->n < 2 * COPY_BLOCK) {
+		copy_blocks(j);
+		return;
+	}
+	pthread_mutex_lock(&sh->mu);
+	sh->job = j;
+	sh->posts++;
+	pthread_cond_broadcast(&sh->cv);
+	pthread_mutex_unlock(&sh->mu);
+	copy_blocks(j);
+	pthread_mutex_lock(&sh->mu);
+	sh->job = NULL;
+	while (j->users)
+		pthread_cond_wait(&sh->cv, &sh->mu);
+	pthread_mutex_unlock(&sh->mu);
+}
+
+/*
+ * The CU's line rows, appended to d->rows, and its sequences to
+ * d->seqs.  libdw hands the rows of all sequences merged in address
+ * order, an end-of-sequence row first among rows at one address: each run
+ * up to an end row is taken as one sequence, kept if it covers addresses.
+ */
+static void read_rows(struct line_dest *d, Dwarf_Die *cudie, struct spgo_cu *cu)
+{
+	Dwarf_Lines *lines;
+	size_t n;
+	if (dwarf_getsrclines(cudie, &lines, &n) != 0)
+		return;
+	size_t first = d->rows->n;
+	VEC_GROW(d->rows, d->rows->n + n);
+	struct spgo_line_row *rows = d->rows->v;
+	struct row_copy j = {lines, cu, rows + first, n, 0, 0};
+	copy_table(d->share, &j);
+	size_t k = first, begin = first;
+	for (size_t i = first; i < first + n; i++) {
+		struct spgo_line_row r = rows[i];
+		if (r.file == SKIP_ROW)
 			continue;
-		if (k - 1 > begin && rows[begin].addr < addr) {
-			struct spgo_line_seq sq = {rows[begin].addr, addr, begin, k};
+		rows[k++] = r;
+		if (r.file != SPGO_NO_FILE)
+			continue;
+		if (k - 1 > begin && rows[begin].addr < r.addr) {
+			struct spgo_line_seq sq = {rows[begin].addr, r.addr, begin, k};
 			VEC_PUSH(d->seqs, sq);
 		} else {
 			k = begin; /* an empty sequence: forget its rows */
@@ -402,7 +502,9 @@ static void read_cu_ranges(struct spgo_binary *bin, Dwarf_Die *cudies, struct sp
  * thread in reading line tables: the two take compile units from one
  * queue, largest first, so the main thread starts on the largest at once.
  * The main thread's line tables go straight into the binary's tables, the
- * helper's into its own, merged after.  Each thread writes only its own
+ * helper's into its own, merged after; when the queue is empty the helper
+ * helps copy the rows of the main thread's large tables (struct
+ * copy_share).  Each thread writes only its own
  * compile units' entries of bin->cus, and only the helper touches
  * bin->strs, bin->scopes, bin->ranges and bin->subprograms.  With one
  * thread the main thread does both passes in turn.
@@ -427,6 +529,7 @@ struct load {
 	struct spgo_strtab file_strs;
 	spgo_row_vec rows;
 	spgo_seq_vec seqs;
+	struct copy_share share; /* copying the main thread's large tables */
 };
 
 /* Line tables of compile units from the queue until it is empty. */
@@ -449,8 +552,9 @@ static void *helper_run(void *arg)
 {
 	struct load *ld = arg;
 	spgo_read_scopes(ld->bin, ld->dwarf, ld->cu_offs, ld->n, ld->bounds);
-	struct line_dest d = {&ld->file_strs, &ld->rows, &ld->seqs};
+	struct line_dest d = {&ld->file_strs, &ld->rows, &ld->seqs, NULL};
 	line_pass(ld, ld->dwarf, &d, 1);
+	help_copy(&ld->share);
 	/* What it keeps is copied out of libdw: end the handle here, off
 	 * the main thread's way. */
 	dwarf_end(ld->dwarf);
@@ -575,11 +679,17 @@ static int load(struct spgo_binary *bin)
 	memset(bin->cus.v, 0, ld.n * sizeof *bin->cus.v);
 	bin->cus.n = ld.n;
 	spgo_strtab_init(&ld.file_strs);
+	pthread_mutex_init(&ld.share.mu, NULL);
+	pthread_cond_init(&ld.share.cv, NULL);
 
 	pthread_t helper;
 	int threaded = helper_start(&ld, &helper) == 0;
-	struct line_dest own = {&bin->file_strs, &bin->rows, &bin->seqs};
+	struct line_dest own = {&bin->file_strs, &bin->rows, &bin->seqs, threaded ? &ld.share : NULL};
 	line_pass(&ld, bin->dwarf, &own, 0);
+	pthread_mutex_lock(&ld.share.mu);
+	ld.share.closed = 1;
+	pthread_cond_broadcast(&ld.share.cv);
+	pthread_mutex_unlock(&ld.share.mu);
 	read_cu_ranges(bin, cudies.v, &cu_by_die);
 	if (threaded) {
 		pthread_join(helper, NULL);
@@ -591,6 +701,8 @@ static int load(struct spgo_binary *bin)
 		bin->cus.v[i].range_begin = ld.bounds[2 * i];
 		bin->cus.v[i].range_end = ld.bounds[2 * i + 1];
 	}
+	pthread_mutex_destroy(&ld.share.mu);
+	pthread_cond_destroy(&ld.share.cv);
 	free(ld.bounds);
 	free(ld.cu_offs);
 	VEC_FREE(&ld.rows);
