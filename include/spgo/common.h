@@ -68,7 +68,8 @@ char *xasprintf(const char *fmt, ...) SPGO_PRINTF(1, 2);
  * transparent huge pages: far fewer page faults for a command about to
  * allocate that much in small blocks (libdw loading a large binary's DWARF).
  * Changes malloc's settings for the whole process (top pad, trim and mmap
- * thresholds): for commands to call once at start, never library code.
+ * thresholds, one arena for all threads): for commands to call once at
+ * start, never library code.
  */
 void spgo_heap_reserve(size_t bytes);
 

@@ -8,7 +8,8 @@
  * put its heap in huge pages (the glibc.malloc.hugetlb tunable) but only
  * when asked through the environment before the program starts; this does
  * the same from inside: make malloc's next growth of the heap (sbrk) big,
- * and advise the kernel to back that range with 2 MiB pages.  Where the
+ * and advise the kernel to back that range with 2 MiB pages, for every
+ * thread (one malloc arena).  Where the
  * kernel does not do THP on request (transparent_hugepage=never) or malloc
  * is not glibc's sbrk heap (sanitizers), the advice fails or is skipped and
  * nothing changes but the heap's growth step.
@@ -32,6 +33,9 @@ void spgo_heap_reserve(size_t bytes)
 	mallopt(M_MMAP_THRESHOLD, 32 << 20);
 	mallopt(M_TRIM_THRESHOLD, (int)(2 * bytes));
 	mallopt(M_TOP_PAD, (int)bytes);
+	/* One arena: other threads' blocks come from this heap too, instead
+	 * of a heap of their own in 4 KiB pages. */
+	mallopt(M_ARENA_MAX, 1);
 	/* A block that does not fit in the heap's free top makes malloc grow
 	 * the heap by it plus the pad: [p, sbrk(0)) is then free memory. */
 	char *p = malloc(1 << 20);
