@@ -9,10 +9,10 @@
  * when asked through the environment before the program starts; this does
  * the same from inside: make malloc's next growth of the heap (sbrk) big,
  * and advise the kernel to back that range with 2 MiB pages, for every
- * thread (one malloc arena).  Where the
- * kernel does not do THP on request (transparent_hugepage=never) or malloc
- * is not glibc's sbrk heap (sanitizers), the advice fails or is skipped and
- * nothing changes but the heap's growth step.
+ * thread (one malloc arena).  Where the kernel does not do THP on request
+ * (transparent_hugepage=never) or malloc is not glibc's sbrk heap
+ * (sanitizers), the advice fails or is skipped and nothing changes but the
+ * heap's growth step.
  */
 #include "spgo/common.h"
 
