@@ -713,6 +713,10 @@ static int load(struct spgo_binary *bin)
 	VEC_FREE(&cudies);
 	VEC_FREE(&sizes);
 	spgo_kmap_free(&cu_by_die);
+	/* Everything kept is copied out of libdw: its memory (the line tables
+	 * above all) is free again for what comes next. */
+	dwarf_end(bin->dwarf);
+	bin->dwarf = NULL;
 	if (bin->cus.n == 0)
 		return spgo_error("%s: no compile units in the DWARF", bin->dwarf_path);
 	spgo_info("%s: %zu CUs, %zu line rows, %zu scopes, %zu scope ranges (%s)", bin->dwarf_path, bin->cus.n,
