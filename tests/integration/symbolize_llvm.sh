@@ -93,6 +93,17 @@ printf '0x%s\nfoo\n\n  0x%s  \n%d\n0X%s\n' "$start" "$start" "$((16#$start))" "$
 llvm-symbolizer-19 --inlines --functions=linkage --obj=clang-dwarf5 < odd.txt > odd.llvm
 cmp -s odd.spgo odd.llvm || { fail "odd input lines:"; diff odd.spgo odd.llvm; }
 
+# A file of many addresses (over two 32 KB chunks) is formatted on two
+# threads in chunks: the same text as llvm-symbolizer and as one thread,
+# odd lines included, in order.
+for _ in $(seq 60); do cat clang-dwarf5.addrs odd.txt; done > many.txt
+[ "$(wc -c < many.txt)" -gt 100000 ] || fail "many.txt is too small to be cut into chunks"
+"$SPGO" symbolize --binary clang-dwarf5 < many.txt > many.spgo
+SPGO_THREADS=1 "$SPGO" symbolize --binary clang-dwarf5 < many.txt > many.spgo1
+llvm-symbolizer-19 --inlines --functions=linkage --obj=clang-dwarf5 < many.txt > many.llvm
+cmp -s many.spgo many.llvm || { fail "many addresses, two threads:"; diff many.spgo many.llvm | head; }
+cmp -s many.spgo1 many.llvm || { fail "many addresses, one thread:"; diff many.spgo1 many.llvm | head; }
+
 # As a coprocess (the way tools drive llvm-symbolizer): each answer must
 # come before the next question is asked; with and without helper threads.
 for threads in "" 1; do
