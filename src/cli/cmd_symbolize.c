@@ -200,14 +200,26 @@ static void ob_char(struct obuf *o, char c)
 	o->buf[o->n++] = c;
 }
 
+/* Decimal, two digits at a time (line and column numbers, many of them). */
 static void ob_u64(struct obuf *o, uint64_t v)
 {
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				    "8081828384858687888990919293949596979899";
 	char tmp[24];
 	int i = sizeof tmp;
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		tmp[--i] = pairs[2 * r + 1];
+		tmp[--i] = pairs[2 * r];
+	}
+	if (v >= 10) {
+		tmp[--i] = pairs[2 * v + 1];
+		tmp[--i] = pairs[2 * v];
+	} else {
+		tmp[--i] = (char)('0' + v);
+	}
 	ob_mem(o, tmp + i, sizeof tmp - (size_t)i);
 }
 
