@@ -262,6 +262,7 @@ struct fmt {
 		uint64_t lo, until; /* the text answers every address in [lo, until) */
 		char text[8192];
 		size_t len;
+		size_t callers; /* where the text of frames[1..] starts in it */
 	} memo;
 	/* Names and paths repeat from one address to the next: the length of
 	 * the last few strings, instead of measuring them again. */
@@ -315,10 +316,21 @@ static int symbolize_one(struct fmt *f, uint64_t addr, struct obuf *o)
 		ob_mem(o, f->memo.text, f->memo.len);
 		return 0;
 	}
-	size_t start = o->n;
+	/* A new line row under the same inline chain: only the innermost
+	 * frame's text is new, the callers' is the previous answer's. */
+	int same_callers = n > 1 && n == f->memo.n && sym == f->memo.sym &&
+			   !memcmp(frames + 1, f->frames[!f->cur] + 1, (size_t)(n - 1) * sizeof *frames);
+	size_t start = o->n, callers = 0;
 	unsigned long flushes = o->flushes;
 	for (int i = 0; i < n; i++) {
 		const struct spgo_frame *fr = &frames[i];
+		if (i == 1) {
+			callers = o->n - start;
+			if (same_callers) {
+				ob_mem(o, f->memo.text + f->memo.callers, f->memo.len - f->memo.callers);
+				goto done;
+			}
+		}
 		const char *name = fr->function ? fr->function : "??";
 		const char *file = fr->file ? fr->file : "??";
 		if (i == n - 1 && sym) {
@@ -359,6 +371,7 @@ static int symbolize_one(struct fmt *f, uint64_t addr, struct obuf *o)
 		ob_char(o, '\n');
 	}
 	ob_char(o, '\n');
+done:
 	f->memo.n = -1;
 	f->memo.lo = f->memo.until = 0;
 	if (o->flushes == flushes && o->n - start <= sizeof f->memo.text) {
@@ -367,6 +380,7 @@ static int symbolize_one(struct fmt *f, uint64_t addr, struct obuf *o)
 		f->memo.lo = addr;
 		f->memo.until = until;
 		f->memo.len = o->n - start;
+		f->memo.callers = n > 1 ? callers : f->memo.len - 1;
 		memcpy(f->memo.text, o->buf + start, f->memo.len);
 		f->cur = !f->cur;
 	}
