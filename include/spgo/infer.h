@@ -150,8 +150,38 @@ enum spgo_algo {
 struct spgo_infer_opts {
 	enum spgo_algo algo;
 	/* Costs per unit of change of a sampled block (section 4): increase,
-	 * decrease, increase of a block sampled as 0.  Defaults 10, 20, 11. */
+	 * decrease, increase of a block sampled as 0.  The L1 objective of a
+	 * block with weight w and count f is
+	 *     k_inc (f - w)                       f >= w  (k_inc0 when w = 0)
+	 *     k_dec (w - f)                       floor <= f < w
+	 *     k_dec (w - floor) + k_dec_floor (floor - f)     f < floor
+	 * with floor = w * dec_floor_pct / 100: a block that got samples ran,
+	 * and taking its count below a share of the weight costs more (the
+	 * Poisson noise of sampling allows small counts to grow a lot, but
+	 * makes a count far below the samples unlikely; with dec_floor_pct = 0
+	 * it is the paper's L1).  The entry block has its own k_entry_inc and
+	 * k_entry_dec (as LLVM's profi-cost-block-entry-inc/dec).  Defaults
+	 * (profi): see spgo_infer_defaults() in infer.c, tuned on a training
+	 * set of real programs (bench/bench_infer.sh); mcf, fp's repair and
+	 * quadratic keep the paper's 10, 20, 11 without the entry and floor
+	 * terms. */
 	int64_t k_inc, k_dec, k_inc0;
+	int64_t k_entry_inc, k_entry_dec;
+	int64_t k_dec_floor;
+	int dec_floor_pct;
+	/* Cost per unit of count of a dangling block (LLVM's
+	 * profi-cost-block-unknown-inc): of the routes the samples allow, the
+	 * one through fewer blocks without samples is preferred (0: all routes
+	 * cost the same). */
+	int64_t k_unknown_inc;
+	/* Cost per unit of flow on the successor of a two-way branch that its
+	 * layout in a binary predicts against (addresses known): a forward
+	 * branch's target, a backward branch's fall-through ("backward taken,
+	 * forward not taken": compilers lay the likelier successor out as the
+	 * fall-through, and loops branch back).  LLVM's profi likewise prices
+	 * fall-through and other jumps apart.  Among routes the samples allow,
+	 * the predicted one is preferred (0: no preference). */
+	int64_t k_layout;
 	int join_islands;    /* connect flow islands to the entry (default 1) */
 	int rebalance;       /* rebalance dangling subgraphs (profi; default 1) */
 	int rebalance_cyclic; /* ... also cyclic ones, by the paper's iteration
@@ -177,7 +207,9 @@ int spgo_infer(struct spgo_cfg *cfg, const struct spgo_infer_opts *opts);
 int spgo_flow_check(const struct spgo_cfg *cfg, char *why, size_t why_len);
 
 /* The L1 objective of the paper (section 2.2) with the costs of opts:
- * sum over sampled blocks of k_inc(f-w) or k_dec(w-f) (k_inc0 when w = 0). */
+ * sum over sampled blocks of k_inc(f-w) or k_dec(w-f) (k_inc0 when w = 0;
+ * the entry, floor, dangling and layout terms of struct
+ * spgo_infer_opts included). */
 double spgo_flow_cost_l1(const struct spgo_cfg *cfg, const struct spgo_infer_opts *opts);
 
 /* ---- quality (section 5.3) ------------------------------------------------ */
