@@ -21,7 +21,7 @@
 /* profi's cost coefficients (struct spgo_infer_opts). */
 #define PROFI_K_INC 10
 #define PROFI_K_DEC 15
-#define PROFI_K_INC0 20
+#define PROFI_K_INC0 30
 #define PROFI_K_ENTRY_INC 10
 #define PROFI_K_ENTRY_DEC 5
 #define PROFI_K_DEC_FLOOR 1000
