@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Profile inference on real CFGs (README "Profile inference"):
-#  1. quality: sqlite3's speedtest1 (Debian source, gcc -O2), exact block and
-#     edge counts of one run from callgrind's instruction and jump counts,
-#     sampled inputs (binomial at several rates, with and without 30% of the
-#     blocks dangling); vertex/edge overlap and coverage of profi, mcf, fp,
-#     quadratic and no inference (spgo infer --eval);
+#  1. quality: exact block and edge counts of real runs from callgrind's
+#     instruction and jump counts, sampled inputs (binomial at several rates,
+#     with and without 30% of the blocks dangling); vertex/edge overlap and
+#     coverage of profi, mcf, fp, quadratic and no inference (spgo infer
+#     --eval).  Two sets of programs, all from Debian source, gcc -O2:
+#       training: lua5.4 (bench/infer_train.lua), bzip2 (compress and
+#         decompress) and minivm (examples/minivm), on which profi's cost
+#         coefficients were tuned (coordinate search, two sampling seeds);
+#       held out: sqlite3's speedtest1, never used for tuning;
 #  2. speed: median time per CFG against |V| (real CFGs binned, and
 #     synthetic CFGs up to 10,000 blocks), profi vs mcf vs fp; a plot.
+# INFER_SKIP_SPEED=1 skips part 2 (while iterating on quality; the report
+# then keeps the speed section of the last full run).
 # Writes bench/results/infer.md and bench/results/infer_speed.png.
 set -euo pipefail
 : "${SPGO:?}" "${SPGO_SRC:?}" "${BENCH_WORK:?}"
@@ -39,32 +45,87 @@ nfunc=$(grep -c '^cfg ' "$w/truth.txt")
 read -r nexec nblk nedg < <(awk '/^cfg /{if(t>0)e++; t=0} /^block/{for(i=3;i<=NF;i++) if($i ~ /^truth=/){split($i,a,"="); t+=a[2]}; b++} /^edge/{g++} END{if(t>0)e++; print e+0, b+0, g+0}' "$w/truth.txt")
 read -r nijmp ntab nnoret ntail < <(awk 'NR == 1 { print $4, $7, $13, $16 }' "$w/cfgs.txt")
 
+# ---- training set: lua, bzip2, minivm ---------------------------------------
+t="$w/train"
+mkdir -p "$t"
+cg="valgrind --tool=callgrind --dump-instr=yes --dump-line=no --collect-jumps=yes"
+if [ ! -x "$t/lua" ]; then
+  lsrc=$("$SPGO_SRC/scripts/debian-source.sh" lua5.4 "$t")
+  mkdir -p "$t/luainc" # Debian's patch includes a generated header
+  echo '#define DEB_HOST_MULTIARCH "x86_64-linux-gnu"' > "$t/luainc/lua5.4-deb-multiarch.h"
+  gcc -O2 -g -no-pie -fno-pie -DLUA_USE_LINUX -I"$t/luainc" -o "$t/lua" \
+    $(ls "$lsrc"/src/*.c | grep -v '/luac\.c$') -lm -ldl
+fi
+if [ ! -x "$t/bzip2" ]; then
+  bsrc=$("$SPGO_SRC/scripts/debian-source.sh" bzip2 "$t")
+  gcc -O2 -g -no-pie -fno-pie -D_FILE_OFFSET_BITS=64 -o "$t/bzip2" "$bsrc/bzip2.c" "$bsrc/blocksort.c" \
+    "$bsrc/huffman.c" "$bsrc/crctable.c" "$bsrc/randtable.c" "$bsrc/compress.c" "$bsrc/decompress.c" "$bsrc/bzlib.c"
+  cat "$bsrc"/*.c "$bsrc"/*.h "$t/bzip2" > "$t/in.dat"
+fi
+[ -x "$t/minivm" ] || gcc -O2 -g -no-pie -fno-pie -o "$t/minivm" "$SPGO_SRC/examples/minivm/minivm.c"
+[ -s "$t/cg.lua.out" ] || $cg --callgrind-out-file="$t/cg.lua.out" "$t/lua" "$SPGO_SRC/bench/infer_train.lua" 20000 >/dev/null 2>&1
+if [ ! -s "$t/cg.bzd.out" ]; then
+  $cg --callgrind-out-file="$t/cg.bzc.out" "$t/bzip2" -c "$t/in.dat" > "$t/in.bz2" 2>/dev/null
+  $cg --callgrind-out-file="$t/cg.bzd.out" "$t/bzip2" -dc "$t/in.bz2" > "$t/out.dat" 2>/dev/null
+fi
+[ -s "$t/cg.vm.out" ] || $cg --callgrind-out-file="$t/cg.vm.out" "$t/minivm" 2 >/dev/null 2>&1
+for p in lua:cg.lua.out bzip2:cg.bzc.out,cg.bzd.out minivm:cg.vm.out; do
+  b=${p%%:*} runs=$(echo "${p#*:}" | sed "s|[^,]*|$t/&|g")
+  "$SPGO" infer --binary "$t/$b" --emit-cfg > "$t/$b.cfgs"
+  "$SPGO" symbolize --binary "$t/$b" --all-instructions > "$t/$b.insns"
+  $prep truth "$t/$b.cfgs" "$t/$b.insns" "$runs" > "$t/$b.truth"
+done
+cat "$t/lua.truth" "$t/bzip2.truth" "$t/minivm.truth" > "$t/truth.txt"
+read -r tfunc texec < <(awk '/^cfg /{if(t>0)e++; n++; t=0} /^block/{for(i=3;i<=NF;i++) if($i ~ /^truth=/){split($i,a,"="); t+=a[2]}} END{if(t>0)e++; print n, e}' "$t/truth.txt")
+
 # ---- quality ---------------------------------------------------------------
-# profi-kdec40: profi with k_dec = 40 instead of the paper's 20 (the best of
-# a small sweep, k_dec in 10..100 and k_inc0 in 5..12, on the rate 0.1 / 30%
-# input of this bench: tuned on the data it is shown on).
-algos="profi profi-kdec40 mcf fp quadratic none"
-q="$w/quality.txt"; : > "$q"; : > "$q.hot"
+# profi = spgo's defaults (tuned on the training set); profi-paper = the
+# paper's k_inc 10, k_dec 20, k_inc0 11 without the entry, floor, dangling
+# and layout terms (what profi was before the tuning).
+algos="profi profi-paper mcf fp quadratic none"
+# quality TRUTH OUT: every rate and dangling share, all and hot functions
+quality() {
+  local truth=$1 q=$2 rate dang a args line min
+  : > "$q"; : > "$q.hot"
+  for rate in 0.001 0.01 0.1; do
+    for dang in 0 0.3; do
+      $prep sample "$truth" "$rate" "$dang" 1 > "$w/in.cfg"
+      for a in $algos; do
+        case $a in
+          profi-paper) args="--algo profi --k-inc 10 --k-dec 20 --k-inc0 11 --k-entry-inc 10 --k-entry-dec 20
+                             --dec-floor 0 --k-unknown-inc 0 --k-layout 0" ;;
+          *) args="--algo $a" ;;
+        esac
+        line=$("$SPGO" infer --eval $args --cfg "$w/in.cfg" 2>/dev/null | grep '^mean ')
+        echo "$rate $dang ${line/mean profi /mean $a }" >> "$q"
+        # hot functions: at least 100 samples (weights are samples / rate)
+        min=$(awk -v r="$rate" 'BEGIN { printf "%d", 100 / r }')
+        line=$("$SPGO" infer --eval --eval-min "$min" $args --cfg "$w/in.cfg" 2>/dev/null | grep '^mean ')
+        echo "$rate $dang ${line/mean profi /mean $a }" >> "$q.hot"
+      done
+    done
+  done
+}
+quality "$t/truth.txt" "$w/train_quality.txt"
+q="$w/quality.txt"
+quality "$w/truth.txt" "$q"
+# seed sensitivity: hot functions, 30% dangling, sampling seeds 1..3
+sd="$w/seeds.txt"; : > "$sd"
 for rate in 0.001 0.01 0.1; do
-  for dang in 0 0.3; do
-    $prep sample "$w/truth.txt" "$rate" "$dang" 1 > "$w/in.cfg"
-    for a in $algos; do
-      case $a in
-        profi-kdec40) args="--algo profi --k-dec 40" ;;
-        *) args="--algo $a" ;;
-      esac
-      line=$("$SPGO" infer --eval $args --cfg "$w/in.cfg" 2>/dev/null | grep '^mean ')
-      echo "$rate $dang ${line/mean profi /mean $a }" >> "$q"
-      # hot functions: at least 100 samples (weights are samples / rate)
-      min=$(awk -v r="$rate" 'BEGIN { printf "%d", 100 / r }')
-      line=$("$SPGO" infer --eval --eval-min "$min" $args --cfg "$w/in.cfg" 2>/dev/null | grep '^mean ')
-      echo "$rate $dang ${line/mean profi /mean $a }" >> "$q.hot"
+  min=$(awk -v r="$rate" 'BEGIN { printf "%d", 100 / r }')
+  for seed in 1 2 3; do
+    $prep sample "$w/truth.txt" "$rate" 0.3 "$seed" > "$w/in.seed.cfg"
+    for a in profi mcf fp; do
+      line=$("$SPGO" infer --eval --eval-min "$min" --algo "$a" --cfg "$w/in.seed.cfg" 2>/dev/null | grep '^mean ')
+      echo "$rate $seed $line" >> "$sd"
     done
   done
 done
 
 # ---- speed -------------------------------------------------------------------
-sp="$w/speed.txt"; : > "$sp"
+sp="$w/speed.txt"
+if [ "${INFER_SKIP_SPEED:-0}" != 1 ]; then
+: > "$sp"
 for a in profi mcf fp; do
   "$SPGO" infer --time 5 --algo "$a" --cfg "$w/in.cfg" | awk -v a="$a" '{print "real", a, $3, $5}' >> "$sp"
 done
@@ -84,51 +145,93 @@ awk 'BEGIN { nb = split("10 30 100 300 1000 3000 10000", B, " ") }
   k = $1 " " $2 " " b; n[k]++; t[k, n[k]] = $4
 } END { for (k in n) { m = n[k]; for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (t[k, j] < t[k, i]) { x = t[k, i]; t[k, i] = t[k, j]; t[k, j] = x }
   print k, m, t[k, int((m + 1) / 2)] } }' "$sp" | sort -k1,1 -k3,3n -k2,2 > "$w/speed_med.txt"
+else
+  # keep the last full run's speed section
+  awk '/^## Speed/ { p = 1 } p' "$res/infer.md" > "$w/speed_section.md"
+fi
 
 # ---- report ------------------------------------------------------------------
+table() {
+  echo "| rate | dangling | algorithm | cfgs | vertex overlap | edge overlap | coverage | weighted vertex | weighted edge | invalid flows |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  awk '{ for (i = 4; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+         printf "| %s | %d%% | %s | %s | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %s |\n", $1, $2 * 100, $4, f["cfgs"],
+           f["vertex"] * 100, f["edge"] * 100, f["coverage"] * 100, f["weighted_vertex"] * 100, f["weighted_edge"] * 100, f["invalid"] }' "$1"
+}
 {
   echo "# Profile inference (bench/bench_infer.sh)"
   echo
   echo "Run: $(date -u +%Y-%m-%d), $(nproc) cores shared; $(gcc --version | head -1)."
   echo
-  echo "## Quality on sqlite3 speedtest1 (gcc -O2, Debian source)"
+  echo "## Quality"
   echo
-  echo "CFGs from spgo's own disassembly (\`spgo infer --binary\`, spgo_cfg_from_binary: $nijmp"
-  echo "indirect jumps, $ntab of them with a recovered jump table and $ntail tail calls through a"
-  echo "pointer, $nnoret blocks ending in a noreturn call or trap); $nfunc functions, $nexec executed"
-  echo "in one run of \`speedtest1 --size $SIZE --memdb\` ($nblk blocks, $nedg edges in all)."
-  echo "Before this binary model support (same binary, same commit of everything else):"
-  echo "llvm-objdump-19 and a Python helper recognizing only \`jmp *T(,%r,8)\` found 97 indirect"
-  echo "jumps, 41 tables (8 of them with a wrong entry count: the helper took the nearest"
-  echo "\`cmp[lq] \$N\` and missed cmpb/cmpw and compares of memory) and 4 noreturn call sites."
-  echo "Ground truth: callgrind's per-instruction execution counts and jump counts of that run."
+  echo "Ground truth: callgrind's per-instruction execution counts and jump counts of"
+  echo "real runs, on CFGs from spgo's own disassembly (\`spgo infer --binary\`)."
   echo "Inputs: every block's count thinned binomially at RATE and scaled back by 1/RATE;"
   echo "with \"30% dangling\", 30% of the blocks (chosen at random) have no weight, as in"
   echo "the paper's O3 setting.  Figures are means over the functions that ran and got"
   echo "at least one sample at that rate (cfgs; the paper's per-CFG overlap, section"
-  echo "5.3); \"weighted\" weighs each function by its true block count.  none = the"
-  echo "sampled weights as they are, edges = weight x static probability (not a flow)."
+  echo "5.3); \"weighted\" weighs each function by its true block count.  \"Hot\" tables"
+  echo "count only the functions with at least 100 samples in the input (the paper"
+  echo "evaluates the hot functions of a profile).  none = the sampled weights as they"
+  echo "are, edges = weight x static probability (not a flow)."
   echo
-  echo "| rate | dangling | algorithm | cfgs | vertex overlap | edge overlap | coverage | weighted vertex | weighted edge | invalid flows |"
-  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-  awk '{ for (i = 4; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-         printf "| %s | %d%% | %s | %s | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %s |\n", $1, $2 * 100, $4, f["cfgs"],
-           f["vertex"] * 100, f["edge"] * 100, f["coverage"] * 100, f["weighted_vertex"] * 100, f["weighted_edge"] * 100, f["invalid"] }' "$q"
+  echo "Algorithms: profi = spgo's defaults; profi-paper = profi with the paper's"
+  echo "coefficients only (k_inc 10, k_dec 20, k_inc0 11, no entry/floor/dangling/"
+  echo "layout terms); mcf = Levin et al. (symmetric costs, one path at a time);"
+  echo "fp = AutoFDO's frequency propagation (repaired into a valid flow)."
   echo
-  echo "### Hot functions: at least 100 samples"
+  echo "profi's defaults (spgo_infer_defaults, infer.c) were tuned on the TRAINING set"
+  echo "below, never on speedtest1: a coordinate search over k_dec, k_inc0, the entry"
+  echo "block's k_entry_inc/k_entry_dec (LLVM's profi-cost-block-entry-inc/dec), the"
+  echo "decrease floor (dec_floor_pct, k_dec_floor), the dangling cost k_unknown_inc"
+  echo "(LLVM's profi-cost-block-unknown-inc), the layout cost k_layout and"
+  echo "rebalancing on/off, maximizing the mean of vertex + edge overlap over the six"
+  echo "inputs, all and hot functions, of two sampling seeds.  Chosen: $(
+    grep -E '^#define PROFI_' "$SPGO_SRC/src/infer/infer.c" | awk '{ printf "%s%s %s", n++ ? ", " : "", tolower(substr($2, 7)), $3 }')."
   echo
-  echo "The same runs, counting only the functions with at least 100 samples in the"
-  echo "input (the paper evaluates the hot functions of a profile)."
+  echo "### Training set: lua5.4, bzip2, minivm (gcc -O2, Debian source)"
   echo
-  echo "| rate | dangling | algorithm | cfgs | vertex overlap | edge overlap | coverage | weighted vertex | weighted edge | invalid flows |"
-  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-  awk '{ for (i = 4; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-         printf "| %s | %d%% | %s | %s | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %s |\n", $1, $2 * 100, $4, f["cfgs"],
-           f["vertex"] * 100, f["edge"] * 100, f["coverage"] * 100, f["weighted_vertex"] * 100, f["weighted_edge"] * 100, f["invalid"] }' "$q.hot"
+  echo "lua5.4 running bench/infer_train.lua, bzip2 compressing and decompressing"
+  echo "512 KB, minivm (examples/minivm) at scale 2: $tfunc functions, $texec executed."
+  echo
+  table "$w/train_quality.txt"
+  echo
+  echo "Hot functions (at least 100 samples):"
+  echo
+  table "$w/train_quality.txt.hot"
+  echo
+  echo "### Held out: sqlite3 speedtest1 (gcc -O2, Debian source)"
+  echo
+  echo "CFGs from spgo_cfg_from_binary: $nijmp indirect jumps, $ntab of them with a"
+  echo "recovered jump table and $ntail tail calls through a pointer, $nnoret blocks"
+  echo "ending in a noreturn call or trap; $nfunc functions, $nexec executed in one run"
+  echo "of \`speedtest1 --size $SIZE --memdb\` ($nblk blocks, $nedg edges in all)."
+  echo
+  table "$q"
+  echo
+  echo "Hot functions (at least 100 samples):"
+  echo
+  table "$q.hot"
+  echo
+  echo "Sampling noise: hot functions, 30% dangling, vertex / edge overlap for three"
+  echo "sampling seeds (seed 1 is the table above) and their mean."
+  echo
+  echo "| rate | algorithm | seed 1 | seed 2 | seed 3 | mean |"
+  echo "| --- | --- | --- | --- | --- | --- |"
+  awk '{ for (i = 5; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+         k = $1 " " $4; if (!(k in seen)) { seen[k] = 1; keys[++n] = k }
+         cell[k, $2] = sprintf("%.2f / %.2f", f["vertex"] * 100, f["edge"] * 100)
+         sv[k] += f["vertex"] * 100; se[k] += f["edge"] * 100; ns[k]++ }
+       END { for (i = 1; i <= n; i++) { k = keys[i]; split(k, p, " ")
+         printf "| %s | %s | %s | %s | %s | %.2f / %.2f |\n", p[1], p[2], cell[k, 1], cell[k, 2], cell[k, 3], sv[k] / ns[k], se[k] / ns[k] } }' "$sd"
   echo
   echo "Paper (SPEC17, O3+LTO, 32% dangling): profi 93.85% vertex / 90.1% edge overlap,"
   echo "mcf 90.78% / 83.8%, fp 90.29%; coverage profi 99.18%, mcf 96.98%, fp 90.49%."
   echo
+  if [ "${INFER_SKIP_SPEED:-0}" = 1 ]; then
+    cat "$w/speed_section.md"
+  else
   echo "## Speed"
   echo
   echo "Median time of one inference in microseconds (5 runs per real CFG, 3 per"
@@ -145,10 +248,12 @@ awk 'BEGIN { nb = split("10 30 100 300 1000 3000 10000", B, " ") }
     "$w/speed_med.txt" | sort -k1,1 -k2,2n |
     awk '{ r = $4 > 0 ? sprintf("%.2fx", $5 / $4) : "-"
            printf "| %s | %d | %d | %.1f | %.1f | %.1f | %s |\n", $1, $2, $3, $4, $5, $6, r }'
-} > "$res/infer.md"
+  fi
+} > "$res/infer.md.tmp"
+mv "$res/infer.md.tmp" "$res/infer.md"
 
 # plot (gnuplot from Debian: gnuplot-nox)
-if command -v gnuplot >/dev/null; then
+if [ "${INFER_SKIP_SPEED:-0}" != 1 ] && command -v gnuplot >/dev/null; then
   for a in profi mcf fp; do
     awk -v a="$a" '$2 == a {print $3, $4 / 1000}' "$sp" > "$w/pts_$a.txt"
   done

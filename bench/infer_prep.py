@@ -2,7 +2,8 @@
 """Bench-side helpers of bench_infer.sh (standard library only).
 
   truth CFGS INSNS CALLGRIND exact block and edge counts of a callgrind run
-                             (--dump-instr=yes --dump-line=no --collect-jumps=yes)
+                             (--dump-instr=yes --dump-line=no --collect-jumps=yes;
+                             CALLGRIND may list several runs, comma-separated)
                              written as truth= on the CFGs spgo built
                              (spgo infer --binary --emit-cfg) -> stdout;
                              INSNS is `spgo symbolize --all-instructions`
@@ -92,15 +93,22 @@ def read_cfgs(path):
 def write_cfg(out, c):
     out.write("cfg %s\n" % c["name"])
     for b in c["blocks"]:
-        out.write("block %s %s truth=%d%s\n" % (b["label"], b["w"], b["truth"], " exit" if b["exit"] else ""))
+        out.write("block %s %s addr=%#x size=%d truth=%d%s\n" % (b["label"], b["w"], b["addr"], b["size"], b["truth"],
+                                                               " exit" if b["exit"] else ""))
     if c["entry"]:
         out.write("entry %s\n" % c["entry"])
     for e in c["edges"]:
         out.write("edge %s %s%s truth=%d\n" % (e["src"], e["dst"], " p=" + e["p"] if e["p"] else "", e["truth"]))
 
 
-def cmd_truth(cfgpath, insnpath, cgpath):
-    execs, jumps = read_callgrind(cgpath)
+def cmd_truth(cfgpath, insnpath, cgpaths):
+    execs, jumps = {}, {}
+    for cgpath in cgpaths.split(","):  # several runs of one binary: summed
+        e1, j1 = read_callgrind(cgpath)
+        for k, v in e1.items():
+            execs[k] = execs.get(k, 0) + v
+        for k, v in j1.items():
+            jumps[k] = jumps.get(k, 0) + v
     names = {"cond_branch": "jcc", "jump": "jmp", "indirect_jump": "ijmp"}
     cls = {}  # addr -> (size, class, target)
     with open(insnpath) as f:

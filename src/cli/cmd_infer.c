@@ -286,7 +286,9 @@ static void usage(FILE *fp)
 	fprintf(fp,
 		"usage: spgo infer [--algo profi|mcf|fp|quadratic|none] [--cfg FILE] [-o OUT]\n"
 		"                  [--eval [--eval-min W]] [--time N] [--k-inc N] [--k-dec N]\n"
-		"                  [--k-inc0 N]\n"
+		"                  [--k-inc0 N] [--k-entry-inc N] [--k-entry-dec N]\n"
+		"                  [--k-dec-floor N] [--dec-floor PCT] [--k-unknown-inc N]\n"
+		"                  [--k-layout N]\n"
 		"                  [--no-join] [--no-rebalance] [--rebalance-cyclic]\n"
 		"                  [--no-greedy] [--no-even]\n"
 		"                  [--insns FILE | --binary FILE [--function NAME]] [--emit-cfg]\n"
@@ -329,7 +331,8 @@ int cmd_infer(int argc, char **argv)
 	int emit_cfg = 0;
 	int eval = 0, algo = SPGO_ALGO_PROFI;
 	uint64_t time_runs = 0, eval_min = 1;
-	int64_t k_inc = -1, k_dec = -1, k_inc0 = -1;
+	int64_t k_inc = -1, k_dec = -1, k_inc0 = -1, k_entry_inc = -1, k_entry_dec = -1, k_dec_floor = -1;
+	int64_t dec_floor = -1, k_unknown_inc = -1, k_layout = -1;
 	int no_join = 0, no_rebalance = 0, no_greedy = 0, no_even = 0, cyclic = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -381,6 +384,34 @@ int cmd_infer(int argc, char **argv)
 			if (num_arg(v, &k_inc0))
 				return cli_fail();
 			i++;
+		} else if (!strcmp(a, "--k-entry-inc") && v) {
+			if (num_arg(v, &k_entry_inc))
+				return cli_fail();
+			i++;
+		} else if (!strcmp(a, "--k-entry-dec") && v) {
+			if (num_arg(v, &k_entry_dec))
+				return cli_fail();
+			i++;
+		} else if (!strcmp(a, "--k-dec-floor") && v) {
+			if (num_arg(v, &k_dec_floor))
+				return cli_fail();
+			i++;
+		} else if (!strcmp(a, "--k-layout") && v) {
+			if (num_arg(v, &k_layout))
+				return cli_fail();
+			i++;
+		} else if (!strcmp(a, "--k-unknown-inc") && v) {
+			if (num_arg(v, &k_unknown_inc))
+				return cli_fail();
+			i++;
+		} else if (!strcmp(a, "--dec-floor") && v) {
+			if (num_arg(v, &dec_floor))
+				return cli_fail();
+			if (dec_floor > 100) {
+				fprintf(stderr, "spgo: infer: bad --dec-floor '%s' (a percentage)\n", v);
+				return 2;
+			}
+			i++;
 		} else if (!strcmp(a, "--no-join")) {
 			no_join = 1;
 		} else if (!strcmp(a, "--no-rebalance")) {
@@ -405,6 +436,18 @@ int cmd_infer(int argc, char **argv)
 		o.k_dec = k_dec;
 	if (k_inc0 >= 0)
 		o.k_inc0 = k_inc0;
+	if (k_entry_inc >= 0)
+		o.k_entry_inc = k_entry_inc;
+	if (k_entry_dec >= 0)
+		o.k_entry_dec = k_entry_dec;
+	if (k_dec_floor >= 0)
+		o.k_dec_floor = k_dec_floor;
+	if (dec_floor >= 0)
+		o.dec_floor_pct = (int)dec_floor;
+	if (k_unknown_inc >= 0)
+		o.k_unknown_inc = k_unknown_inc;
+	if (k_layout >= 0)
+		o.k_layout = k_layout;
 	if (no_join)
 		o.join_islands = 0;
 	if (no_rebalance)

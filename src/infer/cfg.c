@@ -2,7 +2,7 @@
  * The CFG type: building, finalizing, flow validity, the L1 objective and
  * the overlap measures of the paper.  See spgo/infer.h.
  */
-#include "spgo/infer.h"
+#include "infer/infer_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -173,15 +173,11 @@ int spgo_flow_check(const struct spgo_cfg *cfg, char *why, size_t why_len)
 double spgo_flow_cost_l1(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 {
 	double c = 0;
-	for (size_t b = 0; b < cfg->nblocks; b++) {
-		uint64_t w = cfg->blocks[b].weight, f = cfg->blocks[b].count;
-		if (w == SPGO_WEIGHT_UNKNOWN)
-			continue;
-		if (f >= w)
-			c += (double)(w == 0 ? o->k_inc0 : o->k_inc) * (double)(f - w);
-		else
-			c += (double)o->k_dec * (double)(w - f);
-	}
+	for (size_t b = 0; b < cfg->nblocks; b++)
+		c += block_cost_at(cfg, o, (uint32_t)b, cfg->blocks[b].count);
+	for (size_t e = 0; e < cfg->nedges && o->k_layout; e++)
+		if (edge_against_layout(cfg, (uint32_t)e))
+			c += (double)o->k_layout * (double)cfg->edges[e].count;
 	return c;
 }
 

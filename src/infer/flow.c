@@ -649,7 +649,7 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		uint32_t in = (uint32_t)(2 * b), out = in + 1;
 		s2arc[b] = t2arc[b] = dec[b] = UINT32_MAX;
 		if (w == SPGO_WEIGHT_UNKNOWN) {
-			inc[b] = arc(&g, in, out, INF_CAP, 0);
+			inc[b] = arc(&g, in, out, INF_CAP, o->k_unknown_inc);
 			nseg_inc[b] = 1;
 			continue;
 		}
@@ -657,13 +657,19 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 			s2arc[b] = arc(&g, g.s2, out, (int64_t)w, 0);
 			t2arc[b] = arc(&g, in, g.t2, (int64_t)w, 0);
 		}
-		int64_t ki = w == 0 ? o->k_inc0 : o->k_inc;
+		struct block_costs bc = block_costs(cfg, o, (uint32_t)b);
+		int64_t ki = bc.inc;
 		if (!quad) {
 			inc[b] = arc(&g, in, out, INF_CAP, ki);
 			nseg_inc[b] = 1;
 			if (w > 0) {
-				dec[b] = arc(&g, out, in, (int64_t)w, o->k_dec);
+				/* down to the floor at k_dec, below it at k_dec_floor */
+				dec[b] = arc(&g, out, in, (int64_t)(w - bc.floor), bc.dec);
 				nseg_dec[b] = 1;
+				if (bc.floor > 0) {
+					arc(&g, out, in, (int64_t)bc.floor, bc.dec_floor);
+					nseg_dec[b] = 2;
+				}
 			}
 			continue;
 		}
@@ -682,14 +688,15 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 			uint32_t k = 0;
 			for (int i = 0; left > 0; i++, k++) {
 				int64_t c = i == QSEG - 1 || d > left ? left : d;
-				arc(&g, out, in, c, o->k_dec * (2 * i + 1));
+				arc(&g, out, in, c, bc.dec * (2 * i + 1));
 				left -= c;
 			}
 			nseg_dec[b] = k;
 		}
 	}
 	for (size_t e = 0; e < ne; e++)
-		earc[e] = arc(&g, (uint32_t)(2 * cfg->edges[e].src + 1), (uint32_t)(2 * cfg->edges[e].dst), INF_CAP, 0);
+		earc[e] = arc(&g, (uint32_t)(2 * cfg->edges[e].src + 1), (uint32_t)(2 * cfg->edges[e].dst), INF_CAP,
+			      o->k_layout && edge_against_layout(cfg, (uint32_t)e) ? o->k_layout : 0);
 	for (size_t b = 0; b < nb; b++)
 		exarc[b] = spgo_cfg_is_exit(cfg, (uint32_t)b) ? arc(&g, (uint32_t)(2 * b + 1), T1, INF_CAP, 0)
 							       : UINT32_MAX;
@@ -728,7 +735,7 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		uint8_t *retreat = retreating_edges(cfg);
 		for (size_t e = 0; e < ne; e++) {
 			uint32_t u = cfg->edges[e].src, v = cfg->edges[e].dst;
-			if (retreat[e])
+			if (retreat[e] || g.cost[pos[earc[e]]] != 0) /* zero-cost paths only */
 				continue;
 			uint32_t a1 = P(s2arc[u]), a3 = P(t2arc[v]);
 			if (a1 == UINT32_MAX || a3 == UINT32_MAX)

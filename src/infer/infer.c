@@ -18,6 +18,17 @@
 #include "infer/infer_impl.h"
 #include "spgo/common.h"
 
+/* profi's cost coefficients (struct spgo_infer_opts). */
+#define PROFI_K_INC 10
+#define PROFI_K_DEC 15
+#define PROFI_K_INC0 30
+#define PROFI_K_ENTRY_INC 10
+#define PROFI_K_ENTRY_DEC 5
+#define PROFI_K_DEC_FLOOR 1000
+#define PROFI_DEC_FLOOR_PCT 40
+#define PROFI_K_UNKNOWN_INC 1
+#define PROFI_K_LAYOUT 1
+
 static const char *const algo_names[] = {"profi", "mcf", "fp", "quadratic", "none"};
 
 int spgo_algo_parse(const char *name)
@@ -37,16 +48,35 @@ void spgo_infer_defaults(struct spgo_infer_opts *o, enum spgo_algo algo)
 {
 	memset(o, 0, sizeof *o);
 	o->algo = algo;
+	/* The paper's coefficients (section 5.2)... */
 	o->k_inc = 10;
 	o->k_dec = 20;
 	o->k_inc0 = 11;
+	o->k_entry_inc = o->k_inc;
+	o->k_entry_dec = o->k_dec;
+	o->k_dec_floor = o->k_dec;
+	o->dec_floor_pct = 0;
+	o->k_unknown_inc = 0;
+	o->k_layout = 0;
 	o->join_islands = 1;
 	o->rebalance = 1;
 	o->even_split = 1;
 	o->greedy = 1;
+	if (algo == SPGO_ALGO_PROFI) {
+		/* ... and profi's tuned ones: see the comment at the top */
+		o->k_inc = PROFI_K_INC;
+		o->k_dec = PROFI_K_DEC;
+		o->k_inc0 = PROFI_K_INC0;
+		o->k_entry_inc = PROFI_K_ENTRY_INC;
+		o->k_entry_dec = PROFI_K_ENTRY_DEC;
+		o->k_dec_floor = PROFI_K_DEC_FLOOR;
+		o->dec_floor_pct = PROFI_DEC_FLOOR_PCT;
+		o->k_unknown_inc = PROFI_K_UNKNOWN_INC;
+		o->k_layout = PROFI_K_LAYOUT;
+	}
 	if (algo == SPGO_ALGO_MCF) {
 		/* Levin et al.: one cost per unit of change either way */
-		o->k_dec = o->k_inc0 = o->k_inc;
+		o->k_dec = o->k_inc0 = o->k_entry_inc = o->k_entry_dec = o->k_dec_floor = o->k_inc;
 		o->rebalance = 0;
 		o->even_split = 0;
 		o->greedy = 0;
@@ -83,6 +113,10 @@ static void fp_infer(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	struct spgo_infer_opts ho;
 	spgo_infer_defaults(&ho, SPGO_ALGO_PROFI);
 	ho.k_inc = o->k_inc, ho.k_dec = o->k_dec, ho.k_inc0 = o->k_inc0;
+	ho.k_entry_inc = o->k_entry_inc, ho.k_entry_dec = o->k_entry_dec;
+	ho.k_dec_floor = o->k_dec_floor, ho.dec_floor_pct = o->dec_floor_pct;
+	ho.k_unknown_inc = o->k_unknown_inc;
+	ho.k_layout = 0; /* h's edges are split by blocks: no layout left */
 	flow_solve(&h, &ho);
 	if (o->join_islands)
 		flow_join_islands(&h, &ho);

@@ -37,6 +37,62 @@ int graph_postdominates(const struct graph_info *g, uint32_t a, uint32_t b);
 int graph_in_loop(const struct graph_info *g, uint32_t header, uint32_t b);
 
 /*
+ * The L1 cost terms of a sampled block (struct spgo_infer_opts): per unit
+ * above w (inc), per unit between floor and w (dec), per unit below floor
+ * (dec_floor).  One place for flow.c, join.c and cfg.c.
+ */
+struct block_costs {
+	int64_t inc, dec, dec_floor;
+	uint64_t floor;
+};
+static inline struct block_costs block_costs(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o,
+					     uint32_t b)
+{
+	uint64_t w = cfg->blocks[b].weight;
+	struct block_costs c = {w == 0 ? o->k_inc0 : o->k_inc, o->k_dec, o->k_dec, 0};
+	if (b == cfg->entry)
+		c.inc = o->k_entry_inc, c.dec = o->k_entry_dec;
+	if (o->dec_floor_pct > 0 && w != SPGO_WEIGHT_UNKNOWN && w > 0) {
+		c.floor = (uint64_t)((double)w * o->dec_floor_pct / 100.0);
+		c.dec_floor = o->k_dec_floor > c.dec ? o->k_dec_floor : c.dec; /* convex */
+	}
+	return c;
+}
+/* The L1 cost of count f at block b (k_unknown_inc f when dangling). */
+static inline double block_cost_at(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, uint32_t b,
+				   uint64_t f)
+{
+	uint64_t w = cfg->blocks[b].weight;
+	if (w == SPGO_WEIGHT_UNKNOWN)
+		return (double)o->k_unknown_inc * (double)f;
+	struct block_costs c = block_costs(cfg, o, b);
+	if (f >= w)
+		return (double)c.inc * (double)(f - w);
+	if (f >= c.floor)
+		return (double)c.dec * (double)(w - f);
+	return (double)c.dec * (double)(w - c.floor) + (double)c.dec_floor * (double)(c.floor - f);
+}
+
+/* 1 if edge e leaves a two-way branch of a binary CFG (addresses known,
+ * one successor falls through) on the side its layout predicts against:
+ * the target of a forward branch, the fall-through of a backward one. */
+static inline int edge_against_layout(const struct spgo_cfg *cfg, uint32_t e)
+{
+	const struct spgo_cfg_edge *ed = &cfg->edges[e];
+	const struct spgo_cfg_block *s = &cfg->blocks[ed->src];
+	if (s->nout != 2 || s->size == 0 || !cfg->succ)
+		return 0;
+	uint32_t e0 = cfg->succ[s->out], other = e0 == e ? cfg->succ[s->out + 1] : e0;
+	uint64_t ft = s->addr + s->size;
+	int e_ft = cfg->blocks[ed->dst].addr == ft, o_ft = cfg->blocks[cfg->edges[other].dst].addr == ft;
+	if (e_ft == o_ft)
+		return 0;
+	uint32_t target = e_ft ? cfg->edges[other].dst : ed->dst;
+	int backward = cfg->blocks[target].addr <= s->addr;
+	return e_ft ? backward : !backward;
+}
+
+/*
  * The min-cost flow solver behind profi, mcf and quadratic (flow.c), on the
  * reduction of section 3.1.  It reads block weights and edge probabilities
  * and writes block and edge counts; the flow conserves but may have islands.

@@ -62,21 +62,14 @@ static int64_t marginal(const struct spgo_cfg *cfg, const struct spgo_infer_opts
 {
 	uint64_t w = cfg->blocks[v].weight, f = cfg->blocks[v].count;
 	if (w == SPGO_WEIGHT_UNKNOWN)
-		return 0;
+		return o->k_unknown_inc;
+	struct block_costs c = block_costs(cfg, o, v);
 	if (f >= w)
-		return w == 0 ? o->k_inc0 : o->k_inc;
-	return -o->k_dec;
+		return c.inc;
+	return f >= c.floor ? -c.dec : -c.dec_floor;
 }
 
-static double block_cost(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, uint32_t v, uint64_t f)
-{
-	uint64_t w = cfg->blocks[v].weight;
-	if (w == SPGO_WEIGHT_UNKNOWN)
-		return 0;
-	if (f >= w)
-		return (double)(w == 0 ? o->k_inc0 : o->k_inc) * (double)(f - w);
-	return (double)o->k_dec * (double)(w - f);
-}
+#define block_cost block_cost_at
 
 /*
  * Cheapest paths by the L1 marginals, Moore-Bellman-Ford with a queue:
@@ -166,10 +159,11 @@ static int64_t marginal_down(const struct spgo_cfg *cfg, const struct spgo_infer
 {
 	uint64_t w = cfg->blocks[v].weight, f = cfg->blocks[v].count;
 	if (w == SPGO_WEIGHT_UNKNOWN)
-		return 0;
+		return -o->k_unknown_inc;
+	struct block_costs c = block_costs(cfg, o, v);
 	if (f > w)
-		return -(w == 0 ? o->k_inc0 : o->k_inc);
-	return o->k_dec;
+		return -c.inc;
+	return f > c.floor ? c.dec : c.dec_floor;
 }
 
 /*

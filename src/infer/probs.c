@@ -3,8 +3,8 @@
  * and program profile analysis", 1994), with the heuristics a binary CFG
  * supports: loop branch (a back edge is taken, 0.88), loop exit (staying in
  * the loop, 0.80), noreturn (a successor that ends in a trap or a noreturn
- * call is almost never taken) and return (a successor that returns is not
- * taken, 0.72).  Several heuristics combine by Dempster-Shafer: the product
+ * call is almost never taken) and return (a successor that returns, or
+ * passes control unconditionally to a block that does, is not taken, 0.72).  Several heuristics combine by Dempster-Shafer: the product
  * of the beliefs, normalized, which for two successors is Wu and Larus'
  * formula p1 p2 / (p1 p2 + (1 - p1)(1 - p2)).
  */
@@ -38,11 +38,28 @@ static void combine(double *belief, const uint8_t *favored, uint32_t n, double p
 		belief[k] /= sum;
 }
 
-static int returns(const struct spgo_cfg *cfg, uint32_t b)
+static int returns_here(const struct spgo_cfg *cfg, uint32_t b)
 {
 	const struct spgo_cfg_block *bl = &cfg->blocks[b];
 	return (bl->flags & SPGO_BLOCK_RETURN) ||
 	       (bl->nout == 0 && !(bl->flags & (SPGO_BLOCK_NORETURN | SPGO_BLOCK_UNKNOWN_SUCCS)));
+}
+
+/* Wu and Larus' "contains a return or unconditionally passes control to a
+ * block that contains a return": b, or the chain of single successors from
+ * b, returns.  (In a triangle u -> d -> v, u -> v where v returns, both of
+ * u's successors return and the heuristic says nothing.) */
+static int returns(const struct spgo_cfg *cfg, uint32_t b)
+{
+	for (size_t steps = 0; steps < cfg->nblocks; steps++) {
+		if (returns_here(cfg, b))
+			return 1;
+		const struct spgo_cfg_block *bl = &cfg->blocks[b];
+		if (bl->nout != 1 || (bl->flags & SPGO_BLOCK_EXIT))
+			return 0;
+		b = cfg->edges[cfg->succ[bl->out]].dst;
+	}
+	return 0;
 }
 
 void spgo_cfg_static_probs(struct spgo_cfg *cfg)

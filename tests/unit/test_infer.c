@@ -40,6 +40,16 @@ static int run(struct spgo_cfg *c, enum spgo_algo a)
 	return 0;
 }
 
+/* The paper's L1 coefficients only, the way the tests below vary one term. */
+static void paper_opts(struct spgo_infer_opts *o)
+{
+	spgo_infer_defaults(o, SPGO_ALGO_PROFI);
+	o->k_inc = 10, o->k_dec = 20, o->k_inc0 = 11;
+	o->k_entry_inc = 10, o->k_entry_dec = 20;
+	o->k_dec_floor = 20, o->dec_floor_pct = 0;
+	o->k_unknown_inc = 0, o->k_layout = 0;
+}
+
 /* Figure 2a: a hot loop whose entry and exit were not sampled.  The
  * min-cost flow without connectivity is the island (cost 0); every
  * algorithm must connect it. */
@@ -78,8 +88,14 @@ static void test_fig2b_ratio(void)
 	const int64_t w[] = {3000, 900, 100};
 	const uint32_t e[][2] = {{0, 1}, {0, 2}};
 	struct spgo_cfg c;
+	/* The paper's coefficients: the entry's 3000 is trusted, the leaves
+	 * are raised (spgo's tuned k_entry_dec makes lowering the entry the
+	 * cheaper answer here, as LLVM's entry costs 40 up / 10 down do). */
+	struct spgo_infer_opts o;
+	paper_opts(&o);
 	mk(&c, 3, w, e, 2);
-	REQUIRE(run(&c, SPGO_ALGO_PROFI) == 0);
+	REQUIRE(spgo_infer(&c, &o) == 0);
+	CHECK(spgo_flow_check(&c, NULL, 0) == 0);
 	CHECK_EQ_U64(c.blocks[0].count, 3000);
 	CHECK(c.blocks[1].count >= 2690 && c.blocks[1].count <= 2710);
 	CHECK(c.blocks[2].count >= 290 && c.blocks[2].count <= 310);
@@ -371,16 +387,26 @@ static void test_static_probs(void)
 	CHECK(c.edges[1].prob > 0.8 && c.edges[1].prob + c.edges[2].prob > 0.999999);
 	CHECK(c.edges[3].prob > 0.99);
 	CHECK(c.edges[4].prob < 0.01);
-	/* Two-way, one heuristic: loop exit alone gives 0.8 to staying. */
+	/* Two-way: loop exit and return. */
 	spgo_cfg_free(&c);
 	const uint32_t e2[][2] = {{0, 1}, {1, 2}, {2, 1}, {1, 3}, {3, 4}};
 	mk(&c, 5, w, e2, 5);
 	c.edges[4].prob = 1;
 	spgo_cfg_static_probs(&c);
 	/* block 1: 1 -> 2 stays in the loop (header 1), 1 -> 3 leaves; 3 does
-	 * not return itself: 0.8 by loop exit */
-	CHECK(fabs(c.edges[1].prob - 0.8) < 1e-9);
+	 * not return itself but passes control unconditionally to 4, which
+	 * does (Wu and Larus' return heuristic): 0.8 by loop exit and 0.72 by
+	 * return, 0.8 x 0.72 / (0.8 x 0.72 + 0.2 x 0.28) */
+	CHECK(fabs(c.edges[1].prob - 0.576 / 0.632) < 1e-9);
 	CHECK(c.edges[4].prob == 1);
+	spgo_cfg_free(&c);
+	/* A triangle 0 -> 1 -> 2, 0 -> 2 where 2 returns: both successors of 0
+	 * return, the heuristic says nothing. */
+	const uint32_t e3[][2] = {{0, 1}, {1, 2}, {0, 2}};
+	mk(&c, 3, w, e3, 3);
+	c.blocks[2].flags |= SPGO_BLOCK_RETURN | SPGO_BLOCK_EXIT;
+	spgo_cfg_static_probs(&c);
+	CHECK(fabs(c.edges[0].prob - 0.5) < 1e-9);
 	spgo_cfg_free(&c);
 }
 
@@ -418,6 +444,88 @@ static void test_join_after_drop(void)
 	spgo_cfg_file_free(&f);
 }
 
+/*
+ * The cost terms beyond the paper's three coefficients (struct
+ * spgo_infer_opts), each on a CFG where it decides the answer:
+ *  - decrease floor: one sampled block behind three blocks sampled as 0.
+ *    Under the paper's L1, raising the path (4 x 11 x 100 minus the
+ *    entry's share) costs more than dropping the block (20 x 100): all
+ *    zero, a function with samples inferred as never run.  With the floor
+ *    (below 40% of w at 1000 per unit) the block goes down to the floor
+ *    and the path is raised to meet it;
+ *  - entry costs: entry 100 -> block 200 -> exit: raising the entry
+ *    (k_entry_inc x 100) against lowering the block (k_dec x 100);
+ *  - k_unknown_inc: a triangle u -> d -> v, u -> v with d dangling; the
+ *    direct edge wins instead of an even split;
+ *  - k_layout: a diamond with dangling arms laid out in a binary, the
+ *    fall-through arm (by addresses) takes the flow (without it, the
+ *    solver happens to pick the other arm).
+ */
+static void test_cost_terms(void)
+{
+	struct spgo_infer_opts o;
+	struct spgo_cfg c;
+	/* floor */
+	const int64_t w1[] = {0, 0, 0, 100, 0};
+	const uint32_t e1[][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 4}};
+	mk(&c, 5, w1, e1, 4);
+	paper_opts(&o);
+	CHECK(spgo_infer(&c, &o) == 0);
+	CHECK_EQ_U64(c.blocks[3].count, 0);
+	CHECK(spgo_flow_cost_l1(&c, &o) == 2000);
+	o.dec_floor_pct = 40, o.k_dec_floor = 1000;
+	CHECK(spgo_infer(&c, &o) == 0);
+	for (int b = 0; b < 5; b++) /* down to the floor, the path raised to it */
+		CHECK_EQ_U64(c.blocks[b].count, 40);
+	CHECK(spgo_flow_cost_l1(&c, &o) == 20 * 60 + 10 * 40 + 3 * 11 * 40);
+	for (int b = 0; b < 5; b++)
+		c.blocks[b].count = 0; /* the all-zero flow, priced with the floor */
+	CHECK(spgo_flow_cost_l1(&c, &o) == 20 * 60 + 1000 * 40);
+	spgo_cfg_free(&c);
+	/* entry */
+	const int64_t w2[] = {100, 200, U};
+	const uint32_t e2[][2] = {{0, 1}, {1, 2}};
+	mk(&c, 3, w2, e2, 2);
+	paper_opts(&o);
+	CHECK(spgo_infer(&c, &o) == 0);
+	CHECK_EQ_U64(c.blocks[0].count, 200);
+	o.k_entry_inc = 40;
+	CHECK(spgo_infer(&c, &o) == 0);
+	CHECK_EQ_U64(c.blocks[0].count, 100);
+	CHECK_EQ_U64(c.blocks[1].count, 100);
+	spgo_cfg_free(&c);
+	/* dangling cost */
+	const int64_t w3[] = {100, U, 100};
+	const uint32_t e3[][2] = {{0, 1}, {1, 2}, {0, 2}};
+	mk(&c, 3, w3, e3, 3);
+	paper_opts(&o);
+	o.rebalance = 0, o.k_unknown_inc = 1;
+	CHECK(spgo_infer(&c, &o) == 0);
+	CHECK_EQ_U64(c.blocks[1].count, 0);
+	CHECK_EQ_U64(c.edges[2].count, 100);
+	spgo_cfg_free(&c);
+	/* taken branch: 0x10 falls through to 0x14, branches to 0x18 */
+	const int64_t w4[] = {100, U, U, 100};
+	const uint32_t e4[][2] = {{0, 2}, {0, 1}, {1, 3}, {2, 3}};
+	for (int kt = 0; kt <= 1; kt++) {
+		mk(&c, 4, w4, e4, 4);
+		for (uint32_t b = 0; b < 4; b++)
+			c.blocks[b].addr = 0x10 + 4 * b, c.blocks[b].size = b == 1 ? 8 : 4;
+		c.blocks[2].addr = 0x20;
+		c.blocks[3].addr = 0x1c; /* 1 falls through to 3 */
+		paper_opts(&o);
+		o.rebalance = 0, o.k_layout = kt;
+		CHECK(spgo_infer(&c, &o) == 0);
+		/* without k_layout both arms cost 0: either may get the flow */
+		CHECK_EQ_U64(c.blocks[1].count + c.blocks[2].count, 100);
+		if (kt) {
+			CHECK_EQ_U64(c.blocks[1].count, 100);
+			CHECK(spgo_flow_cost_l1(&c, &o) == 0); /* 0 -> 1 falls through */
+		}
+		spgo_cfg_free(&c);
+	}
+}
+
 int main(void)
 {
 	spgo_quiet = 1;
@@ -435,5 +543,6 @@ int main(void)
 	RUN(test_overlap);
 	RUN(test_static_probs);
 	RUN(test_join_after_drop);
+	RUN(test_cost_terms);
 	DONE();
 }
