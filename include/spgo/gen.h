@@ -36,7 +36,10 @@
  *  - Branches whose target starts a function (not a split part such as
  *    foo.cold) are calls, tail calls included: call-target samples at the
  *    source's location and head samples of the callee.  IP mode has no
- *    branches: direct calls and tail jumps count with their block.  As in
+ *    branches: direct calls and tail jumps count with their block; an
+ *    indirect call's block count goes to the targets that unwinding the
+ *    samples' stacks found for it (opts.icalls, spgo_gen_icalls_*), in
+ *    their shares of the samples, or to none without them.  As in
  *    llvm-profgen 19, a body sample of a top-level profile is raised to the
  *    sum of its call targets; inlinees' are not (later versions recurse).
  *  - Split parts (foo.cold, foo.part.N) fold into their parent through the
