@@ -17,6 +17,15 @@
 #                     of the program: what sample-PGO mode alone does (a
 #                     control: clang's and the program's layout react to it)
 #
+#   + spgo, -g dwarf  spgo gen from a second training run recorded with
+#                     --call-graph dwarf,2048 as well (user registers and the
+#                     top 2 KB of the stack per sample): the sampled function's
+#                     caller, unwound one frame by .eh_frame, gives indirect
+#                     calls their targets.  create_llvm_prof 0.19 cannot read
+#                     such a perf.data ("PERF_SAMPLE_REGS_USER is not yet
+#                     supported"), so the AP3 comparison on the SAME perf.data
+#                     is the "+ spgo" row; this row is what a user gets from
+#                     `perf record -e cpu-clock -g --call-graph dwarf`.
 #   + spgo --infer mcf  the same with min-cost flow instead of profi
 #   + spgo --no-infer the same without profile inference (block averages)
 #
@@ -51,7 +60,9 @@ bench_program() {
   # shellcheck disable=SC2086
   clang-19 $CFLAGS -o "$name.O2" $srcs
   perf record -q -e cpu-clock:u -F 20000 -o "$name.data" -- "./$name.O2" $train >/dev/null 2>&1
+  perf record -q -e cpu-clock:u -F 20000 --call-graph dwarf,2048 -o "$name.dw.data" -- "./$name.O2" $train >/dev/null 2>&1
   "$SPGO" gen --binary "$name.O2" --perf-data "$name.data" -o "$name.spgo.prof" --quiet
+  "$SPGO" gen --binary "$name.O2" --perf-data "$name.dw.data" -o "$name.dw.prof" --quiet
   "$SPGO" gen --binary "$name.O2" --perf-data "$name.data" -o "$name.avg.prof" --quiet --no-infer
   "$SPGO" gen --binary "$name.O2" --perf-data "$name.data" -o "$name.mcf.prof" --quiet --infer mcf
   if [ -n "${SPGO_BEFORE:-}" ]; then
@@ -71,9 +82,10 @@ bench_program() {
   llvm-profdata-19 merge -o "$name.profdata" "$name.profraw"
   printf 'no_such_function_in_the_program:1:0\n 1: 1\n' > "$name.empty.prof"
   clang-19 $CFLAGS -fprofile-sample-use="$name.spgo.prof" -o "$name.spgo" $srcs
+  clang-19 $CFLAGS -fprofile-sample-use="$name.dw.prof" -o "$name.dw" $srcs
   clang-19 $CFLAGS -fprofile-sample-use="$name.avg.prof" -o "$name.avg" $srcs
   clang-19 $CFLAGS -fprofile-sample-use="$name.mcf.prof" -o "$name.mcf" $srcs
-  local builds=("$name.O2" "$name.spgo" "$name.mcf" "$name.avg")
+  local builds=("$name.O2" "$name.spgo" "$name.dw" "$name.mcf" "$name.avg")
   if [ -n "${SPGO_BEFORE:-}" ]; then
     clang-19 $CFLAGS -fprofile-sample-use="$name.before.prof" -o "$name.before" $srcs
     builds+=("$name.before")
@@ -111,6 +123,7 @@ fi
 name_of() {
   case $1 in
     O2) echo "clang-19 -O2 (baseline)" ;; spgo) echo "+ spgo gen (IP mode, default: profi inference)" ;;
+    dw) echo "+ spgo gen, training run with --call-graph dwarf (indirect-call targets)" ;;
     avg) echo "+ spgo gen --no-infer (block averages only)" ;;
     mcf) echo "+ spgo gen --infer mcf" ;;
     before) echo "+ spgo gen before this change (SPGO_BEFORE, default options)" ;;
@@ -124,7 +137,8 @@ out="$SPGO_SRC/bench/results/gen_ip.md"
   echo
   echo "Median user CPU time of $RUNS interleaved runs; $(nproc) cores shared with other work; $(date -u +%Y-%m-%d)."
   echo "Training runs recorded with perf record -e cpu-clock:u -F 20000 (the same perf.data for"
-  echo "spgo and create_llvm_prof). Training and timed runs: minivm 60 / 30, speedtest1 --size 40 --memdb."
+  echo "spgo and create_llvm_prof; the -g dwarf row from a second training run with"
+  echo "--call-graph dwarf,2048 added). Training and timed runs: minivm 60 / 30, speedtest1 --size 40 --memdb."
   echo
   echo "| program | build | median s | speedup vs -O2 |"
   echo "| --- | --- | ---: | ---: |"

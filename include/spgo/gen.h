@@ -36,7 +36,10 @@
  *  - Branches whose target starts a function (not a split part such as
  *    foo.cold) are calls, tail calls included: call-target samples at the
  *    source's location and head samples of the callee.  IP mode has no
- *    branches: direct calls and tail jumps count with their block.  As in
+ *    branches: direct calls and tail jumps count with their block; an
+ *    indirect call's block count goes to the targets that unwinding the
+ *    samples' stacks found for it (opts.icalls, spgo_gen_icalls_*), in
+ *    their shares of the samples, or to none without them.  As in
  *    llvm-profgen 19, a body sample of a top-level profile is raised to the
  *    sum of its call targets; inlinees' are not (later versions recurse).
  *  - Split parts (foo.cold, foo.part.N) fold into their parent through the
@@ -78,6 +81,9 @@ struct spgo_gen_opts {
 	int event;        /* IP mode: the event to count (index), -1 = all/best */
 	int no_infer;     /* IP mode: keep block averages, no inference */
 	const char *infer_algo; /* IP mode: "profi" (NULL), "mcf", "fp", "quadratic" */
+	/* IP mode: indirect-call targets seen by unwinding sampled stacks
+	 * (spgo_gen_icalls_*), or NULL */
+	const struct spgo_gen_icalls *icalls;
 };
 
 /* What generation saw and did; all counts are in samples unless named. */
@@ -99,6 +105,7 @@ struct spgo_gen_stats {
 					     keeping under 1/4 of the sampled weight
 					     (retried with mcf, then averages) */
 	int inferred;                     /* IP mode: 1 if inference ran */
+	uint64_t icalls, icall_count;     /* IP mode: indirect-call targets written, their count */
 };
 
 void spgo_gen_defaults(struct spgo_gen_opts *o);
@@ -131,6 +138,27 @@ size_t spgo_gen_canonical_name(const char *name, size_t len);
 
 /* LLVM's duplication factor of a (non flow-sensitive) discriminator. */
 uint32_t spgo_gen_dup_factor(uint32_t disc);
+
+/*
+ * IP mode's indirect-call targets (src/gen/gen_icall.c).  Samples recorded
+ * with user registers and stack (`perf record --call-graph dwarf`) are fed
+ * in while reading; each sampled function whose caller (one frame up, by
+ * the binary's .eh_frame) returns to just after an indirect call is a
+ * target of that call, weighed by its samples.  spgo_gen() gives each such
+ * call site's block count to its targets in those shares (call targets at
+ * the site, head samples of the targets).  Without the binary's CFI, or
+ * for samples without registers and stack, feeding does nothing.
+ */
+struct spgo_perf_record;
+struct spgo_gen_icalls;
+int spgo_gen_icalls_new(struct spgo_gen_icalls **out, struct spgo_aggregate *agg);
+void spgo_gen_icalls_feed(struct spgo_gen_icalls *c, const struct spgo_perf_record *rec);
+void spgo_gen_icalls_free(struct spgo_gen_icalls *c);
+/* Samples in the binary, those whose caller was found, how many of those
+ * came from a direct call to the sampled function (a check of the
+ * unwinding) or not, and distinct (indirect call site, target) pairs. */
+void spgo_gen_icalls_stats(const struct spgo_gen_icalls *c, uint64_t *samples, uint64_t *unwound,
+			   uint64_t *direct_ok, uint64_t *direct_bad, uint64_t *sites);
 
 /* Print the statistics as a few lines of "spgo: ..." (for the command line). */
 void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_aggregate *agg,

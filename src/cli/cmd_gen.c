@@ -52,7 +52,8 @@ static const char usage[] =
  * would keep every distinct stack with its branch stack (for
  * context-sensitive work), which costs time and memory per sample.
  */
-static int read_perf(struct spgo_aggregate *agg, const char *path, int have_pid, uint32_t pid)
+static int read_perf(struct spgo_aggregate *agg, const char *path, int have_pid, uint32_t pid,
+		     struct spgo_gen_icalls *icalls)
 {
 	struct spgo_perf_reader *r;
 	if (spgo_perf_open(&r, path, SPGO_PERF_ORDERED) < 0)
@@ -67,6 +68,8 @@ static int read_perf(struct spgo_aggregate *agg, const char *path, int have_pid,
 			rec.sample.callchain_nr = 0;
 		}
 		spgo_agg_feed(agg, &rec);
+		if (rec.type == PERF_RECORD_SAMPLE)
+			spgo_gen_icalls_feed(icalls, &rec);
 	}
 	spgo_agg_finish(agg);
 	agg->stats.bytes += spgo_perf_bytes_read(r);
@@ -201,20 +204,38 @@ int cmd_gen(int argc, char **argv)
 	if (spgo_agg_new(&agg, binary, debug) < 0)
 		return cli_fail();
 	int rc;
-	if (script)
+	struct spgo_gen_icalls *icalls = NULL;
+	if (script) {
 		rc = spgo_agg_read_text(agg, script);
-	else
-		rc = read_perf(agg, data, have_pid, (uint32_t)pid);
+	} else {
+		spgo_gen_icalls_new(&icalls, agg);
+		rc = read_perf(agg, data, have_pid, (uint32_t)pid, icalls);
+		o.icalls = icalls;
+	}
 	struct spgo_profile *p = NULL;
 	struct spgo_gen_stats st;
 	if (rc == 0)
 		rc = spgo_gen(agg, &o, &p, &st);
 	if (rc < 0) {
+		spgo_gen_icalls_free(icalls);
 		spgo_agg_free(agg);
 		return cli_fail();
 	}
 	if (!quiet)
 		spgo_gen_print_stats(&st, agg, stderr);
+	if (!quiet && icalls && st.mode == SPGO_GEN_IP) {
+		uint64_t ns, nu, dok, dbad, np;
+		spgo_gen_icalls_stats(icalls, &ns, &nu, &dok, &dbad, &np);
+		if (nu)
+			fprintf(stderr,
+				"spgo: indirect calls: %llu of %llu samples unwound to their caller "
+				"(direct calls: %llu to the sampled function, %llu not); %llu call "
+				"targets written, count %llu\n",
+				(unsigned long long)nu, (unsigned long long)ns,
+				(unsigned long long)dok, (unsigned long long)dbad,
+				(unsigned long long)st.icalls, (unsigned long long)st.icall_count);
+	}
+	spgo_gen_icalls_free(icalls);
 	/* A profile of a handful of samples guides the compiler badly. */
 	if (st.count_debug < 1000 && !quiet)
 		spgo_warn("the profile is tiny (%llu counts in code with debug information): record "

@@ -41,6 +41,8 @@ int gen_lbr_counts(struct gen *g);
 int gen_ip_counts(struct gen *g);
 /* IP mode: call targets and head samples from direct (tail) calls. */
 void gen_ip_calls(struct gen *g);
+/* gen_icall.c: the {site, target} -> samples map of the collector. */
+const struct spgo_kmap *gen_icall_pairs(const struct spgo_gen_icalls *c);
 
 /* Add count to the call target `callee` at the innermost location of the
  * inline stack at addr (creating the profiles along the stack). */

@@ -398,4 +398,39 @@ void gen_ip_calls(struct gen *g)
 		uint32_t f = spgo_func_get_id(g->p, gen_name_id(g, callee->name));
 		spgo_add_head(g->p, f, g->count[i]);
 	}
+	if (!g->o->icalls)
+		return;
+	/*
+	 * Indirect calls: the call's block count split among the targets its
+	 * unwound samples named, in their shares (spgo_gen_icalls_feed).
+	 */
+	const struct spgo_kmap *pairs = gen_icall_pairs(g->o->icalls);
+	struct spgo_kmap site_total;
+	spgo_kmap_init(&site_total, 1);
+	const uint64_t *key;
+	uint64_t *val;
+	for (size_t it = 0; spgo_kmap_next(pairs, &it, &key, &val);)
+		*spgo_kmap_upsert(&site_total, key) += *val;
+	size_t npairs = pairs->n;
+	uint64_t *rows = spgo_kmap_sorted(pairs);
+	for (size_t r = 0; r < npairs; r++) {
+		uint64_t site = rows[3 * r], target = rows[3 * r + 1], n = rows[3 * r + 2];
+		long i = gen_insn_index(g, site);
+		if (i < 0 || !g->present[i] || !g->count[i] ||
+		    g->insns[i].cls != SPGO_INSN_INDIRECT_CALL)
+			continue;
+		const struct spgo_function *callee = gen_entry_at(g, target);
+		if (!callee)
+			continue;
+		uint64_t total = *spgo_kmap_find(&site_total, &site);
+		uint64_t c = (g->count[i] * n + total / 2) / total;
+		if (!c)
+			continue;
+		g->st->icalls++;
+		g->st->icall_count += c;
+		gen_add_call(g, site, callee->name, c);
+		spgo_add_head(g->p, spgo_func_get_id(g->p, gen_name_id(g, callee->name)), c);
+	}
+	free(rows);
+	spgo_kmap_free(&site_total);
 }
