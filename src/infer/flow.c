@@ -244,87 +244,99 @@ static void augment_path(struct solver *s)
 	}
 }
 
-static inline int tight(const struct solver *s, uint32_t u, uint32_t a)
-{
-	const struct net *g = s->g;
-	if (g->res[a] <= 0)
-		return 0;
-	uint32_t v = g->to[a];
-	int64_t dt = s->dist[g->t2];
-	return s->dist[u] <= dt && s->dist[v] <= dt && s->dist[v] != INF_DIST &&
-	       s->dist[v] == s->dist[u] + g->cost[a];
-}
-
 /*
  * The DAG of shortest paths.  The tight arcs (d(v) = d(u) + cost) form every
  * shortest s''-t'' path, but zero-cost cycles make them cyclic.  A backward
  * search from t'' over tight arcs numbers the nodes by hops h(v) to t'';
- * the DAG keeps the tight arcs that go to a smaller h: acyclic, and every
- * node still reaches t'' (the paper breaks the cycles inside strongly
+ * the DAG keeps the tight arcs that go to a smaller h by one: acyclic, and
+ * every node still reaches t'' (the paper breaks the cycles inside strongly
  * connected components instead; this keeps the same property, s''-t''
- * connectivity, with one search that only visits nodes on shortest paths).  s->order
- * gets the nodes by decreasing h, a topological order.
+ * connectivity, with one search that only visits nodes on shortest paths).
+ * Every node found has its exact distance (it lies on a shortest s''-t''
+ * path, Lemma 4.2).
+ *
+ * Only what s'' reaches matters: the backward search stops at the level of
+ * s'' (a DAG path from s'' only goes down), and a forward pass from s'' in
+ * decreasing h keeps the nodes it reaches.  On our CFGs the tight arcs
+ * cover most of the network (plateaus of equal cost), and s'' reaches a
+ * twentieth of them: the rounds of augment_dag walk only those.  s->order
+ * gets them by decreasing h, a topological order, each with its DAG arcs in
+ * arc order.  Returns 0 if s'' was not found (no DAG).
  */
-static void extract_dag(struct solver *s)
+static int extract_dag(struct solver *s)
 {
 	struct net *g = s->g;
-	uint32_t n = g->n, head = 0, tail = 0;
-	uint32_t *h = s->it;       /* hops to t'' */
-	uint32_t *cnt = s->stack;  /* DAG arcs out of a node */
-	uint8_t *inb = s->state;
+	uint32_t head = 0, tail = 0;
+	uint32_t *h = s->it;      /* hops to t'' */
+	uint8_t *inb = s->state;  /* 1 found by the backward search, 2 reached from s'' */
+	uint32_t *q = s->queue;
 	int64_t dt = s->dist[g->t2];
-	/* the previous DAG's arcs */
+	/* the previous DAG */
 	for (uint32_t k = 0; k < s->dbeg[s->norder]; k++)
 		s->dag[s->darc[k]] = 0;
-	memset(inb, 0, n);
-	memset(s->good, 0, n);
-	memset(cnt, 0, n * sizeof *cnt);
+	for (uint32_t i = 0; i < s->norder; i++)
+		s->good[s->order[i]] = 0;
+	s->norder = 0;
+	s->dbeg[0] = 0;
 	s->branching = 0;
-	/* Backward from t'': arc r = rev[b] runs from u = to[b] into v.  A
-	 * tight arc from a node one hop further (h(u) = h(v) + 1) is a DAG
-	 * arc, whether it finds u or u was found already at that level.
-	 * Every node found has its exact distance (it lies on a shortest
-	 * s''-t'' path, Lemma 4.2), so s'' reaches it over tight arcs too.  (A
-	 * node the arcs down from s'' miss just gets no flow.) */
-	uint32_t *q = s->queue;
 	h[g->t2] = 0;
 	inb[g->t2] = 1;
-	s->good[g->t2] = 1;
 	q[tail++] = g->t2;
+	uint32_t hs = UINT32_MAX; /* h(s'') once found */
 	while (head < tail) {
-		uint32_t v = q[head++];
+		uint32_t v = q[head];
+		if (h[v] >= hs)
+			break;
+		head++;
+		int64_t dv = s->dist[v];
 		for (uint32_t b = g->first[v]; b < g->first[v + 1]; b++) {
-			uint32_t u = g->to[b], r = g->rev[b];
-			if (inb[u] && h[u] != h[v] + 1)
+			uint32_t u = g->to[b];
+			if (inb[u])
 				continue;
-			if (s->dist[u] > dt || !tight(s, u, r))
+			uint32_t r = g->rev[b];
+			/* r = u -> v, tight: cost(r) = -cost(b) */
+			if (g->res[r] <= 0 || s->dist[u] > dt || s->dist[u] - g->cost[b] != dv)
 				continue;
-			if (!inb[u]) {
-				inb[u] = 1;
-				s->good[u] = 1;
-				h[u] = h[v] + 1;
-				q[tail++] = u;
-			}
-			s->dag[r] = 1;
-			if (++cnt[u] > 1)
-				s->branching = 1;
+			inb[u] = 1;
+			h[u] = h[v] + 1;
+			q[tail++] = u;
+			if (u == g->s2)
+				hs = h[u];
 		}
 	}
-	/* s->order: the nodes by decreasing h (a topological order), each
-	 * with its DAG arcs in arc order. */
-	s->norder = 0;
-	uint32_t k = 0;
-	for (uint32_t i = tail; i-- > 0;) {
-		uint32_t u = q[i];
-		s->dbeg[s->norder] = k;
-		s->order[s->norder++] = u;
-		if (cnt[u] == 0)
-			continue;
-		for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
-			if (s->dag[a])
+	int found = hs != UINT32_MAX;
+	/* Forward from s'', by decreasing h: the queue holds the found nodes
+	 * by increasing h. */
+	if (found) {
+		inb[g->s2] = 2;
+		uint32_t k = 0;
+		for (uint32_t i = tail; i-- > 0;) {
+			uint32_t u = q[i];
+			if (inb[u] != 2)
+				continue;
+			s->dbeg[s->norder] = k;
+			s->order[s->norder++] = u;
+			s->good[u] = 1;
+			if (u == g->t2)
+				continue;
+			int64_t du = s->dist[u];
+			uint32_t hv = h[u] - 1, k0 = k;
+			for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++) {
+				uint32_t v = g->to[a];
+				if (!inb[v] || h[v] != hv || g->res[a] <= 0 || du + g->cost[a] != s->dist[v])
+					continue;
+				s->dag[a] = 1;
 				s->darc[k++] = a;
+				inb[v] = 2;
+			}
+			if (k - k0 > 1)
+				s->branching = 1;
+		}
+		s->dbeg[s->norder] = k;
 	}
-	s->dbeg[s->norder] = k;
+	for (uint32_t i = 0; i < tail; i++)
+		inb[q[i]] = 0;
+	return found;
 }
 
 /* A DAG arc that can still take flow towards t''. */
@@ -428,7 +440,10 @@ static int dag_path(struct solver *s)
 static void augment_dag(struct solver *s)
 {
 	struct net *g = s->g;
-	extract_dag(s);
+	if (!extract_dag(s)) { /* cannot happen: s'' lies on a shortest path */
+		augment_path(s);
+		return;
+	}
 	if (!s->branching) { /* one shortest path: nothing to split */
 		dag_path(s);
 		return;
@@ -704,8 +719,8 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	s.queue = xmalloc(n * sizeof *s.queue);
 	s.parent = xmalloc(n * sizeof *s.parent);
 	s.inq = xmalloc(n);
-	s.state = xmalloc(n);
-	s.good = xmalloc(n);
+	s.state = xcalloc(n, 1);
+	s.good = xcalloc(n, 1);
 	s.stack = xmalloc(n * sizeof *s.stack);
 	s.it = xmalloc(n * sizeof *s.it);
 	s.order = xmalloc(n * sizeof *s.order);
