@@ -53,70 +53,29 @@ struct net {
 	uint32_t *first; /* arcs of v: [first[v], first[v+1]) */
 	uint32_t *to, *rev;
 	int64_t *res, *cost;
-	/* construction */
-	uint32_t *tail;
-	size_t cap;
+	uint32_t *fill; /* construction: the next slot of each node, or NULL
+			   while counting */
 	uint32_t s2, t2;
 };
 
-/* Add an arc and its reverse; returns the index of the forward arc in
- * construction order (mapped to the final order by net_build). */
+/*
+ * Add an arc u -> v and its reverse; returns the forward arc.  The network
+ * is built twice over: first counting the arcs of every node (fill NULL;
+ * the return value is meaningless), then placing each arc in its node's
+ * slice of the arrays, in the order of the calls.
+ */
 static uint32_t arc(struct net *g, uint32_t u, uint32_t v, int64_t cap, int64_t cost)
 {
-	if (g->m + 2 > g->cap) {
-		g->cap = g->cap ? 2 * g->cap : 64;
-		g->tail = xrealloc(g->tail, g->cap * sizeof *g->tail);
-		g->to = xrealloc(g->to, g->cap * sizeof *g->to);
-		g->res = xrealloc(g->res, g->cap * sizeof *g->res);
-		g->cost = xrealloc(g->cost, g->cap * sizeof *g->cost);
+	if (!g->fill) {
+		g->first[u + 1]++;
+		g->first[v + 1]++;
+		g->m += 2;
+		return 0;
 	}
-	uint32_t a = g->m;
-	g->tail[a] = u, g->to[a] = v, g->res[a] = cap, g->cost[a] = cost;
-	g->tail[a + 1] = v, g->to[a + 1] = u, g->res[a + 1] = 0, g->cost[a + 1] = -cost;
-	g->m += 2;
+	uint32_t a = g->fill[u]++, b = g->fill[v]++;
+	g->to[a] = v, g->rev[a] = b, g->res[a] = cap, g->cost[a] = cost;
+	g->to[b] = u, g->rev[b] = a, g->res[b] = 0, g->cost[b] = -cost;
 	return a;
-}
-
-/* Sort arcs by tail (counting sort); pos[] maps construction index to final. */
-static uint32_t *net_build(struct net *g)
-{
-	uint32_t n = g->n, m = g->m;
-	g->first = xcalloc(n + 1, sizeof *g->first);
-	for (uint32_t a = 0; a < m; a++)
-		g->first[g->tail[a] + 1]++;
-	for (uint32_t v = 0; v < n; v++)
-		g->first[v + 1] += g->first[v];
-	uint32_t *fill = xmalloc((n + 1) * sizeof *fill);
-	memcpy(fill, g->first, (n + 1) * sizeof *fill);
-	uint32_t *pos = xmalloc((m + 1) * sizeof *pos);
-	for (uint32_t a = 0; a < m; a++)
-		pos[a] = fill[g->tail[a]]++;
-	uint32_t *to = xmalloc((m + 1) * sizeof *to), *rev = xmalloc((m + 1) * sizeof *rev);
-	int64_t *res = xmalloc((m + 1) * sizeof *res), *cost = xmalloc((m + 1) * sizeof *cost);
-	for (uint32_t a = 0; a < m; a++) {
-		to[pos[a]] = g->to[a];
-		res[pos[a]] = g->res[a];
-		cost[pos[a]] = g->cost[a];
-		rev[pos[a]] = pos[a ^ 1];
-	}
-	free(g->to);
-	free(g->res);
-	free(g->cost);
-	free(g->tail);
-	g->tail = NULL;
-	g->to = to, g->rev = rev, g->res = res, g->cost = cost;
-	free(fill);
-	return pos;
-}
-
-static void net_free(struct net *g)
-{
-	free(g->first);
-	free(g->to);
-	free(g->rev);
-	free(g->res);
-	free(g->cost);
-	free(g->tail);
 }
 
 static inline void push(struct net *g, uint32_t a, int64_t amt)
@@ -597,14 +556,17 @@ static void zero_cost_flow(struct solver *s)
 	}
 }
 
-/* Per edge: 1 if a depth-first search from the entry finds it going to a
- * block on the stack (a loop's back edge, self loops included). */
-static uint8_t *retreating_edges(const struct spgo_cfg *cfg)
+/*
+ * Per edge: retreat[e] = 1 if a depth-first search from the entry finds it
+ * going to a block on the stack (a loop's back edge, self loops included),
+ * or if the entry cannot reach its source.  state, stack and it: nb each;
+ * retreat comes zeroed.
+ */
+static void retreating_edges(const struct spgo_cfg *cfg, uint8_t *retreat, uint8_t *state, uint32_t *stack,
+			     uint32_t *it)
 {
-	size_t nb = cfg->nblocks;
-	uint8_t *r = xcalloc(cfg->nedges + 1, 1), *state = xcalloc(nb, 1);
-	uint32_t *stack = xmalloc(nb * sizeof *stack), *it = xmalloc(nb * sizeof *it);
 	uint32_t sp = 0;
+	memset(state, 0, cfg->nblocks);
 	stack[sp++] = cfg->entry;
 	state[cfg->entry] = 1;
 	it[cfg->entry] = 0;
@@ -615,7 +577,7 @@ static uint8_t *retreating_edges(const struct spgo_cfg *cfg)
 			uint32_t e = cfg->succ[b->out + it[u]++];
 			uint32_t v = cfg->edges[e].dst;
 			if (state[v] == 1)
-				r[e] = 1;
+				retreat[e] = 1;
 			else if (state[v] == 0) {
 				state[v] = 1;
 				it[v] = 0;
@@ -626,113 +588,174 @@ static uint8_t *retreating_edges(const struct spgo_cfg *cfg)
 			sp--;
 		}
 	}
-	/* Edges among blocks the entry cannot reach: keep them out too. */
 	for (size_t e = 0; e < cfg->nedges; e++)
 		if (!state[cfg->edges[e].src])
-			r[e] = 1;
-	free(state);
-	free(stack);
-	free(it);
-	return r;
+			retreat[e] = 1;
 }
-
-/* The vertex gadget's arcs of a block, for reading the count back. */
-struct gadget {
-	uint32_t inc, dec, dangling; /* arc indices or UINT32_MAX */
-	uint32_t ninc, ndec;         /* quadratic: consecutive segment arcs */
-};
 
 /* Number of segments of the piecewise-linear L2 cost. */
 #define QSEG 8
+
+/* The arcs of the network that the solver reads back or pushes on. */
+struct gadgets {
+	uint32_t *inc, *dec;           /* per block: first arc of a count change */
+	uint8_t *nseg_inc, *nseg_dec;  /* how many (consecutive) segment arcs */
+	uint32_t *s2arc, *t2arc;       /* s'' -> u_out, u_in -> t'' (SPGO_NONE: none) */
+	uint32_t *exarc;               /* x_out -> t' of an exit */
+	uint32_t *earc;                /* per edge: u_out -> v_in */
+	uint32_t srcarc, loop;         /* s' -> entry_in, t' -> s' */
+};
+
+/* The reduction of section 3.1 (see the top of the file), called once to
+ * count the arcs and once to place them. */
+static void build(struct net *g, struct gadgets *x, const struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
+{
+	size_t nb = cfg->nblocks, ne = cfg->nedges;
+	uint32_t S1 = (uint32_t)(2 * nb), T1 = S1 + 1;
+	int quad = o->algo == SPGO_ALGO_QUADRATIC;
+	for (size_t b = 0; b < nb; b++) {
+		uint64_t w = cfg->blocks[b].weight;
+		uint32_t in = (uint32_t)(2 * b), out = in + 1;
+		x->s2arc[b] = x->t2arc[b] = x->dec[b] = SPGO_NONE;
+		x->nseg_inc[b] = x->nseg_dec[b] = 0;
+		if (w == SPGO_WEIGHT_UNKNOWN) {
+			x->inc[b] = arc(g, in, out, INF_CAP, 0);
+			x->nseg_inc[b] = 1;
+			continue;
+		}
+		if (w > 0) {
+			x->s2arc[b] = arc(g, g->s2, out, (int64_t)w, 0);
+			x->t2arc[b] = arc(g, in, g->t2, (int64_t)w, 0);
+		}
+		int64_t ki = w == 0 ? o->k_inc0 : o->k_inc;
+		if (!quad) {
+			x->inc[b] = arc(g, in, out, INF_CAP, ki);
+			x->nseg_inc[b] = 1;
+			if (w > 0) {
+				x->dec[b] = arc(g, out, in, (int64_t)w, o->k_dec);
+				x->nseg_dec[b] = 1;
+			}
+			continue;
+		}
+		/* L2: k (f - w)^2 / d with d = max(1, w / QSEG), as QSEG
+		 * segments of d units with marginal cost k (2i + 1), then a
+		 * last unbounded one; they follow each other in in's arcs. */
+		int64_t d = (int64_t)(w / QSEG) > 1 ? (int64_t)(w / QSEG) : 1;
+		for (int i = 0; i < QSEG; i++) {
+			uint32_t a = arc(g, in, out, d, ki * (2 * i + 1));
+			if (i == 0)
+				x->inc[b] = a;
+		}
+		arc(g, in, out, INF_CAP, ki * (2 * QSEG + 1));
+		x->nseg_inc[b] = QSEG + 1;
+		if (w > 0) {
+			int64_t left = (int64_t)w;
+			uint8_t k = 0;
+			for (int i = 0; left > 0; i++, k++) {
+				int64_t c = i == QSEG - 1 || d > left ? left : d;
+				uint32_t a = arc(g, out, in, c, o->k_dec * (2 * i + 1));
+				if (i == 0)
+					x->dec[b] = a;
+				left -= c;
+			}
+			x->nseg_dec[b] = k;
+		}
+	}
+	for (size_t e = 0; e < ne; e++)
+		x->earc[e] = arc(g, (uint32_t)(2 * cfg->edges[e].src + 1), (uint32_t)(2 * cfg->edges[e].dst), INF_CAP, 0);
+	for (size_t b = 0; b < nb; b++)
+		x->exarc[b] = spgo_cfg_is_exit(cfg, (uint32_t)b) ? arc(g, (uint32_t)(2 * b + 1), T1, INF_CAP, 0) : SPGO_NONE;
+	x->srcarc = arc(g, S1, (uint32_t)(2 * cfg->entry), INF_CAP, 0);
+	x->loop = arc(g, T1, S1, INF_CAP, 0);
+}
+
+/* A bump allocator over one zeroed block, so that a solve makes two
+ * allocations whatever the size of the CFG. */
+struct arena {
+	char *p;
+	size_t off, size;
+};
+static void *take(struct arena *a, size_t bytes)
+{
+	void *r = a->p ? a->p + a->off : NULL;
+	a->off += (bytes + 15) & ~(size_t)15;
+	return r;
+}
+static void arena_alloc(struct arena *a)
+{
+	a->size = a->off;
+	a->p = xcalloc(a->size + 16, 1);
+	a->off = 0;
+}
 
 int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 {
 	size_t nb = cfg->nblocks, ne = cfg->nedges;
 	struct net g = {0};
 	g.n = (uint32_t)(2 * nb + 4);
-	uint32_t S1 = (uint32_t)(2 * nb), T1 = S1 + 1;
+	uint32_t S1 = (uint32_t)(2 * nb);
 	g.s2 = S1 + 2, g.t2 = S1 + 3;
-	int quad = o->algo == SPGO_ALGO_QUADRATIC;
-	/* construction indices of the arcs we read back */
-	uint32_t *inc = xmalloc(nb * sizeof *inc), *dec = xmalloc(nb * sizeof *dec);
-	uint32_t *nseg_inc = xcalloc(nb, sizeof *nseg_inc), *nseg_dec = xcalloc(nb, sizeof *nseg_dec);
-	uint32_t *s2arc = xmalloc(nb * sizeof *s2arc), *t2arc = xmalloc(nb * sizeof *t2arc);
-	uint32_t *earc = xmalloc((ne + 1) * sizeof *earc);
-	uint32_t *exarc = xmalloc(nb * sizeof *exarc);
-	for (size_t b = 0; b < nb; b++) {
-		uint64_t w = cfg->blocks[b].weight;
-		uint32_t in = (uint32_t)(2 * b), out = in + 1;
-		s2arc[b] = t2arc[b] = dec[b] = UINT32_MAX;
-		if (w == SPGO_WEIGHT_UNKNOWN) {
-			inc[b] = arc(&g, in, out, INF_CAP, 0);
-			nseg_inc[b] = 1;
-			continue;
-		}
-		if (w > 0) {
-			s2arc[b] = arc(&g, g.s2, out, (int64_t)w, 0);
-			t2arc[b] = arc(&g, in, g.t2, (int64_t)w, 0);
-		}
-		int64_t ki = w == 0 ? o->k_inc0 : o->k_inc;
-		if (!quad) {
-			inc[b] = arc(&g, in, out, INF_CAP, ki);
-			nseg_inc[b] = 1;
-			if (w > 0) {
-				dec[b] = arc(&g, out, in, (int64_t)w, o->k_dec);
-				nseg_dec[b] = 1;
-			}
-			continue;
-		}
-		/* L2: k (f - w)^2 / d with d = max(1, w / QSEG), as QSEG
-		 * segments of d units with marginal cost k (2i + 1), then a
-		 * last unbounded one. */
-		int64_t d = (int64_t)(w / QSEG) > 1 ? (int64_t)(w / QSEG) : 1;
-		inc[b] = g.m;
-		for (int i = 0; i < QSEG; i++)
-			arc(&g, in, out, d, ki * (2 * i + 1));
-		arc(&g, in, out, INF_CAP, ki * (2 * QSEG + 1));
-		nseg_inc[b] = QSEG + 1;
-		if (w > 0) {
-			dec[b] = g.m;
-			int64_t left = (int64_t)w;
-			uint32_t k = 0;
-			for (int i = 0; left > 0; i++, k++) {
-				int64_t c = i == QSEG - 1 || d > left ? left : d;
-				arc(&g, out, in, c, o->k_dec * (2 * i + 1));
-				left -= c;
-			}
-			nseg_dec[b] = k;
-		}
-	}
-	for (size_t e = 0; e < ne; e++)
-		earc[e] = arc(&g, (uint32_t)(2 * cfg->edges[e].src + 1), (uint32_t)(2 * cfg->edges[e].dst), INF_CAP, 0);
-	for (size_t b = 0; b < nb; b++)
-		exarc[b] = spgo_cfg_is_exit(cfg, (uint32_t)b) ? arc(&g, (uint32_t)(2 * b + 1), T1, INF_CAP, 0)
-							       : UINT32_MAX;
-	uint32_t srcarc = arc(&g, S1, (uint32_t)(2 * cfg->entry), INF_CAP, 0);
-	uint32_t loop = arc(&g, T1, S1, INF_CAP, 0);
-	uint32_t *pos = net_build(&g);
-#define P(a) ((a) == UINT32_MAX ? UINT32_MAX : pos[a])
-
+	uint32_t n = g.n;
 	struct solver s = {.g = &g, .prune = o->algo != SPGO_ALGO_MCF};
-	uint32_t n = g.n, m = g.m;
-	s.dist = xmalloc(n * sizeof *s.dist);
-	s.queue = xmalloc(n * sizeof *s.queue);
-	s.parent = xmalloc(n * sizeof *s.parent);
-	s.inq = xmalloc(n);
-	s.state = xcalloc(n, 1);
-	s.good = xcalloc(n, 1);
-	s.stack = xmalloc(n * sizeof *s.stack);
-	s.it = xmalloc(n * sizeof *s.it);
-	s.order = xmalloc(n * sizeof *s.order);
-	s.delta = xmalloc(n * sizeof *s.delta);
-	s.node_amt = xmalloc(n * sizeof *s.node_amt);
-	s.dag = xcalloc(m, 1);
-	s.darc = xmalloc((m + 1) * sizeof *s.darc);
-	s.dbeg = xcalloc(n + 1, sizeof *s.dbeg);
-	s.amt = xcalloc(m, sizeof *s.amt);
-	uint8_t *is_edge = xcalloc(m, 1);
+	struct gadgets x;
+	uint8_t *retreat, *bstate;
+	uint32_t *bstack, *bit;
+
+	/* Everything sized by blocks and nodes: measured, then taken. */
+	struct arena A = {0};
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass)
+			arena_alloc(&A);
+		x.inc = take(&A, nb * sizeof *x.inc);
+		x.dec = take(&A, nb * sizeof *x.dec);
+		x.s2arc = take(&A, nb * sizeof *x.s2arc);
+		x.t2arc = take(&A, nb * sizeof *x.t2arc);
+		x.exarc = take(&A, nb * sizeof *x.exarc);
+		x.nseg_inc = take(&A, nb);
+		x.nseg_dec = take(&A, nb);
+		x.earc = take(&A, ne * sizeof *x.earc);
+		retreat = take(&A, ne);
+		bstate = take(&A, nb);
+		bstack = take(&A, nb * sizeof *bstack);
+		bit = take(&A, nb * sizeof *bit);
+		g.first = take(&A, (n + 1) * sizeof *g.first);
+		s.dist = take(&A, n * sizeof *s.dist);
+		s.queue = take(&A, n * sizeof *s.queue);
+		s.parent = take(&A, n * sizeof *s.parent);
+		s.inq = take(&A, n);
+		s.state = take(&A, n);
+		s.good = take(&A, n);
+		s.stack = take(&A, n * sizeof *s.stack);
+		s.it = take(&A, n * sizeof *s.it);
+		s.order = take(&A, n * sizeof *s.order);
+		s.delta = take(&A, n * sizeof *s.delta);
+		s.node_amt = take(&A, n * sizeof *s.node_amt);
+		s.dbeg = take(&A, (n + 1) * sizeof *s.dbeg);
+	}
+	/* Count the arcs of every node, then place them. */
+	build(&g, &x, cfg, o);
+	for (uint32_t v = 0; v < n; v++)
+		g.first[v + 1] += g.first[v];
+	uint32_t m = g.m;
+	struct arena B = {0};
+	uint8_t *is_edge;
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass)
+			arena_alloc(&B);
+		g.to = take(&B, m * sizeof *g.to);
+		g.rev = take(&B, m * sizeof *g.rev);
+		g.res = take(&B, m * sizeof *g.res);
+		g.cost = take(&B, m * sizeof *g.cost);
+		s.dag = take(&B, m);
+		s.darc = take(&B, (m + 1) * sizeof *s.darc);
+		s.amt = take(&B, m * sizeof *s.amt);
+		is_edge = take(&B, m);
+	}
+	g.fill = s.it;
+	memcpy(g.fill, g.first, n * sizeof *g.fill);
+	build(&g, &x, cfg, o);
 	for (size_t e = 0; e < ne; e++)
-		is_edge[pos[earc[e]]] = 1;
+		is_edge[x.earc[e]] = 1;
 	s.is_edge_arc = is_edge;
 
 	/* Greedy zero-cost augmentation (profi), on the edges that close no
@@ -740,36 +763,35 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	 * would be a circulation that no path from the entry feeds (an
 	 * island, costly to join later). */
 	if (o->greedy && o->algo != SPGO_ALGO_MCF) {
-		uint8_t *retreat = retreating_edges(cfg);
+		retreating_edges(cfg, retreat, bstate, bstack, bit);
 		for (size_t e = 0; e < ne; e++) {
 			uint32_t u = cfg->edges[e].src, v = cfg->edges[e].dst;
 			if (retreat[e])
 				continue;
-			uint32_t a1 = P(s2arc[u]), a3 = P(t2arc[v]);
-			if (a1 == UINT32_MAX || a3 == UINT32_MAX)
+			uint32_t a1 = x.s2arc[u], a3 = x.t2arc[v];
+			if (a1 == SPGO_NONE || a3 == SPGO_NONE)
 				continue;
-			int64_t x = g.res[a1] < g.res[a3] ? g.res[a1] : g.res[a3];
-			if (x <= 0)
+			int64_t f = g.res[a1] < g.res[a3] ? g.res[a1] : g.res[a3];
+			if (f <= 0)
 				continue;
-			push(&g, a1, x);
-			push(&g, pos[earc[e]], x);
-			push(&g, a3, x);
+			push(&g, a1, f);
+			push(&g, x.earc[e], f);
+			push(&g, a3, f);
 		}
-		uint32_t ta = P(t2arc[cfg->entry]);
-		for (size_t b = 0; b < nb && ta != UINT32_MAX; b++) {
-			uint32_t a1 = P(s2arc[b]);
-			if (exarc[b] == UINT32_MAX || a1 == UINT32_MAX)
+		uint32_t ta = x.t2arc[cfg->entry];
+		for (size_t b = 0; b < nb && ta != SPGO_NONE; b++) {
+			uint32_t a1 = x.s2arc[b];
+			if (x.exarc[b] == SPGO_NONE || a1 == SPGO_NONE)
 				continue;
-			int64_t x = g.res[a1] < g.res[ta] ? g.res[a1] : g.res[ta];
-			if (x <= 0)
+			int64_t f = g.res[a1] < g.res[ta] ? g.res[a1] : g.res[ta];
+			if (f <= 0)
 				continue;
-			push(&g, a1, x);
-			push(&g, pos[exarc[b]], x);
-			push(&g, pos[loop], x);
-			push(&g, pos[srcarc], x);
-			push(&g, ta, x);
+			push(&g, a1, f);
+			push(&g, x.exarc[b], f);
+			push(&g, x.loop, f);
+			push(&g, x.srcarc, f);
+			push(&g, ta, f);
 		}
-		free(retreat);
 	}
 	if (o->algo != SPGO_ALGO_MCF)
 		zero_cost_flow(&s);
@@ -782,52 +804,19 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 			augment_dag(&s);
 	}
 
-
 	/* Read the counts back. */
 	for (size_t b = 0; b < nb; b++) {
 		uint64_t w = cfg->blocks[b].weight;
 		int64_t f = w == SPGO_WEIGHT_UNKNOWN ? 0 : (int64_t)w;
-		uint32_t step = 2; /* an arc and its reverse */
-		for (uint32_t k = 0; k < nseg_inc[b]; k++) {
-			uint32_t a = pos[inc[b] + k * step];
-			f += g.res[g.rev[a]];
-		}
-		for (uint32_t k = 0; k < nseg_dec[b]; k++) {
-			uint32_t a = pos[dec[b] + k * step];
-			f -= g.res[g.rev[a]];
-		}
+		for (uint32_t k = 0; k < x.nseg_inc[b]; k++)
+			f += g.res[g.rev[x.inc[b] + k]];
+		for (uint32_t k = 0; k < x.nseg_dec[b]; k++)
+			f -= g.res[g.rev[x.dec[b] + k]];
 		cfg->blocks[b].count = f > 0 ? (uint64_t)f : 0;
 	}
-	for (size_t e = 0; e < ne; e++) {
-		uint32_t a = pos[earc[e]];
-		cfg->edges[e].count = (uint64_t)g.res[g.rev[a]];
-	}
-#undef P
-	free(pos);
-	free(inc);
-	free(dec);
-	free(nseg_inc);
-	free(nseg_dec);
-	free(s2arc);
-	free(t2arc);
-	free(earc);
-	free(exarc);
-	free(is_edge);
-	free(s.dist);
-	free(s.queue);
-	free(s.parent);
-	free(s.inq);
-	free(s.state);
-	free(s.good);
-	free(s.stack);
-	free(s.it);
-	free(s.order);
-	free(s.delta);
-	free(s.node_amt);
-	free(s.dag);
-	free(s.darc);
-	free(s.dbeg);
-	free(s.amt);
-	net_free(&g);
+	for (size_t e = 0; e < ne; e++)
+		cfg->edges[e].count = (uint64_t)g.res[g.rev[x.earc[e]]];
+	free(A.p);
+	free(B.p);
 	return 0;
 }
