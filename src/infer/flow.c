@@ -596,33 +596,89 @@ static void retreating_edges(const struct spgo_cfg *cfg, uint8_t *retreat, uint8
 /* Number of segments of the piecewise-linear L2 cost. */
 #define QSEG 8
 
-/* The arcs of the network that the solver reads back or pushes on. */
+/* The nodes of the blocks and the arcs of the network that the solver
+ * reads back or pushes on (SPGO_NONE: none). */
 struct gadgets {
+	uint32_t *nin, *nout;          /* per block: u_in, u_out (one node for a
+					  dangling block; none for a dead one) */
 	uint32_t *inc, *dec;           /* per block: first arc of a count change */
 	uint8_t *nseg_inc, *nseg_dec;  /* how many (consecutive) segment arcs */
-	uint32_t *s2arc, *t2arc;       /* s'' -> u_out, u_in -> t'' (SPGO_NONE: none) */
+	uint32_t *s2arc, *t2arc;       /* s'' -> u_out, u_in -> t'' */
 	uint32_t *exarc;               /* x_out -> t' of an exit */
 	uint32_t *earc;                /* per edge: u_out -> v_in */
 	uint32_t srcarc, loop;         /* s' -> entry_in, t' -> s' */
+	uint32_t S1, T1;               /* s', t' */
 };
+
+/*
+ * Number the nodes: blocks that are live (the entry reaches them and they
+ * reach an exit) get u_in and u_out, or one node when dangling (the arc
+ * u_in -> u_out of cap inf and cost 0 would only say that the flows in and
+ * out are equal, which one node says too); the others get none: a valid
+ * flow leaves them at 0 (spgo/infer.h), so the solver never sees them and
+ * the minimum it finds is over the flows that can still be valid.  Then
+ * s', t', s'', t''.  Returns the number of nodes, 0 if the entry is dead.
+ */
+static uint32_t number_nodes(struct gadgets *x, const struct spgo_cfg *cfg, uint8_t *mark, uint32_t *stack)
+{
+	size_t nb = cfg->nblocks, sp = 0;
+	/* forward from the entry (mark bit 1), backward from the exits (2) */
+	memset(mark, 0, nb);
+	mark[cfg->entry] = 1;
+	stack[sp++] = cfg->entry;
+	while (sp) {
+		const struct spgo_cfg_block *b = &cfg->blocks[stack[--sp]];
+		for (uint32_t k = 0; k < b->nout; k++) {
+			uint32_t v = cfg->edges[cfg->succ[b->out + k]].dst;
+			if (!mark[v]) {
+				mark[v] = 1;
+				stack[sp++] = v;
+			}
+		}
+	}
+	for (uint32_t b = 0; b < nb; b++)
+		if (mark[b] == 1 && spgo_cfg_is_exit(cfg, b)) {
+			mark[b] = 3;
+			stack[sp++] = b;
+		}
+	while (sp) {
+		const struct spgo_cfg_block *b = &cfg->blocks[stack[--sp]];
+		for (uint32_t k = 0; k < b->nin; k++) {
+			uint32_t v = cfg->edges[cfg->pred[b->in + k]].src;
+			if (mark[v] == 1) {
+				mark[v] = 3;
+				stack[sp++] = v;
+			}
+		}
+	}
+	if (mark[cfg->entry] != 3)
+		return 0;
+	uint32_t k = 0;
+	for (size_t b = 0; b < nb; b++) {
+		if (mark[b] != 3) {
+			x->nin[b] = x->nout[b] = SPGO_NONE;
+			continue;
+		}
+		x->nin[b] = k++;
+		x->nout[b] = cfg->blocks[b].weight == SPGO_WEIGHT_UNKNOWN ? x->nin[b] : k++;
+	}
+	x->S1 = k, x->T1 = k + 1;
+	return k + 4;
+}
 
 /* The reduction of section 3.1 (see the top of the file), called once to
  * count the arcs and once to place them. */
 static void build(struct net *g, struct gadgets *x, const struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 {
 	size_t nb = cfg->nblocks, ne = cfg->nedges;
-	uint32_t S1 = (uint32_t)(2 * nb), T1 = S1 + 1;
 	int quad = o->algo == SPGO_ALGO_QUADRATIC;
 	for (size_t b = 0; b < nb; b++) {
 		uint64_t w = cfg->blocks[b].weight;
-		uint32_t in = (uint32_t)(2 * b), out = in + 1;
-		x->s2arc[b] = x->t2arc[b] = x->dec[b] = SPGO_NONE;
+		uint32_t in = x->nin[b], out = x->nout[b];
+		x->s2arc[b] = x->t2arc[b] = x->inc[b] = x->dec[b] = SPGO_NONE;
 		x->nseg_inc[b] = x->nseg_dec[b] = 0;
-		if (w == SPGO_WEIGHT_UNKNOWN) {
-			x->inc[b] = arc(g, in, out, INF_CAP, 0);
-			x->nseg_inc[b] = 1;
+		if (in == SPGO_NONE || w == SPGO_WEIGHT_UNKNOWN)
 			continue;
-		}
 		if (w > 0) {
 			x->s2arc[b] = arc(g, g->s2, out, (int64_t)w, 0);
 			x->t2arc[b] = arc(g, in, g->t2, (int64_t)w, 0);
@@ -661,12 +717,17 @@ static void build(struct net *g, struct gadgets *x, const struct spgo_cfg *cfg, 
 			x->nseg_dec[b] = k;
 		}
 	}
-	for (size_t e = 0; e < ne; e++)
-		x->earc[e] = arc(g, (uint32_t)(2 * cfg->edges[e].src + 1), (uint32_t)(2 * cfg->edges[e].dst), INF_CAP, 0);
+	for (size_t e = 0; e < ne; e++) {
+		uint32_t u = x->nout[cfg->edges[e].src], v = x->nin[cfg->edges[e].dst];
+		/* (a dangling block's self loop would be a loop on its node) */
+		x->earc[e] = u == SPGO_NONE || v == SPGO_NONE || u == v ? SPGO_NONE : arc(g, u, v, INF_CAP, 0);
+	}
 	for (size_t b = 0; b < nb; b++)
-		x->exarc[b] = spgo_cfg_is_exit(cfg, (uint32_t)b) ? arc(g, (uint32_t)(2 * b + 1), T1, INF_CAP, 0) : SPGO_NONE;
-	x->srcarc = arc(g, S1, (uint32_t)(2 * cfg->entry), INF_CAP, 0);
-	x->loop = arc(g, T1, S1, INF_CAP, 0);
+		x->exarc[b] = x->nout[b] != SPGO_NONE && spgo_cfg_is_exit(cfg, (uint32_t)b)
+				      ? arc(g, x->nout[b], x->T1, INF_CAP, 0)
+				      : SPGO_NONE;
+	x->srcarc = arc(g, x->S1, x->nin[cfg->entry], INF_CAP, 0);
+	x->loop = arc(g, x->T1, x->S1, INF_CAP, 0);
 }
 
 /* A bump allocator over one zeroed block, so that a solve makes two
@@ -692,20 +753,18 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 {
 	size_t nb = cfg->nblocks, ne = cfg->nedges;
 	struct net g = {0};
-	g.n = (uint32_t)(2 * nb + 4);
-	uint32_t S1 = (uint32_t)(2 * nb);
-	g.s2 = S1 + 2, g.t2 = S1 + 3;
-	uint32_t n = g.n;
 	struct solver s = {.g = &g, .prune = o->algo != SPGO_ALGO_MCF};
 	struct gadgets x;
 	uint8_t *retreat, *bstate;
-	uint32_t *bstack, *bit;
+	uint32_t *bstack, *bit, n = (uint32_t)(2 * nb + 4); /* at most */
 
 	/* Everything sized by blocks and nodes: measured, then taken. */
 	struct arena A = {0};
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass)
 			arena_alloc(&A);
+		x.nin = take(&A, nb * sizeof *x.nin);
+		x.nout = take(&A, nb * sizeof *x.nout);
 		x.inc = take(&A, nb * sizeof *x.inc);
 		x.dec = take(&A, nb * sizeof *x.dec);
 		x.s2arc = take(&A, nb * sizeof *x.s2arc);
@@ -732,6 +791,16 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		s.node_amt = take(&A, n * sizeof *s.node_amt);
 		s.dbeg = take(&A, (n + 1) * sizeof *s.dbeg);
 	}
+	n = g.n = number_nodes(&x, cfg, bstate, bstack);
+	if (n == 0) { /* no flow can leave the function */
+		for (size_t b = 0; b < nb; b++)
+			cfg->blocks[b].count = 0;
+		for (size_t e = 0; e < ne; e++)
+			cfg->edges[e].count = 0;
+		free(A.p);
+		return 0;
+	}
+	g.s2 = n - 2, g.t2 = n - 1;
 	/* Count the arcs of every node, then place them. */
 	build(&g, &x, cfg, o);
 	for (uint32_t v = 0; v < n; v++)
@@ -755,7 +824,8 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	memcpy(g.fill, g.first, n * sizeof *g.fill);
 	build(&g, &x, cfg, o);
 	for (size_t e = 0; e < ne; e++)
-		is_edge[x.earc[e]] = 1;
+		if (x.earc[e] != SPGO_NONE)
+			is_edge[x.earc[e]] = 1;
 	s.is_edge_arc = is_edge;
 
 	/* Greedy zero-cost augmentation (profi), on the edges that close no
@@ -769,7 +839,7 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 			if (retreat[e])
 				continue;
 			uint32_t a1 = x.s2arc[u], a3 = x.t2arc[v];
-			if (a1 == SPGO_NONE || a3 == SPGO_NONE)
+			if (a1 == SPGO_NONE || a3 == SPGO_NONE || x.earc[e] == SPGO_NONE)
 				continue;
 			int64_t f = g.res[a1] < g.res[a3] ? g.res[a1] : g.res[a3];
 			if (f <= 0)
@@ -804,18 +874,30 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 			augment_dag(&s);
 	}
 
-	/* Read the counts back. */
+	/* Read the counts back: edges, then sampled blocks by their gadget,
+	 * dangling ones by what comes in. */
+	for (size_t e = 0; e < ne; e++)
+		cfg->edges[e].count = x.earc[e] == SPGO_NONE ? 0 : (uint64_t)g.res[g.rev[x.earc[e]]];
 	for (size_t b = 0; b < nb; b++) {
-		uint64_t w = cfg->blocks[b].weight;
-		int64_t f = w == SPGO_WEIGHT_UNKNOWN ? 0 : (int64_t)w;
-		for (uint32_t k = 0; k < x.nseg_inc[b]; k++)
-			f += g.res[g.rev[x.inc[b] + k]];
-		for (uint32_t k = 0; k < x.nseg_dec[b]; k++)
-			f -= g.res[g.rev[x.dec[b] + k]];
+		const struct spgo_cfg_block *bl = &cfg->blocks[b];
+		uint64_t w = bl->weight;
+		int64_t f = 0;
+		if (x.nin[b] == SPGO_NONE) {
+			f = 0;
+		} else if (w == SPGO_WEIGHT_UNKNOWN) {
+			for (uint32_t k = 0; k < bl->nin; k++)
+				f += (int64_t)cfg->edges[cfg->pred[bl->in + k]].count;
+			if (b == cfg->entry)
+				f += g.res[g.rev[x.srcarc]];
+		} else {
+			f = (int64_t)w;
+			for (uint32_t k = 0; k < x.nseg_inc[b]; k++)
+				f += g.res[g.rev[x.inc[b] + k]];
+			for (uint32_t k = 0; k < x.nseg_dec[b]; k++)
+				f -= g.res[g.rev[x.dec[b] + k]];
+		}
 		cfg->blocks[b].count = f > 0 ? (uint64_t)f : 0;
 	}
-	for (size_t e = 0; e < ne; e++)
-		cfg->edges[e].count = (uint64_t)g.res[g.rev[x.earc[e]]];
 	free(A.p);
 	free(B.p);
 	return 0;
