@@ -45,6 +45,19 @@ static void search(const struct spgo_cfg *cfg, const uint32_t *starts, size_t ns
 	}
 }
 
+/* Mark the blocks that flow from outside reaches: along positive edges
+ * from the entry, if anything enters there (a loop through the entry that
+ * nothing enters is an island like any other). */
+static void reach(const struct spgo_cfg *cfg, uint8_t *mark, uint32_t *stack)
+{
+	const struct spgo_cfg_block *eb = &cfg->blocks[cfg->entry];
+	uint64_t in = 0;
+	for (uint32_t k = 0; k < eb->nin; k++)
+		in += cfg->edges[cfg->pred[eb->in + k]].count;
+	if (eb->count > in)
+		search(cfg, &cfg->entry, 1, 1, 1, mark, stack);
+}
+
 /* Remove the flow of blocks with mark[b] == 0 (a closed set). */
 static void zero_outside(struct spgo_cfg *cfg, const uint8_t *mark)
 {
@@ -404,7 +417,7 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		 * by conservation), and there is nothing to do. */
 		uint8_t *r = xcalloc(nb, 1);
 		uint32_t *st = xmalloc((nb + 1) * sizeof *st);
-		search(cfg, &cfg->entry, 1, 1, 1, r, st);
+		reach(cfg, r, st);
 		int fine = 1;
 		for (size_t b = 0; b < nb && fine; b++)
 			fine = cfg->blocks[b].count == 0 || r[b];
@@ -459,7 +472,7 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 
 	for (size_t guard = 0;; guard++) {
 		memset(from_entry, 0, nb);
-		search(cfg, &cfg->entry, 1, 1, 1, from_entry, stack);
+		reach(cfg, from_entry, stack);
 		size_t nisland = 0;
 		for (size_t b = 0; b < nb; b++) {
 			island[b] = cfg->blocks[b].count > 0 && !from_entry[b];
@@ -521,6 +534,34 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 			cy.insum[cfg->edges[e].dst] += cfg->edges[e].count;
 		}
 		int kept = 0;
+		/* When the island holds the entry (a loop through it that
+		 * nothing enters), first the cheapest cycle that lets a unit
+		 * enter there: Z -> in(entry) -> ... -> Z.  It costs nothing
+		 * when the same counts have a flow that enters (exact weights
+		 * whose min-cost routing came out as a circulation). */
+		if (island[cfg->entry] && guard <= 4 * nb + 4 && cycle_search(cfg, o, live, cfg->entry, &cy) == 0) {
+			uint32_t Z = (uint32_t)(2 * nb);
+			int64_t ec = cy.dist[Z];
+			if (ec != INT64_MAX && ec <= best && (double)ec <= drop) {
+				for (size_t e = 0; e < ne; e++)
+					saved[e] = cfg->edges[e].count;
+				for (size_t b = 0; b < nb; b++)
+					saved_b[b] = cfg->blocks[b].count;
+				for (uint32_t n = Z; cy.prev[n] != SPGO_NONE; n = cy.prev[n])
+					arc_apply(cfg, &cy, n);
+				memset(chk, 0, nb);
+				reach(cfg, chk, stack);
+				size_t left = 0;
+				for (size_t b = 0; b < nb; b++)
+					left += cfg->blocks[b].count > 0 && !chk[b];
+				if (left < nisland)
+					continue;
+				for (size_t e = 0; e < ne; e++)
+					cfg->edges[e].count = saved[e];
+				for (size_t b = 0; b < nb; b++)
+					cfg->blocks[b].count = saved_b[b];
+			}
+		}
 		for (int any_p = 1; any_p >= 0 && !kept && guard <= 4 * nb + 4; any_p--) {
 			uint32_t cx = SPGO_NONE, ce = SPGO_NONE;
 			int64_t cbest = best_cycle(cfg, o, live, island, from_entry, any_p, &cy, &cx, &ce);
@@ -533,7 +574,7 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 			if (cycle_search(cfg, o, live, cx, &cy) == 0) {
 				cycle_apply(cfg, &cy, 2 * cfg->edges[ce].src + 1, ce);
 				memset(chk, 0, nb);
-				search(cfg, &cfg->entry, 1, 1, 1, chk, stack);
+				reach(cfg, chk, stack);
 				size_t left = 0;
 				for (size_t b = 0; b < nb; b++)
 					left += cfg->blocks[b].count > 0 && !chk[b];
@@ -592,7 +633,7 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		if (!improve_once(cfg, o, live, &cy))
 			break;
 		memset(chk, 0, nb);
-		search(cfg, &cfg->entry, 1, 1, 1, chk, stack);
+		reach(cfg, chk, stack);
 		int bad = 0;
 		for (size_t b = 0; b < nb; b++)
 			bad |= cfg->blocks[b].count > 0 && !chk[b];
