@@ -12,9 +12,10 @@
  * island -> exit, or dropping it.  Then negative cycles are cancelled while
  * the flow stays connected (a cycle that cuts something off is undone and
  * what it cut is pinned), so the result is a local minimum among connected
- * flows.  Dropping freezes an island at 0, which later joins may regret: if
- * the pass dropped any, a second pass that never drops runs from the same
- * start and the cheaper result is kept.
+ * flows.  The greedy order matters (a dear island joined first can make a
+ * cheap one free; a dropped island is frozen at 0), so when joining cost
+ * anything, other passes run from the same start (dearest island first;
+ * never dropping) and the cheapest result is kept.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -185,6 +186,8 @@ struct cyc {
 	/* savings count as 0 (prices of a flow that a negative cycle could
 	 * still improve: too high rather than none) */
 	int clamp;
+	int rev; /* islands taken from the last block down, the dearest join
+		    first, and no join may cut off what was reached */
 	/* scratch: counts before a trial, what the entry reaches after it */
 	uint64_t *saved_e, *saved_b;
 	uint8_t *chk;
@@ -323,7 +326,8 @@ static int64_t best_cycle(const struct spgo_cfg *cfg, const struct spgo_infer_op
 {
 	int64_t best = INT64_MAX;
 	int tried = 0;
-	for (uint32_t x = 0; x < cfg->nblocks && tried < 3; x++) {
+	for (uint32_t i = 0; i < cfg->nblocks && tried < 3; i++) {
+		uint32_t x = c->rev ? (uint32_t)cfg->nblocks - 1 - i : i;
 		if (!island[x])
 			continue;
 		const struct spgo_cfg_block *xb = &cfg->blocks[x];
@@ -337,14 +341,21 @@ static int64_t best_cycle(const struct spgo_cfg *cfg, const struct spgo_infer_op
 		tried++;
 		if (cycle_search(cfg, o, live, x, c))
 			continue;
+		int64_t bx_cost = INT64_MAX;
+		uint32_t bx_e = SPGO_NONE;
 		for (uint32_t k = 0; k < xb->nin; k++) {
 			uint32_t e = cfg->pred[xb->in + k], p = cfg->edges[e].src;
 			int64_t d = c->dist[2 * p + 1];
-			if ((any_p ? !island[p] : reached[p]) && d != INT64_MAX && d < best) {
-				best = d;
-				*bx = x;
-				*be = e;
+			if ((any_p ? !island[p] : reached[p]) && d != INT64_MAX && d < bx_cost) {
+				bx_cost = d;
+				bx_e = e;
 			}
+		}
+		/* the cheapest island first, or (rev) the dearest */
+		if (bx_e != SPGO_NONE && (best == INT64_MAX || (c->rev ? bx_cost > best : bx_cost < best))) {
+			best = bx_cost;
+			*bx = x;
+			*be = bx_e;
 		}
 	}
 	return best;
@@ -517,7 +528,7 @@ static void polish(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const 
 	}
 }
 
-static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_drop)
+static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_drop, int rev)
 {
 	size_t nb = cfg->nblocks;
 	int drops = 0;
@@ -543,6 +554,7 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 	cy.pin_e = xcalloc(cfg->nedges + 1, 1);
 	cy.pin_entry = 0;
 	cy.clamp = 0;
+	cy.rev = rev;
 	uint64_t *saved_b = cy.saved_b = xmalloc(nb * sizeof *saved_b);
 	uint8_t *chk = cy.chk = xmalloc(nb);
 
@@ -597,7 +609,8 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 		uint32_t x = SPGO_NONE;
 		int64_t best = INT64_MAX;
 		for (uint32_t b = 0; ok && b < nb; b++)
-			if (island[b] && d1[b] != INT64_MAX && d2[b] != INT64_MAX && d1[b] + d2[b] < best) {
+			if (island[b] && d1[b] != INT64_MAX && d2[b] != INT64_MAX &&
+			    (d1[b] + d2[b] < best || (rev && d1[b] + d2[b] == best))) {
 				best = d1[b] + d2[b];
 				x = b;
 			}
@@ -675,7 +688,12 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 			for (int attempt = 0; attempt < 8 && !kept; attempt++) {
 				uint32_t cx = SPGO_NONE, ce = SPGO_NONE;
 				int64_t cbest = best_cycle(cfg, o, live, island, from_entry, any_p, &cy, &cx, &ce);
-				if (cbest == INT64_MAX || cbest > best || (double)cbest > drop)
+				if (cbest == INT64_MAX)
+					break;
+				int64_t call = best; /* one more call instead (through cx, when rev) */
+				if (rev && ok && d1[cx] != INT64_MAX && d2[cx] != INT64_MAX)
+					call = d1[cx] + d2[cx];
+				if (cbest > call || (double)cbest > drop)
 					break;
 				for (size_t e = 0; e < ne; e++)
 					saved[e] = cfg->edges[e].count;
@@ -688,10 +706,14 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 					cycle_apply(cfg, &cy, 2 * cfg->edges[ce].src + 1, ce);
 					memset(chk, 0, nb);
 					reach(cfg, chk, stack);
-					size_t left = 0;
-					for (size_t b = 0; b < nb; b++)
+					/* progress: fewer island blocks (and, in the
+					 * rev pass, nothing that was reached cut off) */
+					size_t left = 0, cut = 0;
+					for (size_t b = 0; b < nb; b++) {
 						left += cfg->blocks[b].count > 0 && !chk[b];
-					if (left < nisland) {
+						cut += from_entry[b] && cfg->blocks[b].count > 0 && !chk[b];
+					}
+					if (left < nisland && !(rev && cut)) {
 						kept = 1;
 						break;
 					}
@@ -791,33 +813,44 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		if (fine)
 			return;
 	}
-	/* Dropping an island is the cheaper choice where it is taken, but it
-	 * freezes that island at 0 for the rest: when the joins that follow
-	 * (and the polish) would have done better with it joined, the pass
-	 * that never drops finds that.  The cheaper result is kept. */
-	uint64_t *start = xmalloc((nb + ne + 1) * sizeof *start), *first = xmalloc((nb + ne + 1) * sizeof *first);
+	/* The joins are greedy, one island at a time, and their order
+	 * matters: joining a dear island first can make a cheap one free (it
+	 * is fed through the first), and dropping an island, the cheaper
+	 * choice where it is taken, freezes it at 0 for the joins that follow.
+	 * So when joining cost anything, two more passes run from the same
+	 * start: the dearest island first (where a join may not cut off what
+	 * an earlier one reached), and (if the first pass dropped one) never
+	 * dropping.  The cheapest result is kept. */
+	uint64_t *start = xmalloc((nb + ne + 1) * sizeof *start), *best = xmalloc((nb + ne + 1) * sizeof *best);
 	for (size_t b = 0; b < nb; b++)
 		start[b] = cfg->blocks[b].count;
 	for (size_t e = 0; e < ne; e++)
 		start[nb + e] = cfg->edges[e].count;
-	if (join_pass(cfg, o, 1) > 0) {
-		double c1 = spgo_flow_cost_l1(cfg, o);
+	double c0 = spgo_flow_cost_l1(cfg, o);
+	int drops = join_pass(cfg, o, 1, 0);
+	double cbest = spgo_flow_cost_l1(cfg, o);
+	for (int pass = 1; pass <= 2 && cbest > c0; pass++) {
+		if (pass == 2 && !drops)
+			break;
 		for (size_t b = 0; b < nb; b++) {
-			first[b] = cfg->blocks[b].count;
+			best[b] = cfg->blocks[b].count;
 			cfg->blocks[b].count = start[b];
 		}
 		for (size_t e = 0; e < ne; e++) {
-			first[nb + e] = cfg->edges[e].count;
+			best[nb + e] = cfg->edges[e].count;
 			cfg->edges[e].count = start[nb + e];
 		}
-		join_pass(cfg, o, 0);
-		if (spgo_flow_cost_l1(cfg, o) > c1) {
-			for (size_t b = 0; b < nb; b++)
-				cfg->blocks[b].count = first[b];
-			for (size_t e = 0; e < ne; e++)
-				cfg->edges[e].count = first[nb + e];
+		join_pass(cfg, o, pass == 1, pass == 1);
+		double c = spgo_flow_cost_l1(cfg, o);
+		if (c < cbest) {
+			cbest = c;
+			continue;
 		}
+		for (size_t b = 0; b < nb; b++)
+			cfg->blocks[b].count = best[b];
+		for (size_t e = 0; e < ne; e++)
+			cfg->edges[e].count = best[nb + e];
 	}
 	free(start);
-	free(first);
+	free(best);
 }
