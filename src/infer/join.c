@@ -186,6 +186,9 @@ struct cyc {
 	/* savings count as 0 (prices of a flow that a negative cycle could
 	 * still improve: too high rather than none) */
 	int clamp;
+	uint32_t last_x; /* best_cycle's last search: from in(last_x), */
+	int last_ok;     /* whether it completed (dist and prev hold it) */
+	int failed;      /* some search met a negative cycle or its limit */
 	int rev; /* islands taken from the last block down, the dearest join
 		    first, and no join may cut off what was reached */
 	/* scratch: counts before a trial, what the entry reaches after it */
@@ -283,7 +286,7 @@ static int cycle_search(const struct spgo_cfg *cfg, const struct spgo_infer_opts
 		head = (head + 1) % nn;
 		len--;
 		c->inq[node] = 0;
-		if (++c->rounds[node] > nn + 1 || ++pops > 16 * nn + 256)
+		if (++c->rounds[node] > nn + 1 || ++pops > 4 * nn + 64)
 			return -1; /* a negative cycle, or too long to be worth it */
 		relax_arcs(cfg, o, live, c, node, head, &len, nn);
 	}
@@ -339,8 +342,12 @@ static int64_t best_cycle(const struct spgo_cfg *cfg, const struct spgo_infer_op
 		if (!cand)
 			continue;
 		tried++;
-		if (cycle_search(cfg, o, live, x, c))
+		c->last_x = x;
+		c->last_ok = cycle_search(cfg, o, live, x, c) == 0;
+		if (!c->last_ok) {
+			c->failed = 1;
 			continue;
+		}
 		int64_t bx_cost = INT64_MAX;
 		uint32_t bx_e = SPGO_NONE;
 		for (uint32_t k = 0; k < xb->nin; k++) {
@@ -555,6 +562,8 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 	cy.pin_entry = 0;
 	cy.clamp = 0;
 	cy.rev = rev;
+	cy.last_x = SPGO_NONE;
+	cy.last_ok = cy.failed = 0;
 	uint64_t *saved_b = cy.saved_b = xmalloc(nb * sizeof *saved_b);
 	uint8_t *chk = cy.chk = xmalloc(nb);
 
@@ -669,7 +678,6 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 				for (size_t b = 0; b < nb; b++)
 					left += cfg->blocks[b].count > 0 && !chk[b];
 				if (left < nisland) {
-					polish(cfg, o, live, &cy);
 					continue;
 				}
 				for (size_t e = 0; e < ne; e++)
@@ -681,8 +689,11 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 		/* A cycle that joins x may cut something else off (another
 		 * zero-cost way around would not have): then what it cut is
 		 * pinned and the search runs again, a few times. */
+		cy.failed = 0;
 		for (int k = 0; k < 4 && !kept && guard <= 4 * nb + 4; k++) {
 			int any_p = !(k & 1);
+			if (k == 1 && cy.failed)
+				continue; /* the same searches would fail again */
 			cy.clamp = k >= 2; /* when a negative cycle stopped the searches */
 			unpin(cfg, &cy);
 			for (int attempt = 0; attempt < 8 && !kept; attempt++) {
@@ -702,7 +713,7 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 				const struct spgo_cfg_block *eb = &cfg->blocks[cfg->entry];
 				uint64_t entered = eb->count - cy.insum[cfg->entry];
 				int pinned = 0;
-				if (cycle_search(cfg, o, live, cx, &cy) == 0) {
+				if ((cy.last_x == cx && cy.last_ok) || cycle_search(cfg, o, live, cx, &cy) == 0) {
 					cycle_apply(cfg, &cy, 2 * cfg->edges[ce].src + 1, ce);
 					memset(chk, 0, nb);
 					reach(cfg, chk, stack);
@@ -730,7 +741,6 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 		unpin(cfg, &cy);
 		cy.clamp = 0;
 		if (kept) {
-			polish(cfg, o, live, &cy);
 			continue;
 		}
 		if (x == SPGO_NONE || guard > 4 * nb + 4) {
@@ -745,7 +755,6 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 			for (size_t b = 0; b < nb; b++)
 				mark[b] = !mark[b];
 			zero_outside(cfg, mark);
-			polish(cfg, o, live, &cy);
 			continue;
 		}
 		/* entry -> x */
@@ -762,8 +771,8 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 			v = cfg->edges[via2[v]].dst;
 			cfg->blocks[v].count++;
 		}
-		polish(cfg, o, live, &cy);
 	}
+	polish(cfg, o, live, &cy);
 	free(mark);
 	free(from_entry);
 	free(island);
@@ -795,6 +804,8 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 	return drops;
 }
 
+#define JOIN_PASSES_MAX 128
+
 void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 {
 	size_t nb = cfg->nblocks, ne = cfg->nedges;
@@ -820,7 +831,11 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	 * So when joining cost anything, two more passes run from the same
 	 * start: the dearest island first (where a join may not cut off what
 	 * an earlier one reached), and (if the first pass dropped one) never
-	 * dropping.  The cheapest result is kept. */
+	 * dropping.  The cheapest result is kept.  Each pass costs what the
+	 * first did, which on a CFG of hundreds of blocks with islands is
+	 * more than the solve (on speedtest1's CFGs: 25 ms more over all, for
+	 * an L1 gain of 2): the passes run on CFGs up to JOIN_PASSES_MAX
+	 * blocks. */
 	uint64_t *start = xmalloc((nb + ne + 1) * sizeof *start), *best = xmalloc((nb + ne + 1) * sizeof *best);
 	for (size_t b = 0; b < nb; b++)
 		start[b] = cfg->blocks[b].count;
@@ -829,7 +844,7 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	double c0 = spgo_flow_cost_l1(cfg, o);
 	int drops = join_pass(cfg, o, 1, 0);
 	double cbest = spgo_flow_cost_l1(cfg, o);
-	for (int pass = 1; pass <= 2 && cbest > c0; pass++) {
+	for (int pass = 1; pass <= 2 && cbest > c0 && nb <= JOIN_PASSES_MAX; pass++) {
 		if (pass == 2 && !drops)
 			break;
 		for (size_t b = 0; b < nb; b++) {
