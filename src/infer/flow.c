@@ -735,6 +735,7 @@ static void build(struct net *g, struct gadgets *x, const struct spgo_cfg *cfg, 
 struct arena {
 	char *p;
 	size_t off, size;
+	int heap; /* p is from the heap (else the caller's buffer) */
 };
 static void *take(struct arena *a, size_t bytes)
 {
@@ -742,11 +743,18 @@ static void *take(struct arena *a, size_t bytes)
 	a->off += (bytes + 15) & ~(size_t)15;
 	return r;
 }
-static void arena_alloc(struct arena *a)
+/* Small CFGs use buf (aligned, len bytes) instead of the heap. */
+static void arena_alloc(struct arena *a, void *buf, size_t len)
 {
 	a->size = a->off;
-	a->p = xcalloc(a->size + 16, 1);
+	a->heap = a->size > len;
+	a->p = a->heap ? xcalloc(a->size, 1) : memset(buf, 0, a->size);
 	a->off = 0;
+}
+static void arena_free(struct arena *a)
+{
+	if (a->heap)
+		free(a->p);
 }
 
 int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
@@ -757,12 +765,17 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	struct gadgets x;
 	uint8_t *retreat, *bstate;
 	uint32_t *bstack, *bit, n = (uint32_t)(2 * nb + 4); /* at most */
+	/* arcs, at most: a block's gadget (4 arcs, or the L2 segments, with
+	 * s'' and t''), edges, exits, s' and t' (each with its reverse) */
+	size_t mmax = 2 * (nb * (o->algo == SPGO_ALGO_QUADRATIC ? 2 * QSEG + 3 : 4) + ne + nb + 2);
+	uint8_t *is_edge;
 
-	/* Everything sized by blocks and nodes: measured, then taken. */
+	/* Everything in one zeroed block: measured, then taken. */
 	struct arena A = {0};
+	_Alignas(16) char small[16384];
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass)
-			arena_alloc(&A);
+			arena_alloc(&A, small, sizeof small);
 		x.nin = take(&A, nb * sizeof *x.nin);
 		x.nout = take(&A, nb * sizeof *x.nout);
 		x.inc = take(&A, nb * sizeof *x.inc);
@@ -790,6 +803,14 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		s.delta = take(&A, n * sizeof *s.delta);
 		s.node_amt = take(&A, n * sizeof *s.node_amt);
 		s.dbeg = take(&A, (n + 1) * sizeof *s.dbeg);
+		g.to = take(&A, mmax * sizeof *g.to);
+		g.rev = take(&A, mmax * sizeof *g.rev);
+		g.res = take(&A, mmax * sizeof *g.res);
+		g.cost = take(&A, mmax * sizeof *g.cost);
+		s.dag = take(&A, mmax);
+		s.darc = take(&A, (mmax + 1) * sizeof *s.darc);
+		s.amt = take(&A, mmax * sizeof *s.amt);
+		is_edge = take(&A, mmax);
 	}
 	n = g.n = number_nodes(&x, cfg, bstate, bstack);
 	if (n == 0) { /* no flow can leave the function */
@@ -797,29 +818,16 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 			cfg->blocks[b].count = 0;
 		for (size_t e = 0; e < ne; e++)
 			cfg->edges[e].count = 0;
-		free(A.p);
+		arena_free(&A);
 		return 0;
 	}
 	g.s2 = n - 2, g.t2 = n - 1;
 	/* Count the arcs of every node, then place them. */
 	build(&g, &x, cfg, o);
+	if (g.m > mmax)
+		spgo_die("flow_solve: %u arcs, room for %zu", g.m, mmax);
 	for (uint32_t v = 0; v < n; v++)
 		g.first[v + 1] += g.first[v];
-	uint32_t m = g.m;
-	struct arena B = {0};
-	uint8_t *is_edge;
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass)
-			arena_alloc(&B);
-		g.to = take(&B, m * sizeof *g.to);
-		g.rev = take(&B, m * sizeof *g.rev);
-		g.res = take(&B, m * sizeof *g.res);
-		g.cost = take(&B, m * sizeof *g.cost);
-		s.dag = take(&B, m);
-		s.darc = take(&B, (m + 1) * sizeof *s.darc);
-		s.amt = take(&B, m * sizeof *s.amt);
-		is_edge = take(&B, m);
-	}
 	g.fill = s.it;
 	memcpy(g.fill, g.first, n * sizeof *g.fill);
 	build(&g, &x, cfg, o);
@@ -833,8 +841,15 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	 * would be a circulation that no path from the entry feeds (an
 	 * island, costly to join later). */
 	if (o->greedy && o->algo != SPGO_ALGO_MCF) {
-		retreating_edges(cfg, retreat, bstate, bstack, bit);
-		for (size_t e = 0; e < ne; e++) {
+		/* (the search for loops only when an edge joins two sampled
+		 * blocks) */
+		int any = 0;
+		for (size_t e = 0; e < ne && !any; e++)
+			any = x.s2arc[cfg->edges[e].src] != SPGO_NONE && x.t2arc[cfg->edges[e].dst] != SPGO_NONE &&
+			      x.earc[e] != SPGO_NONE;
+		if (any)
+			retreating_edges(cfg, retreat, bstate, bstack, bit);
+		for (size_t e = 0; e < ne && any; e++) {
 			uint32_t u = cfg->edges[e].src, v = cfg->edges[e].dst;
 			if (retreat[e])
 				continue;
@@ -863,10 +878,17 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 			push(&g, ta, f);
 		}
 	}
-	if (o->algo != SPGO_ALGO_MCF)
-		zero_cost_flow(&s);
-	/* Successive shortest paths (or DAGs of them). */
+	/* Successive shortest paths (or DAGs of them).  The first search
+	 * tells whether a path of cost 0 is left: then profi's zero-cost
+	 * phase takes them all at once. */
+	int zero_phase = o->algo != SPGO_ALGO_MCF;
 	while (shortest_paths(&s)) {
+		if (zero_phase && s.dist[g.t2] == 0) {
+			zero_cost_flow(&s);
+			zero_phase = 0;
+			continue;
+		}
+		zero_phase = 0;
 		if (o->algo == SPGO_ALGO_MCF || !o->even_split || !s.tie || s.dist[g.t2] == 0 ||
 		    unique_path(&s))
 			augment_path(&s); /* one shortest path: nothing to split */
@@ -898,7 +920,6 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		}
 		cfg->blocks[b].count = f > 0 ? (uint64_t)f : 0;
 	}
-	free(A.p);
-	free(B.p);
+	arena_free(&A);
 	return 0;
 }

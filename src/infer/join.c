@@ -813,14 +813,19 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		/* The common case first: every positive block is reached from
 		 * the entry over positive edges (then each also reaches an exit,
 		 * by conservation), and there is nothing to do. */
-		uint8_t *r = xcalloc(nb, 1);
-		uint32_t *st = xmalloc((nb + 1) * sizeof *st);
+		uint32_t small_st[256];
+		uint8_t small_r[256];
+		uint32_t *st = nb < 256 ? small_st : xmalloc((nb + 1) * sizeof *st);
+		uint8_t *r = nb < 256 ? small_r : xmalloc(nb);
+		memset(r, 0, nb);
 		reach(cfg, r, st);
 		int fine = 1;
 		for (size_t b = 0; b < nb && fine; b++)
 			fine = cfg->blocks[b].count == 0 || r[b];
-		free(r);
-		free(st);
+		if (nb >= 256) {
+			free(r);
+			free(st);
+		}
 		if (fine)
 			return;
 	}
