@@ -10,9 +10,11 @@
  *     u_out -> u_in  cap w,   cost k_dec  lower the count
  *
  * (the paper's u_aux node only doubles both costs, so it is left out).  A
- * dangling block gets u_in -> u_out with cap inf and cost 0.  Every CFG edge
- * (u, v) is u_out -> v_in (cap inf, cost 0), every exit x gets x_out -> t',
- * and s' -> entry_in and t' -> s' close the circulation.  A maximum
+ * dangling block is one node (u_in -> u_out with cap inf and cost 0 would
+ * only say that what comes in goes out).  Blocks the entry cannot reach or
+ * that reach no exit get no node: a valid flow leaves them at 0.  Every CFG
+ * edge (u, v) is u_out -> v_in (cap inf, cost 0), every exit x gets x_out ->
+ * t', and s' -> entry_in and t' -> s' close the circulation.  A maximum
  * s''-t'' flow always saturates everything out of s'' (the decrease arcs
  * make that feasible), and its minimum cost gives the minimum L1 cost flow.
  * The count of u is then w + flow(inc) - flow(dec).
@@ -20,9 +22,9 @@
  * profi (section 4, Algorithm 1) augments it with
  *  - greedy zero-cost augmentation first: s'' -> u_out -> v_in -> t'' for
  *    every edge (u, v), and s'' -> x_out -> t' -> s' -> entry_in -> t'';
- *    then the rest of the zero-cost paths at once, as a maximum flow over
- *    the arcs of cost 0 (zero_cost_flow), where successive shortest paths
- *    would spend one search per path;
+ *    then, if the first search finds a path of cost 0, the rest of them at
+ *    once, as a maximum flow over the arcs of cost 0 (zero_cost_flow),
+ *    where successive shortest paths would spend one search per path;
  *  - the modified Moore-Bellman-Ford: no relaxation out of u once d(u) >
  *    d(t''), stop as soon as d(t'') = 0 (Lemmas 4.1-4.3); its queue puts a
  *    node whose label is smaller than the front's at the front (the "small
@@ -33,7 +35,9 @@
  *    a share in proportion to 1 + that flow, so that an excess is spread in
  *    the observed ratio (the paper's Figure 2b) rather than 1:1.  Each round
  *    sends what saturates an arc, and rounds repeat on the same DAG until
- *    it has no path with room left (a blocking flow).
+ *    it has no path with room left (a blocking flow).  The DAG is built
+ *    over what s'' reaches only (extract_dag).
+ * The network is built in place in one allocation per solve (arena).
  * mcf is the classical successive-shortest-path method on the same network:
  * Bellman-Ford from scratch (no pruning, no early exit) and one shortest
  * path per augmentation, no greedy step.
