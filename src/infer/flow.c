@@ -498,11 +498,17 @@ static void zero_cost_flow(struct solver *s)
 	struct net *g = s->g;
 	uint32_t n = g->n;
 	uint32_t *level = s->it, *cur = s->stack, *q = s->queue, *path = s->order;
+	uint32_t tail = 0;
+	for (uint32_t v = 0; v < n; v++)
+		level[v] = UINT32_MAX;
 	for (;;) {
-		for (uint32_t v = 0; v < n; v++)
-			level[v] = UINT32_MAX;
-		uint32_t head = 0, tail = 0;
+		/* (what the last phase labelled, back to unlabelled) */
+		for (uint32_t i = 0; i < tail; i++)
+			level[q[i]] = UINT32_MAX;
+		uint32_t head = 0;
+		tail = 0;
 		level[g->s2] = 0;
+		cur[g->s2] = g->first[g->s2];
 		q[tail++] = g->s2;
 		while (head < tail && level[g->t2] == UINT32_MAX) {
 			uint32_t u = q[head++];
@@ -510,14 +516,13 @@ static void zero_cost_flow(struct solver *s)
 				uint32_t v = g->to[a];
 				if (g->res[a] > 0 && g->cost[a] == 0 && level[v] == UINT32_MAX) {
 					level[v] = level[u] + 1;
+					cur[v] = g->first[v];
 					q[tail++] = v;
 				}
 			}
 		}
 		if (level[g->t2] == UINT32_MAX)
 			return;
-		for (uint32_t v = 0; v < n; v++)
-			cur[v] = g->first[v];
 		/* Depth-first: path[] holds the arcs from s'' to u. */
 		uint32_t depth = 0, u = g->s2;
 		for (;;) {
