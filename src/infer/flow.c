@@ -88,6 +88,16 @@ static inline void push(struct net *g, uint32_t a, int64_t amt)
 	g->res[g->rev[a]] += amt;
 }
 
+/* Everything out of s'' is saturated: the flow is maximum (no search can
+ * find a path), which is where every solve ends. */
+static int s2_saturated(const struct net *g)
+{
+	for (uint32_t a = g->first[g->s2]; a < g->first[g->s2 + 1]; a++)
+		if (g->res[a] > 0)
+			return 0;
+	return 1;
+}
+
 /* Working memory of the solver, allocated once per solve. */
 struct solver {
 	struct net *g;
@@ -501,7 +511,7 @@ static void zero_cost_flow(struct solver *s)
 	uint32_t tail = 0;
 	for (uint32_t v = 0; v < n; v++)
 		level[v] = UINT32_MAX;
-	for (;;) {
+	while (!s2_saturated(g)) {
 		/* (what the last phase labelled, back to unlabelled) */
 		for (uint32_t i = 0; i < tail; i++)
 			level[q[i]] = UINT32_MAX;
@@ -891,7 +901,7 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	 * tells whether a path of cost 0 is left: then profi's zero-cost
 	 * phase takes them all at once. */
 	int zero_phase = o->algo != SPGO_ALGO_MCF;
-	while (shortest_paths(&s)) {
+	while (!s2_saturated(&g) && shortest_paths(&s)) {
 		if (zero_phase && s.dist[g.t2] == 0) {
 			zero_cost_flow(&s);
 			zero_phase = 0;
