@@ -410,9 +410,9 @@ static int dag_path(struct solver *s)
 }
 
 /* One augmentation along the DAG of shortest paths (profi). */
+static void augment_dag_rounds(struct solver *s);
 static void augment_dag(struct solver *s)
 {
-	struct net *g = s->g;
 	if (!extract_dag(s)) { /* cannot happen: s'' lies on a shortest path */
 		augment_path(s);
 		return;
@@ -421,6 +421,12 @@ static void augment_dag(struct solver *s)
 		dag_path(s);
 		return;
 	}
+	augment_dag_rounds(s);
+}
+
+static void augment_dag_rounds(struct solver *s)
+{
+	struct net *g = s->g;
 	/* Rounds of even splitting on the same DAG until no s''-t'' path with
 	 * room is left in it (a blocking flow, like Dinic's, but split evenly
 	 * at every node): each round saturates an arc, and all the DAG's paths
@@ -911,8 +917,17 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		if (o->algo == SPGO_ALGO_MCF || !o->even_split || !s.tie || s.dist[g.t2] == 0 ||
 		    unique_path(&s))
 			augment_path(&s); /* one shortest path: nothing to split */
-		else
+		else {
 			augment_dag(&s);
+			/* The labels still price every arc: a path of tight arcs
+			 * (d(v) = d(u) + cost) from s'' to t'' costs d(t''),
+			 * the shortest distance, which augmenting never lowers.
+			 * So while the tight arcs still join s'' to t'', the
+			 * next DAG needs no new search.  (On small networks a
+			 * search costs less than a try that fails.) */
+			while (g.n >= 256 && !s2_saturated(&g) && extract_dag(&s) && s.branching)
+				augment_dag_rounds(&s);
+		}
 	}
 
 	/* Read the counts back: edges, then sampled blocks by their gadget,
