@@ -123,20 +123,27 @@ for rate in 0.001 0.01 0.1; do
 done
 
 # ---- speed -------------------------------------------------------------------
+# Runs per CFG: many for the small ones (a few microseconds each, where one
+# run's median is mostly the machine's noise), few for the large ones;
+# synthetic CFGs: 5 seeds per size (3 at 10,000).
 sp="$w/speed.txt"
+load=$(cut -d' ' -f1-3 /proc/loadavg)
 if [ "${INFER_SKIP_SPEED:-0}" != 1 ]; then
 : > "$sp"
 for a in profi mcf fp; do
-  "$SPGO" infer --time 5 --algo "$a" --cfg "$w/in.cfg" | awk -v a="$a" '{print "real", a, $3, $5}' >> "$sp"
+  "$SPGO" infer --time 21 --algo "$a" --cfg "$w/in.cfg" | awk -v a="$a" '{print "real", a, $3, $5}' >> "$sp"
 done
 for n in 10 30 100 300 1000 3000 10000; do
-  for seed in 1 2 3; do
+  case $n in 10 | 30) runs=201 ;; 100) runs=51 ;; 300 | 1000) runs=11 ;; *) runs=3 ;; esac
+  seeds="1 2 3 4 5"; [ "$n" -ge 10000 ] && seeds="1 2 3"
+  for seed in $seeds; do
     $prep synth "$n" "$seed" > "$w/synth.cfg"
     for a in profi mcf fp; do
-      "$SPGO" infer --time 3 --algo "$a" --cfg "$w/synth.cfg" | awk -v a="$a" '{print "synth", a, $3, $5}' >> "$sp"
+      "$SPGO" infer --time "$runs" --algo "$a" --cfg "$w/synth.cfg" | awk -v a="$a" '{print "synth", a, $3, $5}' >> "$sp"
     done
   done
 done
+load="$load -> $(cut -d' ' -f1-3 /proc/loadavg)"
 # median per (kind, algo, |V| bucket); buckets 10, 30, 100, ... 10000, nearest in log scale
 awk 'BEGIN { nb = split("10 30 100 300 1000 3000 10000", B, " ") }
 {
@@ -234,12 +241,15 @@ table() {
   else
   echo "## Speed"
   echo
-  echo "Median time of one inference in microseconds (5 runs per real CFG, 3 per"
-  echo "synthetic one; then the median over the CFGs of a |V| bucket, the bucket being"
-  echo "the nearest of 10, 30, 100, ... in log scale).  real = speedtest1's CFGs (the"
-  echo "rate 0.1, 30% dangling input; functions without samples take the zero-flow"
-  echo "shortcut), synth = random structured CFGs (loops, diamonds, switches; 1%"
-  echo "sampling, 30% dangling).  Plot: infer_speed.png."
+  echo "Median wall time of one inference in microseconds (21 runs per real CFG; per"
+  echo "synthetic one 201 runs at |V| 10 and 30, 51 at 100, 11 at 300 and 1,000, 3"
+  echo "above; 5 synthetic CFGs per size, 3 at 10,000; then the median over the CFGs"
+  echo "of a |V| bucket, the bucket being the nearest of 10, 30, 100, ... in log"
+  echo "scale).  real = speedtest1's CFGs (the rate 0.1, 30% dangling input; functions"
+  echo "without samples take the zero-flow shortcut), synth = random structured CFGs"
+  echo "(loops, diamonds, switches; 1% sampling, 30% dangling).  Plot: infer_speed.png."
+  echo "The machine ($(nproc) cores) was shared with other jobs: load average $load"
+  echo "(1, 5, 15 minutes; before -> after the speed runs)."
   echo
   echo "| CFGs | \|V\| ~ | count | profi us | mcf us | fp us | mcf / profi |"
   echo "| --- | --- | --- | --- | --- | --- | --- |"

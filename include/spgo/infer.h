@@ -23,8 +23,10 @@
  *    of in-edge counts (+ what enters from outside, only at the entry) = sum
  *    of out-edge counts (+ what leaves, only at exits); (2) connectivity:
  *    every block with a positive count is reachable from the entry along
- *    positive edges.  spgo_flow_check() verifies both.  Blocks the entry
- *    cannot reach, or that reach no exit, always get 0.
+ *    positive edges, and then flow enters at the entry (a loop through the
+ *    entry that nothing enters is an island too).  spgo_flow_check()
+ *    verifies both.  Blocks the entry cannot reach, or that reach no exit,
+ *    always get 0.
  *  - Nothing here reads files except spgo_cfg_parse_file() and
  *    spgo_bb_addr_map_read(); errors go through spgo_error() naming the
  *    file and line (or byte offset).

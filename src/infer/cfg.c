@@ -139,11 +139,17 @@ int spgo_flow_check(const struct spgo_cfg *cfg, char *why, size_t why_len)
 			return -1;
 		}
 	}
-	/* Connectivity: a search from the entry along positive edges. */
+	/* Connectivity: a search from the entry along positive edges, when
+	 * flow enters there (a circulation through the entry that nothing
+	 * enters is an island too: no call runs it). */
 	uint8_t *seen = xcalloc(nb, 1);
 	uint32_t *stack = xmalloc(nb * sizeof *stack);
 	size_t sp = 0;
-	if (cfg->blocks[cfg->entry].count > 0) {
+	const struct spgo_cfg_block *eb = &cfg->blocks[cfg->entry];
+	uint64_t entry_in = 0;
+	for (uint32_t k = 0; k < eb->nin; k++)
+		entry_in += cfg->edges[cfg->pred[eb->in + k]].count;
+	if (eb->count > entry_in) {
 		seen[cfg->entry] = 1;
 		stack[sp++] = cfg->entry;
 	}
@@ -160,8 +166,9 @@ int spgo_flow_check(const struct spgo_cfg *cfg, char *why, size_t why_len)
 	int rc = 0;
 	for (size_t b = 0; b < nb; b++)
 		if (cfg->blocks[b].count > 0 && !seen[b]) {
-			snprintf(why, why_len, "block %zu: count %llu but not reachable from the entry", b,
-				 (unsigned long long)cfg->blocks[b].count);
+			snprintf(why, why_len, "block %zu: count %llu but not reachable from the entry%s", b,
+				 (unsigned long long)cfg->blocks[b].count,
+				 eb->count > entry_in ? "" : " (nothing enters the function)");
 			rc = -1;
 			break;
 		}

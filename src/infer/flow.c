@@ -10,9 +10,11 @@
  *     u_out -> u_in  cap w,   cost k_dec  lower the count
  *
  * (the paper's u_aux node only doubles both costs, so it is left out).  A
- * dangling block gets u_in -> u_out with cap inf and cost 0.  Every CFG edge
- * (u, v) is u_out -> v_in (cap inf, cost 0), every exit x gets x_out -> t',
- * and s' -> entry_in and t' -> s' close the circulation.  A maximum
+ * dangling block is one node (u_in -> u_out with cap inf and cost 0 would
+ * only say that what comes in goes out).  Blocks the entry cannot reach or
+ * that reach no exit get no node: a valid flow leaves them at 0.  Every CFG
+ * edge (u, v) is u_out -> v_in (cap inf, cost 0), every exit x gets x_out ->
+ * t', and s' -> entry_in and t' -> s' close the circulation.  A maximum
  * s''-t'' flow always saturates everything out of s'' (the decrease arcs
  * make that feasible), and its minimum cost gives the minimum L1 cost flow.
  * The count of u is then w + flow(inc) - flow(dec).
@@ -20,9 +22,9 @@
  * profi (section 4, Algorithm 1) augments it with
  *  - greedy zero-cost augmentation first: s'' -> u_out -> v_in -> t'' for
  *    every edge (u, v), and s'' -> x_out -> t' -> s' -> entry_in -> t'';
- *    then the rest of the zero-cost paths at once, as a maximum flow over
- *    the arcs of cost 0 (zero_cost_flow), where successive shortest paths
- *    would spend one search per path;
+ *    then, if the first search finds a path of cost 0, the rest of them at
+ *    once, as a maximum flow over the arcs of cost 0 (zero_cost_flow),
+ *    where successive shortest paths would spend one search per path;
  *  - the modified Moore-Bellman-Ford: no relaxation out of u once d(u) >
  *    d(t''), stop as soon as d(t'') = 0 (Lemmas 4.1-4.3); its queue puts a
  *    node whose label is smaller than the front's at the front (the "small
@@ -33,7 +35,9 @@
  *    a share in proportion to 1 + that flow, so that an excess is spread in
  *    the observed ratio (the paper's Figure 2b) rather than 1:1.  Each round
  *    sends what saturates an arc, and rounds repeat on the same DAG until
- *    it has no path with room left (a blocking flow).
+ *    it has no path with room left (a blocking flow).  The DAG is built
+ *    over what s'' reaches only (extract_dag).
+ * The network is built in place in one allocation per solve (arena).
  * mcf is the classical successive-shortest-path method on the same network:
  * Bellman-Ford from scratch (no pruning, no early exit) and one shortest
  * path per augmentation, no greedy step.
@@ -53,76 +57,45 @@ struct net {
 	uint32_t *first; /* arcs of v: [first[v], first[v+1]) */
 	uint32_t *to, *rev;
 	int64_t *res, *cost;
-	/* construction */
-	uint32_t *tail;
-	size_t cap;
+	uint32_t *fill; /* construction: the next slot of each node, or NULL
+			   while counting */
 	uint32_t s2, t2;
 };
 
-/* Add an arc and its reverse; returns the index of the forward arc in
- * construction order (mapped to the final order by net_build). */
+/*
+ * Add an arc u -> v and its reverse; returns the forward arc.  The network
+ * is built twice over: first counting the arcs of every node (fill NULL;
+ * the return value is meaningless), then placing each arc in its node's
+ * slice of the arrays, in the order of the calls.
+ */
 static uint32_t arc(struct net *g, uint32_t u, uint32_t v, int64_t cap, int64_t cost)
 {
-	if (g->m + 2 > g->cap) {
-		g->cap = g->cap ? 2 * g->cap : 64;
-		g->tail = xrealloc(g->tail, g->cap * sizeof *g->tail);
-		g->to = xrealloc(g->to, g->cap * sizeof *g->to);
-		g->res = xrealloc(g->res, g->cap * sizeof *g->res);
-		g->cost = xrealloc(g->cost, g->cap * sizeof *g->cost);
+	if (!g->fill) {
+		g->first[u + 1]++;
+		g->first[v + 1]++;
+		g->m += 2;
+		return 0;
 	}
-	uint32_t a = g->m;
-	g->tail[a] = u, g->to[a] = v, g->res[a] = cap, g->cost[a] = cost;
-	g->tail[a + 1] = v, g->to[a + 1] = u, g->res[a + 1] = 0, g->cost[a + 1] = -cost;
-	g->m += 2;
+	uint32_t a = g->fill[u]++, b = g->fill[v]++;
+	g->to[a] = v, g->rev[a] = b, g->res[a] = cap, g->cost[a] = cost;
+	g->to[b] = u, g->rev[b] = a, g->res[b] = 0, g->cost[b] = -cost;
 	return a;
-}
-
-/* Sort arcs by tail (counting sort); pos[] maps construction index to final. */
-static uint32_t *net_build(struct net *g)
-{
-	uint32_t n = g->n, m = g->m;
-	g->first = xcalloc(n + 1, sizeof *g->first);
-	for (uint32_t a = 0; a < m; a++)
-		g->first[g->tail[a] + 1]++;
-	for (uint32_t v = 0; v < n; v++)
-		g->first[v + 1] += g->first[v];
-	uint32_t *fill = xmalloc((n + 1) * sizeof *fill);
-	memcpy(fill, g->first, (n + 1) * sizeof *fill);
-	uint32_t *pos = xmalloc((m + 1) * sizeof *pos);
-	for (uint32_t a = 0; a < m; a++)
-		pos[a] = fill[g->tail[a]]++;
-	uint32_t *to = xmalloc((m + 1) * sizeof *to), *rev = xmalloc((m + 1) * sizeof *rev);
-	int64_t *res = xmalloc((m + 1) * sizeof *res), *cost = xmalloc((m + 1) * sizeof *cost);
-	for (uint32_t a = 0; a < m; a++) {
-		to[pos[a]] = g->to[a];
-		res[pos[a]] = g->res[a];
-		cost[pos[a]] = g->cost[a];
-		rev[pos[a]] = pos[a ^ 1];
-	}
-	free(g->to);
-	free(g->res);
-	free(g->cost);
-	free(g->tail);
-	g->tail = NULL;
-	g->to = to, g->rev = rev, g->res = res, g->cost = cost;
-	free(fill);
-	return pos;
-}
-
-static void net_free(struct net *g)
-{
-	free(g->first);
-	free(g->to);
-	free(g->rev);
-	free(g->res);
-	free(g->cost);
-	free(g->tail);
 }
 
 static inline void push(struct net *g, uint32_t a, int64_t amt)
 {
 	g->res[a] -= amt;
 	g->res[g->rev[a]] += amt;
+}
+
+/* Everything out of s'' is saturated: the flow is maximum (no search can
+ * find a path), which is where every solve ends. */
+static int s2_saturated(const struct net *g)
+{
+	for (uint32_t a = g->first[g->s2]; a < g->first[g->s2 + 1]; a++)
+		if (g->res[a] > 0)
+			return 0;
+	return 1;
 }
 
 /* Working memory of the solver, allocated once per solve. */
@@ -244,87 +217,99 @@ static void augment_path(struct solver *s)
 	}
 }
 
-static inline int tight(const struct solver *s, uint32_t u, uint32_t a)
-{
-	const struct net *g = s->g;
-	if (g->res[a] <= 0)
-		return 0;
-	uint32_t v = g->to[a];
-	int64_t dt = s->dist[g->t2];
-	return s->dist[u] <= dt && s->dist[v] <= dt && s->dist[v] != INF_DIST &&
-	       s->dist[v] == s->dist[u] + g->cost[a];
-}
-
 /*
  * The DAG of shortest paths.  The tight arcs (d(v) = d(u) + cost) form every
  * shortest s''-t'' path, but zero-cost cycles make them cyclic.  A backward
  * search from t'' over tight arcs numbers the nodes by hops h(v) to t'';
- * the DAG keeps the tight arcs that go to a smaller h: acyclic, and every
- * node still reaches t'' (the paper breaks the cycles inside strongly
+ * the DAG keeps the tight arcs that go to a smaller h by one: acyclic, and
+ * every node still reaches t'' (the paper breaks the cycles inside strongly
  * connected components instead; this keeps the same property, s''-t''
- * connectivity, with one search that only visits nodes on shortest paths).  s->order
- * gets the nodes by decreasing h, a topological order.
+ * connectivity, with one search that only visits nodes on shortest paths).
+ * Every node found has its exact distance (it lies on a shortest s''-t''
+ * path, Lemma 4.2).
+ *
+ * Only what s'' reaches matters: the backward search stops at the level of
+ * s'' (a DAG path from s'' only goes down), and a forward pass from s'' in
+ * decreasing h keeps the nodes it reaches.  On our CFGs the tight arcs
+ * cover most of the network (plateaus of equal cost), and s'' reaches a
+ * twentieth of them: the rounds of augment_dag walk only those.  s->order
+ * gets them by decreasing h, a topological order, each with its DAG arcs in
+ * arc order.  Returns 0 if s'' was not found (no DAG).
  */
-static void extract_dag(struct solver *s)
+static int extract_dag(struct solver *s)
 {
 	struct net *g = s->g;
-	uint32_t n = g->n, head = 0, tail = 0;
-	uint32_t *h = s->it;       /* hops to t'' */
-	uint32_t *cnt = s->stack;  /* DAG arcs out of a node */
-	uint8_t *inb = s->state;
+	uint32_t head = 0, tail = 0;
+	uint32_t *h = s->it;      /* hops to t'' */
+	uint8_t *inb = s->state;  /* 1 found by the backward search, 2 reached from s'' */
+	uint32_t *q = s->queue;
 	int64_t dt = s->dist[g->t2];
-	/* the previous DAG's arcs */
+	/* the previous DAG */
 	for (uint32_t k = 0; k < s->dbeg[s->norder]; k++)
 		s->dag[s->darc[k]] = 0;
-	memset(inb, 0, n);
-	memset(s->good, 0, n);
-	memset(cnt, 0, n * sizeof *cnt);
+	for (uint32_t i = 0; i < s->norder; i++)
+		s->good[s->order[i]] = 0;
+	s->norder = 0;
+	s->dbeg[0] = 0;
 	s->branching = 0;
-	/* Backward from t'': arc r = rev[b] runs from u = to[b] into v.  A
-	 * tight arc from a node one hop further (h(u) = h(v) + 1) is a DAG
-	 * arc, whether it finds u or u was found already at that level.
-	 * Every node found has its exact distance (it lies on a shortest
-	 * s''-t'' path, Lemma 4.2), so s'' reaches it over tight arcs too.  (A
-	 * node the arcs down from s'' miss just gets no flow.) */
-	uint32_t *q = s->queue;
 	h[g->t2] = 0;
 	inb[g->t2] = 1;
-	s->good[g->t2] = 1;
 	q[tail++] = g->t2;
+	uint32_t hs = UINT32_MAX; /* h(s'') once found */
 	while (head < tail) {
-		uint32_t v = q[head++];
+		uint32_t v = q[head];
+		if (h[v] >= hs)
+			break;
+		head++;
+		int64_t dv = s->dist[v];
 		for (uint32_t b = g->first[v]; b < g->first[v + 1]; b++) {
-			uint32_t u = g->to[b], r = g->rev[b];
-			if (inb[u] && h[u] != h[v] + 1)
+			uint32_t u = g->to[b];
+			if (inb[u])
 				continue;
-			if (s->dist[u] > dt || !tight(s, u, r))
+			uint32_t r = g->rev[b];
+			/* r = u -> v, tight: cost(r) = -cost(b) */
+			if (g->res[r] <= 0 || s->dist[u] > dt || s->dist[u] - g->cost[b] != dv)
 				continue;
-			if (!inb[u]) {
-				inb[u] = 1;
-				s->good[u] = 1;
-				h[u] = h[v] + 1;
-				q[tail++] = u;
-			}
-			s->dag[r] = 1;
-			if (++cnt[u] > 1)
-				s->branching = 1;
+			inb[u] = 1;
+			h[u] = h[v] + 1;
+			q[tail++] = u;
+			if (u == g->s2)
+				hs = h[u];
 		}
 	}
-	/* s->order: the nodes by decreasing h (a topological order), each
-	 * with its DAG arcs in arc order. */
-	s->norder = 0;
-	uint32_t k = 0;
-	for (uint32_t i = tail; i-- > 0;) {
-		uint32_t u = q[i];
-		s->dbeg[s->norder] = k;
-		s->order[s->norder++] = u;
-		if (cnt[u] == 0)
-			continue;
-		for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++)
-			if (s->dag[a])
+	int found = hs != UINT32_MAX;
+	/* Forward from s'', by decreasing h: the queue holds the found nodes
+	 * by increasing h. */
+	if (found) {
+		inb[g->s2] = 2;
+		uint32_t k = 0;
+		for (uint32_t i = tail; i-- > 0;) {
+			uint32_t u = q[i];
+			if (inb[u] != 2)
+				continue;
+			s->dbeg[s->norder] = k;
+			s->order[s->norder++] = u;
+			s->good[u] = 1;
+			if (u == g->t2)
+				continue;
+			int64_t du = s->dist[u];
+			uint32_t hv = h[u] - 1, k0 = k;
+			for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++) {
+				uint32_t v = g->to[a];
+				if (!inb[v] || h[v] != hv || g->res[a] <= 0 || du + g->cost[a] != s->dist[v])
+					continue;
+				s->dag[a] = 1;
 				s->darc[k++] = a;
+				inb[v] = 2;
+			}
+			if (k - k0 > 1)
+				s->branching = 1;
+		}
+		s->dbeg[s->norder] = k;
 	}
-	s->dbeg[s->norder] = k;
+	for (uint32_t i = 0; i < tail; i++)
+		inb[q[i]] = 0;
+	return found;
 }
 
 /* A DAG arc that can still take flow towards t''. */
@@ -425,14 +410,23 @@ static int dag_path(struct solver *s)
 }
 
 /* One augmentation along the DAG of shortest paths (profi). */
+static void augment_dag_rounds(struct solver *s);
 static void augment_dag(struct solver *s)
 {
-	struct net *g = s->g;
-	extract_dag(s);
+	if (!extract_dag(s)) { /* cannot happen: s'' lies on a shortest path */
+		augment_path(s);
+		return;
+	}
 	if (!s->branching) { /* one shortest path: nothing to split */
 		dag_path(s);
 		return;
 	}
+	augment_dag_rounds(s);
+}
+
+static void augment_dag_rounds(struct solver *s)
+{
+	struct net *g = s->g;
 	/* Rounds of even splitting on the same DAG until no s''-t'' path with
 	 * room is left in it (a blocking flow, like Dinic's, but split evenly
 	 * at every node): each round saturates an arc, and all the DAG's paths
@@ -520,11 +514,17 @@ static void zero_cost_flow(struct solver *s)
 	struct net *g = s->g;
 	uint32_t n = g->n;
 	uint32_t *level = s->it, *cur = s->stack, *q = s->queue, *path = s->order;
-	for (;;) {
-		for (uint32_t v = 0; v < n; v++)
-			level[v] = UINT32_MAX;
-		uint32_t head = 0, tail = 0;
+	uint32_t tail = 0;
+	for (uint32_t v = 0; v < n; v++)
+		level[v] = UINT32_MAX;
+	while (!s2_saturated(g)) {
+		/* (what the last phase labelled, back to unlabelled) */
+		for (uint32_t i = 0; i < tail; i++)
+			level[q[i]] = UINT32_MAX;
+		uint32_t head = 0;
+		tail = 0;
 		level[g->s2] = 0;
+		cur[g->s2] = g->first[g->s2];
 		q[tail++] = g->s2;
 		while (head < tail && level[g->t2] == UINT32_MAX) {
 			uint32_t u = q[head++];
@@ -532,14 +532,13 @@ static void zero_cost_flow(struct solver *s)
 				uint32_t v = g->to[a];
 				if (g->res[a] > 0 && g->cost[a] == 0 && level[v] == UINT32_MAX) {
 					level[v] = level[u] + 1;
+					cur[v] = g->first[v];
 					q[tail++] = v;
 				}
 			}
 		}
 		if (level[g->t2] == UINT32_MAX)
 			return;
-		for (uint32_t v = 0; v < n; v++)
-			cur[v] = g->first[v];
 		/* Depth-first: path[] holds the arcs from s'' to u. */
 		uint32_t depth = 0, u = g->s2;
 		for (;;) {
@@ -582,14 +581,17 @@ static void zero_cost_flow(struct solver *s)
 	}
 }
 
-/* Per edge: 1 if a depth-first search from the entry finds it going to a
- * block on the stack (a loop's back edge, self loops included). */
-static uint8_t *retreating_edges(const struct spgo_cfg *cfg)
+/*
+ * Per edge: retreat[e] = 1 if a depth-first search from the entry finds it
+ * going to a block on the stack (a loop's back edge, self loops included),
+ * or if the entry cannot reach its source.  state, stack and it: nb each;
+ * retreat comes zeroed.
+ */
+static void retreating_edges(const struct spgo_cfg *cfg, uint8_t *retreat, uint8_t *state, uint32_t *stack,
+			     uint32_t *it)
 {
-	size_t nb = cfg->nblocks;
-	uint8_t *r = xcalloc(cfg->nedges + 1, 1), *state = xcalloc(nb, 1);
-	uint32_t *stack = xmalloc(nb * sizeof *stack), *it = xmalloc(nb * sizeof *it);
 	uint32_t sp = 0;
+	memset(state, 0, cfg->nblocks);
 	stack[sp++] = cfg->entry;
 	state[cfg->entry] = 1;
 	it[cfg->entry] = 0;
@@ -600,7 +602,7 @@ static uint8_t *retreating_edges(const struct spgo_cfg *cfg)
 			uint32_t e = cfg->succ[b->out + it[u]++];
 			uint32_t v = cfg->edges[e].dst;
 			if (state[v] == 1)
-				r[e] = 1;
+				retreat[e] = 1;
 			else if (state[v] == 0) {
 				state[v] = 1;
 				it[v] = 0;
@@ -611,120 +613,270 @@ static uint8_t *retreating_edges(const struct spgo_cfg *cfg)
 			sp--;
 		}
 	}
-	/* Edges among blocks the entry cannot reach: keep them out too. */
 	for (size_t e = 0; e < cfg->nedges; e++)
 		if (!state[cfg->edges[e].src])
-			r[e] = 1;
-	free(state);
-	free(stack);
-	free(it);
-	return r;
+			retreat[e] = 1;
 }
-
-/* The vertex gadget's arcs of a block, for reading the count back. */
-struct gadget {
-	uint32_t inc, dec, dangling; /* arc indices or UINT32_MAX */
-	uint32_t ninc, ndec;         /* quadratic: consecutive segment arcs */
-};
 
 /* Number of segments of the piecewise-linear L2 cost. */
 #define QSEG 8
 
-int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
+/* The nodes of the blocks and the arcs of the network that the solver
+ * reads back or pushes on (SPGO_NONE: none). */
+struct gadgets {
+	uint32_t *nin, *nout;          /* per block: u_in, u_out (one node for a
+					  dangling block; none for a dead one) */
+	uint32_t *inc, *dec;           /* per block: first arc of a count change */
+	uint8_t *nseg_inc, *nseg_dec;  /* how many (consecutive) segment arcs */
+	uint32_t *s2arc, *t2arc;       /* s'' -> u_out, u_in -> t'' */
+	uint32_t *exarc;               /* x_out -> t' of an exit */
+	uint32_t *earc;                /* per edge: u_out -> v_in */
+	uint32_t srcarc, loop;         /* s' -> entry_in, t' -> s' */
+	uint32_t S1, T1;               /* s', t' */
+};
+
+/*
+ * Number the nodes: blocks that are live (the entry reaches them and they
+ * reach an exit) get u_in and u_out, or one node when dangling (the arc
+ * u_in -> u_out of cap inf and cost 0 would only say that the flows in and
+ * out are equal, which one node says too); the others get none: a valid
+ * flow leaves them at 0 (spgo/infer.h), so the solver never sees them and
+ * the minimum it finds is over the flows that can still be valid.  Then
+ * s', t', s'', t''.  Returns the number of nodes, 0 if the entry is dead.
+ */
+static uint32_t number_nodes(struct gadgets *x, const struct spgo_cfg *cfg, int64_t k_unknown_inc, uint8_t *mark,
+			     uint32_t *stack)
+{
+	size_t nb = cfg->nblocks, sp = 0;
+	/* forward from the entry (mark bit 1), backward from the exits (2) */
+	memset(mark, 0, nb);
+	mark[cfg->entry] = 1;
+	stack[sp++] = cfg->entry;
+	while (sp) {
+		const struct spgo_cfg_block *b = &cfg->blocks[stack[--sp]];
+		for (uint32_t k = 0; k < b->nout; k++) {
+			uint32_t v = cfg->edges[cfg->succ[b->out + k]].dst;
+			if (!mark[v]) {
+				mark[v] = 1;
+				stack[sp++] = v;
+			}
+		}
+	}
+	for (uint32_t b = 0; b < nb; b++)
+		if (mark[b] == 1 && spgo_cfg_is_exit(cfg, b)) {
+			mark[b] = 3;
+			stack[sp++] = b;
+		}
+	while (sp) {
+		const struct spgo_cfg_block *b = &cfg->blocks[stack[--sp]];
+		for (uint32_t k = 0; k < b->nin; k++) {
+			uint32_t v = cfg->edges[cfg->pred[b->in + k]].src;
+			if (mark[v] == 1) {
+				mark[v] = 3;
+				stack[sp++] = v;
+			}
+		}
+	}
+	if (mark[cfg->entry] != 3)
+		return 0;
+	uint32_t k = 0;
+	for (size_t b = 0; b < nb; b++) {
+		if (mark[b] != 3) {
+			x->nin[b] = x->nout[b] = SPGO_NONE;
+			continue;
+		}
+		x->nin[b] = k++;
+		x->nout[b] = cfg->blocks[b].weight == SPGO_WEIGHT_UNKNOWN && k_unknown_inc == 0 ? x->nin[b] : k++;
+	}
+	x->S1 = k, x->T1 = k + 1;
+	return k + 4;
+}
+
+/* The reduction of section 3.1 (see the top of the file), called once to
+ * count the arcs and once to place them. */
+static void build(struct net *g, struct gadgets *x, const struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 {
 	size_t nb = cfg->nblocks, ne = cfg->nedges;
-	struct net g = {0};
-	g.n = (uint32_t)(2 * nb + 4);
-	uint32_t S1 = (uint32_t)(2 * nb), T1 = S1 + 1;
-	g.s2 = S1 + 2, g.t2 = S1 + 3;
 	int quad = o->algo == SPGO_ALGO_QUADRATIC;
-	/* construction indices of the arcs we read back */
-	uint32_t *inc = xmalloc(nb * sizeof *inc), *dec = xmalloc(nb * sizeof *dec);
-	uint32_t *nseg_inc = xcalloc(nb, sizeof *nseg_inc), *nseg_dec = xcalloc(nb, sizeof *nseg_dec);
-	uint32_t *s2arc = xmalloc(nb * sizeof *s2arc), *t2arc = xmalloc(nb * sizeof *t2arc);
-	uint32_t *earc = xmalloc((ne + 1) * sizeof *earc);
-	uint32_t *exarc = xmalloc(nb * sizeof *exarc);
 	for (size_t b = 0; b < nb; b++) {
 		uint64_t w = cfg->blocks[b].weight;
-		uint32_t in = (uint32_t)(2 * b), out = in + 1;
-		s2arc[b] = t2arc[b] = dec[b] = UINT32_MAX;
+		uint32_t in = x->nin[b], out = x->nout[b];
+		x->s2arc[b] = x->t2arc[b] = x->inc[b] = x->dec[b] = SPGO_NONE;
+		x->nseg_inc[b] = x->nseg_dec[b] = 0;
+		if (in == SPGO_NONE)
+			continue;
 		if (w == SPGO_WEIGHT_UNKNOWN) {
-			inc[b] = arc(&g, in, out, INF_CAP, o->k_unknown_inc);
-			nseg_inc[b] = 1;
+			/* a dangling block's own node pair only when passing
+			 * through it costs something (k_unknown_inc) */
+			if (in != out) {
+				x->inc[b] = arc(g, in, out, INF_CAP, o->k_unknown_inc);
+				x->nseg_inc[b] = 1;
+			}
 			continue;
 		}
 		if (w > 0) {
-			s2arc[b] = arc(&g, g.s2, out, (int64_t)w, 0);
-			t2arc[b] = arc(&g, in, g.t2, (int64_t)w, 0);
+			x->s2arc[b] = arc(g, g->s2, out, (int64_t)w, 0);
+			x->t2arc[b] = arc(g, in, g->t2, (int64_t)w, 0);
 		}
 		struct block_costs bc = block_costs(cfg, o, (uint32_t)b);
 		int64_t ki = bc.inc;
 		if (!quad) {
-			inc[b] = arc(&g, in, out, INF_CAP, ki);
-			nseg_inc[b] = 1;
+			x->inc[b] = arc(g, in, out, INF_CAP, ki);
+			x->nseg_inc[b] = 1;
 			if (w > 0) {
-				/* down to the floor at k_dec, below it at k_dec_floor */
-				dec[b] = arc(&g, out, in, (int64_t)(w - bc.floor), bc.dec);
-				nseg_dec[b] = 1;
+				/* down to the floor at k_dec, below it at
+				 * k_dec_floor (consecutive arcs of out) */
+				x->dec[b] = arc(g, out, in, (int64_t)(w - bc.floor), bc.dec);
+				x->nseg_dec[b] = 1;
 				if (bc.floor > 0) {
-					arc(&g, out, in, (int64_t)bc.floor, bc.dec_floor);
-					nseg_dec[b] = 2;
+					arc(g, out, in, (int64_t)bc.floor, bc.dec_floor);
+					x->nseg_dec[b] = 2;
 				}
 			}
 			continue;
 		}
 		/* L2: k (f - w)^2 / d with d = max(1, w / QSEG), as QSEG
 		 * segments of d units with marginal cost k (2i + 1), then a
-		 * last unbounded one. */
+		 * last unbounded one; they follow each other in in's arcs. */
 		int64_t d = (int64_t)(w / QSEG) > 1 ? (int64_t)(w / QSEG) : 1;
-		inc[b] = g.m;
-		for (int i = 0; i < QSEG; i++)
-			arc(&g, in, out, d, ki * (2 * i + 1));
-		arc(&g, in, out, INF_CAP, ki * (2 * QSEG + 1));
-		nseg_inc[b] = QSEG + 1;
+		for (int i = 0; i < QSEG; i++) {
+			uint32_t a = arc(g, in, out, d, ki * (2 * i + 1));
+			if (i == 0)
+				x->inc[b] = a;
+		}
+		arc(g, in, out, INF_CAP, ki * (2 * QSEG + 1));
+		x->nseg_inc[b] = QSEG + 1;
 		if (w > 0) {
-			dec[b] = g.m;
 			int64_t left = (int64_t)w;
-			uint32_t k = 0;
+			uint8_t k = 0;
 			for (int i = 0; left > 0; i++, k++) {
 				int64_t c = i == QSEG - 1 || d > left ? left : d;
-				arc(&g, out, in, c, bc.dec * (2 * i + 1));
+				uint32_t a = arc(g, out, in, c, bc.dec * (2 * i + 1));
+				if (i == 0)
+					x->dec[b] = a;
 				left -= c;
 			}
-			nseg_dec[b] = k;
+			x->nseg_dec[b] = k;
 		}
 	}
-	for (size_t e = 0; e < ne; e++)
-		earc[e] = arc(&g, (uint32_t)(2 * cfg->edges[e].src + 1), (uint32_t)(2 * cfg->edges[e].dst), INF_CAP,
-			      o->k_layout && edge_against_layout(cfg, (uint32_t)e) ? o->k_layout : 0);
+	for (size_t e = 0; e < ne; e++) {
+		uint32_t u = x->nout[cfg->edges[e].src], v = x->nin[cfg->edges[e].dst];
+		int64_t c = o->k_layout && edge_against_layout(cfg, (uint32_t)e) ? o->k_layout : 0;
+		/* (a dangling block's self loop would be a loop on its node) */
+		x->earc[e] = u == SPGO_NONE || v == SPGO_NONE || u == v ? SPGO_NONE : arc(g, u, v, INF_CAP, c);
+	}
 	for (size_t b = 0; b < nb; b++)
-		exarc[b] = spgo_cfg_is_exit(cfg, (uint32_t)b) ? arc(&g, (uint32_t)(2 * b + 1), T1, INF_CAP, 0)
-							       : UINT32_MAX;
-	uint32_t srcarc = arc(&g, S1, (uint32_t)(2 * cfg->entry), INF_CAP, 0);
-	uint32_t loop = arc(&g, T1, S1, INF_CAP, 0);
-	uint32_t *pos = net_build(&g);
-#define P(a) ((a) == UINT32_MAX ? UINT32_MAX : pos[a])
+		x->exarc[b] = x->nout[b] != SPGO_NONE && spgo_cfg_is_exit(cfg, (uint32_t)b)
+				      ? arc(g, x->nout[b], x->T1, INF_CAP, 0)
+				      : SPGO_NONE;
+	x->srcarc = arc(g, x->S1, x->nin[cfg->entry], INF_CAP, 0);
+	x->loop = arc(g, x->T1, x->S1, INF_CAP, 0);
+}
 
+/* A bump allocator over one zeroed block, so that a solve makes two
+ * allocations whatever the size of the CFG. */
+struct arena {
+	char *p;
+	size_t off, size;
+	int heap; /* p is from the heap (else the caller's buffer) */
+};
+static void *take(struct arena *a, size_t bytes)
+{
+	void *r = a->p ? a->p + a->off : NULL;
+	a->off += (bytes + 15) & ~(size_t)15;
+	return r;
+}
+/* Small CFGs use buf (aligned, len bytes) instead of the heap. */
+static void arena_alloc(struct arena *a, void *buf, size_t len)
+{
+	a->size = a->off;
+	a->heap = a->size > len;
+	a->p = a->heap ? xcalloc(a->size, 1) : memset(buf, 0, a->size);
+	a->off = 0;
+}
+static void arena_free(struct arena *a)
+{
+	if (a->heap)
+		free(a->p);
+}
+
+int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
+{
+	size_t nb = cfg->nblocks, ne = cfg->nedges;
+	struct net g = {0};
 	struct solver s = {.g = &g, .prune = o->algo != SPGO_ALGO_MCF};
-	uint32_t n = g.n, m = g.m;
-	s.dist = xmalloc(n * sizeof *s.dist);
-	s.queue = xmalloc(n * sizeof *s.queue);
-	s.parent = xmalloc(n * sizeof *s.parent);
-	s.inq = xmalloc(n);
-	s.state = xmalloc(n);
-	s.good = xmalloc(n);
-	s.stack = xmalloc(n * sizeof *s.stack);
-	s.it = xmalloc(n * sizeof *s.it);
-	s.order = xmalloc(n * sizeof *s.order);
-	s.delta = xmalloc(n * sizeof *s.delta);
-	s.node_amt = xmalloc(n * sizeof *s.node_amt);
-	s.dag = xcalloc(m, 1);
-	s.darc = xmalloc((m + 1) * sizeof *s.darc);
-	s.dbeg = xcalloc(n + 1, sizeof *s.dbeg);
-	s.amt = xcalloc(m, sizeof *s.amt);
-	uint8_t *is_edge = xcalloc(m, 1);
+	struct gadgets x;
+	uint8_t *retreat, *bstate;
+	uint32_t *bstack, *bit, n = (uint32_t)(2 * nb + 4); /* at most */
+	/* arcs, at most: a block's gadget (4 arcs and a floor arc, or the L2 segments, with
+	 * s'' and t''), edges, exits, s' and t' (each with its reverse) */
+	size_t mmax = 2 * (nb * (o->algo == SPGO_ALGO_QUADRATIC ? 2 * QSEG + 3 : 5) + ne + nb + 2);
+	uint8_t *is_edge;
+
+	/* Everything in one zeroed block: measured, then taken. */
+	struct arena A = {0};
+	_Alignas(16) char small[16384];
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass)
+			arena_alloc(&A, small, sizeof small);
+		x.nin = take(&A, nb * sizeof *x.nin);
+		x.nout = take(&A, nb * sizeof *x.nout);
+		x.inc = take(&A, nb * sizeof *x.inc);
+		x.dec = take(&A, nb * sizeof *x.dec);
+		x.s2arc = take(&A, nb * sizeof *x.s2arc);
+		x.t2arc = take(&A, nb * sizeof *x.t2arc);
+		x.exarc = take(&A, nb * sizeof *x.exarc);
+		x.nseg_inc = take(&A, nb);
+		x.nseg_dec = take(&A, nb);
+		x.earc = take(&A, ne * sizeof *x.earc);
+		retreat = take(&A, ne);
+		bstate = take(&A, nb);
+		bstack = take(&A, nb * sizeof *bstack);
+		bit = take(&A, nb * sizeof *bit);
+		g.first = take(&A, (n + 1) * sizeof *g.first);
+		s.dist = take(&A, n * sizeof *s.dist);
+		s.queue = take(&A, n * sizeof *s.queue);
+		s.parent = take(&A, n * sizeof *s.parent);
+		s.inq = take(&A, n);
+		s.state = take(&A, n);
+		s.good = take(&A, n);
+		s.stack = take(&A, n * sizeof *s.stack);
+		s.it = take(&A, n * sizeof *s.it);
+		s.order = take(&A, n * sizeof *s.order);
+		s.delta = take(&A, n * sizeof *s.delta);
+		s.node_amt = take(&A, n * sizeof *s.node_amt);
+		s.dbeg = take(&A, (n + 1) * sizeof *s.dbeg);
+		g.to = take(&A, mmax * sizeof *g.to);
+		g.rev = take(&A, mmax * sizeof *g.rev);
+		g.res = take(&A, mmax * sizeof *g.res);
+		g.cost = take(&A, mmax * sizeof *g.cost);
+		s.dag = take(&A, mmax);
+		s.darc = take(&A, (mmax + 1) * sizeof *s.darc);
+		s.amt = take(&A, mmax * sizeof *s.amt);
+		is_edge = take(&A, mmax);
+	}
+	n = g.n = number_nodes(&x, cfg, o->k_unknown_inc, bstate, bstack);
+	if (n == 0) { /* no flow can leave the function */
+		for (size_t b = 0; b < nb; b++)
+			cfg->blocks[b].count = 0;
+		for (size_t e = 0; e < ne; e++)
+			cfg->edges[e].count = 0;
+		arena_free(&A);
+		return 0;
+	}
+	g.s2 = n - 2, g.t2 = n - 1;
+	/* Count the arcs of every node, then place them. */
+	build(&g, &x, cfg, o);
+	if (g.m > mmax)
+		spgo_die("flow_solve: %u arcs, room for %zu", g.m, mmax);
+	for (uint32_t v = 0; v < n; v++)
+		g.first[v + 1] += g.first[v];
+	g.fill = s.it;
+	memcpy(g.fill, g.first, n * sizeof *g.fill);
+	build(&g, &x, cfg, o);
 	for (size_t e = 0; e < ne; e++)
-		is_edge[pos[earc[e]]] = 1;
+		if (x.earc[e] != SPGO_NONE)
+			is_edge[x.earc[e]] = 1;
 	s.is_edge_arc = is_edge;
 
 	/* Greedy zero-cost augmentation (profi), on the edges that close no
@@ -732,94 +884,94 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	 * would be a circulation that no path from the entry feeds (an
 	 * island, costly to join later). */
 	if (o->greedy && o->algo != SPGO_ALGO_MCF) {
-		uint8_t *retreat = retreating_edges(cfg);
-		for (size_t e = 0; e < ne; e++) {
+		/* (the search for loops only when an edge joins two sampled
+		 * blocks) */
+		int any = 0;
+		for (size_t e = 0; e < ne && !any; e++)
+			any = x.s2arc[cfg->edges[e].src] != SPGO_NONE && x.t2arc[cfg->edges[e].dst] != SPGO_NONE &&
+			      x.earc[e] != SPGO_NONE;
+		if (any)
+			retreating_edges(cfg, retreat, bstate, bstack, bit);
+		for (size_t e = 0; e < ne && any; e++) {
 			uint32_t u = cfg->edges[e].src, v = cfg->edges[e].dst;
-			if (retreat[e] || g.cost[pos[earc[e]]] != 0) /* zero-cost paths only */
+			uint32_t a1 = x.s2arc[u], a3 = x.t2arc[v];
+			if (retreat[e] || a1 == SPGO_NONE || a3 == SPGO_NONE || x.earc[e] == SPGO_NONE)
 				continue;
-			uint32_t a1 = P(s2arc[u]), a3 = P(t2arc[v]);
-			if (a1 == UINT32_MAX || a3 == UINT32_MAX)
+			if (g.cost[x.earc[e]] != 0) /* zero-cost paths only */
 				continue;
-			int64_t x = g.res[a1] < g.res[a3] ? g.res[a1] : g.res[a3];
-			if (x <= 0)
+			int64_t f = g.res[a1] < g.res[a3] ? g.res[a1] : g.res[a3];
+			if (f <= 0)
 				continue;
-			push(&g, a1, x);
-			push(&g, pos[earc[e]], x);
-			push(&g, a3, x);
+			push(&g, a1, f);
+			push(&g, x.earc[e], f);
+			push(&g, a3, f);
 		}
-		uint32_t ta = P(t2arc[cfg->entry]);
-		for (size_t b = 0; b < nb && ta != UINT32_MAX; b++) {
-			uint32_t a1 = P(s2arc[b]);
-			if (exarc[b] == UINT32_MAX || a1 == UINT32_MAX)
+		uint32_t ta = x.t2arc[cfg->entry];
+		for (size_t b = 0; b < nb && ta != SPGO_NONE; b++) {
+			uint32_t a1 = x.s2arc[b];
+			if (x.exarc[b] == SPGO_NONE || a1 == SPGO_NONE)
 				continue;
-			int64_t x = g.res[a1] < g.res[ta] ? g.res[a1] : g.res[ta];
-			if (x <= 0)
+			int64_t f = g.res[a1] < g.res[ta] ? g.res[a1] : g.res[ta];
+			if (f <= 0)
 				continue;
-			push(&g, a1, x);
-			push(&g, pos[exarc[b]], x);
-			push(&g, pos[loop], x);
-			push(&g, pos[srcarc], x);
-			push(&g, ta, x);
+			push(&g, a1, f);
+			push(&g, x.exarc[b], f);
+			push(&g, x.loop, f);
+			push(&g, x.srcarc, f);
+			push(&g, ta, f);
 		}
-		free(retreat);
 	}
-	if (o->algo != SPGO_ALGO_MCF)
-		zero_cost_flow(&s);
-	/* Successive shortest paths (or DAGs of them). */
-	while (shortest_paths(&s)) {
+	/* Successive shortest paths (or DAGs of them).  The first search
+	 * tells whether a path of cost 0 is left: then profi's zero-cost
+	 * phase takes them all at once. */
+	int zero_phase = o->algo != SPGO_ALGO_MCF;
+	while (!s2_saturated(&g) && shortest_paths(&s)) {
+		if (zero_phase && s.dist[g.t2] == 0) {
+			zero_cost_flow(&s);
+			zero_phase = 0;
+			continue;
+		}
+		zero_phase = 0;
 		if (o->algo == SPGO_ALGO_MCF || !o->even_split || !s.tie || s.dist[g.t2] == 0 ||
 		    unique_path(&s))
 			augment_path(&s); /* one shortest path: nothing to split */
-		else
+		else {
 			augment_dag(&s);
+			/* The labels still price every arc: a path of tight arcs
+			 * (d(v) = d(u) + cost) from s'' to t'' costs d(t''),
+			 * the shortest distance, which augmenting never lowers.
+			 * So while the tight arcs still join s'' to t'', the
+			 * next DAG needs no new search.  (On small networks a
+			 * search costs less than a try that fails.) */
+			while (g.n >= 256 && !s2_saturated(&g) && extract_dag(&s) && s.branching)
+				augment_dag_rounds(&s);
+		}
 	}
 
-
-	/* Read the counts back. */
+	/* Read the counts back: edges, then sampled blocks by their gadget,
+	 * dangling ones by what comes in. */
+	for (size_t e = 0; e < ne; e++)
+		cfg->edges[e].count = x.earc[e] == SPGO_NONE ? 0 : (uint64_t)g.res[g.rev[x.earc[e]]];
 	for (size_t b = 0; b < nb; b++) {
-		uint64_t w = cfg->blocks[b].weight;
-		int64_t f = w == SPGO_WEIGHT_UNKNOWN ? 0 : (int64_t)w;
-		uint32_t step = 2; /* an arc and its reverse */
-		for (uint32_t k = 0; k < nseg_inc[b]; k++) {
-			uint32_t a = pos[inc[b] + k * step];
-			f += g.res[g.rev[a]];
-		}
-		for (uint32_t k = 0; k < nseg_dec[b]; k++) {
-			uint32_t a = pos[dec[b] + k * step];
-			f -= g.res[g.rev[a]];
+		const struct spgo_cfg_block *bl = &cfg->blocks[b];
+		uint64_t w = bl->weight;
+		int64_t f = 0;
+		if (x.nin[b] == SPGO_NONE) {
+			f = 0;
+		} else if (w == SPGO_WEIGHT_UNKNOWN) {
+			for (uint32_t k = 0; k < bl->nin; k++)
+				f += (int64_t)cfg->edges[cfg->pred[bl->in + k]].count;
+			if (b == cfg->entry)
+				f += g.res[g.rev[x.srcarc]];
+		} else {
+			f = (int64_t)w;
+			for (uint32_t k = 0; k < x.nseg_inc[b]; k++)
+				f += g.res[g.rev[x.inc[b] + k]];
+			for (uint32_t k = 0; k < x.nseg_dec[b]; k++)
+				f -= g.res[g.rev[x.dec[b] + k]];
 		}
 		cfg->blocks[b].count = f > 0 ? (uint64_t)f : 0;
 	}
-	for (size_t e = 0; e < ne; e++) {
-		uint32_t a = pos[earc[e]];
-		cfg->edges[e].count = (uint64_t)g.res[g.rev[a]];
-	}
-#undef P
-	free(pos);
-	free(inc);
-	free(dec);
-	free(nseg_inc);
-	free(nseg_dec);
-	free(s2arc);
-	free(t2arc);
-	free(earc);
-	free(exarc);
-	free(is_edge);
-	free(s.dist);
-	free(s.queue);
-	free(s.parent);
-	free(s.inq);
-	free(s.state);
-	free(s.good);
-	free(s.stack);
-	free(s.it);
-	free(s.order);
-	free(s.delta);
-	free(s.node_amt);
-	free(s.dag);
-	free(s.darc);
-	free(s.dbeg);
-	free(s.amt);
-	net_free(&g);
+	arena_free(&A);
 	return 0;
 }

@@ -258,9 +258,22 @@ static void rebalance_cyclic(struct spgo_cfg *cfg, uint32_t u, const uint32_t *R
 void flow_rebalance_dangling(struct spgo_cfg *cfg, int cyclic)
 {
 	size_t nb = cfg->nblocks;
-	uint8_t *done = xcalloc(nb, 1), *inR = xcalloc(nb, 1);
-	uint32_t *R = xmalloc((nb + 1) * sizeof *R), *indeg = xcalloc(nb, sizeof *indeg);
-	uint32_t *topo = xmalloc((nb + 1) * sizeof *topo);
+	/* Anything to do: a sampled block with flow into a dangling one? */
+	int any = 0;
+	for (uint32_t u = 0; u < nb && !any; u++) {
+		const struct spgo_cfg_block *ub = &cfg->blocks[u];
+		if (ub->weight == SPGO_WEIGHT_UNKNOWN || ub->count == 0)
+			continue;
+		for (uint32_t k = 0; k < ub->nout && !any; k++) {
+			uint32_t d = cfg->edges[cfg->succ[ub->out + k]].dst;
+			any = cfg->blocks[d].weight == SPGO_WEIGHT_UNKNOWN && d != u;
+		}
+	}
+	if (!any)
+		return;
+	uint32_t *R = xcalloc(3 * (nb + 1) * sizeof *R + 2 * nb, 1); /* one block for all */
+	uint32_t *indeg = R + nb + 1, *topo = indeg + nb + 1;
+	uint8_t *done = (uint8_t *)(topo + nb + 1), *inR = done + nb;
 #define DANGLING(b) (cfg->blocks[b].weight == SPGO_WEIGHT_UNKNOWN)
 	for (uint32_t u = 0; u < nb; u++) {
 		const struct spgo_cfg_block *ub = &cfg->blocks[u];
@@ -349,9 +362,5 @@ void flow_rebalance_dangling(struct spgo_cfg *cfg, int cyclic)
 		}
 	}
 #undef DANGLING
-	free(done);
-	free(inR);
 	free(R);
-	free(indeg);
-	free(topo);
 }

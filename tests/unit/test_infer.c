@@ -243,6 +243,34 @@ static void test_unreachable(void)
 	}
 }
 
+/*
+ * A loop through the entry that nothing enters is an island: the check
+ * refuses it, and every algorithm, given weights that such a loop fits at
+ * no cost (0 and 1 sampled, the exit 2 as 0), returns a flow that enters.
+ * Blocks that reach no exit get 0 even when sampled (3 <-> 4 from 1).
+ */
+static void test_entry_loop(void)
+{
+	const int64_t w[] = {50, 50, 0, 500, 500};
+	const uint32_t e[][2] = {{0, 1}, {1, 0}, {0, 2}, {1, 3}, {3, 4}, {4, 3}};
+	struct spgo_cfg c;
+	mk(&c, 5, w, e, 6);
+	c.blocks[0].count = c.blocks[1].count = 50;
+	c.edges[0].count = c.edges[1].count = 50;
+	char why[200];
+	CHECK(spgo_flow_check(&c, why, sizeof why) == -1);
+	CHECK(strstr(why, "nothing enters") != NULL);
+	spgo_cfg_free(&c);
+	for (size_t i = 0; i < SPGO_ARRAY_LEN(all_algos); i++) {
+		mk(&c, 5, w, e, 6);
+		CHECK(run(&c, all_algos[i]) == 0);
+		CHECK_EQ_U64(c.blocks[3].count, 0);
+		CHECK_EQ_U64(c.blocks[4].count, 0);
+		CHECK(c.blocks[0].count > c.edges[1].count); /* flow enters */
+		spgo_cfg_free(&c);
+	}
+}
+
 /* Several exits: returns in both arms and a conditional tail call. */
 static void test_several_exits(void)
 {
@@ -535,6 +563,7 @@ int main(void)
 	RUN(test_self_loop);
 	RUN(test_irreducible_loop);
 	RUN(test_unreachable);
+	RUN(test_entry_loop);
 	RUN(test_several_exits);
 	RUN(test_jump_table_cfg);
 	RUN(test_all_zero);

@@ -3,15 +3,17 @@
  * edges that make every block reachable, back edges, self loops, extra
  * exits, unreachable blocks), weights from a random ground-truth flow by
  * binomial-like thinning, plus pure noise, zeros and dangling blocks.
- *  - every algorithm returns a valid, connected flow (spgo_flow_check),
- *    profi also with cyclic dangling subgraphs rebalanced;
- *  - profi's L1 cost (the paper's objective, profi's coefficients) is not
- *    above mcf's.  Known difference: before connectivity profi's flow is a
- *    minimum of that objective (mcf's, on symmetric costs, is not), but
- *    joining islands is a heuristic (a connected minimum is APX-hard,
- *    Theorem 3.1), so from a different optimal flow mcf's joined result can
- *    come out cheaper: allowed in at most 1 case in 500, and profi's total
- *    over all cases must stay below mcf's;
+ *  - every algorithm returns a valid, connected flow (spgo_flow_check:
+ *    conservation, every positive block reached from the entry, flow
+ *    entering there), profi also with cyclic dangling subgraphs rebalanced;
+ *  - profi's L1 cost (the paper's objective, profi's coefficients) is never
+ *    above mcf's, and profi's total is below mcf's.  Before connectivity
+ *    profi's flow is a minimum of that objective (mcf's, on symmetric
+ *    costs, is not); joining islands is a heuristic (a connected minimum is
+ *    APX-hard, Theorem 3.1), which join.c makes a local minimum (negative
+ *    cycles cancelled while the flow stays connected, and a pass that never
+ *    drops an island when the first one did).  Soaked at 100,000 CFGs
+ *    (SPGO_TEST_ITERS) with no case where profi is costlier;
  *  - on exact weights with nothing dangling, profi returns them unchanged.
  * A fixed seed keeps failures reproducible (the failing case is printed).
  */
@@ -151,9 +153,11 @@ static void test_random_cfgs(void)
 			cost[a] = spgo_flow_cost_l1(&c, &po);
 			if (mode == 0 && a == 0)
 				for (size_t b = 0; b < c.nblocks; b++)
-					if (c.blocks[b].count != truth[b] && changed++ < 5)
+					if (c.blocks[b].count != truth[b] && changed++ < 5) {
 						fprintf(stderr, "seed %#llx: exact weights changed at block %zu\n",
 							(unsigned long long)seed, b);
+						dump(&c, "changed");
+					}
 		}
 		/* profi with cyclic dangling subgraphs rebalanced too: valid */
 		struct spgo_infer_opts cyc = opts[0];
@@ -177,7 +181,7 @@ static void test_random_cfgs(void)
 	       cases, invalid, worse, changed, total_profi, total_mcf);
 	CHECK(cases == ITERS);
 	CHECK(invalid == 0);
-	CHECK(worse * 500 <= cases);
+	CHECK(worse == 0);
 	CHECK(total_profi < total_mcf);
 	CHECK(changed == 0);
 }
