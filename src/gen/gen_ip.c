@@ -150,6 +150,23 @@ static uint64_t block_insns(const struct gen *g, const struct spgo_cfg_block *bl
  * the scales, so only profi uses them.
  */
 #define IP_CONF_CLAMP 16.0
+
+/*
+ * profi's decrease costs for IP samples: k_dec 20 (spgo/infer.h's default
+ * 15) and the decrease floor at 20% of a block's weight (default 40%).
+ * The defaults were tuned on samples proportional to executions; a timer
+ * (cpu-clock) samples time, and a block with a stalled load or a cache
+ * miss gets several times its share of the executions (the aggregation
+ * effect of the Taming paper's section 3.2.2, also between functions:
+ * sqlite's pcache1Fetch 10% of the samples for 0.9% of the executions).
+ * So a count well below the sampled weight is likelier than the default
+ * floor allows.  With the confidences above, similarity to the exact
+ * profile (bench/results/gen_ip.md): speedtest1 77.1% -> 79.3%, minivm
+ * 82.8% -> 86.0% (four more minivm recordings: +3 to +4 points each);
+ * floors of 10, 15, 25, 30% and k_dec 15 were each worse on one of them.
+ */
+#define IP_K_DEC 20
+#define IP_DEC_FLOOR_PCT 20
 static void set_confidence(struct spgo_cfg *cfg, const uint64_t *bs, const uint32_t *bn)
 {
 	double lsum = 0, lw = 0;
@@ -246,9 +263,10 @@ static int group_infer(struct gen *g, const struct ip_raw *r, const size_t *idx,
 		if (t && tries[t] == algo)
 			break;
 		spgo_infer_defaults(&opts, tries[t]);
-		if (tries[t] == SPGO_ALGO_PROFI)
+		if (tries[t] == SPGO_ALGO_PROFI) {
+			opts.k_dec = IP_K_DEC, opts.dec_floor_pct = IP_DEC_FLOOR_PCT;
 			set_confidence(&cfg, bs, bn);
-		else
+		} else
 			for (size_t b = 0; b < cfg.nblocks; b++)
 				cfg.blocks[b].cost_scale = 0;
 		spgo_infer(&cfg, &opts);
