@@ -18,7 +18,11 @@
  *    by profile inference (profi by default, spgo/infer.h) on the CFG of
  *    spgo_cfg_from_binary() (split parts, jump tables, noreturn calls,
  *    indirect tail calls, .llvm_bb_addr_map block starts), or kept as
- *    averages with no_infer.  A function whose inferred flow keeps under a
+ *    averages with no_infer.  With profi each block carries a confidence
+ *    (spgo_cfg_block.cost_scale: 1 / the Poisson standard deviation of its
+ *    average, from its samples and instructions) and the decrease costs
+ *    suit timer samples (k_dec 20, floor at 20% of the weight; see
+ *    src/gen/gen_ip.c).  A function whose inferred flow keeps under a
  *    quarter of its sampled weight is inferred again with min-cost flow,
  *    else kept as averages (infer_lost counts these).  IP-mode counts are in units of
  *    1/16 sample (short blocks' averages keep their precision).

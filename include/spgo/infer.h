@@ -82,6 +82,16 @@ struct spgo_cfg_block {
 	uint64_t count;      /* output of spgo_infer() */
 	uint32_t flags;      /* enum spgo_block_flags */
 	uint32_t name;       /* label id in the text format (index into names) */
+	/* Optional confidence in the weight: a multiplier of the costs of
+	 * changing this block's count (k_inc, k_dec, k_inc0, the entry costs
+	 * and k_dec_floor; each rounded, at least 1).  0 (what
+	 * spgo_cfg_add_block sets) and 1 mean the costs of the options as
+	 * they are; below 1 the weight is trusted less, above 1 more.  A
+	 * producer that knows how noisy each weight is sets it to about
+	 * 1 / (standard deviation of the weight), normalized so that a
+	 * typical block of the function gets 1 (spgo gen's IP mode: see
+	 * src/gen/gen_ip.c). */
+	double cost_scale;
 	/* Filled by spgo_cfg_finalize(): edge ids in cfg->succ[out .. out+nout)
 	 * and cfg->pred[in .. in+nin). */
 	uint32_t out, nout, in, nin;

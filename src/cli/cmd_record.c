@@ -9,8 +9,16 @@
  *   3. cpu-clock (a timer; what virtual machines without a PMU offer).
  *
  * Each candidate is probed by recording `true` with it; the first perf
- * accepts wins.  All use --call-graph fp.  Then perf runs the command (or
- * attaches to -p PID) with that event, and its exit status is ours.
+ * accepts wins.  Then perf runs the command (or attaches to -p PID) with
+ * that event, and its exit status is ours.
+ *
+ * Call stacks (--call-graph): with branch stacks, fp (cheap; the branch
+ * stack carries what spgo gen needs).  Without them (IP mode), dwarf,2048:
+ * the user registers and the top 2 KB of the stack per sample, from which
+ * spgo gen unwinds the sampled function's caller by .eh_frame and so finds
+ * the targets of indirect calls (src/gen/gen_icall.c).  -O2 code keeps no
+ * frame pointers, so fp chains name no caller there.  The cost is about
+ * 2 KB of perf.data per sample.  --call-graph fp|dwarf|none overrides.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -124,14 +132,18 @@ static void usage(FILE *fp)
 {
 	fprintf(fp, "usage: spgo record [-o FILE] [--dry-run] -- CMD [ARGS...]\n"
 		    "       spgo record [-o FILE] [--dry-run] -p PID\n"
+		    "       options: --call-graph fp|dwarf|none\n"
 		    "Runs perf record with the best event this machine offers (LBR, else\n"
-		    "cycles, else cpu-clock; --call-graph fp) and says which it chose.\n"
+		    "cycles, else cpu-clock) and says which it chose.  Call stacks: fp with\n"
+		    "LBR; without it dwarf,2048 (the callers of samples in code without frame\n"
+		    "pointers: spgo gen takes indirect-call targets from them); --call-graph\n"
+		    "sets the mode (none: no call stacks).\n"
 		    "The perf program is $PERF if set, else perf.\n");
 }
 
 int cmd_record(int argc, char **argv)
 {
-	const char *out = "perf.data", *pid = NULL;
+	const char *out = "perf.data", *pid = NULL, *cg = NULL;
 	int dry = 0, i;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--")) {
@@ -141,6 +153,13 @@ int cmd_record(int argc, char **argv)
 			out = argv[++i];
 		} else if (!strcmp(argv[i], "-p") && i + 1 < argc) {
 			pid = argv[++i];
+		} else if (!strcmp(argv[i], "--call-graph") && i + 1 < argc) {
+			cg = argv[++i];
+			if (strcmp(cg, "fp") && strcmp(cg, "dwarf") && strcmp(cg, "none")) {
+				fprintf(stderr, "spgo: record: --call-graph %s: expected fp, dwarf or none\n",
+					cg);
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--dry-run")) {
 			dry = 1;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -182,8 +201,12 @@ int cmd_record(int argc, char **argv)
 		VEC_FREE(&refused);
 		return 1;
 	}
-	fprintf(stderr, "spgo: record: using %s%s --call-graph fp: %s%s%s%s\n", best->event,
-		best->lbr ? " -b" : "", best->why, refused.n > 1 ? " (" : "",
+	/* the call-stack mode: see the top of this file */
+	if (!cg)
+		cg = best->lbr ? "fp" : "dwarf";
+	const char *cgarg = !strcmp(cg, "dwarf") ? "dwarf,2048" : !strcmp(cg, "fp") ? "fp" : NULL;
+	fprintf(stderr, "spgo: record: using %s%s%s%s: %s%s%s%s\n", best->event, best->lbr ? " -b" : "",
+		cgarg ? " --call-graph " : "", cgarg ? cgarg : "", best->why, refused.n > 1 ? " (" : "",
 		refused.n > 1 ? refused.v : "", refused.n > 1 ? ")" : "");
 	VEC_FREE(&refused);
 
@@ -195,8 +218,10 @@ int cmd_record(int argc, char **argv)
 	pargv[n++] = best->event;
 	if (best->lbr)
 		pargv[n++] = "-b";
-	pargv[n++] = "--call-graph";
-	pargv[n++] = "fp";
+	if (cgarg) {
+		pargv[n++] = "--call-graph";
+		pargv[n++] = cgarg;
+	}
 	pargv[n++] = "-o";
 	pargv[n++] = out;
 	if (pid) {

@@ -22,6 +22,7 @@
  * its count (or inference weight) is then the mean of the events'
  * estimates.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,16 +125,80 @@ static uint64_t block_insns(const struct gen *g, const struct spgo_cfg_block *bl
 }
 
 /*
+ * Each block's confidence (struct spgo_cfg_block's cost_scale), from a
+ * noise model of its weight.  A block of n instructions that got S samples
+ * has weight w = S / n samples per instruction.  If each execution of each
+ * instruction is sampled independently with a small probability, S is
+ * Poisson and the weight's standard deviation is sqrt(S) / n (sqrt of 1
+ * for S = 0: a block without samples is as uncertain as one sample).  The
+ * cost of moving the count by one unit is 1 / that deviation: a change of
+ * one standard deviation costs the same at every block (an L1 fit in
+ * z-units).  So a 1-instruction block with 0 samples is cheap to change
+ * (deviation 1 sample per instruction), a 30-instruction block with 500
+ * samples dear (deviation 0.75), a 30-instruction block with 0 samples
+ * dearer still (1/30: 30 instructions without a sample are strong
+ * evidence that it is cold).
+ * The scales are divided by their geometric mean over the sampled blocks
+ * weighted by samples, so that where most samples lie the costs are the
+ * tuned defaults of spgo/infer.h, and clamped to [1/16, 16].
+ *
+ * Tried on the similarity to the exact profile (bench/results/gen_ip.md):
+ * an unweighted mean as the reference gives about the same; adding a
+ * multiplicative per-instruction spread (skid and stalls: variance
+ * (S + cv^2 S^2 / n) / n^2, cv^2 estimated from the blocks' dispersion)
+ * made minivm worse.  min-cost flow (no decrease floor) gets worse with
+ * the scales, so only profi uses them.
+ */
+#define IP_CONF_CLAMP 16.0
+
+/*
+ * profi's decrease costs for IP samples: k_dec 20 (spgo/infer.h's default
+ * 15) and the decrease floor at 20% of a block's weight (default 40%).
+ * The defaults were tuned on samples proportional to executions; a timer
+ * (cpu-clock) samples time, and a block with a stalled load or a cache
+ * miss gets several times its share of the executions (the aggregation
+ * effect of the Taming paper's section 3.2.2, also between functions:
+ * sqlite's pcache1Fetch 10% of the samples for 0.9% of the executions).
+ * So a count well below the sampled weight is likelier than the default
+ * floor allows.  With the confidences above, similarity to the exact
+ * profile (bench/results/gen_ip.md): speedtest1 77.1% -> 79.3%, minivm
+ * 82.8% -> 86.0% (four more minivm recordings: +3 to +4 points each);
+ * floors of 10, 15, 25, 30% and k_dec 15 were each worse on one of them.
+ */
+#define IP_K_DEC 20
+#define IP_DEC_FLOOR_PCT 20
+static void set_confidence(struct spgo_cfg *cfg, const uint64_t *bs, const uint32_t *bn)
+{
+	double lsum = 0, lw = 0;
+	for (size_t b = 0; b < cfg->nblocks; b++) {
+		if (!bn[b])
+			continue;
+		double s = bs[b] > 1 ? (double)bs[b] : 1;
+		cfg->blocks[b].cost_scale = (double)bn[b] / sqrt(s); /* 1 / std-dev */
+		if (bs[b])
+			lsum += (double)bs[b] * log(cfg->blocks[b].cost_scale), lw += (double)bs[b];
+	}
+	double ref = lw > 0 ? exp(lsum / lw) : 1;
+	for (size_t b = 0; b < cfg->nblocks; b++) {
+		if (!bn[b])
+			continue;
+		double c = cfg->blocks[b].cost_scale / ref;
+		cfg->blocks[b].cost_scale = c > IP_CONF_CLAMP	  ? IP_CONF_CLAMP
+					    : c < 1 / IP_CONF_CLAMP ? 1 / IP_CONF_CLAMP
+								    : c;
+	}
+}
+
+/*
  * Blocks and counts by profile inference (profi by default; see spgo/gen.h)
  * on the function's binary CFG as spgo_cfg_from_binary() builds it, the
  * same CFG `spgo infer` uses: split parts, recovered jump tables, noreturn
  * calls (their blocks pass no flow on), indirect tail calls (exits) and
  * the exact block starts of .llvm_bb_addr_map when the binary has one.
- * The block estimates are the weights.  Where the events disagree the
- * estimate is their mean: spgo/infer.h has no per-block costs yet to say
- * "trust this block less" (section 3.3's adjustment); leaving such blocks
- * unknown instead loses them when they are a function's only sampled
- * blocks.  Instructions of the group the CFG does not hold (a part that
+ * The block estimates are the weights, with profi each block's confidence
+ * as set_confidence() derives it.  Where the events disagree the estimate
+ * is their mean (leaving such blocks unknown instead loses them when they
+ * are a function's only sampled blocks).  Instructions of the group the CFG does not hold (a part that
  * has the function's name but is no split part of it) are marked in
  * covered[] as 0 for the caller to average.  Returns 0, or -1 when there
  * is no CFG (the caller falls back to plain averages).
@@ -150,6 +215,8 @@ static int group_infer(struct gen *g, const struct ip_raw *r, const size_t *idx,
 	/* Each block's instructions are consecutive in the binary's list. */
 	size_t *bidx = NULL, bcap = 0;
 	uint64_t disagree = 0;
+	uint64_t *bs = xcalloc(cfg.nblocks, sizeof *bs); /* samples of the base event */
+	uint32_t *bn = xcalloc(cfg.nblocks, sizeof *bn);  /* instructions */
 	for (size_t b = 0; b < cfg.nblocks; b++) {
 		struct spgo_cfg_block *blk = &cfg.blocks[b];
 		size_t m = 0;
@@ -167,6 +234,9 @@ static int group_infer(struct gen *g, const struct ip_raw *r, const size_t *idx,
 			double est = block_estimate(g, r, bidx, m, &dis);
 			disagree += dis;
 			blk->weight = (uint64_t)(est * IP_SCALE + 0.5);
+			for (size_t k = 0; k < m; k++)
+				bs[b] += r->raw[r->base][bidx[k]];
+			bn[b] = (uint32_t)m;
 		}
 	}
 	free(bidx);
@@ -193,6 +263,12 @@ static int group_infer(struct gen *g, const struct ip_raw *r, const size_t *idx,
 		if (t && tries[t] == algo)
 			break;
 		spgo_infer_defaults(&opts, tries[t]);
+		if (tries[t] == SPGO_ALGO_PROFI) {
+			opts.k_dec = IP_K_DEC, opts.dec_floor_pct = IP_DEC_FLOOR_PCT;
+			set_confidence(&cfg, bs, bn);
+		} else
+			for (size_t b = 0; b < cfg.nblocks; b++)
+				cfg.blocks[b].cost_scale = 0;
 		spgo_infer(&cfg, &opts);
 		uint64_t fsum = 0;
 		for (size_t b = 0; b < cfg.nblocks; b++)
@@ -201,6 +277,8 @@ static int group_infer(struct gen *g, const struct ip_raw *r, const size_t *idx,
 		if (!kept)
 			g->st->infer_lost++;
 	}
+	free(bs);
+	free(bn);
 	if (!kept) {
 		spgo_cfg_free(&cfg);
 		return -1;

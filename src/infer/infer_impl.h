@@ -56,6 +56,12 @@ static inline struct block_costs block_costs(const struct spgo_cfg *cfg, const s
 		c.floor = (uint64_t)((double)w * o->dec_floor_pct / 100.0);
 		c.dec_floor = o->k_dec_floor > c.dec ? o->k_dec_floor : c.dec; /* convex */
 	}
+	double s = cfg->blocks[b].cost_scale; /* the block's confidence, 0 = none */
+	if (s > 0 && s != 1) {
+		c.inc = (int64_t)((double)c.inc * s + 0.5), c.inc += c.inc < 1;
+		c.dec = (int64_t)((double)c.dec * s + 0.5), c.dec += c.dec < 1;
+		c.dec_floor = (int64_t)((double)c.dec_floor * s + 0.5), c.dec_floor += c.dec_floor < 1;
+	}
 	return c;
 }
 /* The L1 cost of count f at block b (k_unknown_inc f when dangling). */

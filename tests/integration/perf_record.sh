@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # spgo record: probes the events perf accepts here, says which it took and
-# why, and records with frame-pointer call stacks.  This machine has no PMU,
-# so the answer must be cpu-clock (perf falls back from cycles to cpu-clock
-# on its own, and spgo must notice rather than claim "cycles").
+# why, and records call stacks (fp with branch stacks; without them dwarf,2048:
+# user registers and stack, whose unwound callers give spgo gen indirect-call
+# targets in -O2 code without frame pointers).  This machine has no PMU, so
+# the answer must be cpu-clock (perf falls back from cycles to cpu-clock on its
+# own, and spgo must notice rather than claim "cycles") with dwarf stacks.
 set -euo pipefail
 : "${SPGO:?}" "${SPGO_SRC:?}"
 command -v perf >/dev/null || { echo "skip: no perf"; exit 77; }
@@ -15,18 +17,41 @@ gcc -O2 -fno-omit-frame-pointer -o prog "$SPGO_SRC/tests/data/perf_prog.c"
 echo "     $(grep 'spgo: record:' err.txt)"
 hw=no; perf stat -e cycles -x, true 2>&1 | grep -q '^[0-9]' && hw=yes
 if [ "$hw" = no ]; then
-  grep -q "spgo: record: using cpu-clock --call-graph fp" err.txt ||
-    { echo "FAIL without a PMU spgo should take cpu-clock"; fail=1; }
+  grep -q "spgo: record: using cpu-clock --call-graph dwarf,2048" err.txt ||
+    { echo "FAIL without a PMU spgo should take cpu-clock with dwarf stacks"; fail=1; }
+  # the user registers and stack are in the file (what the unwinding needs)
+  perf script -i rec.data --header-only 2>/dev/null | grep -q "sample_type = .*REGS_USER.*STACK_USER" &&
+    echo "ok   dwarf call stacks (user registers and stack)" ||
+    { echo "FAIL no user registers/stack recorded"; fail=1; }
 fi
 grep -q "^1$\|^0$" out.txt || { echo "FAIL the program's output is lost"; fail=1; }
 # the recording has call stacks and the event chosen
 perf script -i rec.data --header-only 2>/dev/null | grep -q "sample_type = .*CALLCHAIN" ||
   { echo "FAIL no call stacks recorded"; fail=1; }
-n=$("$SPGO" script -i rec.data -F ip | grep -c . || true)
-[ "$n" -gt 50 ] && echo "ok   recorded and read back ($n stack lines)" || { echo "FAIL too few samples ($n)"; fail=1; }
+# read back: spgo script sees the samples perf script sees (with dwarf stacks
+# it prints no unwound user frames, so count samples by -F tid)
+n=$("$SPGO" script -i rec.data -F tid | grep -c . || true)
+m=$(perf script -i rec.data -F tid 2>/dev/null | grep -c . || true)
+[ "$n" -gt 50 ] && [ "$n" = "$m" ] && echo "ok   recorded and read back ($n samples)" ||
+  { echo "FAIL samples read back: spgo $n, perf script $m"; fail=1; }
+# --call-graph fp: frame-pointer chains (the program keeps frame pointers)
+"$SPGO" record --call-graph fp -o fp.data -- ./prog 20000 >/dev/null 2>&1
+n=$("$SPGO" script -i fp.data -F ip | grep -c . || true)
+[ "$n" -gt 50 ] && echo "ok   --call-graph fp: read back ($n stack lines)" || { echo "FAIL fp: too few stack lines ($n)"; fail=1; }
 # -p: the perf command line it would run
-"$SPGO" record --dry-run -o p.data -p $$ 2>/dev/null | grep -q -- "record -e .* --call-graph fp -o p.data -p $$" &&
+"$SPGO" record --dry-run -o p.data -p $$ 2>/dev/null | grep -q -- "record -e .* --call-graph [a-z,0-9]* -o p.data -p $$" &&
   echo "ok   -p PID" || { echo "FAIL -p"; fail=1; }
+# --call-graph none drops the stacks
+if "$SPGO" record --dry-run --call-graph none -- true 2>/dev/null | grep -q -- "--call-graph"; then
+  echo "FAIL --call-graph none still records stacks"; fail=1
+fi
+"$SPGO" record --call-graph none -o none.data -- ./prog 2000 >/dev/null 2>&1
+if perf script -i none.data --header-only 2>/dev/null | grep -q "sample_type = .*CALLCHAIN"; then
+  echo "FAIL --call-graph none recorded call chains"; fail=1
+else
+  echo "ok   --call-graph none"
+fi
+if "$SPGO" record --call-graph lbr -- true 2>/dev/null; then echo "FAIL --call-graph lbr accepted"; fail=1; fi
 # usage errors
 if "$SPGO" record -o x.data 2>/dev/null; then echo "FAIL no command accepted"; fail=1; fi
 exit $fail

@@ -521,6 +521,24 @@ static void test_cost_terms(void)
 	CHECK(spgo_infer(&c, &o) == 0);
 	CHECK_EQ_U64(c.blocks[0].count, 100);
 	CHECK_EQ_U64(c.blocks[1].count, 100);
+	/* a block's confidence scales its costs: trusting block 1 less
+	 * (k_dec 20 x 0.25 = 5 < k_entry_inc 10) lowers it to the entry's
+	 * 100; trusting the entry less raises it to 200 */
+	paper_opts(&o);
+	c.blocks[1].cost_scale = 0.25;
+	CHECK(spgo_infer(&c, &o) == 0);
+	CHECK_EQ_U64(c.blocks[0].count, 100);
+	CHECK_EQ_U64(c.blocks[1].count, 100);
+	CHECK(spgo_flow_cost_l1(&c, &o) == 5 * 100);
+	o.k_entry_inc = 40;
+	c.blocks[1].cost_scale = 1;
+	c.blocks[0].cost_scale = 0.125; /* 40 x 0.125 = 5 < k_dec 20 */
+	CHECK(spgo_infer(&c, &o) == 0);
+	CHECK_EQ_U64(c.blocks[0].count, 200);
+	CHECK(spgo_flow_cost_l1(&c, &o) == 5 * 100);
+	c.blocks[0].cost_scale = 0.001; /* rounded costs stay at least 1 */
+	CHECK(spgo_infer(&c, &o) == 0);
+	CHECK(spgo_flow_cost_l1(&c, &o) == 1 * 100);
 	spgo_cfg_free(&c);
 	/* dangling cost */
 	const int64_t w3[] = {100, U, 100};
