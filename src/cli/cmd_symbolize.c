@@ -434,6 +434,16 @@ static int list_functions(struct spgo_binary *bin, struct obuf *o)
 	return 0;
 }
 
+/* The value of a hex digit c, or -1. */
+static int hex_digit(unsigned c)
+{
+	if (c - '0' < 10)
+		return (int)(c - '0');
+	if ((c | 0x20) - 'a' < 6)
+		return (int)((c | 0x20) - 'a' + 10);
+	return -1;
+}
+
 /* One address given as text: 0x-hex, or decimal (as llvm-symbolizer reads
  * it); anything else is unknown, printed as ?? like llvm-symbolizer does. */
 static int symbolize_text(struct fmt *f, char *s, struct obuf *o)
@@ -449,14 +459,9 @@ static int symbolize_text(struct fmt *f, char *s, struct obuf *o)
 		/* The common case, parsed inline. */
 		ok = 1;
 		for (size_t i = 2; i < len && ok; i++) {
-			unsigned c = (unsigned char)s[i], d;
-			if (c - '0' < 10)
-				d = c - '0';
-			else if ((c | 0x20) - 'a' < 6)
-				d = (c | 0x20) - 'a' + 10;
-			else
-				ok = 0, d = 0;
-			addr = addr << 4 | d;
+			int d = hex_digit((unsigned char)s[i]);
+			ok = d >= 0;
+			addr = addr << 4 | (uint64_t)(ok ? d : 0);
 		}
 	}
 	if (!ok && spgo_parse_u64(s, &addr) != 0) {
@@ -476,16 +481,8 @@ static char *parse_hex_line(char *p, uint64_t *addr)
 		return NULL;
 	uint64_t a = 0;
 	int i = 2;
-	for (;; i++) {
-		unsigned c = (unsigned char)p[i], d;
-		if (c - '0' < 10)
-			d = c - '0';
-		else if ((c | 0x20) - 'a' < 6)
-			d = (c | 0x20) - 'a' + 10;
-		else
-			break;
-		a = a << 4 | d;
-	}
+	for (int d; (d = hex_digit((unsigned char)p[i])) >= 0; i++)
+		a = a << 4 | (uint64_t)d;
 	if (i == 2 || i > 18 || (p[i] != '\n' && p[i] != 0))
 		return NULL;
 	*addr = a;
