@@ -293,15 +293,19 @@ void flow_rebalance_dangling(struct spgo_cfg *cfg, const struct spgo_infer_opts 
 	}
 	if (!any)
 		return;
-	uint32_t *R = xcalloc(3 * (nb + 1) * sizeof *R + 2 * nb, 1); /* one block for all */
-	uint32_t *indeg = R + nb + 1, *topo = indeg + nb + 1;
-	uint8_t *done = (uint8_t *)(topo + nb + 1), *inR = done + nb;
 	/* With dangling or layout costs, routes through a region differ in
 	 * the objective: the flow is split only over the cheapest ones (so
 	 * that rebalancing never makes the L1 cost higher). */
 	int costed = o->k_unknown_inc != 0 || o->k_layout != 0;
-	int64_t *dist = costed ? xmalloc(nb * sizeof *dist) : NULL;
-	uint8_t *tight_buf = costed ? xcalloc(cfg->nedges + 1, 1) : NULL;
+	/* one zeroed block for all: R, indeg, topo; dist (costed, aligned);
+	 * done, inR; tight (costed) */
+	size_t ne = cfg->nedges, ndist = costed ? nb + 1 : 0;
+	uint32_t *R = xcalloc(3 * (nb + 1) * sizeof *R + 8 + ndist * sizeof(int64_t) + 2 * nb + (costed ? ne + 1 : 0), 1);
+	uint32_t *indeg = R + nb + 1, *topo = indeg + nb + 1;
+	int64_t *dist = costed ? (int64_t *)(void *)(topo + nb + 1 + ((nb + 1) & 1)) : NULL;
+	uint8_t *done = costed ? (uint8_t *)(dist + ndist) : (uint8_t *)(topo + nb + 1), *inR = done + nb;
+	uint8_t *tight_buf = costed ? inR + nb : NULL;
+
 #define DANGLING(b) (cfg->blocks[b].weight == SPGO_WEIGHT_UNKNOWN)
 	for (uint32_t u = 0; u < nb; u++) {
 		const struct spgo_cfg_block *ub = &cfg->blocks[u];
@@ -414,6 +418,4 @@ void flow_rebalance_dangling(struct spgo_cfg *cfg, const struct spgo_infer_opts 
 	}
 #undef DANGLING
 	free(R);
-	free(dist);
-	free(tight_buf);
 }
