@@ -10,8 +10,9 @@
  *     u_out -> u_in  cap w,   cost k_dec  lower the count
  *
  * (the paper's u_aux node only doubles both costs, so it is left out).  A
- * dangling block is one node (u_in -> u_out with cap inf and cost 0 would
- * only say that what comes in goes out).  Blocks the entry cannot reach or
+ * dangling block is one node (u_in -> u_out with cap inf would only say
+ * that what comes in goes out); its cost k_unknown_inc per unit is on the
+ * arcs into it (every unit through it comes in once).  Blocks the entry cannot reach or
  * that reach no exit get no node: a valid flow leaves them at 0.  Every CFG
  * edge (u, v) is u_out -> v_in (cap inf, cost 0), every exit x gets x_out ->
  * t', and s' -> entry_in and t' -> s' close the circulation.  A maximum
@@ -644,8 +645,7 @@ struct gadgets {
  * the minimum it finds is over the flows that can still be valid.  Then
  * s', t', s'', t''.  Returns the number of nodes, 0 if the entry is dead.
  */
-static uint32_t number_nodes(struct gadgets *x, const struct spgo_cfg *cfg, int64_t k_unknown_inc, uint8_t *mark,
-			     uint32_t *stack)
+static uint32_t number_nodes(struct gadgets *x, const struct spgo_cfg *cfg, uint8_t *mark, uint32_t *stack)
 {
 	size_t nb = cfg->nblocks, sp = 0;
 	/* forward from the entry (mark bit 1), backward from the exits (2) */
@@ -686,7 +686,7 @@ static uint32_t number_nodes(struct gadgets *x, const struct spgo_cfg *cfg, int6
 			continue;
 		}
 		x->nin[b] = k++;
-		x->nout[b] = cfg->blocks[b].weight == SPGO_WEIGHT_UNKNOWN && k_unknown_inc == 0 ? x->nin[b] : k++;
+		x->nout[b] = cfg->blocks[b].weight == SPGO_WEIGHT_UNKNOWN ? x->nin[b] : k++;
 	}
 	x->S1 = k, x->T1 = k + 1;
 	return k + 4;
@@ -705,15 +705,8 @@ static void build(struct net *g, struct gadgets *x, const struct spgo_cfg *cfg, 
 		x->nseg_inc[b] = x->nseg_dec[b] = 0;
 		if (in == SPGO_NONE)
 			continue;
-		if (w == SPGO_WEIGHT_UNKNOWN) {
-			/* a dangling block's own node pair only when passing
-			 * through it costs something (k_unknown_inc) */
-			if (in != out) {
-				x->inc[b] = arc(g, in, out, INF_CAP, o->k_unknown_inc);
-				x->nseg_inc[b] = 1;
-			}
-			continue;
-		}
+		if (w == SPGO_WEIGHT_UNKNOWN)
+			continue; /* one node; k_unknown_inc is on the arcs into it */
 		if (w > 0) {
 			x->s2arc[b] = arc(g, g->s2, out, (int64_t)w, 0);
 			x->t2arc[b] = arc(g, in, g->t2, (int64_t)w, 0);
@@ -762,6 +755,8 @@ static void build(struct net *g, struct gadgets *x, const struct spgo_cfg *cfg, 
 	for (size_t e = 0; e < ne; e++) {
 		uint32_t u = x->nout[cfg->edges[e].src], v = x->nin[cfg->edges[e].dst];
 		int64_t c = o->k_layout && edge_against_layout(cfg, (uint32_t)e) ? o->k_layout : 0;
+		if (cfg->blocks[cfg->edges[e].dst].weight == SPGO_WEIGHT_UNKNOWN)
+			c += o->k_unknown_inc; /* every unit into a dangling block */
 		/* (a dangling block's self loop would be a loop on its node) */
 		x->earc[e] = u == SPGO_NONE || v == SPGO_NONE || u == v ? SPGO_NONE : arc(g, u, v, INF_CAP, c);
 	}
@@ -769,7 +764,8 @@ static void build(struct net *g, struct gadgets *x, const struct spgo_cfg *cfg, 
 		x->exarc[b] = x->nout[b] != SPGO_NONE && spgo_cfg_is_exit(cfg, (uint32_t)b)
 				      ? arc(g, x->nout[b], x->T1, INF_CAP, 0)
 				      : SPGO_NONE;
-	x->srcarc = arc(g, x->S1, x->nin[cfg->entry], INF_CAP, 0);
+	x->srcarc = arc(g, x->S1, x->nin[cfg->entry], INF_CAP,
+			cfg->blocks[cfg->entry].weight == SPGO_WEIGHT_UNKNOWN ? o->k_unknown_inc : 0);
 	x->loop = arc(g, x->T1, x->S1, INF_CAP, 0);
 }
 
@@ -855,7 +851,7 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		s.amt = take(&A, mmax * sizeof *s.amt);
 		is_edge = take(&A, mmax);
 	}
-	n = g.n = number_nodes(&x, cfg, o->k_unknown_inc, bstate, bstack);
+	n = g.n = number_nodes(&x, cfg, bstate, bstack);
 	if (n == 0) { /* no flow can leave the function */
 		for (size_t b = 0; b < nb; b++)
 			cfg->blocks[b].count = 0;

@@ -171,7 +171,7 @@ int spgo_infer(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		if (o->join_islands)
 			flow_join_islands(cfg, o);
 		if (o->rebalance)
-			flow_rebalance_dangling(cfg, o->rebalance_cyclic);
+			flow_rebalance_dangling(cfg, o);
 		return 0;
 	}
 	return spgo_error("unknown inference algorithm %d", (int)o->algo);

@@ -108,7 +108,7 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o);
  * route flow through dangling subgraphs by the branch probabilities
  * (section 3.4, rebalance.c). */
 void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o);
-void flow_rebalance_dangling(struct spgo_cfg *cfg, int cyclic);
+void flow_rebalance_dangling(struct spgo_cfg *cfg, const struct spgo_infer_opts *o);
 /* Frequency propagation (fp.c): writes counts that need not conserve, and
  * which block and edge counts it could decide (annotated). */
 void fp_propagate(struct spgo_cfg *cfg, const struct graph_info *g, uint8_t *bknown, uint8_t *eknown);

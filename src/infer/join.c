@@ -24,6 +24,9 @@
 #include "infer/infer_impl.h"
 #include "spgo/common.h"
 
+/* CFGs up to this many blocks get the dearer tries (see flow_join_islands) */
+#define JOIN_PASSES_MAX 128
+
 /* Blocks marked by a search from start along successors (dir = 1) or
  * predecessors (dir = 0), over all edges or positive ones only. */
 static void search(const struct spgo_cfg *cfg, const uint32_t *starts, size_t nstarts, int fwd, int positive,
@@ -91,6 +94,12 @@ static int64_t marginal(const struct spgo_cfg *cfg, const struct spgo_infer_opts
 
 #define block_cost block_cost_at
 
+/* What one more unit on edge e costs in the L1 objective (its layout term). */
+static inline int64_t edge_cost(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, uint32_t e)
+{
+	return o->k_layout && edge_against_layout(cfg, e) ? o->k_layout : 0;
+}
+
 /*
  * Cheapest paths by the L1 marginals, Moore-Bellman-Ford with a queue:
  * forward (fwd = 1) from the entry, dist[v] = cost of the path including
@@ -134,7 +143,7 @@ static int cheapest(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o,
 			uint32_t v = fwd ? cfg->edges[e].dst : cfg->edges[e].src;
 			if (!live[v])
 				continue;
-			int64_t m = fwd ? marginal(cfg, o, v) : marginal(cfg, o, u);
+			int64_t m = (fwd ? marginal(cfg, o, v) : marginal(cfg, o, u)) + edge_cost(cfg, o, e);
 			int64_t nd = dist[u] + (clamp && m < 0 ? 0 : m);
 			if (nd < dist[v]) {
 				dist[v] = nd;
@@ -179,6 +188,7 @@ struct cyc {
 	/* savings count as 0 (prices of a flow that a negative cycle could
 	 * still improve: too high rather than none) */
 	int clamp;
+	uint32_t ban_e;  /* an edge whose -1 arc is left out (reroute) */
 	uint32_t last_x; /* best_cycle's last search: from in(last_x), */
 	int last_ok;     /* whether it completed (dist and prev hold it) */
 	int failed;      /* some search met a negative cycle or its limit */
@@ -241,7 +251,7 @@ static void relax_arcs(const struct spgo_cfg *cfg, const struct spgo_infer_opts 
 		for (uint32_t k = 0; k < b->nout; k++) {
 			uint32_t e = cfg->succ[b->out + k], d = cfg->edges[e].dst;
 			if (live[d])
-				RELAX(2 * d, ARC_EDGE_PLUS, e, 0);
+				RELAX(2 * d, ARC_EDGE_PLUS, e, edge_cost(cfg, o, e));
 		}
 		if (spgo_cfg_is_exit(cfg, v))
 			RELAX(Z, ARC_OUTSIDE, 0, 0);
@@ -250,8 +260,8 @@ static void relax_arcs(const struct spgo_cfg *cfg, const struct spgo_infer_opts 
 	} else {
 		for (uint32_t k = 0; k < b->nin; k++) {
 			uint32_t e = cfg->pred[b->in + k];
-			if (cfg->edges[e].count > c->pin_e[e])
-				RELAX(2 * cfg->edges[e].src + 1, ARC_EDGE_MINUS, e, 0);
+			if (cfg->edges[e].count > c->pin_e[e] && e != c->ban_e)
+				RELAX(2 * cfg->edges[e].src + 1, ARC_EDGE_MINUS, e, -edge_cost(cfg, o, e));
 		}
 		if (v == cfg->entry && b->count > c->insum[v] + c->pin_entry)
 			RELAX(Z, ARC_OUTSIDE, 0, 0);
@@ -261,9 +271,9 @@ static void relax_arcs(const struct spgo_cfg *cfg, const struct spgo_infer_opts 
 #undef RELAX
 }
 
-/* Shortest distances from in(x); 0, or -1 if a negative cycle showed up. */
-static int cycle_search(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live,
-			uint32_t x, struct cyc *c)
+/* Shortest distances from node start; 0, or -1 if a negative cycle showed up. */
+static int node_search(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live,
+		       uint32_t start, struct cyc *c)
 {
 	size_t nb = cfg->nblocks, nn = 2 * nb + 1, head = 0, len = 0, pops = 0;
 	for (size_t v = 0; v < nn; v++) {
@@ -272,9 +282,9 @@ static int cycle_search(const struct spgo_cfg *cfg, const struct spgo_infer_opts
 		c->rounds[v] = 0;
 		c->prev[v] = SPGO_NONE;
 	}
-	c->dist[2 * x] = 0;
-	c->queue[len++] = 2 * x;
-	c->inq[2 * x] = 1;
+	c->dist[start] = 0;
+	c->queue[len++] = start;
+	c->inq[start] = 1;
 	while (len) {
 		uint32_t node = c->queue[head];
 		head = (head + 1) % nn;
@@ -285,6 +295,13 @@ static int cycle_search(const struct spgo_cfg *cfg, const struct spgo_infer_opts
 		relax_arcs(cfg, o, live, c, node, head, &len, nn);
 	}
 	return 0;
+}
+
+/* Shortest distances from in(x). */
+static int cycle_search(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live,
+			uint32_t x, struct cyc *c)
+{
+	return node_search(cfg, o, live, 2 * x, c);
 }
 
 /* Apply the change of the arc by which the search reached node n. */
@@ -481,18 +498,63 @@ static void unpin(const struct spgo_cfg *cfg, struct cyc *c)
 	c->pin_entry = 0;
 }
 
+static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_drop, int rev, int depth);
+
+/* 1 if every positive block is reached from the entry (chk: scratch). */
+static int connected(const struct spgo_cfg *cfg, uint8_t *chk, uint32_t *stack)
+{
+	memset(chk, 0, cfg->nblocks);
+	reach(cfg, chk, stack);
+	for (size_t b = 0; b < cfg->nblocks; b++)
+		if (cfg->blocks[b].count > 0 && !chk[b])
+			return 0;
+	return 1;
+}
+
+/*
+ * When no negative cycle is left but pinned ones: reroute one unit of a
+ * positive edge u -> v by the cheapest other way from out(u) to in(v) (a
+ * cycle through the edge's -1 arc that keeps u feeding v, so it cuts off
+ * less often than the cycles improve_once finds first).  Applies the
+ * first that lowers the cost; 1 if one was applied.
+ */
+static int reroute(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live, struct cyc *c)
+{
+	for (uint32_t e = 0; e < cfg->nedges; e++) {
+		uint32_t u = cfg->edges[e].src, v = cfg->edges[e].dst;
+		if (cfg->edges[e].count == 0 || u == v || !live[u] || !live[v])
+			continue;
+		c->ban_e = e;
+		int ok = node_search(cfg, o, live, 2 * u + 1, c) == 0;
+		c->ban_e = SPGO_NONE;
+		if (!ok || c->dist[2 * v] == INT64_MAX || c->dist[2 * v] - edge_cost(cfg, o, e) >= 0)
+			continue;
+		cfg->edges[e].count--;
+		for (uint32_t n = 2 * v; c->prev[n] != SPGO_NONE; n = c->prev[n])
+			arc_apply(cfg, c, n);
+		return 1;
+	}
+	return 0;
+}
+
 /*
  * Polish: cancel negative cycles of the residual graph (cheaper flows
  * of the same value) while the flow stays connected.  A cycle that
- * breaks it is undone, and what broke it is pinned: the edges, blocks
- * or entry it brought to 0 may no longer lose their last unit, the
- * blocks it raised into a new island are frozen at 0.  Each kept
- * cycle lowers the cost, each undone one pins something, so this
- * ends, at a flow that no single cycle improves among the connected
- * flows that keep the pinned support (joining islands is APX-hard,
- * Theorem 3.1: this makes the heuristic's result a local minimum).
+ * breaks it is first tried with what it cut joined again (depth 0, CFGs
+ * up to JOIN_PASSES_MAX blocks: a join_pass one level down, whose polish
+ * does not do this), kept if the result is still cheaper than before
+ * the cycle; otherwise it is undone, and what broke it is pinned: the
+ * edges, blocks or entry it brought to 0 may no longer lose their last
+ * unit, the blocks it raised into a new island are frozen at 0.  A kept
+ * cycle lowers the cost and lifts the pins (what was pinned may move
+ * again); each undone one pins something, so this ends.  When only
+ * pinned cycles are left, reroute() tries single edges.  The result is
+ * a flow that no single cycle improves among the connected flows that
+ * keep the pinned support (joining islands is APX-hard, Theorem 3.1:
+ * this makes the heuristic's result a local minimum).
  */
-static void polish(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live, struct cyc *c)
+static void polish(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live, struct cyc *c,
+		   int depth)
 {
 	size_t nb = cfg->nblocks, ne = cfg->nedges;
 	uint64_t *saved = c->saved_e, *saved_b = c->saved_b;
@@ -510,15 +572,53 @@ static void polish(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const 
 		for (size_t b = 0; b < nb; b++)
 			saved_b[b] = cfg->blocks[b].count;
 		uint64_t entered = cfg->blocks[cfg->entry].count - c->insum[cfg->entry];
-		if (!improve_once(cfg, o, live, c))
+		if (!improve_once(cfg, o, live, c) && !(depth == 0 && nb <= JOIN_PASSES_MAX && reroute(cfg, o, live, c)))
 			break;
 		memset(chk, 0, nb);
 		reach(cfg, chk, c->stack);
 		int bad = 0;
 		for (size_t b = 0; b < nb; b++)
 			bad |= cfg->blocks[b].count > 0 && !chk[b];
-		if (!bad)
+		if (bad && depth == 0 && nb <= JOIN_PASSES_MAX) {
+			/* The cycle cut something off: join what it cut (one
+			 * level down, whose polish does not try this again),
+			 * and keep the result when it is still cheaper than the
+			 * flow before the cycle. */
+			uint64_t *cut = xmalloc((nb + ne + 1) * sizeof *cut);
+			for (size_t b = 0; b < nb; b++) {
+				cut[b] = cfg->blocks[b].count;
+				cfg->blocks[b].count = saved_b[b];
+			}
+			for (size_t e = 0; e < ne; e++) {
+				cut[nb + e] = cfg->edges[e].count;
+				cfg->edges[e].count = saved[e];
+			}
+			double before = spgo_flow_cost_l1(cfg, o);
+			for (size_t b = 0; b < nb; b++)
+				cfg->blocks[b].count = cut[b];
+			for (size_t e = 0; e < ne; e++)
+				cfg->edges[e].count = cut[nb + e];
+			join_pass(cfg, o, 1, 0, 1);
+			int keep = spgo_flow_cost_l1(cfg, o) < before && connected(cfg, chk, c->stack);
+			for (size_t b = 0; b < nb && !keep; b++)
+				cfg->blocks[b].count = cut[b];
+			for (size_t e = 0; e < ne && !keep; e++)
+				cfg->edges[e].count = cut[nb + e];
+			free(cut);
+			if (keep) {
+				unpin(cfg, c);
+				continue;
+			}
+			memset(chk, 0, nb);
+			reach(cfg, chk, c->stack);
+		}
+		if (!bad) {
+			/* a kept cycle lowered the cost: what was pinned on
+			 * the way may be free to move again (the cost bounds
+			 * the kept cycles, the pins the undone ones between) */
+			unpin(cfg, c);
 			continue;
+		}
 		int pinned = pin_cut(cfg, c, chk, saved, saved_b, entered);
 		for (size_t e = 0; e < ne; e++)
 			cfg->edges[e].count = saved[e];
@@ -529,7 +629,7 @@ static void polish(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const 
 	}
 }
 
-static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_drop, int rev)
+static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_drop, int rev, int depth)
 {
 	size_t nb = cfg->nblocks;
 	int drops = 0;
@@ -557,6 +657,7 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 	cy.clamp = 0;
 	cy.rev = rev;
 	cy.last_x = SPGO_NONE;
+	cy.ban_e = SPGO_NONE;
 	cy.last_ok = cy.failed = 0;
 	uint64_t *saved_b = cy.saved_b = xmalloc(nb * sizeof *saved_b);
 	uint8_t *chk = cy.chk = xmalloc(nb);
@@ -766,7 +867,7 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 			cfg->blocks[v].count++;
 		}
 	}
-	polish(cfg, o, live, &cy);
+	polish(cfg, o, live, &cy, depth);
 	free(mark);
 	free(from_entry);
 	free(island);
@@ -797,8 +898,6 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 	free(live);
 	return drops;
 }
-
-#define JOIN_PASSES_MAX 128
 
 void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 {
@@ -841,7 +940,7 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	for (size_t e = 0; e < ne; e++)
 		start[nb + e] = cfg->edges[e].count;
 	double c0 = spgo_flow_cost_l1(cfg, o);
-	int drops = join_pass(cfg, o, 1, 0);
+	int drops = join_pass(cfg, o, 1, 0, 0);
 	double cbest = spgo_flow_cost_l1(cfg, o);
 	for (int pass = 1; pass <= 2 && cbest > c0 && nb <= JOIN_PASSES_MAX; pass++) {
 		if (pass == 2 && !drops)
@@ -854,7 +953,7 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 			best[nb + e] = cfg->edges[e].count;
 			cfg->edges[e].count = start[nb + e];
 		}
-		join_pass(cfg, o, pass == 1, pass == 1);
+		join_pass(cfg, o, pass == 1, pass == 1, 0);
 		double c = spgo_flow_cost_l1(cfg, o);
 		if (c < cbest) {
 			cbest = c;

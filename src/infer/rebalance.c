@@ -2,10 +2,14 @@
  * RebalanceDanglingSubgraphs (section 3.4, the last step of Algorithm 1):
  * where a sampled block u leads into a region of dangling blocks that is
  * entered only from u and left only into one sampled block v, how the flow
- * crosses the region does not change the objective, so the solver's route is
- * arbitrary.  We route it by the branch probabilities instead, in
+ * crosses the region does not change the paper's objective, so the solver's
+ * route is arbitrary.  We route it by the branch probabilities instead, in
  * topological order (equation 1), rounding by largest remainder so that
- * every block still conserves; cyclic regions, when asked, by the paper's
+ * every block still conserves.  With the dangling and layout terms
+ * (k_unknown_inc, k_layout) routes may cost differently: then the flow is
+ * split only over the edges on the cheapest routes to v, so rebalancing
+ * never raises the L1 objective (spgo_flow_cost_l1); without them every
+ * route is cheapest.  Cyclic regions, when asked, by the paper's
  * iterative method (rebalance_cyclic).  That is off by default: with static
  * probabilities (a loop's back edge 0.88 or more) it makes loops of dangling
  * blocks run far more often than they do, and it lowered the overlap on
@@ -18,21 +22,25 @@
 #include "infer/infer_impl.h"
 #include "spgo/common.h"
 
-/* Split total over edges ids[0..n) by their probabilities, rounding by
- * largest remainder so that the parts add up exactly. */
-static void split_by_prob(struct spgo_cfg *cfg, const uint32_t *ids, uint32_t n, uint64_t total)
+/* Split total over the edges ids[0..n) that are tight (tight[e]; NULL: all
+ * of them) by their probabilities, rounding by largest remainder so that
+ * the parts add up exactly; the others get 0. */
+static void split_by_prob(struct spgo_cfg *cfg, const uint32_t *ids, uint32_t n, uint64_t total,
+			  const uint8_t *tight)
 {
+#define PROB(e) (tight && !tight[e] ? 0.0 : cfg->edges[e].prob > 0 ? cfg->edges[e].prob : 0.0)
 	double sum = 0;
+	uint32_t ntight = 0;
 	for (uint32_t k = 0; k < n; k++) {
-		double p = cfg->edges[ids[k]].prob;
-		sum += p > 0 ? p : 0;
+		sum += PROB(ids[k]);
+		ntight += !tight || tight[ids[k]];
 	}
 	uint64_t given = 0;
 	double best_rem = -1;
 	uint32_t best = 0;
 	for (uint32_t k = 0; k < n; k++) {
-		double p = cfg->edges[ids[k]].prob;
-		double share = sum > 0 ? (p > 0 ? p : 0) / sum : 1.0 / n;
+		int in = !tight || tight[ids[k]];
+		double share = sum > 0 ? PROB(ids[k]) / sum : in ? 1.0 / ntight : 0.0;
 		double exact = (double)total * share;
 		uint64_t c = (uint64_t)floor(exact);
 		if (given + c > total)
@@ -47,12 +55,12 @@ static void split_by_prob(struct spgo_cfg *cfg, const uint32_t *ids, uint32_t n,
 	/* at most n units short: hand them out from the largest remainder on */
 	for (uint32_t k = 0; given < total; k = (k + 1) % n) {
 		uint32_t j = (best + k) % n;
-		double p = cfg->edges[ids[j]].prob;
-		if (sum > 0 && !(p > 0))
+		if (sum > 0 ? !(PROB(ids[j]) > 0) : tight && !tight[ids[j]])
 			continue;
 		cfg->edges[ids[j]].count++;
 		given++;
 	}
+#undef PROB
 }
 
 /* The probability of edge e among its source's out-edges (normalized). */
@@ -255,8 +263,22 @@ static void rebalance_cyclic(struct spgo_cfg *cfg, uint32_t u, const uint32_t *R
 	free(bq);
 }
 
-void flow_rebalance_dangling(struct spgo_cfg *cfg, int cyclic)
+/* What a unit on edge e of a region costs on its way to the region's
+ * sampled exit v: the edge's layout term, and, into a region block, the
+ * dangling block's term plus the cheapest way on from there (dist). */
+static int64_t edge_cost(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, uint32_t e,
+			 const uint8_t *inR, const int64_t *dist)
 {
+	uint32_t d = cfg->edges[e].dst;
+	int64_t c = o->k_layout && edge_against_layout(cfg, e) ? o->k_layout : 0;
+	if (inR[d])
+		c += o->k_unknown_inc + dist[d];
+	return c;
+}
+
+void flow_rebalance_dangling(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
+{
+	int cyclic = o->rebalance_cyclic;
 	size_t nb = cfg->nblocks;
 	/* Anything to do: a sampled block with flow into a dangling one? */
 	int any = 0;
@@ -271,9 +293,19 @@ void flow_rebalance_dangling(struct spgo_cfg *cfg, int cyclic)
 	}
 	if (!any)
 		return;
-	uint32_t *R = xcalloc(3 * (nb + 1) * sizeof *R + 2 * nb, 1); /* one block for all */
+	/* With dangling or layout costs, routes through a region differ in
+	 * the objective: the flow is split only over the cheapest ones (so
+	 * that rebalancing never makes the L1 cost higher). */
+	int costed = o->k_unknown_inc != 0 || o->k_layout != 0;
+	/* one zeroed block for all: R, indeg, topo; dist (costed, aligned);
+	 * done, inR; tight (costed) */
+	size_t ne = cfg->nedges, ndist = costed ? nb + 1 : 0;
+	uint32_t *R = xcalloc(3 * (nb + 1) * sizeof *R + 8 + ndist * sizeof(int64_t) + 2 * nb + (costed ? ne + 1 : 0), 1);
 	uint32_t *indeg = R + nb + 1, *topo = indeg + nb + 1;
-	uint8_t *done = (uint8_t *)(topo + nb + 1), *inR = done + nb;
+	int64_t *dist = costed ? (int64_t *)(void *)(topo + nb + 1 + ((nb + 1) & 1)) : NULL;
+	uint8_t *done = costed ? (uint8_t *)(dist + ndist) : (uint8_t *)(topo + nb + 1), *inR = done + nb;
+	uint8_t *tight_buf = costed ? inR + nb : NULL;
+
 #define DANGLING(b) (cfg->blocks[b].weight == SPGO_WEIGHT_UNKNOWN)
 	for (uint32_t u = 0; u < nb; u++) {
 		const struct spgo_cfg_block *ub = &cfg->blocks[u];
@@ -343,17 +375,40 @@ void flow_rebalance_dangling(struct spgo_cfg *cfg, int cyclic)
 			}
 		}
 		if (!bad && v != SPGO_NONE) {
+			/* The cheapest way on to v from each block, by the
+			 * objective's terms (in reverse topological order), and
+			 * the edges on such ways. */
+			uint8_t *tight = NULL;
+			if (costed) {
+				tight = tight_buf;
+				for (size_t j = 0; j <= nt; j++) {
+					uint32_t r = j < nt ? topo[nt - 1 - j] : u;
+					const struct spgo_cfg_block *rb = &cfg->blocks[r];
+					int64_t best = INT64_MAX;
+					for (uint32_t k = 0; k < rb->nout; k++) {
+						uint32_t e = cfg->succ[rb->out + k];
+						int64_t c = edge_cost(cfg, o, e, inR, dist);
+						if (c < best)
+							best = c;
+					}
+					for (uint32_t k = 0; k < rb->nout; k++) {
+						uint32_t e = cfg->succ[rb->out + k];
+						tight[e] = edge_cost(cfg, o, e, inR, dist) == best;
+					}
+					dist[r] = best;
+				}
+			}
 			uint64_t F = 0;
 			for (uint32_t k = 0; k < ub->nout; k++)
 				F += cfg->edges[cfg->succ[ub->out + k]].count;
-			split_by_prob(cfg, &cfg->succ[ub->out], ub->nout, F);
+			split_by_prob(cfg, &cfg->succ[ub->out], ub->nout, F, tight);
 			for (size_t i = 0; i < nt; i++) {
 				struct spgo_cfg_block *rb = &cfg->blocks[topo[i]];
 				uint64_t c = 0;
 				for (uint32_t k = 0; k < rb->nin; k++)
 					c += cfg->edges[cfg->pred[rb->in + k]].count;
 				rb->count = c;
-				split_by_prob(cfg, &cfg->succ[rb->out], rb->nout, c);
+				split_by_prob(cfg, &cfg->succ[rb->out], rb->nout, c, tight);
 			}
 		}
 		for (size_t i = 0; i < nr; i++) {
