@@ -18,11 +18,14 @@
  *    by profile inference (profi by default, spgo/infer.h) on the CFG of
  *    spgo_cfg_from_binary() (split parts, jump tables, noreturn calls,
  *    indirect tail calls, .llvm_bb_addr_map block starts), or kept as
- *    averages with no_infer.  With profi each block carries a confidence
- *    (spgo_cfg_block.cost_scale: 1 / the Poisson standard deviation of its
- *    average, from its samples and instructions) and the decrease costs
- *    suit timer samples (k_dec 20, floor at 20% of the weight; see
- *    src/gen/gen_ip.c).  A function whose inferred flow keeps under a
+ *    averages with no_infer.  With confidence (opt-in), profi gives each
+ *    block a confidence (spgo_cfg_block.cost_scale: 1 / the Poisson
+ *    standard deviation of its average, from its samples and instructions)
+ *    and decrease costs suited to timer samples (k_dec 20, floor at 20% of
+ *    the weight; see src/gen/gen_ip.c): the profile comes closer to the
+ *    exact one, but the rebuilt programs were not faster (minivm slower
+ *    in 4 of 5 recordings, bench/results/gen_ip.md), so it is not the
+ *    default.  A function whose inferred flow keeps under a
  *    quarter of its sampled weight is inferred again with min-cost flow,
  *    else kept as averages (infer_lost counts these).  IP-mode counts are in units of
  *    1/16 sample (short blocks' averages keep their precision).
@@ -85,6 +88,8 @@ struct spgo_gen_opts {
 	int event;        /* IP mode: the event to count (index), -1 = all/best */
 	int no_infer;     /* IP mode: keep block averages, no inference */
 	const char *infer_algo; /* IP mode: "profi" (NULL), "mcf", "fp", "quadratic" */
+	int confidence;   /* IP mode, profi: per-block confidences and timer
+			     decrease costs (see the contract; default off) */
 	/* IP mode: indirect-call targets seen by unwinding sampled stacks
 	 * (spgo_gen_icalls_*), or NULL */
 	const struct spgo_gen_icalls *icalls;

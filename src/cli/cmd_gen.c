@@ -44,6 +44,8 @@ static const char usage[] =
 	"  --infer ALGO        IP mode: the inference algorithm: profi (default), mcf\n"
 	"                      (min-cost flow, as the Taming paper), fp, quadratic\n"
 	"  --no-infer          IP mode: keep block averages, no profile inference\n"
+	"  --confidence        IP mode, profi: weigh each block's cost by the samples\n"
+	"                      behind it (closer to exact counts; not faster so far)\n"
 	"  --quiet             no statistics on stderr\n";
 
 /*
@@ -171,6 +173,8 @@ int cmd_gen(int argc, char **argv)
 			o.infer_algo = val;
 		} else if (!strcmp(a, "--no-infer")) {
 			o.no_infer = 1;
+		} else if (!strcmp(a, "--confidence")) {
+			o.confidence = 1;
 		} else if (!strcmp(a, "--quiet")) {
 			quiet = 1;
 		} else {

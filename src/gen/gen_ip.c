@@ -263,7 +263,7 @@ static int group_infer(struct gen *g, const struct ip_raw *r, const size_t *idx,
 		if (t && tries[t] == algo)
 			break;
 		spgo_infer_defaults(&opts, tries[t]);
-		if (tries[t] == SPGO_ALGO_PROFI) {
+		if (tries[t] == SPGO_ALGO_PROFI && g->o->confidence) {
 			opts.k_dec = IP_K_DEC, opts.dec_floor_pct = IP_DEC_FLOOR_PCT;
 			set_confidence(&cfg, bs, bn);
 		} else

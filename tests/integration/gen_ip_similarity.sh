@@ -2,9 +2,10 @@
 # IP mode's block shape against the exact profile: the demo program
 # (examples/minivm, clang-19 -O2), its exact profile from `spgo emulate
 # --ground-truth` + `spgo gen --ground-truth`, and three cpu-clock
-# recordings of the same 10 rounds.  spgo's default profile (profi with
+# recordings of the same 10 rounds.  spgo gen --confidence (profi with
 # each block's confidence from its samples and instructions, IP mode's
-# decrease costs: src/gen/gen_ip.c) must be closer to the exact profile
+# decrease costs: src/gen/gen_ip.c; opt-in, the rebuilt program was not
+# faster with it) must be closer to the exact profile
 # than min-cost flow's (symmetric costs, no confidences) by 2 points in at
 # least two of the three recordings, and at least 80% similar in each
 # (llvm-profdata-19 overlap --sample).  Measured when written: profi
@@ -33,7 +34,8 @@ ahead=0
 for run in 1 2 3; do
   perf record -q -e cpu-clock:u -F 20000 -o vm.data -- ./minivm 10 >/dev/null 2>&1
   [ -s vm.data ] || { echo "FAIL: perf record"; exit 1; }
-  "$SPGO" gen --binary minivm --perf-data vm.data -o profi.txt --format text --quiet || bad "spgo gen"
+  "$SPGO" gen --binary minivm --perf-data vm.data -o profi.txt --format text --quiet --confidence ||
+    bad "spgo gen --confidence"
   "$SPGO" gen --binary minivm --perf-data vm.data -o mcf.txt --format text --quiet --infer mcf ||
     bad "spgo gen --infer mcf"
   p=$(llvm-profdata-19 overlap --sample truth.txt profi.txt | similarity)
