@@ -754,7 +754,8 @@ static void build(struct net *g, struct gadgets *x, const struct spgo_cfg *cfg, 
 	}
 	for (size_t e = 0; e < ne; e++) {
 		uint32_t u = x->nout[cfg->edges[e].src], v = x->nin[cfg->edges[e].dst];
-		int64_t c = o->k_layout && edge_against_layout(cfg, (uint32_t)e) ? o->k_layout : 0;
+		/* (the costs matter only when placing: g->fill set) */
+		int64_t c = g->fill && o->k_layout && edge_against_layout(cfg, (uint32_t)e) ? o->k_layout : 0;
 		if (cfg->blocks[cfg->edges[e].dst].weight == SPGO_WEIGHT_UNKNOWN)
 			c += o->k_unknown_inc; /* every unit into a dangling block */
 		/* (a dangling block's self loop would be a loop on its node) */
@@ -769,8 +770,10 @@ static void build(struct net *g, struct gadgets *x, const struct spgo_cfg *cfg, 
 	x->loop = arc(g, x->T1, x->S1, INF_CAP, 0);
 }
 
-/* A bump allocator over one zeroed block, so that a solve makes two
- * allocations whatever the size of the CFG. */
+/* A bump allocator over one block, so that a solve makes at most one
+ * allocation whatever the size of the CFG.  The block is not zeroed: the
+ * few arrays that must start at 0 are cleared by flow_solve (clearing it
+ * all was a tenth of the time of a small solve). */
 struct arena {
 	char *p;
 	size_t off, size;
@@ -787,7 +790,7 @@ static void arena_alloc(struct arena *a, void *buf, size_t len)
 {
 	a->size = a->off;
 	a->heap = a->size > len;
-	a->p = a->heap ? xcalloc(a->size, 1) : memset(buf, 0, a->size);
+	a->p = a->heap ? xmalloc(a->size) : buf;
 	a->off = 0;
 }
 static void arena_free(struct arena *a)
@@ -806,10 +809,13 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	uint32_t *bstack, *bit, n = (uint32_t)(2 * nb + 4); /* at most */
 	/* arcs, at most: a block's gadget (4 arcs and a floor arc, or the L2 segments, with
 	 * s'' and t''), edges, exits, s' and t' (each with its reverse) */
-	size_t mmax = 2 * (nb * (o->algo == SPGO_ALGO_QUADRATIC ? 2 * QSEG + 3 : 5) + ne + nb + 2);
+	size_t nsampled = 0;
+	for (size_t b = 0; b < nb; b++)
+		nsampled += cfg->blocks[b].weight != SPGO_WEIGHT_UNKNOWN;
+	size_t mmax = 2 * (nsampled * (o->algo == SPGO_ALGO_QUADRATIC ? 2 * QSEG + 3 : 5) + ne + nb + 2);
 	uint8_t *is_edge;
 
-	/* Everything in one zeroed block: measured, then taken. */
+	/* Everything in one block: measured, then taken. */
 	struct arena A = {0};
 	_Alignas(16) char small[16384];
 	for (int pass = 0; pass < 2; pass++) {
@@ -852,6 +858,12 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		is_edge = take(&A, mmax);
 	}
 	n = g.n = number_nodes(&x, cfg, bstate, bstack);
+	/* what must start at 0 (all of g.first: the counting pass adds to it) */
+	memset(g.first, 0, (n + 1) * sizeof *g.first);
+	memset(s.state, 0, n);
+	memset(s.good, 0, n);
+	s.dbeg[0] = 0;
+	memset(retreat, 0, ne);
 	if (n == 0) { /* no flow can leave the function */
 		for (size_t b = 0; b < nb; b++)
 			cfg->blocks[b].count = 0;
@@ -870,6 +882,8 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	g.fill = s.it;
 	memcpy(g.fill, g.first, n * sizeof *g.fill);
 	build(&g, &x, cfg, o);
+	memset(s.dag, 0, g.m);
+	memset(is_edge, 0, g.m);
 	for (size_t e = 0; e < ne; e++)
 		if (x.earc[e] != SPGO_NONE)
 			is_edge[x.earc[e]] = 1;
