@@ -267,9 +267,10 @@ static int extract_dag(struct solver *s)
 			uint32_t u = g->to[b];
 			if (inb[u])
 				continue;
-			uint32_t r = g->rev[b];
-			/* r = u -> v, tight: cost(r) = -cost(b) */
-			if (g->res[r] <= 0 || s->dist[u] > dt || s->dist[u] - g->cost[b] != dv)
+			/* r = u -> v, tight: cost(r) = -cost(b); with room (tested
+			 * last: most arcs fail the label tests) */
+			int64_t du = s->dist[u];
+			if (du > dt || du - g->cost[b] != dv || g->res[g->rev[b]] <= 0)
 				continue;
 			inb[u] = 1;
 			h[u] = h[v] + 1;
