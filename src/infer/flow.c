@@ -69,7 +69,7 @@ struct net {
  * the return value is meaningless), then placing each arc in its node's
  * slice of the arrays, in the order of the calls.
  */
-static uint32_t arc(struct net *g, uint32_t u, uint32_t v, int64_t cap, int64_t cost)
+static inline uint32_t arc(struct net *g, uint32_t u, uint32_t v, int64_t cap, int64_t cost)
 {
 	if (!g->fill) {
 		g->first[u + 1]++;
