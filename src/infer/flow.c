@@ -755,12 +755,16 @@ static void build(struct net *g, struct gadgets *x, const struct spgo_cfg *cfg, 
 	}
 	for (size_t e = 0; e < ne; e++) {
 		uint32_t u = x->nout[cfg->edges[e].src], v = x->nin[cfg->edges[e].dst];
+		/* (a dangling block's self loop would be a loop on its node) */
+		if (u == SPGO_NONE || v == SPGO_NONE || u == v) {
+			x->earc[e] = SPGO_NONE;
+			continue;
+		}
 		/* (the costs matter only when placing: g->fill set) */
 		int64_t c = g->fill && o->k_layout && edge_against_layout(cfg, (uint32_t)e) ? o->k_layout : 0;
 		if (cfg->blocks[cfg->edges[e].dst].weight == SPGO_WEIGHT_UNKNOWN)
 			c += o->k_unknown_inc; /* every unit into a dangling block */
-		/* (a dangling block's self loop would be a loop on its node) */
-		x->earc[e] = u == SPGO_NONE || v == SPGO_NONE || u == v ? SPGO_NONE : arc(g, u, v, INF_CAP, c);
+		x->earc[e] = arc(g, u, v, INF_CAP, c);
 	}
 	for (size_t b = 0; b < nb; b++)
 		x->exarc[b] = x->nout[b] != SPGO_NONE && spgo_cfg_is_exit(cfg, (uint32_t)b)
