@@ -646,13 +646,22 @@ struct gadgets {
  * the minimum it finds is over the flows that can still be valid.  Then
  * s', t', s'', t''.  Returns the number of nodes, 0 if the entry is dead.
  */
-static uint32_t number_nodes(struct gadgets *x, const struct spgo_cfg *cfg, uint8_t *mark, uint32_t *stack)
+static uint32_t number_nodes(struct gadgets *x, const struct spgo_cfg *cfg, uint8_t *mark, uint32_t *stack,
+			     uint8_t *retreat, uint32_t *it)
 {
 	size_t nb = cfg->nblocks, sp = 0;
-	/* forward from the entry (mark bit 1), backward from the exits (2) */
-	memset(mark, 0, nb);
-	mark[cfg->entry] = 1;
-	stack[sp++] = cfg->entry;
+	/* forward from the entry (mark bit 1), backward from the exits (2);
+	 * forward by retreating_edges' search when retreat is wanted (profi's
+	 * greedy step: one search for both) */
+	if (retreat) {
+		retreating_edges(cfg, retreat, mark, stack, it);
+		for (size_t b = 0; b < nb; b++)
+			mark[b] = mark[b] != 0;
+	} else {
+		memset(mark, 0, nb);
+		mark[cfg->entry] = 1;
+		stack[sp++] = cfg->entry;
+	}
 	while (sp) {
 		const struct spgo_cfg_block *b = &cfg->blocks[stack[--sp]];
 		for (uint32_t k = 0; k < b->nout; k++) {
@@ -862,13 +871,15 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		s.amt = take(&A, mmax * sizeof *s.amt);
 		is_edge = take(&A, mmax);
 	}
-	n = g.n = number_nodes(&x, cfg, bstate, bstack);
+	int greedy = o->greedy && o->algo != SPGO_ALGO_MCF;
+	if (greedy)
+		memset(retreat, 0, ne);
+	n = g.n = number_nodes(&x, cfg, bstate, bstack, greedy ? retreat : NULL, bit);
 	/* what must start at 0 (all of g.first: the counting pass adds to it) */
 	memset(g.first, 0, (n + 1) * sizeof *g.first);
 	memset(s.state, 0, n);
 	memset(s.good, 0, n);
 	s.dbeg[0] = 0;
-	memset(retreat, 0, ne);
 	if (n == 0) { /* no flow can leave the function */
 		for (size_t b = 0; b < nb; b++)
 			cfg->blocks[b].count = 0;
@@ -898,15 +909,12 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	 * cycle in a depth-first search: greedy flow on every edge of a loop
 	 * would be a circulation that no path from the entry feeds (an
 	 * island, costly to join later). */
-	if (o->greedy && o->algo != SPGO_ALGO_MCF) {
-		/* (the search for loops only when an edge joins two sampled
-		 * blocks) */
+	if (greedy) {
 		int any = 0;
 		for (size_t e = 0; e < ne && !any; e++)
 			any = x.s2arc[cfg->edges[e].src] != SPGO_NONE && x.t2arc[cfg->edges[e].dst] != SPGO_NONE &&
 			      x.earc[e] != SPGO_NONE;
-		if (any)
-			retreating_edges(cfg, retreat, bstate, bstack, bit);
+		/* (retreat: from number_nodes' search) */
 		for (size_t e = 0; e < ne && any; e++) {
 			uint32_t u = cfg->edges[e].src, v = cfg->edges[e].dst;
 			uint32_t a1 = x.s2arc[u], a3 = x.t2arc[v];
