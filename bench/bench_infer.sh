@@ -12,7 +12,10 @@
 #  2. speed: median time per CFG against |V| (real CFGs binned, and
 #     synthetic CFGs up to 10,000 blocks), profi vs mcf vs fp; a plot.
 # INFER_SKIP_SPEED=1 skips part 2 (while iterating on quality; the report
-# then keeps the speed section of the last full run).
+# then keeps the speed section of the last full run).  INFER_SKIP_QUALITY=1
+# skips part 1 (while iterating on speed, when the flows are unchanged: the
+# report keeps the quality section of the last full run, whose truth.txt in
+# BENCH_WORK gives the real CFGs' input again).
 # Writes bench/results/infer.md and bench/results/infer_speed.png.
 set -euo pipefail
 : "${SPGO:?}" "${SPGO_SRC:?}" "${BENCH_WORK:?}"
@@ -22,6 +25,13 @@ res="$SPGO_SRC/bench/results"
 prep="python3 $SPGO_SRC/bench/infer_prep.py"
 SIZE=${INFER_SIZE:-10} # speedtest1 --size under callgrind
 
+skipq=${INFER_SKIP_QUALITY:-0}
+if [ "$skipq" = 1 ]; then
+  [ -s "$w/truth.txt" ] || { echo "bench_infer: INFER_SKIP_QUALITY=1 needs $w/truth.txt of a full run" >&2; exit 1; }
+  # the input of the real CFGs' speed runs: the last sample of quality()
+  $prep sample "$w/truth.txt" 0.1 0.3 1 > "$w/in.cfg"
+  awk '/^## Speed/ { exit } { print }' "$res/infer.md" > "$w/quality_section.md"
+else
 # ---- sqlite3 speedtest1, -O2, from Debian's source package ---------------
 if [ ! -x "$w/speedtest1" ]; then
   src=$("$SPGO_SRC/scripts/debian-source.sh" sqlite3 "$w")
@@ -122,6 +132,8 @@ for rate in 0.001 0.01 0.1; do
   done
 done
 
+fi # skipq
+
 # ---- speed -------------------------------------------------------------------
 # Runs per CFG: many for the small ones (a few microseconds each, where one
 # run's median is mostly the machine's noise), few for the large ones;
@@ -166,6 +178,9 @@ table() {
            f["vertex"] * 100, f["edge"] * 100, f["coverage"] * 100, f["weighted_vertex"] * 100, f["weighted_edge"] * 100, f["invalid"] }' "$1"
 }
 {
+  if [ "$skipq" = 1 ]; then
+  cat "$w/quality_section.md"
+  else
   echo "# Profile inference (bench/bench_infer.sh)"
   echo
   echo "Run: $(date -u +%Y-%m-%d), $(nproc) cores shared; $(gcc --version | head -1)."
@@ -236,6 +251,7 @@ table() {
   echo "Paper (SPEC17, O3+LTO, 32% dangling): profi 93.85% vertex / 90.1% edge overlap,"
   echo "mcf 90.78% / 83.8%, fp 90.29%; coverage profi 99.18%, mcf 96.98%, fp 90.49%."
   echo
+  fi # skipq
   if [ "${INFER_SKIP_SPEED:-0}" = 1 ]; then
     cat "$w/speed_section.md"
   else
@@ -248,6 +264,7 @@ table() {
   echo "scale).  real = speedtest1's CFGs (the rate 0.1, 30% dangling input; functions"
   echo "without samples take the zero-flow shortcut), synth = random structured CFGs"
   echo "(loops, diamonds, switches; 1% sampling, 30% dangling).  Plot: infer_speed.png."
+  [ "$skipq" = 1 ] && echo "Speed run: $(date -u +%Y-%m-%d) (the quality section above is from the run it names)."
   echo "The machine ($(nproc) cores) was shared with other jobs: load average $load"
   echo "(1, 5, 15 minutes; before -> after the speed runs)."
   echo

@@ -69,7 +69,7 @@ struct net {
  * the return value is meaningless), then placing each arc in its node's
  * slice of the arrays, in the order of the calls.
  */
-static uint32_t arc(struct net *g, uint32_t u, uint32_t v, int64_t cap, int64_t cost)
+static inline uint32_t arc(struct net *g, uint32_t u, uint32_t v, int64_t cap, int64_t cost)
 {
 	if (!g->fill) {
 		g->first[u + 1]++;
@@ -267,9 +267,10 @@ static int extract_dag(struct solver *s)
 			uint32_t u = g->to[b];
 			if (inb[u])
 				continue;
-			uint32_t r = g->rev[b];
-			/* r = u -> v, tight: cost(r) = -cost(b) */
-			if (g->res[r] <= 0 || s->dist[u] > dt || s->dist[u] - g->cost[b] != dv)
+			/* r = u -> v, tight: cost(r) = -cost(b); with room (tested
+			 * last: most arcs fail the label tests) */
+			int64_t du = s->dist[u];
+			if (du > dt || du - g->cost[b] != dv || g->res[g->rev[b]] <= 0)
 				continue;
 			inb[u] = 1;
 			h[u] = h[v] + 1;
@@ -645,13 +646,22 @@ struct gadgets {
  * the minimum it finds is over the flows that can still be valid.  Then
  * s', t', s'', t''.  Returns the number of nodes, 0 if the entry is dead.
  */
-static uint32_t number_nodes(struct gadgets *x, const struct spgo_cfg *cfg, uint8_t *mark, uint32_t *stack)
+static uint32_t number_nodes(struct gadgets *x, const struct spgo_cfg *cfg, uint8_t *mark, uint32_t *stack,
+			     uint8_t *retreat, uint32_t *it)
 {
 	size_t nb = cfg->nblocks, sp = 0;
-	/* forward from the entry (mark bit 1), backward from the exits (2) */
-	memset(mark, 0, nb);
-	mark[cfg->entry] = 1;
-	stack[sp++] = cfg->entry;
+	/* forward from the entry (mark bit 1), backward from the exits (2);
+	 * forward by retreating_edges' search when retreat is wanted (profi's
+	 * greedy step: one search for both) */
+	if (retreat) {
+		retreating_edges(cfg, retreat, mark, stack, it);
+		for (size_t b = 0; b < nb; b++)
+			mark[b] = mark[b] != 0;
+	} else {
+		memset(mark, 0, nb);
+		mark[cfg->entry] = 1;
+		stack[sp++] = cfg->entry;
+	}
 	while (sp) {
 		const struct spgo_cfg_block *b = &cfg->blocks[stack[--sp]];
 		for (uint32_t k = 0; k < b->nout; k++) {
@@ -754,11 +764,16 @@ static void build(struct net *g, struct gadgets *x, const struct spgo_cfg *cfg, 
 	}
 	for (size_t e = 0; e < ne; e++) {
 		uint32_t u = x->nout[cfg->edges[e].src], v = x->nin[cfg->edges[e].dst];
-		int64_t c = o->k_layout && edge_against_layout(cfg, (uint32_t)e) ? o->k_layout : 0;
+		/* (a dangling block's self loop would be a loop on its node) */
+		if (u == SPGO_NONE || v == SPGO_NONE || u == v) {
+			x->earc[e] = SPGO_NONE;
+			continue;
+		}
+		/* (the costs matter only when placing: g->fill set) */
+		int64_t c = g->fill && o->k_layout && edge_against_layout(cfg, (uint32_t)e) ? o->k_layout : 0;
 		if (cfg->blocks[cfg->edges[e].dst].weight == SPGO_WEIGHT_UNKNOWN)
 			c += o->k_unknown_inc; /* every unit into a dangling block */
-		/* (a dangling block's self loop would be a loop on its node) */
-		x->earc[e] = u == SPGO_NONE || v == SPGO_NONE || u == v ? SPGO_NONE : arc(g, u, v, INF_CAP, c);
+		x->earc[e] = arc(g, u, v, INF_CAP, c);
 	}
 	for (size_t b = 0; b < nb; b++)
 		x->exarc[b] = x->nout[b] != SPGO_NONE && spgo_cfg_is_exit(cfg, (uint32_t)b)
@@ -769,8 +784,10 @@ static void build(struct net *g, struct gadgets *x, const struct spgo_cfg *cfg, 
 	x->loop = arc(g, x->T1, x->S1, INF_CAP, 0);
 }
 
-/* A bump allocator over one zeroed block, so that a solve makes two
- * allocations whatever the size of the CFG. */
+/* A bump allocator over one block, so that a solve makes at most one
+ * allocation whatever the size of the CFG.  The block is not zeroed: the
+ * few arrays that must start at 0 are cleared by flow_solve (clearing it
+ * all was a tenth of the time of a small solve). */
 struct arena {
 	char *p;
 	size_t off, size;
@@ -787,7 +804,7 @@ static void arena_alloc(struct arena *a, void *buf, size_t len)
 {
 	a->size = a->off;
 	a->heap = a->size > len;
-	a->p = a->heap ? xcalloc(a->size, 1) : memset(buf, 0, a->size);
+	a->p = a->heap ? xmalloc(a->size) : buf;
 	a->off = 0;
 }
 static void arena_free(struct arena *a)
@@ -806,10 +823,13 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	uint32_t *bstack, *bit, n = (uint32_t)(2 * nb + 4); /* at most */
 	/* arcs, at most: a block's gadget (4 arcs and a floor arc, or the L2 segments, with
 	 * s'' and t''), edges, exits, s' and t' (each with its reverse) */
-	size_t mmax = 2 * (nb * (o->algo == SPGO_ALGO_QUADRATIC ? 2 * QSEG + 3 : 5) + ne + nb + 2);
+	size_t nsampled = 0;
+	for (size_t b = 0; b < nb; b++)
+		nsampled += cfg->blocks[b].weight != SPGO_WEIGHT_UNKNOWN;
+	size_t mmax = 2 * (nsampled * (o->algo == SPGO_ALGO_QUADRATIC ? 2 * QSEG + 3 : 5) + ne + nb + 2);
 	uint8_t *is_edge;
 
-	/* Everything in one zeroed block: measured, then taken. */
+	/* Everything in one block: measured, then taken. */
 	struct arena A = {0};
 	_Alignas(16) char small[16384];
 	for (int pass = 0; pass < 2; pass++) {
@@ -851,7 +871,15 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		s.amt = take(&A, mmax * sizeof *s.amt);
 		is_edge = take(&A, mmax);
 	}
-	n = g.n = number_nodes(&x, cfg, bstate, bstack);
+	int greedy = o->greedy && o->algo != SPGO_ALGO_MCF;
+	if (greedy)
+		memset(retreat, 0, ne);
+	n = g.n = number_nodes(&x, cfg, bstate, bstack, greedy ? retreat : NULL, bit);
+	/* what must start at 0 (all of g.first: the counting pass adds to it) */
+	memset(g.first, 0, (n + 1) * sizeof *g.first);
+	memset(s.state, 0, n);
+	memset(s.good, 0, n);
+	s.dbeg[0] = 0;
 	if (n == 0) { /* no flow can leave the function */
 		for (size_t b = 0; b < nb; b++)
 			cfg->blocks[b].count = 0;
@@ -870,6 +898,8 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	g.fill = s.it;
 	memcpy(g.fill, g.first, n * sizeof *g.fill);
 	build(&g, &x, cfg, o);
+	memset(s.dag, 0, g.m);
+	memset(is_edge, 0, g.m);
 	for (size_t e = 0; e < ne; e++)
 		if (x.earc[e] != SPGO_NONE)
 			is_edge[x.earc[e]] = 1;
@@ -879,15 +909,12 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	 * cycle in a depth-first search: greedy flow on every edge of a loop
 	 * would be a circulation that no path from the entry feeds (an
 	 * island, costly to join later). */
-	if (o->greedy && o->algo != SPGO_ALGO_MCF) {
-		/* (the search for loops only when an edge joins two sampled
-		 * blocks) */
+	if (greedy) {
 		int any = 0;
 		for (size_t e = 0; e < ne && !any; e++)
 			any = x.s2arc[cfg->edges[e].src] != SPGO_NONE && x.t2arc[cfg->edges[e].dst] != SPGO_NONE &&
 			      x.earc[e] != SPGO_NONE;
-		if (any)
-			retreating_edges(cfg, retreat, bstate, bstack, bit);
+		/* (retreat: from number_nodes' search) */
 		for (size_t e = 0; e < ne && any; e++) {
 			uint32_t u = cfg->edges[e].src, v = cfg->edges[e].dst;
 			uint32_t a1 = x.s2arc[u], a3 = x.t2arc[v];
