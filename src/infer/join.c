@@ -629,6 +629,70 @@ static void polish(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const 
 	}
 }
 
+/*
+ * Before an island is dropped: one more call through x priced on the
+ * residual graph rather than by cheapest()'s forward marginals, as two
+ * searches over the arcs of cycle_search, Z -> in(x) and then (on the
+ * flow with that path applied) in(x) -> Z.  The paths may take flow off
+ * other routes (a loop that only raised a block above its weight can give
+ * its unit to the way to x), which the forward prices cannot see.  Kept
+ * when x is reached after it, nothing reached is cut off, and the L1
+ * cost rose by less than dropping would cost; 1 if kept.
+ */
+static void cyc_sums(const struct spgo_cfg *cfg, struct cyc *c)
+{
+	for (size_t b = 0; b < cfg->nblocks; b++)
+		c->outsum[b] = c->insum[b] = 0;
+	for (size_t e = 0; e < cfg->nedges; e++) {
+		c->outsum[cfg->edges[e].src] += cfg->edges[e].count;
+		c->insum[cfg->edges[e].dst] += cfg->edges[e].count;
+	}
+}
+
+static int residual_call(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live,
+			 struct cyc *c, uint32_t x, double drop, const uint8_t *reached)
+{
+	size_t nb = cfg->nblocks, ne = cfg->nedges;
+	uint32_t Z = (uint32_t)(2 * nb);
+	cyc_sums(cfg, c);
+	if (node_search(cfg, o, live, Z, c) || c->dist[2 * x] == INT64_MAX)
+		return 0;
+	for (size_t e = 0; e < ne; e++)
+		c->saved_e[e] = cfg->edges[e].count;
+	for (size_t b = 0; b < nb; b++)
+		c->saved_b[b] = cfg->blocks[b].count;
+	double before = spgo_flow_cost_l1(cfg, o);
+	for (uint32_t n = 2 * x; c->prev[n] != SPGO_NONE; n = c->prev[n])
+		arc_apply(cfg, c, n);
+	cfg->blocks[x].count++;
+	for (size_t e = 0; e < ne; e++) /* the second path may not undo the first */
+		c->pin_e[e] = cfg->edges[e].count > c->saved_e[e];
+	cyc_sums(cfg, c);
+	int keep = node_search(cfg, o, live, 2 * x + 1, c) == 0 && c->dist[Z] != INT64_MAX;
+	if (!keep) {
+		c->clamp = 1;
+		keep = node_search(cfg, o, live, 2 * x + 1, c) == 0 && c->dist[Z] != INT64_MAX;
+		c->clamp = 0;
+	}
+	if (keep) {
+		for (uint32_t n = Z; c->prev[n] != SPGO_NONE; n = c->prev[n])
+			arc_apply(cfg, c, n);
+		memset(c->chk, 0, nb);
+		reach(cfg, c->chk, c->stack);
+		keep = c->chk[x] && spgo_flow_cost_l1(cfg, o) - before < drop;
+		for (size_t b = 0; b < nb && keep; b++)
+			keep = !(reached[b] && cfg->blocks[b].count > 0 && !c->chk[b]);
+	}
+	unpin(cfg, c);
+	if (!keep) {
+		for (size_t e = 0; e < ne; e++)
+			cfg->edges[e].count = c->saved_e[e];
+		for (size_t b = 0; b < nb; b++)
+			cfg->blocks[b].count = c->saved_b[b];
+	}
+	return keep;
+}
+
 static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_drop, int rev, int depth)
 {
 	size_t nb = cfg->nblocks;
@@ -845,6 +909,8 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 			zero_outside(cfg, mark);
 			break;
 		}
+		if (drop < (double)best && residual_call(cfg, o, live, &cy, x, drop, from_entry))
+			continue;
 		if (drop < (double)best) {
 			drops++;
 			for (size_t b = 0; b < nb; b++)
