@@ -9,7 +9,9 @@
  * island is joined, one at a time, by the cheapest of three ways, priced by
  * the L1 objective: a cycle of +1/-1 changes that feeds it from the reached
  * part (or lets a unit enter at the entry), one more call along entry ->
- * island -> exit, or dropping it.  Then negative cycles are cancelled while
+ * island -> exit, or dropping it (before a drop, the call is priced once
+ * more on the residual graph, where it may take flow off other routes).
+ * Then negative cycles are cancelled while
  * the flow stays connected (a cycle that cuts something off is undone and
  * what it cut is pinned), so the result is a local minimum among connected
  * flows.  The greedy order matters (a dear island joined first can make a
@@ -185,6 +187,7 @@ struct cyc {
 	/* Polishing: no arc may take the last unit of a pinned edge, block
 	 * or entry, nor raise a frozen block from 0 (all 0 while joining). */
 	uint8_t *pin_e, *pin_b, *frozen, pin_entry;
+	uint8_t *noplus; /* per edge: no +1 arc (it only fed a new island) */
 	/* savings count as 0 (prices of a flow that a negative cycle could
 	 * still improve: too high rather than none) */
 	int clamp;
@@ -250,7 +253,7 @@ static void relax_arcs(const struct spgo_cfg *cfg, const struct spgo_infer_opts 
 	if (node & 1) {
 		for (uint32_t k = 0; k < b->nout; k++) {
 			uint32_t e = cfg->succ[b->out + k], d = cfg->edges[e].dst;
-			if (live[d])
+			if (live[d] && !c->noplus[e])
 				RELAX(2 * d, ARC_EDGE_PLUS, e, edge_cost(cfg, o, e));
 		}
 		if (spgo_cfg_is_exit(cfg, v))
@@ -460,14 +463,25 @@ static int improve_once(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, c
  * off, so that the next search avoids it: edges into them that the cycle
  * brought to 0, blocks it raised from 0 into the new island (frozen);
  * failing those, whatever it brought to 0.  Returns 1 if something new was
- * pinned.
+ * pinned.  Before freezing a block raised into the new island, the edges
+ * from unreached blocks that the cycle raised from 0 into it lose their +1
+ * arc: a cycle that only moved an island's circulation onto unreached
+ * blocks (an island loop 17 -> 17 rerouted over 17 -> 29 -> 17) must not
+ * freeze 29, which the cycle that joins the island through the reached
+ * part may need too (... -> 13 -> 23 -> 27 -> 29 -> 17 -> 13).
  */
 static int pin_cut(const struct spgo_cfg *cfg, struct cyc *c, const uint8_t *chk, const uint64_t *saved,
 		   const uint64_t *saved_b, uint64_t entered)
 {
 	size_t nb = cfg->nblocks, ne = cfg->nedges;
 	int pinned = 0;
-	for (size_t b = 0; b < nb; b++)
+	for (size_t e = 0; e < ne; e++) {
+		uint32_t s = cfg->edges[e].src, d = cfg->edges[e].dst;
+		if (saved[e] == 0 && cfg->edges[e].count > 0 && !chk[s] && !chk[d] && saved_b[d] == 0 &&
+		    !c->noplus[e])
+			pinned = c->noplus[e] = 1;
+	}
+	for (size_t b = 0; b < nb && !pinned; b++)
 		if (cfg->blocks[b].count > 0 && !chk[b] && saved_b[b] == 0 && !c->frozen[b])
 			pinned = c->frozen[b] = 1;
 	for (size_t e = 0; e < ne; e++) {
@@ -495,6 +509,7 @@ static void unpin(const struct spgo_cfg *cfg, struct cyc *c)
 	memset(c->frozen, 0, cfg->nblocks);
 	memset(c->pin_b, 0, cfg->nblocks);
 	memset(c->pin_e, 0, cfg->nedges);
+	memset(c->noplus, 0, cfg->nedges);
 	c->pin_entry = 0;
 }
 
@@ -717,6 +732,7 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 	cy.frozen = xcalloc(nb, 1);
 	cy.pin_b = xcalloc(nb, 1);
 	cy.pin_e = xcalloc(cfg->nedges + 1, 1);
+	cy.noplus = xcalloc(cfg->nedges + 1, 1);
 	cy.pin_entry = 0;
 	cy.clamp = 0;
 	cy.rev = rev;
@@ -958,6 +974,7 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 	free(cy.frozen);
 	free(cy.pin_b);
 	free(cy.pin_e);
+	free(cy.noplus);
 	free(saved_b);
 	free(chk);
 	free(saved);

@@ -13,12 +13,21 @@
  *    APX-hard, Theorem 3.1), which join.c makes a local minimum (negative
  *    cycles cancelled while the flow stays connected, and a pass that never
  *    drops an island when the first one did).  Soaked at 100,000 CFGs
- *    (SPGO_TEST_ITERS): 2 cases where profi is costlier (islands joined
- *    by both, profi's join greedy in the wrong order), none in the first
- *    20,000: seed 0x4ec39cf292efe39d (profi 230, mcf 228) and seed
- *    0x8cc4adb8c983af8c (114 vs 108); L1 totals over the 100,000: profi
- *    7,342,002,751, mcf 21,337,060,953 (SPGO_TEST_DUMP=DIR writes the
- *    CFGs of such cases);
+ *    (SPGO_TEST_ITERS): 0 cases where profi is costlier; L1 totals over
+ *    the 100,000: profi 7,342,002,623, mcf 21,337,082,693 (SPGO_TEST_DUMP=DIR
+ *    writes the CFGs of such cases).  The two costlier cases it had were
+ *    both joins that dropped an island a cheaper join existed for (the
+ *    solve's flow was cheaper than mcf's in both; rebalancing changed
+ *    nothing): seed 0x8cc4adb8c983af8c (was 114 vs mcf 108, now 93) had
+ *    island 7 <-> 11, priced only by forward marginals (entry -> 7 -> exit,
+ *    39) against dropping (28), while the join that takes the unit off the
+ *    loop 1 -> 5 -> 17 -> 1 (which only raised block 5) costs 18: join.c's
+ *    residual_call prices that on the residual graph before dropping.
+ *    Seed 0x4ec39cf292efe39d (was 230 vs 228, now 227) had the self loop
+ *    17 -> 17 as island; the cheapest cycle rerouted it over 17 -> 29 ->
+ *    17 (no progress) and pin_cut then froze 29, which the joining cycle
+ *    through 13 -> 23 -> 27 -> 29 -> 17 -> 13 (27) needs too: pin_cut now
+ *    takes the +1 arc off such edges before it freezes blocks;
  *  - on exact weights with nothing dangling, profi returns them unchanged.
  * A fixed seed keeps failures reproducible (the failing case is printed).
  */
