@@ -21,11 +21,12 @@
 #                     --call-graph dwarf,2048 as well (user registers and the
 #                     top 2 KB of the stack per sample): the sampled function's
 #                     caller, unwound one frame by .eh_frame, gives indirect
-#                     calls their targets.  create_llvm_prof 0.19 cannot read
-#                     such a perf.data ("PERF_SAMPLE_REGS_USER is not yet
-#                     supported"), so the AP3 comparison on the SAME perf.data
-#                     is the "+ spgo" row; this row is what a user gets from
-#                     `perf record -e cpu-clock -g --call-graph dwarf`.
+#                     calls their targets.  This row is what a user gets from
+#                     `spgo record` (cpu-clock with --call-graph dwarf,2048).
+#   + create_llvm_prof, dwarf recording  the same perf.data, rewritten by
+#                     `spgo script --rewrite` without the user registers and
+#                     stack (create_llvm_prof 0.19: "PERF_SAMPLE_REGS_USER is
+#                     not yet supported"): the AP3 comparison for that row.
 #   + spgo --infer mcf  the same with min-cost flow instead of profi
 #   + spgo --no-infer the same without profile inference (block averages)
 #
@@ -76,6 +77,13 @@ bench_program() {
   create_llvm_prof --binary="$name.O2" --profile="$name.old.data" --use_lbr=false \
     --format=text --out="$name.cl.raw" >/dev/null 2>&1 || true
   [ -s "$name.cl.raw" ] && python3 "$SPGO_SRC/bench/fix_create_llvm_prof.py" "$name.cl.raw" "$name.cl.prof"
+  # the same for the dwarf recording, its user registers and stack dropped
+  # by the rewrite (create_llvm_prof refuses PERF_SAMPLE_REGS_USER)
+  "$SPGO" script -i "$name.dw.data" --rewrite "$name.dw.old.data"
+  rm -f "$name.cldw.prof" "$name.cldw.raw"
+  create_llvm_prof --binary="$name.O2" --profile="$name.dw.old.data" --use_lbr=false \
+    --format=text --out="$name.cldw.raw" >/dev/null 2>&1 || true
+  [ -s "$name.cldw.raw" ] && python3 "$SPGO_SRC/bench/fix_create_llvm_prof.py" "$name.cldw.raw" "$name.cldw.prof"
   clang-19 $CFLAGS -fprofile-instr-generate -o "$name.instr-gen" $srcs
   rm -f "$name".profraw
   LLVM_PROFILE_FILE="$name.profraw" "./$name.instr-gen" $train >/dev/null 2>&1
@@ -93,6 +101,10 @@ bench_program() {
   if [ -s "$name.cl.prof" ] && llvm-profdata-19 show --sample "$name.cl.prof" >/dev/null 2>&1; then
     clang-19 $CFLAGS -fprofile-sample-use="$name.cl.prof" -o "$name.cl" $srcs
     builds+=("$name.cl")
+  fi
+  if [ -s "$name.cldw.prof" ] && llvm-profdata-19 show --sample "$name.cldw.prof" >/dev/null 2>&1; then
+    clang-19 $CFLAGS -fprofile-sample-use="$name.cldw.prof" -o "$name.cldw" $srcs
+    builds+=("$name.cldw")
   fi
   clang-19 $CFLAGS -fprofile-instr-use="$name.profdata" -o "$name.instr" $srcs
   clang-19 $CFLAGS -fprofile-sample-use="$name.empty.prof" -o "$name.empty" $srcs
@@ -127,7 +139,8 @@ name_of() {
     avg) echo "+ spgo gen --no-infer (block averages only)" ;;
     mcf) echo "+ spgo gen --infer mcf" ;;
     before) echo "+ spgo gen before this change (SPGO_BEFORE, default options)" ;;
-    cl) echo "+ create_llvm_prof --use_lbr=false" ;; instr) echo "+ instrumentation PGO" ;;
+    cl) echo "+ create_llvm_prof --use_lbr=false" ;;
+    cldw) echo "+ create_llvm_prof --use_lbr=false, the dwarf recording (rewritten)" ;; instr) echo "+ instrumentation PGO" ;;
     empty) echo "+ empty sample profile (control)" ;; *) echo "$1" ;;
   esac
 }

@@ -24,8 +24,9 @@
  *    sample_type) when that attr has sample_id_all set.
  *  - spgo_pw_sample() encodes the fields the attr's sample_type selects, in
  *    the kernel's order; it supports IDENTIFIER, IP, TID, TIME, ADDR, ID,
- *    STREAM_ID, CPU, PERIOD, CALLCHAIN and BRANCH_STACK (with hw_idx when
- *    branch_sample_type has PERF_SAMPLE_BRANCH_HW_INDEX) and fails on others.
+ *    STREAM_ID, CPU, PERIOD, CALLCHAIN, BRANCH_STACK (with hw_idx when
+ *    branch_sample_type has PERF_SAMPLE_BRANCH_HW_INDEX), WEIGHT and
+ *    DATA_SRC, and fails on others.
  *  - Feature payloads are kept in memory until commit; features that spgo
  *    knows the layout of have helpers, any other can be given raw.
  */
@@ -78,6 +79,7 @@ struct spgo_pw_sample {
 	const struct perf_branch_entry *branches;
 	uint64_t nr_branches;
 	uint64_t hw_idx; /* only with PERF_SAMPLE_BRANCH_HW_INDEX */
+	uint64_t weight, data_src;
 	uint16_t misc;   /* header.misc; 0 means PERF_RECORD_MISC_USER */
 };
 

@@ -8,6 +8,13 @@
  * (MMAP .. NAMESPACES: what profile generation reads) and FINISHED_ROUND;
  * COMPRESSED records come out decompressed (spgo's reader expands them);
  * everything else is dropped and counted.
+ *
+ * Samples lose the user registers and stack that `--call-graph dwarf`
+ * adds (PERF_SAMPLE_REGS_USER, STACK_USER): quipper refuses such files
+ * ("PERF_SAMPLE_REGS_USER is not yet supported").  Their events are
+ * written without those fields and the samples re-encoded, so an older
+ * tool reads the same samples (ip, tid, time, kernel call chain, branch
+ * stack, weight, data source) as spgo does from the original.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +24,25 @@
 #include "spgo/common.h"
 #include "spgo/perf.h"
 #include "spgo/perf_write.h"
+
+/* Sample fields dropped for older readers (see the top of the file). */
+#define DROP_FIELDS ((uint64_t)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER))
+
+/* Write a sample of an event whose DROP_FIELDS are gone, from its parsed
+ * fields (spgo_pw_sample encodes what the new sample_type selects). */
+static int resample(struct spgo_perf_writer *w, const struct spgo_perf_record *rec)
+{
+	const struct spgo_perf_sample *s = &rec->sample;
+	struct spgo_pw_sample ps = {
+		.ip = s->ip, .pid = s->pid, .tid = s->tid, .time = s->time, .addr = s->addr,
+		.id = s->id, .stream_id = s->stream_id, .cpu = s->cpu, .period = s->period,
+		.callchain = s->callchain, .nr_callchain = s->callchain_nr,
+		.branches = s->branches, .nr_branches = s->branch_nr,
+		.hw_idx = s->branch_hw_idx, .weight = s->weight, .data_src = s->data_src,
+		.misc = rec->misc,
+	};
+	return spgo_pw_sample(w, (int)rec->attr->index, &ps);
+}
 
 static int keep(uint32_t type)
 {
@@ -41,7 +67,13 @@ int perf_rewrite(const char *in, const char *out)
 	int rc = 0;
 	for (size_t i = 0; i < nattrs && rc == 0; i++) {
 		const struct spgo_perf_attr *a = spgo_perf_attr(r, i);
-		if (spgo_pw_add_attr(w, &a->attr, a->name, a->ids, a->nids) < 0)
+		struct perf_event_attr attr = a->attr;
+		if (attr.sample_type & DROP_FIELDS) {
+			attr.sample_type &= ~DROP_FIELDS;
+			attr.sample_regs_user = 0;
+			attr.sample_stack_user = 0;
+		}
+		if (spgo_pw_add_attr(w, &attr, a->name, a->ids, a->nids) < 0)
 			rc = -1;
 	}
 	struct spgo_perf_record rec;
@@ -56,7 +88,10 @@ int perf_rewrite(const char *in, const char *out)
 			dropped++;
 			continue;
 		}
-		if (spgo_pw_record(w, (const struct perf_event_header *)rec.data) < 0)
+		if (rec.type == PERF_RECORD_SAMPLE && rec.attr && (rec.attr->attr.sample_type & DROP_FIELDS)) {
+			if (resample(w, &rec) < 0)
+				rc = -1;
+		} else if (spgo_pw_record(w, (const struct perf_event_header *)rec.data) < 0)
 			rc = -1;
 		kept++;
 	}

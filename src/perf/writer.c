@@ -311,7 +311,8 @@ int spgo_pw_sample(struct spgo_perf_writer *w, int attr_index, const struct spgo
 	const uint64_t known = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			       PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
 			       PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-			       PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK;
+			       PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_WEIGHT |
+			       PERF_SAMPLE_DATA_SRC;
 	if (t & ~known)
 		return spgo_error("%s: sample_type 0x%llx has fields the writer cannot encode",
 				  w->out.path, (unsigned long long)t);
@@ -347,6 +348,10 @@ int spgo_pw_sample(struct spgo_perf_writer *w, int attr_index, const struct spgo
 			rec_u64(r, s->hw_idx);
 		rec_put(r, s->branches, sizeof(struct perf_branch_entry) * s->nr_branches);
 	}
+	if (t & PERF_SAMPLE_WEIGHT)
+		rec_u64(r, s->weight);
+	if (t & PERF_SAMPLE_DATA_SRC)
+		rec_u64(r, s->data_src);
 	int rc = rec_emit(w, r, PERF_RECORD_SAMPLE, s->misc ? s->misc : PERF_RECORD_MISC_USER);
 	free(r);
 	return rc;
