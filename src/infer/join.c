@@ -552,6 +552,22 @@ static int reroute(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const 
 	return 0;
 }
 
+/* The flow's counts, saved and put back around a tentative change. */
+static void save_counts(const struct spgo_cfg *cfg, uint64_t *edges, uint64_t *blocks)
+{
+	for (size_t e = 0; e < cfg->nedges; e++)
+		edges[e] = cfg->edges[e].count;
+	for (size_t b = 0; b < cfg->nblocks; b++)
+		blocks[b] = cfg->blocks[b].count;
+}
+static void restore_counts(struct spgo_cfg *cfg, const uint64_t *edges, const uint64_t *blocks)
+{
+	for (size_t e = 0; e < cfg->nedges; e++)
+		cfg->edges[e].count = edges[e];
+	for (size_t b = 0; b < cfg->nblocks; b++)
+		cfg->blocks[b].count = blocks[b];
+}
+
 /*
  * Polish: cancel negative cycles of the residual graph (cheaper flows
  * of the same value) while the flow stays connected.  A cycle that
@@ -582,10 +598,7 @@ static void polish(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const 
 			c->outsum[cfg->edges[e].src] += cfg->edges[e].count;
 			c->insum[cfg->edges[e].dst] += cfg->edges[e].count;
 		}
-		for (size_t e = 0; e < ne; e++)
-			saved[e] = cfg->edges[e].count;
-		for (size_t b = 0; b < nb; b++)
-			saved_b[b] = cfg->blocks[b].count;
+		save_counts(cfg, saved, saved_b);
 		uint64_t entered = cfg->blocks[cfg->entry].count - c->insum[cfg->entry];
 		if (!improve_once(cfg, o, live, c) && !(depth == 0 && nb <= JOIN_PASSES_MAX && reroute(cfg, o, live, c)))
 			break;
@@ -635,10 +648,7 @@ static void polish(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const 
 			continue;
 		}
 		int pinned = pin_cut(cfg, c, chk, saved, saved_b, entered);
-		for (size_t e = 0; e < ne; e++)
-			cfg->edges[e].count = saved[e];
-		for (size_t b = 0; b < nb; b++)
-			cfg->blocks[b].count = saved_b[b];
+		restore_counts(cfg, saved, saved_b);
 		if (!pinned)
 			break;
 	}
@@ -841,10 +851,7 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 			uint32_t Z = (uint32_t)(2 * nb);
 			int64_t ec = cy.dist[Z];
 			if (ec != INT64_MAX && ec <= best && (double)ec <= drop) {
-				for (size_t e = 0; e < ne; e++)
-					saved[e] = cfg->edges[e].count;
-				for (size_t b = 0; b < nb; b++)
-					saved_b[b] = cfg->blocks[b].count;
+				save_counts(cfg, saved, saved_b);
 				for (uint32_t n = Z; cy.prev[n] != SPGO_NONE; n = cy.prev[n])
 					arc_apply(cfg, &cy, n);
 				memset(chk, 0, nb);
@@ -855,10 +862,7 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 				if (left < nisland) {
 					continue;
 				}
-				for (size_t e = 0; e < ne; e++)
-					cfg->edges[e].count = saved[e];
-				for (size_t b = 0; b < nb; b++)
-					cfg->blocks[b].count = saved_b[b];
+				restore_counts(cfg, saved, saved_b);
 			}
 		}
 		/* A cycle that joins x may cut something else off (another
@@ -881,10 +885,7 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 					call = d1[cx] + d2[cx];
 				if (cbest > call || (double)cbest > drop)
 					break;
-				for (size_t e = 0; e < ne; e++)
-					saved[e] = cfg->edges[e].count;
-				for (size_t b = 0; b < nb; b++)
-					saved_b[b] = cfg->blocks[b].count;
+				save_counts(cfg, saved, saved_b);
 				const struct spgo_cfg_block *eb = &cfg->blocks[cfg->entry];
 				uint64_t entered = eb->count - cy.insum[cfg->entry];
 				int pinned = 0;
@@ -905,10 +906,7 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 					}
 					pinned = pin_cut(cfg, &cy, chk, saved, saved_b, entered);
 				}
-				for (size_t e = 0; e < ne; e++)
-					cfg->edges[e].count = saved[e];
-				for (size_t b = 0; b < nb; b++)
-					cfg->blocks[b].count = saved_b[b];
+				restore_counts(cfg, saved, saved_b);
 				if (!pinned)
 					break;
 			}
