@@ -29,6 +29,21 @@
 #define SPGO_NORETURN __attribute__((noreturn))
 #define SPGO_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SPGO_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* lo = the first index i in [0, n) with arr[i].field >= key, or n: the
+ * binary search over the address-sorted tables (arr sorted by field). */
+#define SPGO_LOWER_BOUND(lo, arr, n, field, key)                \
+	do {                                                    \
+		size_t hi_ = (n);                               \
+		(lo) = 0;                                       \
+		while ((lo) < hi_) {                            \
+			size_t mid_ = (lo) + (hi_ - (lo)) / 2;  \
+			if ((arr)[mid_].field < (key))          \
+				(lo) = mid_ + 1;                \
+			else                                    \
+				hi_ = mid_;                     \
+		}                                               \
+	} while (0)
 #else
 #define SPGO_PRINTF(a, b)
 #define SPGO_NORETURN

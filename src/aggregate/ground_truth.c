@@ -246,13 +246,7 @@ const struct spgo_gt_dso *spgo_gt_find_dso(const struct spgo_ground_truth *gt,
 
 const struct spgo_gt_insn *spgo_gt_insn_at(const struct spgo_gt_dso *d, uint64_t addr)
 {
-	size_t lo = 0, hi = d->n_insns;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (d->insns[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo;
+	SPGO_LOWER_BOUND(lo, d->insns, d->n_insns, addr, addr);
 	return lo < d->n_insns && d->insns[lo].addr == addr ? &d->insns[lo] : NULL;
 }

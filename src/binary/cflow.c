@@ -609,14 +609,8 @@ static int noreturn_at(struct spgo_binary *bin, uint64_t addr, int depth)
 	size_t ns;
 	const struct spgo_symbol *syms = spgo_binary_symbols(bin, &ns);
 	/* Every alias at addr. */
-	size_t lo = 0, hi = ns;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (syms[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo;
+	SPGO_LOWER_BOUND(lo, syms, ns, addr, addr);
 	for (size_t i = lo; i < ns && syms[i].addr == addr && !res; i++)
 		res = spgo_noreturn_name(syms[i].name);
 	if (!res) {

@@ -295,13 +295,7 @@ const struct spgo_insn *spgo_binary_insn_at(struct spgo_binary *bin, uint64_t ad
 {
 	if (!bin->insns_loaded)
 		load_insns(bin);
-	size_t lo = 0, hi = bin->insns.n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (bin->insns.v[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo;
+	SPGO_LOWER_BOUND(lo, bin->insns.v, bin->insns.n, addr, addr);
 	return lo < bin->insns.n && bin->insns.v[lo].addr == addr ? &bin->insns.v[lo] : NULL;
 }

@@ -81,14 +81,8 @@ uint32_t spgo_gen_dup_factor(uint32_t disc)
 
 size_t gen_insn_lower(const struct gen *g, uint64_t addr)
 {
-	size_t lo = 0, hi = g->ninsns;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (g->insns[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo;
+	SPGO_LOWER_BOUND(lo, g->insns, g->ninsns, addr, addr);
 	return lo;
 }
 

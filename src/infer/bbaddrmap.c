@@ -189,13 +189,7 @@ void spgo_bb_addr_map_free(struct spgo_bb_addr_map *m)
 
 const struct spgo_bb_func *spgo_bb_addr_map_find(const struct spgo_bb_addr_map *m, uint64_t addr)
 {
-	size_t lo = 0, hi = m->nfuncs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->funcs[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo;
+	SPGO_LOWER_BOUND(lo, m->funcs, m->nfuncs, addr, addr);
 	return lo < m->nfuncs && m->funcs[lo].addr == addr ? &m->funcs[lo] : NULL;
 }

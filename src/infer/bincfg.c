@@ -19,14 +19,8 @@
 
 static size_t find_insn(const struct spgo_insn *insns, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (insns[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo;
+	SPGO_LOWER_BOUND(lo, insns, n, addr, addr);
 	return lo < n && insns[lo].addr == addr ? lo : (size_t)-1;
 }
 
