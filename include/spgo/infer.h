@@ -77,7 +77,9 @@ enum spgo_block_flags {
 };
 
 struct spgo_cfg_block {
-	uint64_t addr, size; /* [addr, addr + size) in a binary CFG; free otherwise */
+	uint64_t addr, size; /* [addr, addr + size) in a binary CFG; free otherwise;
+			      * set before spgo_cfg_finalize(), which derives the
+			      * edges' against_layout from them */
 	uint64_t weight;     /* input: sample weight or SPGO_WEIGHT_UNKNOWN */
 	uint64_t count;      /* output of spgo_infer() */
 	uint32_t flags;      /* enum spgo_block_flags */
@@ -100,6 +102,10 @@ struct spgo_cfg_block {
 struct spgo_cfg_edge {
 	uint32_t src, dst;
 	uint32_t kind; /* enum spgo_edge_kind */
+	/* Filled by spgo_cfg_finalize() from the blocks' addr and size: 1 if
+	 * the edge leaves a two-way branch on the side its layout predicts
+	 * against (the cost k_layout of spgo_infer_opts). */
+	uint8_t against_layout;
 	double prob;   /* branch probability, or < 0 when there is none */
 	uint64_t count; /* output of spgo_infer() */
 };

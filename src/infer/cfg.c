@@ -51,13 +51,35 @@ uint32_t spgo_cfg_add_edge(struct spgo_cfg *cfg, uint32_t src, uint32_t dst, enu
 	e->src = src;
 	e->dst = dst;
 	e->kind = kind;
+	e->against_layout = 0;
 	e->prob = -1;
 	e->count = 0;
 	cfg->finalized = 0;
 	return (uint32_t)cfg->nedges++;
 }
 
-/* Counting sort of edge ids by src (succ) and by dst (pred). */
+/* 1 if edge e leaves a two-way branch of a binary CFG (addresses known,
+ * one successor falls through) on the side its layout predicts against:
+ * the target of a forward branch, the fall-through of a backward one.
+ * (succ must be filled.) */
+static int against_layout(const struct spgo_cfg *cfg, uint32_t e)
+{
+	const struct spgo_cfg_edge *ed = &cfg->edges[e];
+	const struct spgo_cfg_block *s = &cfg->blocks[ed->src];
+	if (s->nout != 2 || s->size == 0)
+		return 0;
+	uint32_t e0 = cfg->succ[s->out], other = e0 == e ? cfg->succ[s->out + 1] : e0;
+	uint64_t ft = s->addr + s->size;
+	int e_ft = cfg->blocks[ed->dst].addr == ft, o_ft = cfg->blocks[cfg->edges[other].dst].addr == ft;
+	if (e_ft == o_ft)
+		return 0;
+	uint32_t target = e_ft ? cfg->edges[other].dst : ed->dst;
+	int backward = cfg->blocks[target].addr <= s->addr;
+	return e_ft ? backward : !backward;
+}
+
+/* Counting sort of edge ids by src (succ) and by dst (pred); then each
+ * edge's against_layout. */
 int spgo_cfg_finalize(struct spgo_cfg *cfg)
 {
 	size_t nb = cfg->nblocks, ne = cfg->nedges;
@@ -94,6 +116,8 @@ int spgo_cfg_finalize(struct spgo_cfg *cfg)
 		cfg->succ[s->out + s->nout++] = (uint32_t)e;
 		cfg->pred[d->in + d->nin++] = (uint32_t)e;
 	}
+	for (size_t e = 0; e < ne; e++)
+		cfg->edges[e].against_layout = (uint8_t)against_layout(cfg, (uint32_t)e);
 	cfg->finalized = 1;
 	return 0;
 }

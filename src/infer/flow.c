@@ -61,13 +61,24 @@ struct net {
 	uint32_t *fill; /* construction: the next slot of each node, or NULL
 			   while counting */
 	uint32_t s2, t2;
+	/* Arc lengths (see choose_lengths): cost * H + hop, where hop = 1 and
+	 * H exceeds any path's arc count (profi), or H = 1 and hop = 0 (mcf). */
+	int64_t H, hop;
+	int64_t maxc; /* counting: the largest cost seen */
 };
+
+/* The cost part of a path length of g: 1 if it is 0. */
+static inline int costs_nothing(const struct net *g, int64_t len)
+{
+	return len >= 0 && len < g->H;
+}
 
 /*
  * Add an arc u -> v and its reverse; returns the forward arc.  The network
  * is built twice over: first counting the arcs of every node (fill NULL;
  * the return value is meaningless), then placing each arc in its node's
- * slice of the arrays, in the order of the calls.
+ * slice of the arrays, in the order of the calls, with its length (cost
+ * * H + hop, the reverse arc's -cost * H + hop: choose_lengths).
  */
 static inline uint32_t arc(struct net *g, uint32_t u, uint32_t v, int64_t cap, int64_t cost)
 {
@@ -75,11 +86,13 @@ static inline uint32_t arc(struct net *g, uint32_t u, uint32_t v, int64_t cap, i
 		g->first[u + 1]++;
 		g->first[v + 1]++;
 		g->m += 2;
+		if (cost > g->maxc)
+			g->maxc = cost;
 		return 0;
 	}
 	uint32_t a = g->fill[u]++, b = g->fill[v]++;
-	g->to[a] = v, g->rev[a] = b, g->res[a] = cap, g->cost[a] = cost;
-	g->to[b] = u, g->rev[b] = a, g->res[b] = 0, g->cost[b] = -cost;
+	g->to[a] = v, g->rev[a] = b, g->res[a] = cap, g->cost[a] = cost * g->H + g->hop;
+	g->to[b] = u, g->rev[b] = a, g->res[b] = 0, g->cost[b] = -cost * g->H + g->hop;
 	return a;
 }
 
@@ -140,7 +153,7 @@ static int shortest_paths(struct solver *s)
 	s->inq[g->s2] = 1;
 	int64_t *d = s->dist;
 	while (len) {
-		if (s->prune && d[g->t2] == 0)
+		if (s->prune && costs_nothing(g, d[g->t2]))
 			break;
 		uint32_t u = s->queue[head];
 		head = head + 1 == n ? 0 : head + 1;
@@ -270,7 +283,7 @@ static int extract_dag(struct solver *s)
 			/* r = u -> v, tight: cost(r) = -cost(b); with room (tested
 			 * last: most arcs fail the label tests) */
 			int64_t du = s->dist[u];
-			if (du > dt || du - g->cost[b] != dv || g->res[g->rev[b]] <= 0)
+			if (du > dt || du + g->cost[g->rev[b]] != dv || g->res[g->rev[b]] <= 0)
 				continue;
 			inb[u] = 1;
 			h[u] = h[v] + 1;
@@ -532,7 +545,7 @@ static void zero_cost_flow(struct solver *s)
 			uint32_t u = q[head++];
 			for (uint32_t a = g->first[u]; a < g->first[u + 1]; a++) {
 				uint32_t v = g->to[a];
-				if (g->res[a] > 0 && g->cost[a] == 0 && level[v] == UINT32_MAX) {
+				if (g->res[a] > 0 && g->cost[a] == g->hop && level[v] == UINT32_MAX) {
 					level[v] = level[u] + 1;
 					cur[v] = g->first[v];
 					q[tail++] = v;
@@ -563,7 +576,7 @@ static void zero_cost_flow(struct solver *s)
 			uint32_t a = cur[u];
 			for (; a < g->first[u + 1]; a++) {
 				uint32_t v = g->to[a];
-				if (g->res[a] > 0 && g->cost[a] == 0 && level[v] == level[u] + 1)
+				if (g->res[a] > 0 && g->cost[a] == g->hop && level[v] == level[u] + 1)
 					break;
 			}
 			cur[u] = a;
@@ -784,6 +797,32 @@ static void build(struct net *g, struct gadgets *x, const struct spgo_cfg *cfg, 
 	x->loop = arc(g, x->T1, x->S1, INF_CAP, 0);
 }
 
+/*
+ * Arc lengths that order paths by cost, then by number of arcs (profi):
+ * an arc's length is cost * H + 1, its reverse's -cost * H + 1, with H a
+ * power of two above the number of nodes (a shortest path has fewer arcs
+ * than that), so that one integer label compares both.  The searches then
+ * find a fewest-arc shortest path, the one extract_dag's DAG of fewest-arc
+ * shortest paths would give when it holds a single path, and report a tie
+ * only when two such paths meet: most DAGs need not be built.  Without
+ * room for H in 64 bits (huge costs or networks), the lengths are the
+ * costs (H = 1, hop = 0), and extract_dag's hop levels do the same job.
+ * maxc: the largest cost of an arc.
+ */
+static void choose_lengths(struct net *g, int fewest_arcs, int64_t maxc)
+{
+	g->H = 1, g->hop = 0;
+	if (!fewest_arcs)
+		return;
+	int64_t H = 1;
+	while (H <= (int64_t)g->n)
+		H *= 2;
+	/* a distance is at most n arcs of (maxc + 1) * H */
+	if ((double)(maxc + 1) * (double)H * (double)(g->n + 1) > 0x1p60)
+		return;
+	g->H = H, g->hop = 1;
+}
+
 /* A bump allocator over one block, so that a solve makes at most one
  * allocation whatever the size of the CFG.  The block is not zeroed: the
  * few arrays that must start at 0 are cleared by flow_solve (clearing it
@@ -872,9 +911,16 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		is_edge = take(&A, mmax);
 	}
 	int greedy = o->greedy && o->algo != SPGO_ALGO_MCF;
-	if (greedy)
+	/* the greedy step's edges join two sampled blocks: only then does it
+	 * need the retreating edges */
+	int greedy_edges = 0;
+	for (size_t e = 0; e < ne && greedy && !greedy_edges; e++) {
+		uint64_t ws = cfg->blocks[cfg->edges[e].src].weight, wd = cfg->blocks[cfg->edges[e].dst].weight;
+		greedy_edges = ws != SPGO_WEIGHT_UNKNOWN && ws > 0 && wd != SPGO_WEIGHT_UNKNOWN && wd > 0;
+	}
+	if (greedy_edges)
 		memset(retreat, 0, ne);
-	n = g.n = number_nodes(&x, cfg, bstate, bstack, greedy ? retreat : NULL, bit);
+	n = g.n = number_nodes(&x, cfg, bstate, bstack, greedy_edges ? retreat : NULL, bit);
 	/* what must start at 0 (all of g.first: the counting pass adds to it) */
 	memset(g.first, 0, (n + 1) * sizeof *g.first);
 	memset(s.state, 0, n);
@@ -891,6 +937,8 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	g.s2 = n - 2, g.t2 = n - 1;
 	/* Count the arcs of every node, then place them. */
 	build(&g, &x, cfg, o);
+	/* (the counting pass leaves out the layout cost) */
+	choose_lengths(&g, s.prune, g.maxc + o->k_layout);
 	if (g.m > mmax)
 		spgo_die("flow_solve: %u arcs, room for %zu", g.m, mmax);
 	for (uint32_t v = 0; v < n; v++)
@@ -911,7 +959,7 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	 * island, costly to join later). */
 	if (greedy) {
 		int any = 0;
-		for (size_t e = 0; e < ne && !any; e++)
+		for (size_t e = 0; e < ne && !any && greedy_edges; e++)
 			any = x.s2arc[cfg->edges[e].src] != SPGO_NONE && x.t2arc[cfg->edges[e].dst] != SPGO_NONE &&
 			      x.earc[e] != SPGO_NONE;
 		/* (retreat: from number_nodes' search) */
@@ -920,7 +968,7 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 			uint32_t a1 = x.s2arc[u], a3 = x.t2arc[v];
 			if (retreat[e] || a1 == SPGO_NONE || a3 == SPGO_NONE || x.earc[e] == SPGO_NONE)
 				continue;
-			if (g.cost[x.earc[e]] != 0) /* zero-cost paths only */
+			if (g.cost[x.earc[e]] != g.hop) /* zero-cost paths only */
 				continue;
 			int64_t f = g.res[a1] < g.res[a3] ? g.res[a1] : g.res[a3];
 			if (f <= 0)
@@ -949,13 +997,13 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	 * phase takes them all at once. */
 	int zero_phase = o->algo != SPGO_ALGO_MCF;
 	while (!s2_saturated(&g) && shortest_paths(&s)) {
-		if (zero_phase && s.dist[g.t2] == 0) {
+		if (zero_phase && costs_nothing(&g, s.dist[g.t2])) {
 			zero_cost_flow(&s);
 			zero_phase = 0;
 			continue;
 		}
 		zero_phase = 0;
-		if (o->algo == SPGO_ALGO_MCF || !o->even_split || !s.tie || s.dist[g.t2] == 0 ||
+		if (o->algo == SPGO_ALGO_MCF || !o->even_split || !s.tie || costs_nothing(&g, s.dist[g.t2]) ||
 		    unique_path(&s))
 			augment_path(&s); /* one shortest path: nothing to split */
 		else {

@@ -79,23 +79,11 @@ static inline double block_cost_at(const struct spgo_cfg *cfg, const struct spgo
 	return (double)c.dec * (double)(w - c.floor) + (double)c.dec_floor * (double)(c.floor - f);
 }
 
-/* 1 if edge e leaves a two-way branch of a binary CFG (addresses known,
- * one successor falls through) on the side its layout predicts against:
- * the target of a forward branch, the fall-through of a backward one. */
+/* 1 if edge e leaves a two-way branch against its layout (set by
+ * spgo_cfg_finalize, cfg.c). */
 static inline int edge_against_layout(const struct spgo_cfg *cfg, uint32_t e)
 {
-	const struct spgo_cfg_edge *ed = &cfg->edges[e];
-	const struct spgo_cfg_block *s = &cfg->blocks[ed->src];
-	if (s->nout != 2 || s->size == 0 || !cfg->succ)
-		return 0;
-	uint32_t e0 = cfg->succ[s->out], other = e0 == e ? cfg->succ[s->out + 1] : e0;
-	uint64_t ft = s->addr + s->size;
-	int e_ft = cfg->blocks[ed->dst].addr == ft, o_ft = cfg->blocks[cfg->edges[other].dst].addr == ft;
-	if (e_ft == o_ft)
-		return 0;
-	uint32_t target = e_ft ? cfg->edges[other].dst : ed->dst;
-	int backward = cfg->blocks[target].addr <= s->addr;
-	return e_ft ? backward : !backward;
+	return cfg->edges[e].against_layout;
 }
 
 /*

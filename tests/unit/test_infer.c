@@ -559,6 +559,7 @@ static void test_cost_terms(void)
 			c.blocks[b].addr = 0x10 + 4 * b, c.blocks[b].size = b == 1 ? 8 : 4;
 		c.blocks[2].addr = 0x20;
 		c.blocks[3].addr = 0x1c; /* 1 falls through to 3 */
+		spgo_cfg_finalize(&c);  /* the layout flags come from addr, size */
 		paper_opts(&o);
 		o.rebalance = 0, o.k_layout = kt;
 		CHECK(spgo_infer(&c, &o) == 0);
