@@ -164,6 +164,24 @@ awk 'BEGIN { nb = split("10 30 100 300 1000 3000 10000", B, " ") }
   k = $1 " " $2 " " b; n[k]++; t[k, n[k]] = $4
 } END { for (k in n) { m = n[k]; for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (t[k, j] < t[k, i]) { x = t[k, i]; t[k, i] = t[k, j]; t[k, j] = x }
   print k, m, t[k, int((m + 1) / 2)] } }' "$sp" | sort -k1,1 -k3,3n -k2,2 > "$w/speed_med.txt"
+# Paired, CFG by CFG (the runs list the CFGs in the same order for every
+# algorithm): profi against mcf on the CFGs where a solver ran (a real CFG
+# without a sampled block takes the zero-flow shortcut in every algorithm).
+awk '/^cfg /{ n++; s[n] = 0 } /^block / && $3 ~ /^[0-9]+$/ && $3 > 0 { s[n] = 1 } END { for (i = 1; i <= n; i++) print s[i] }' \
+  "$w/in.cfg" > "$w/sampled.txt"
+awk 'BEGIN { nb = split("10 30 100 300 1000 3000 10000", B, " ") }
+NR == FNR { sampled[NR] = $1; next }
+{ i = ++idx[$1, $2]; if ($1 == "real" && !sampled[i]) next
+  v = $3; b = B[1]
+  for (j = 2; j <= nb; j++) if (log(v) > (log(B[j - 1]) + log(B[j])) / 2) b = B[j]
+  t[$1, $2, i] = $4; bk[$1, i] = b }
+END { for (k in bk) { split(k, p, SUBSEP); kind = p[1]; i = p[2]; b = bk[k]
+        tp = t[kind, "profi", i]; tm = t[kind, "mcf", i]; if (tp == "" || tm == "") continue
+        g = kind " " b; n[g]++; sp[g] += tp; sm[g] += tm
+        if (tp < tm) fa[g]++; else if (tp > tm) sl[g]++
+        if (tp > 0 && tm > 0) { lr[g] += log(tp / tm); nl[g]++ } }
+      for (g in n) printf "%s %d %d %d %.1f %.1f %.3f\n", g, n[g], fa[g] + 0, sl[g] + 0, sp[g], sm[g], nl[g] ? exp(lr[g] / nl[g]) : 0 }' \
+  "$w/sampled.txt" "$sp" | sort -k1,1 -k2,2n > "$w/speed_pairs.txt"
 else
   # keep the last full run's speed section
   awk '/^## Speed/ { p = 1 } p' "$res/infer.md" > "$w/speed_section.md"
@@ -275,6 +293,15 @@ table() {
     "$w/speed_med.txt" | sort -k1,1 -k2,2n |
     awk '{ r = $4 > 0 ? sprintf("%.2fx", $5 / $4) : "-"
            printf "| %s | %d | %d | %.1f | %.1f | %.1f | %s |\n", $1, $2, $3, $4, $5, $6, r }'
+  echo
+  echo "CFG by CFG, profi against mcf, over the CFGs a solver ran on (real CFGs"
+  echo "with at least one sampled block; all synthetic ones): how many each was"
+  echo "faster on (ties are neither), the bucket's total time, and the geometric"
+  echo "mean of profi's time over mcf's."
+  echo
+  echo "| CFGs | \|V\| ~ | count | profi faster | mcf faster | profi total us | mcf total us | profi / mcf, geometric mean |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+  awk '{ printf "| %s | %d | %d | %d | %d | %.1f | %.1f | %.3f |\n", $1, $2, $3, $4, $5, $6, $7, $8 }' "$w/speed_pairs.txt"
   fi
 } > "$res/infer.md.tmp"
 mv "$res/infer.md.tmp" "$res/infer.md"

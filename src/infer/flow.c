@@ -129,6 +129,7 @@ struct solver {
 	const uint8_t *is_edge_arc; /* per arc: a CFG edge's forward arc */
 	int branching;              /* the DAG has a node with two arcs out */
 	int tie;                    /* the last search met two equal ways somewhere */
+	uint8_t *tie_at;            /* per node: two equal ways into it (last search) */
 	int prune;
 };
 
@@ -145,6 +146,7 @@ static int shortest_paths(struct solver *s)
 		s->dist[v] = INF_DIST;
 		s->inq[v] = 0;
 		s->parent[v] = UINT32_MAX;
+		s->tie_at[v] = 0;
 	}
 	s->dist[g->s2] = 0;
 	s->tie = 0;
@@ -168,10 +170,11 @@ static int shortest_paths(struct solver *s)
 			uint32_t v = g->to[a];
 			int64_t nd = du + g->cost[a];
 			if (nd == d[v] && nd != INF_DIST && s->parent[v] != a) {
-				s->tie = 1; /* a second shortest way into v */
+				s->tie = s->tie_at[v] = 1; /* a second shortest way into v */
 			} else if (nd < d[v]) {
 				d[v] = nd;
 				s->parent[v] = a;
+				s->tie_at[v] = 0;
 				if (!s->inq[v] && v != g->t2) {
 					s->inq[v] = 1;
 					if (len && nd < d[s->queue[head]]) {
@@ -193,23 +196,19 @@ static int shortest_paths(struct solver *s)
 /*
  * 1 if the shortest path found is the only one: no node on it has a second
  * tight arc coming in.  (Another shortest path would leave this one and
- * join it again, by a tight arc into a node of it; nodes on shortest paths
- * have exact labels, Lemma 4.2.)  Cheap next to building the DAG.
+ * join it again, by a tight arc into a node of it.)  The search marks a
+ * node when a second way of its label comes in (tie_at) and unmarks it
+ * when the label drops, so a mark left is such an arc: when u's label
+ * drops after it tied into v, relaxing u again lowers v's label too; and
+ * a node on a shortest path has its exact label, reached by every tight
+ * arc into it, the second of them marking it (Lemma 4.2).
  */
 static int unique_path(const struct solver *s)
 {
 	const struct net *g = s->g;
-	int64_t dt = s->dist[g->t2];
-	for (uint32_t v = g->t2; v != g->s2;) {
-		uint32_t in = s->parent[v];
-		for (uint32_t b = g->first[v]; b < g->first[v + 1]; b++) {
-			uint32_t u = g->to[b], r = g->rev[b];
-			if (r != in && s->dist[u] <= dt && g->res[r] > 0 && s->dist[u] != INF_DIST &&
-			    s->dist[u] + g->cost[r] == s->dist[v])
-				return 0;
-		}
-		v = g->to[g->rev[in]];
-	}
+	for (uint32_t v = g->t2; v != g->s2; v = g->to[g->rev[s->parent[v]]])
+		if (s->tie_at[v])
+			return 0;
 	return 1;
 }
 
@@ -893,6 +892,7 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		s.queue = take(&A, n * sizeof *s.queue);
 		s.parent = take(&A, n * sizeof *s.parent);
 		s.inq = take(&A, n);
+		s.tie_at = take(&A, n);
 		s.state = take(&A, n);
 		s.good = take(&A, n);
 		s.stack = take(&A, n * sizeof *s.stack);
