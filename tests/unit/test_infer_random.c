@@ -200,11 +200,58 @@ static void test_random_cfgs(void)
 	CHECK(changed == 0);
 }
 
+/*
+ * flow_solve's two ways of labelling paths give the same flows: lengths
+ * cost * H + 1 (a shortest search finds a fewest-arc path, flow.c's
+ * choose_lengths) and, when costs are too large for that, the bare costs
+ * (extract_dag's hop levels pick the fewest-arc paths).  Scaling every
+ * block cost by 2^44 (cost_scale) forces the second and leaves the
+ * optimum as it was (the edge costs, dangling and layout, are off); the
+ * solve alone (no join, no rebalancing: their sums are in doubles).
+ */
+static void test_label_modes(void)
+{
+	struct spgo_infer_opts o;
+	spgo_infer_defaults(&o, SPGO_ALGO_PROFI);
+	o.k_unknown_inc = 0, o.k_layout = 0, o.join_islands = 0, o.rebalance = 0;
+	uint64_t truth[64], counts[64 + 128];
+	int differ = 0, n = ITERS / 2;
+	for (int iter = 0; iter < n; iter++) {
+		uint64_t seed = rng;
+		struct spgo_cfg c;
+		random_cfg(&c, truth);
+		weights(&c, truth, 1 + iter % 2);
+		spgo_infer(&c, &o);
+		size_t nb = c.nblocks, ne = c.nedges;
+		REQUIRE(nb + ne <= SPGO_ARRAY_LEN(counts));
+		for (size_t b = 0; b < nb; b++)
+			counts[b] = c.blocks[b].count;
+		for (size_t e = 0; e < ne; e++)
+			counts[nb + e] = c.edges[e].count;
+		for (size_t b = 0; b < nb; b++)
+			c.blocks[b].cost_scale = 0x1p44;
+		spgo_infer(&c, &o);
+		int same = 1;
+		for (size_t b = 0; b < nb; b++)
+			same &= c.blocks[b].count == counts[b];
+		for (size_t e = 0; e < ne; e++)
+			same &= c.edges[e].count == counts[nb + e];
+		if (!same && differ++ < 5) {
+			fprintf(stderr, "seed %#llx: the flows of the two label modes differ\n", (unsigned long long)seed);
+			dump(&c, "labels");
+		}
+		spgo_cfg_free(&c);
+	}
+	printf("label modes: %d CFGs, %d with different flows\n", n, differ);
+	CHECK(differ == 0);
+}
+
 int main(void)
 {
 	spgo_quiet = 1;
 	if (getenv("SPGO_TEST_ITERS"))
 		ITERS = atoi(getenv("SPGO_TEST_ITERS"));
 	RUN(test_random_cfgs);
+	RUN(test_label_modes);
 	DONE();
 }
