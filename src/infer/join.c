@@ -195,6 +195,8 @@ struct cyc {
 	uint32_t last_x; /* best_cycle's last search: from in(last_x), */
 	int last_ok;     /* whether it completed (dist and prev hold it) */
 	int failed;      /* some search met a negative cycle or its limit */
+	int settled;     /* improve_once's last search ran to its end: no
+			    negative cycle, its dist are potentials */
 	int rev; /* islands taken from the last block down, the dearest join
 		    first, and no join may cut off what was reached */
 	/* scratch: counts before a trial, what the entry reaches after it */
@@ -402,6 +404,7 @@ static int improve_once(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, c
 		c->queue[len++] = (uint32_t)v;
 	}
 	uint32_t hit = SPGO_NONE;
+	c->settled = 0;
 	while (len && hit == SPGO_NONE) {
 		uint32_t node = c->queue[head];
 		head = (head + 1) % nn;
@@ -432,8 +435,12 @@ static int improve_once(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, c
 			continue;
 		relax_arcs(cfg, o, live, c, node, head, &len, nn);
 	}
-	if (hit == SPGO_NONE)
+	if (hit == SPGO_NONE) {
+		/* the queue ran empty: every arc satisfies
+		 * dist[to] <= dist[from] + cost, so no cycle is negative */
+		c->settled = !c->clamp;
 		return 0;
+	}
 	/* walk back into the cycle, then apply it once around */
 	uint32_t v = hit;
 	for (size_t k = 0; k < nn && c->prev[v] != SPGO_NONE; k++)
@@ -538,6 +545,16 @@ static int reroute(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const 
 	for (uint32_t e = 0; e < cfg->nedges; e++) {
 		uint32_t u = cfg->edges[e].src, v = cfg->edges[e].dst;
 		if (cfg->edges[e].count == 0 || u == v || !live[u] || !live[v])
+			continue;
+		/* When improve_once has just settled (no negative cycle), the
+		 * cycle sought here is one only if it goes through the -1 arc
+		 * of e, so e must be an edge that had none there: pinned at
+		 * its last unit.  (Any walk out(u) -> in(v) costs at least
+		 * dist[in v] - dist[out u] by the settled dist, and e's -1 arc
+		 * gave dist[out u] <= dist[in v] - edge_cost: the walk plus
+		 * that arc cannot be negative.)  Skipping the others finds the
+		 * same first edge with one search per pinned edge. */
+		if (c->settled && cfg->edges[e].count > c->pin_e[e])
 			continue;
 		c->ban_e = e;
 		int ok = node_search(cfg, o, live, 2 * u + 1, c) == 0;
@@ -748,7 +765,7 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 	cy.rev = rev;
 	cy.last_x = SPGO_NONE;
 	cy.ban_e = SPGO_NONE;
-	cy.last_ok = cy.failed = 0;
+	cy.last_ok = cy.failed = cy.settled = 0;
 	uint64_t *saved_b = cy.saved_b = xmalloc(nb * sizeof *saved_b);
 	uint8_t *chk = cy.chk = xmalloc(nb);
 
