@@ -102,6 +102,14 @@ static inline int64_t edge_cost(const struct spgo_cfg *cfg, const struct spgo_in
 	return o->k_layout && edge_against_layout(cfg, e) ? o->k_layout : 0;
 }
 
+/* Position i of a ring buffer of n slots, for i < 2n (a head and a length
+ * each below n): a subtraction, not the division of i % n, which the
+ * searches below would pay on every relaxed arc. */
+static inline size_t ring(size_t i, size_t n)
+{
+	return i < n ? i : i - n;
+}
+
 /*
  * Cheapest paths by the L1 marginals, Moore-Bellman-Ford with a queue:
  * forward (fwd = 1) from the entry, dist[v] = cost of the path including
@@ -128,12 +136,12 @@ static int cheapest(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o,
 			dist[b] = fwd ? marginal(cfg, o, b) : 0;
 			if (clamp && dist[b] < 0)
 				dist[b] = 0;
-			queue[(head + len++) % nb] = b;
+			queue[ring(head + len++, nb)] = b;
 			inq[b] = 1;
 		}
 	while (len) {
 		uint32_t u = queue[head];
-		head = (head + 1) % nb;
+		head = ring(head + 1, nb);
 		len--;
 		inq[u] = 0;
 		if (++rounds[u] > nb + 1 || ++pops > 4 * nb + 64)
@@ -152,7 +160,7 @@ static int cheapest(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o,
 				via[v] = e;
 				if (!inq[v]) {
 					inq[v] = 1;
-					queue[(head + len++) % nb] = v;
+					queue[ring(head + len++, nb)] = v;
 				}
 			}
 		}
@@ -237,7 +245,7 @@ static void relax_arcs(const struct spgo_cfg *cfg, const struct spgo_infer_opts 
 			c->arcid[w] = (id);                                                                    \
 			if (!c->inq[w]) {                                                                      \
 				c->inq[w] = 1;                                                                 \
-				c->queue[(head + (*len)++) % nn] = (w);                                        \
+				c->queue[ring(head + (*len)++, nn)] = (w);                                     \
 			}                                                                                      \
 		}                                                                                              \
 	} while (0)
@@ -292,7 +300,7 @@ static int node_search(const struct spgo_cfg *cfg, const struct spgo_infer_opts 
 	c->inq[start] = 1;
 	while (len) {
 		uint32_t node = c->queue[head];
-		head = (head + 1) % nn;
+		head = ring(head + 1, nn);
 		len--;
 		c->inq[node] = 0;
 		if (++c->rounds[node] > nn + 1 || ++pops > 4 * nn + 64)
@@ -394,7 +402,7 @@ static int64_t best_cycle(const struct spgo_cfg *cfg, const struct spgo_infer_op
 static int improve_once(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live,
 			struct cyc *c)
 {
-	size_t nb = cfg->nblocks, nn = 2 * nb + 1, head = 0, len = 0, pops = 0;
+	size_t nb = cfg->nblocks, nn = 2 * nb + 1, head = 0, len = 0, pops = 0, lap = 0;
 	uint32_t Z = (uint32_t)(2 * nb);
 	for (size_t v = 0; v < nn; v++) {
 		c->dist[v] = 0;
@@ -407,7 +415,7 @@ static int improve_once(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, c
 	c->settled = 0;
 	while (len && hit == SPGO_NONE) {
 		uint32_t node = c->queue[head];
-		head = (head + 1) % nn;
+		head = ring(head + 1, nn);
 		len--;
 		c->inq[node] = 0;
 		if (++c->rounds[node] > nn + 1) {
@@ -416,7 +424,8 @@ static int improve_once(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, c
 		}
 		/* every nn steps, look for a cycle among the predecessor links
 		 * (Floyd's two pointers): one there has negative cost */
-		if (++pops % nn == 0) {
+		if (++pops, ++lap == nn) {
+			lap = 0;
 			uint32_t slow = node, fast = node;
 			for (size_t k = 0; k <= nn && hit == SPGO_NONE; k++) {
 				if (fast == SPGO_NONE || c->prev[fast] == SPGO_NONE)
