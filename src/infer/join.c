@@ -205,6 +205,8 @@ struct cyc {
 	int failed;      /* some search met a negative cycle or its limit */
 	int settled;     /* improve_once's last search ran to its end: no
 			    negative cycle, its dist are potentials */
+	uint32_t cyc_node; /* improve_once's cycle (through this node, along */
+	uint64_t more;     /* prev), and how many more units it may take */
 	int rev; /* islands taken from the last block down, the dearest join
 		    first, and no join may cut off what was reached */
 	/* scratch: counts before a trial, what the entry reaches after it */
@@ -317,23 +319,29 @@ static int cycle_search(const struct spgo_cfg *cfg, const struct spgo_infer_opts
 	return node_search(cfg, o, live, 2 * x, c);
 }
 
-/* Apply the change of the arc by which the search reached node n. */
-static void arc_apply(struct spgo_cfg *cfg, const struct cyc *c, uint32_t n)
+/* Apply the change of the arc by which the search reached node n, units
+ * times. */
+static void arc_apply_n(struct spgo_cfg *cfg, const struct cyc *c, uint32_t n, uint64_t units)
 {
 	switch (c->kind[n]) {
 	case ARC_EDGE_PLUS:
-		cfg->edges[c->arcid[n]].count++;
+		cfg->edges[c->arcid[n]].count += units;
 		break;
 	case ARC_EDGE_MINUS:
-		cfg->edges[c->arcid[n]].count--;
+		cfg->edges[c->arcid[n]].count -= units;
 		break;
 	case ARC_UP:
-		cfg->blocks[c->arcid[n]].count++;
+		cfg->blocks[c->arcid[n]].count += units;
 		break;
 	case ARC_DOWN:
-		cfg->blocks[c->arcid[n]].count--;
+		cfg->blocks[c->arcid[n]].count -= units;
 		break;
 	}
+}
+
+static void arc_apply(struct spgo_cfg *cfg, const struct cyc *c, uint32_t n)
+{
+	arc_apply_n(cfg, c, n, 1);
 }
 
 /* Apply the cycle found by cycle_search, closing with +1 on edge add. */
@@ -393,6 +401,63 @@ static int64_t best_cycle(const struct spgo_cfg *cfg, const struct spgo_infer_op
 }
 
 /*
+ * How many units the negative cycle through node v (along prev) may carry
+ * at the same cost per unit without changing the support of the flow
+ * after its first unit: every arc keeps its marginal (block costs are
+ * piecewise linear: breakpoints at the weight and the decrease floor),
+ * and no edge, block or entering count that the first unit leaves
+ * positive reaches 0 (what the entry reaches stays the same).  What the
+ * first unit takes to 0 or raises from 0 is the caller's to check.  At
+ * least 1.  Counts are before the first unit; outsum, insum current.
+ */
+static uint64_t cycle_units(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const struct cyc *c,
+			    uint32_t v)
+{
+	uint32_t Z = (uint32_t)(2 * cfg->nblocks);
+	uint64_t k = UINT64_MAX;
+#define BOUND(u) (k = (u) < k ? (u) : k)
+#define KEEP_ONE(f) BOUND((f) > 1 ? (f) - 1 : 1) /* stop one unit short of 0 */
+	uint32_t n = v;
+	size_t steps = 0;
+	do {
+		uint32_t from = c->prev[n], id = c->arcid[n];
+		uint64_t f, w = SPGO_WEIGHT_UNKNOWN;
+		struct block_costs bc = {0, 0, 0, 0};
+		if (c->kind[n] == ARC_UP || c->kind[n] == ARC_DOWN) {
+			f = cfg->blocks[id].count, w = cfg->blocks[id].weight;
+			if (w != SPGO_WEIGHT_UNKNOWN)
+				bc = block_costs(cfg, o, id);
+		}
+		switch (c->kind[n]) {
+		case ARC_EDGE_MINUS:
+			KEEP_ONE(cfg->edges[id].count);
+			break;
+		case ARC_UP: /* up to the next breakpoint (none above w) */
+			if (w != SPGO_WEIGHT_UNKNOWN && f < w)
+				BOUND(f < bc.floor ? bc.floor - f : w - f);
+			break;
+		case ARC_DOWN: /* down to the next breakpoint, or to 1 */
+			KEEP_ONE(f);
+			if (w != SPGO_WEIGHT_UNKNOWN && f > w)
+				BOUND(f - w);
+			else if (w != SPGO_WEIGHT_UNKNOWN && f > bc.floor)
+				BOUND(f - bc.floor);
+			break;
+		case ARC_OUTSIDE:
+			if (from == Z && (n & 1)) /* Z -> out(y): less leaves at exit y */
+				BOUND(cfg->blocks[n / 2].count - c->outsum[n / 2]);
+			else if (n == Z && from == 2 * cfg->entry) /* in(entry) -> Z: less enters */
+				KEEP_ONE(cfg->blocks[cfg->entry].count - c->insum[cfg->entry]);
+			break;
+		}
+		n = from;
+	} while (n != v && n != SPGO_NONE && ++steps <= 2 * cfg->nblocks + 1);
+#undef KEEP_ONE
+#undef BOUND
+	return k == UINT64_MAX ? 1 : k; /* (a negative cycle has a bounded arc) */
+}
+
+/*
  * After islands were joined the flow may be improvable again (the unit
  * pushed for one island may make another push cheaper).  Find a negative
  * cycle over the same arcs as cycle_search (Moore-Bellman-Ford from all
@@ -413,6 +478,7 @@ static int improve_once(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, c
 	}
 	uint32_t hit = SPGO_NONE;
 	c->settled = 0;
+	c->more = 0;
 	while (len && hit == SPGO_NONE) {
 		uint32_t node = c->queue[head];
 		head = ring(head + 1, nn);
@@ -450,12 +516,15 @@ static int improve_once(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, c
 		c->settled = !c->clamp;
 		return 0;
 	}
-	/* walk back into the cycle, then apply it once around */
+	/* walk back into the cycle, then apply one unit of it (polish adds
+	 * the c->more others when the flow stays connected) */
 	uint32_t v = hit;
 	for (size_t k = 0; k < nn && c->prev[v] != SPGO_NONE; k++)
 		v = c->prev[v];
 	if (c->prev[v] == SPGO_NONE)
 		return 0;
+	c->cyc_node = v;
+	c->more = cycle_units(cfg, o, c, v) - 1;
 	uint32_t n = v;
 	size_t steps = 0;
 	do {
@@ -667,6 +736,12 @@ static void polish(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const 
 			reach(cfg, chk, c->stack);
 		}
 		if (!bad) {
+			/* improve_once's cycle kept the flow connected: it
+			 * takes the other units it may carry at the same
+			 * price, which leave the support as it is (rather
+			 * than being found again once per unit) */
+			for (uint32_t n = c->cyc_node, k = 0; c->more && (n != c->cyc_node || !k++); n = c->prev[n])
+				arc_apply_n(cfg, c, n, c->more);
 			/* a kept cycle lowered the cost: what was pinned on
 			 * the way may be free to move again (the cost bounds
 			 * the kept cycles, the pins the undone ones between) */
