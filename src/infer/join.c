@@ -186,6 +186,23 @@ static int cheapest(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o,
  */
 enum { ARC_EDGE_PLUS = 1, ARC_EDGE_MINUS, ARC_UP, ARC_DOWN, ARC_OUTSIDE };
 
+/*
+ * What polish's joins one level down gave, by the flow they started from.
+ * Such a join is a function of the counts alone (a fresh pass, no pins),
+ * and the same cut comes back often: the passes of flow_join_islands
+ * start from the same flow, and an undone cycle is often found again
+ * after what it cut was pinned (on sqlite3's CFGs two thirds of the joins
+ * repeat one already done).  Per entry, width counts (blocks, then edges)
+ * of the cut flow, then as many of the joined one; the oldest entry goes
+ * when all JOIN_MEMO_MAX are taken.
+ */
+#define JOIN_MEMO_MAX 32
+struct join_memo {
+	size_t n, next, width;
+	uint64_t hash[JOIN_MEMO_MAX];
+	uint64_t *flows; /* 2 * width per entry, allocated at the first */
+};
+
 struct cyc {
 	uint32_t *prev, *arcid, *queue, *rounds;
 	uint32_t *exits, nexits; /* live exit blocks */
@@ -213,6 +230,7 @@ struct cyc {
 	uint64_t *saved_e, *saved_b;
 	uint8_t *chk;
 	uint32_t *stack;
+	struct join_memo *memo; /* polish's joins one level down, or NULL */
 };
 
 static int64_t marginal_down(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, uint32_t v)
@@ -598,7 +616,46 @@ static void unpin(const struct spgo_cfg *cfg, struct cyc *c)
 	c->pin_entry = 0;
 }
 
-static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_drop, int rev, int depth);
+static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_drop, int rev, int depth,
+		     struct join_memo *memo);
+
+/* FNV-1a over n counts. */
+static uint64_t counts_hash(const uint64_t *v, size_t n)
+{
+	uint64_t h = 14695981039346656037u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ v[i]) * 1099511628211u;
+	return h;
+}
+
+/* The joined flow memo holds for the cut flow (width counts, hash h), or
+ * NULL. */
+static const uint64_t *memo_find(const struct join_memo *m, const uint64_t *cut, uint64_t h)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		const uint64_t *f = m->flows + 2 * m->width * i;
+		if (m->hash[i] == h && !memcmp(f, cut, m->width * sizeof *f))
+			return f + m->width;
+	}
+	return NULL;
+}
+
+/* Remember that cut (hash h) joins to the flow of cfg. */
+static void memo_put(struct join_memo *m, const struct spgo_cfg *cfg, const uint64_t *cut, uint64_t h)
+{
+	size_t nb = cfg->nblocks, ne = cfg->nedges;
+	if (!m->flows)
+		m->flows = xmalloc(JOIN_MEMO_MAX * 2 * m->width * sizeof *m->flows);
+	size_t i = m->n < JOIN_MEMO_MAX ? m->n++ : m->next;
+	m->next = (i + 1) % JOIN_MEMO_MAX;
+	uint64_t *f = m->flows + 2 * m->width * i;
+	m->hash[i] = h;
+	memcpy(f, cut, m->width * sizeof *f);
+	for (size_t b = 0; b < nb; b++)
+		f[m->width + b] = cfg->blocks[b].count;
+	for (size_t e = 0; e < ne; e++)
+		f[m->width + nb + e] = cfg->edges[e].count;
+}
 
 /* 1 if every positive block is reached from the entry (chk: scratch). */
 static int connected(const struct spgo_cfg *cfg, uint8_t *chk, uint32_t *stack)
@@ -717,11 +774,19 @@ static void polish(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const 
 				cfg->edges[e].count = saved[e];
 			}
 			double before = spgo_flow_cost_l1(cfg, o);
+			uint64_t h = counts_hash(cut, nb + ne);
+			const uint64_t *joined = c->memo ? memo_find(c->memo, cut, h) : NULL;
+			if (!joined)
+				joined = cut;
 			for (size_t b = 0; b < nb; b++)
-				cfg->blocks[b].count = cut[b];
+				cfg->blocks[b].count = joined[b];
 			for (size_t e = 0; e < ne; e++)
-				cfg->edges[e].count = cut[nb + e];
-			join_pass(cfg, o, 1, 0, 1);
+				cfg->edges[e].count = joined[nb + e];
+			if (joined == cut) {
+				join_pass(cfg, o, 1, 0, 1, NULL);
+				if (c->memo)
+					memo_put(c->memo, cfg, cut, h);
+			}
 			int keep = spgo_flow_cost_l1(cfg, o) < before && connected(cfg, chk, c->stack);
 			for (size_t b = 0; b < nb && !keep; b++)
 				cfg->blocks[b].count = cut[b];
@@ -819,7 +884,8 @@ static int residual_call(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, 
 	return keep;
 }
 
-static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_drop, int rev, int depth)
+static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_drop, int rev, int depth,
+		     struct join_memo *memo)
 {
 	size_t nb = cfg->nblocks;
 	int drops = 0;
@@ -858,6 +924,7 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 	size_t ne = cfg->nedges;
 	uint64_t *saved = cy.saved_e = xmalloc((ne + 1) * sizeof *saved);
 	cy.stack = stack;
+	cy.memo = memo;
 
 	/* Flow the entry cannot reach, or that can reach no exit, is a closed
 	 * circulation: remove it. */
@@ -1122,7 +1189,8 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	for (size_t e = 0; e < ne; e++)
 		start[nb + e] = cfg->edges[e].count;
 	double c0 = spgo_flow_cost_l1(cfg, o);
-	int drops = join_pass(cfg, o, 1, 0, 0);
+	struct join_memo memo = {.width = nb + ne};
+	int drops = join_pass(cfg, o, 1, 0, 0, &memo);
 	double cbest = spgo_flow_cost_l1(cfg, o);
 	for (int pass = 1; pass <= 2 && cbest > c0 && nb <= JOIN_PASSES_MAX; pass++) {
 		if (pass == 2 && !drops)
@@ -1135,7 +1203,7 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 			best[nb + e] = cfg->edges[e].count;
 			cfg->edges[e].count = start[nb + e];
 		}
-		join_pass(cfg, o, pass == 1, pass == 1, 0);
+		join_pass(cfg, o, pass == 1, pass == 1, 0, &memo);
 		double c = spgo_flow_cost_l1(cfg, o);
 		if (c < cbest) {
 			cbest = c;
@@ -1146,6 +1214,7 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		for (size_t e = 0; e < ne; e++)
 			cfg->edges[e].count = best[nb + e];
 	}
+	free(memo.flows);
 	free(start);
 	free(best);
 }
