@@ -187,18 +187,21 @@ static int cheapest(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o,
 enum { ARC_EDGE_PLUS = 1, ARC_EDGE_MINUS, ARC_UP, ARC_DOWN, ARC_OUTSIDE };
 
 /*
- * What polish's joins one level down gave, by the flow they started from.
- * Such a join is a function of the counts alone (a fresh pass, no pins),
- * and the same cut comes back often: the passes of flow_join_islands
- * start from the same flow, and an undone cycle is often found again
- * after what it cut was pinned (on sqlite3's CFGs two thirds of the joins
- * repeat one already done).  Per entry, width counts (blocks, then edges)
- * of the cut flow, then as many of the joined one; the oldest entry goes
- * when all JOIN_MEMO_MAX are taken.
+ * Results remembered by the flow they started from, within one
+ * flow_join_islands: [0] polish's joins one level down, [1] the passes'
+ * polishes.  Both are functions of the counts alone (a join one level
+ * down is a fresh pass; polish starts with no pins, and the pass's other
+ * state, its order and drops, does not reach it), and the same start
+ * comes back often: the passes start from the same flow and often join it
+ * the same way, and an undone cycle is often found again after what it
+ * cut was pinned (on sqlite3's CFGs two thirds of the joins one level
+ * down repeat one already done, a third of the polishes).  Per entry,
+ * width counts (blocks, then edges) of the start, then as many of the
+ * result; the oldest entry goes when all max are taken.
  */
 #define JOIN_MEMO_MAX 32
 struct join_memo {
-	size_t n, next, width;
+	size_t n, next, max, width;
 	uint64_t hash[JOIN_MEMO_MAX];
 	uint64_t *flows; /* 2 * width per entry, allocated at the first */
 };
@@ -230,7 +233,7 @@ struct cyc {
 	uint64_t *saved_e, *saved_b;
 	uint8_t *chk;
 	uint32_t *stack;
-	struct join_memo *memo; /* polish's joins one level down, or NULL */
+	struct join_memo *memo; /* the two memos (see there), or NULL */
 };
 
 static int64_t marginal_down(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, uint32_t v)
@@ -628,29 +631,29 @@ static uint64_t counts_hash(const uint64_t *v, size_t n)
 	return h;
 }
 
-/* The joined flow memo holds for the cut flow (width counts, hash h), or
+/* The result memo holds for the flow start (width counts, hash h), or
  * NULL. */
-static const uint64_t *memo_find(const struct join_memo *m, const uint64_t *cut, uint64_t h)
+static const uint64_t *memo_find(const struct join_memo *m, const uint64_t *start, uint64_t h)
 {
 	for (size_t i = 0; i < m->n; i++) {
 		const uint64_t *f = m->flows + 2 * m->width * i;
-		if (m->hash[i] == h && !memcmp(f, cut, m->width * sizeof *f))
+		if (m->hash[i] == h && !memcmp(f, start, m->width * sizeof *f))
 			return f + m->width;
 	}
 	return NULL;
 }
 
-/* Remember that cut (hash h) joins to the flow of cfg. */
-static void memo_put(struct join_memo *m, const struct spgo_cfg *cfg, const uint64_t *cut, uint64_t h)
+/* Remember that start (hash h) gave the flow of cfg. */
+static void memo_put(struct join_memo *m, const struct spgo_cfg *cfg, const uint64_t *start, uint64_t h)
 {
 	size_t nb = cfg->nblocks, ne = cfg->nedges;
 	if (!m->flows)
-		m->flows = xmalloc(JOIN_MEMO_MAX * 2 * m->width * sizeof *m->flows);
-	size_t i = m->n < JOIN_MEMO_MAX ? m->n++ : m->next;
-	m->next = (i + 1) % JOIN_MEMO_MAX;
+		m->flows = xmalloc(m->max * 2 * m->width * sizeof *m->flows);
+	size_t i = m->n < m->max ? m->n++ : m->next;
+	m->next = (i + 1) % m->max;
 	uint64_t *f = m->flows + 2 * m->width * i;
 	m->hash[i] = h;
-	memcpy(f, cut, m->width * sizeof *f);
+	memcpy(f, start, m->width * sizeof *f);
 	for (size_t b = 0; b < nb; b++)
 		f[m->width + b] = cfg->blocks[b].count;
 	for (size_t e = 0; e < ne; e++)
@@ -775,7 +778,7 @@ static void polish(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const 
 			}
 			double before = spgo_flow_cost_l1(cfg, o);
 			uint64_t h = counts_hash(cut, nb + ne);
-			const uint64_t *joined = c->memo ? memo_find(c->memo, cut, h) : NULL;
+			const uint64_t *joined = c->memo ? memo_find(&c->memo[0], cut, h) : NULL;
 			if (!joined)
 				joined = cut;
 			for (size_t b = 0; b < nb; b++)
@@ -785,7 +788,7 @@ static void polish(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const 
 			if (joined == cut) {
 				join_pass(cfg, o, 1, 0, 1, NULL);
 				if (c->memo)
-					memo_put(c->memo, cfg, cut, h);
+					memo_put(&c->memo[0], cfg, cut, h);
 			}
 			int keep = spgo_flow_cost_l1(cfg, o) < before && connected(cfg, chk, c->stack);
 			for (size_t b = 0; b < nb && !keep; b++)
@@ -1115,7 +1118,28 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 			cfg->blocks[v].count++;
 		}
 	}
-	polish(cfg, o, live, &cy, depth);
+	if (memo && depth == 0) {
+		/* the same start polishes the same way (see join_memo) */
+		uint64_t *start = xmalloc((nb + ne + 1) * sizeof *start);
+		for (size_t b = 0; b < nb; b++)
+			start[b] = cfg->blocks[b].count;
+		for (size_t e = 0; e < ne; e++)
+			start[nb + e] = cfg->edges[e].count;
+		uint64_t h = counts_hash(start, nb + ne);
+		const uint64_t *done = memo_find(&memo[1], start, h);
+		if (done) {
+			for (size_t b = 0; b < nb; b++)
+				cfg->blocks[b].count = done[b];
+			for (size_t e = 0; e < ne; e++)
+				cfg->edges[e].count = done[nb + e];
+		} else {
+			polish(cfg, o, live, &cy, depth);
+			memo_put(&memo[1], cfg, start, h);
+		}
+		free(start);
+	} else {
+		polish(cfg, o, live, &cy, depth);
+	}
 	free(mark);
 	free(from_entry);
 	free(island);
@@ -1189,8 +1213,8 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	for (size_t e = 0; e < ne; e++)
 		start[nb + e] = cfg->edges[e].count;
 	double c0 = spgo_flow_cost_l1(cfg, o);
-	struct join_memo memo = {.width = nb + ne};
-	int drops = join_pass(cfg, o, 1, 0, 0, &memo);
+	struct join_memo memo[2] = {{.max = JOIN_MEMO_MAX, .width = nb + ne}, {.max = 3, .width = nb + ne}};
+	int drops = join_pass(cfg, o, 1, 0, 0, nb <= JOIN_PASSES_MAX ? memo : NULL);
 	double cbest = spgo_flow_cost_l1(cfg, o);
 	for (int pass = 1; pass <= 2 && cbest > c0 && nb <= JOIN_PASSES_MAX; pass++) {
 		if (pass == 2 && !drops)
@@ -1203,7 +1227,7 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 			best[nb + e] = cfg->edges[e].count;
 			cfg->edges[e].count = start[nb + e];
 		}
-		join_pass(cfg, o, pass == 1, pass == 1, 0, &memo);
+		join_pass(cfg, o, pass == 1, pass == 1, 0, memo);
 		double c = spgo_flow_cost_l1(cfg, o);
 		if (c < cbest) {
 			cbest = c;
@@ -1214,7 +1238,8 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		for (size_t e = 0; e < ne; e++)
 			cfg->edges[e].count = best[nb + e];
 	}
-	free(memo.flows);
+	free(memo[0].flows);
+	free(memo[1].flows);
 	free(start);
 	free(best);
 }
