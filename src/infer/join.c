@@ -211,6 +211,8 @@ struct cyc {
 	uint32_t *exits, nexits; /* live exit blocks */
 	uint8_t *kind, *inq;
 	int64_t *dist;
+	uint32_t *prev2, *arcid2; /* a spare set of the links (best_cycle) */
+	uint8_t *kind2;
 	uint64_t *outsum, *insum;
 	/* Polishing: no arc may take the last unit of a pinned edge, block
 	 * or entry, nor raise a frozen block from 0 (all 0 while joining). */
@@ -374,6 +376,17 @@ static void cycle_apply(struct spgo_cfg *cfg, const struct cyc *c, uint32_t node
 	}
 }
 
+/* Trade a search's predecessor links with the spare set. */
+static void cyc_swap(struct cyc *c)
+{
+	uint32_t *t = c->prev;
+	c->prev = c->prev2, c->prev2 = t;
+	t = c->arcid;
+	c->arcid = c->arcid2, c->arcid2 = t;
+	uint8_t *k = c->kind;
+	c->kind = c->kind2, c->kind2 = k;
+}
+
 /* Over up to 3 island blocks x entered from the reached part: the cheapest
  * cycle.  Returns its cost (INT64_MAX if none) with *bx, *bp, *be set. */
 static int64_t best_cycle(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live,
@@ -381,7 +394,7 @@ static int64_t best_cycle(const struct spgo_cfg *cfg, const struct spgo_infer_op
 			  uint32_t *be)
 {
 	int64_t best = INT64_MAX;
-	int tried = 0;
+	int tried = 0, kept = 0;
 	for (uint32_t i = 0; i < cfg->nblocks && tried < 3; i++) {
 		uint32_t x = c->rev ? (uint32_t)cfg->nblocks - 1 - i : i;
 		if (!island[x])
@@ -416,7 +429,15 @@ static int64_t best_cycle(const struct spgo_cfg *cfg, const struct spgo_infer_op
 			best = bx_cost;
 			*bx = x;
 			*be = bx_e;
+			cyc_swap(c); /* kept aside while the next are searched */
+			kept = 1;
 		}
+	}
+	if (kept) {
+		/* the caller applies the best search's cycle: it is at hand */
+		cyc_swap(c);
+		c->last_x = *bx;
+		c->last_ok = 1;
 	}
 	return best;
 }
@@ -905,6 +926,9 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 	cy.queue = xmalloc(nn * sizeof *cy.queue);
 	cy.rounds = xmalloc(nn * sizeof *cy.rounds);
 	cy.kind = xmalloc(nn);
+	cy.prev2 = xmalloc(nn * sizeof *cy.prev2);
+	cy.arcid2 = xmalloc(nn * sizeof *cy.arcid2);
+	cy.kind2 = xmalloc(nn);
 	cy.inq = xmalloc(nn);
 	cy.dist = xmalloc(nn * sizeof *cy.dist);
 	cy.outsum = xmalloc(nb * sizeof *cy.outsum);
@@ -1157,6 +1181,9 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 	free(cy.queue);
 	free(cy.rounds);
 	free(cy.kind);
+	free(cy.prev2);
+	free(cy.arcid2);
+	free(cy.kind2);
 	free(cy.inq);
 	free(cy.dist);
 	free(cy.outsum);
