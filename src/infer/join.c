@@ -81,17 +81,48 @@ static void zero_outside(struct spgo_cfg *cfg, const uint8_t *mark)
 			cfg->edges[e].count = 0;
 }
 
+/*
+ * A block's L1 cost terms (block_costs, which does floating-point work),
+ * worked out once per pass: the searches price every arc they relax by
+ * them.  A block without a weight is priced as weight 0 with k_unknown_inc
+ * per unit either way (a unit down, which only happens above 0, saves it).
+ */
+struct price {
+	uint64_t w;
+	struct block_costs c;
+};
+
+static void prices(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, struct price *p)
+{
+	for (uint32_t b = 0; b < cfg->nblocks; b++) {
+		p[b].w = cfg->blocks[b].weight;
+		if (p[b].w == SPGO_WEIGHT_UNKNOWN) {
+			p[b].w = 0;
+			p[b].c = (struct block_costs){o->k_unknown_inc, -o->k_unknown_inc, -o->k_unknown_inc, 0};
+		} else {
+			p[b].c = block_costs(cfg, o, b);
+		}
+	}
+}
+
 /* What one more unit through v costs in the L1 objective (negative when v
  * sits below its weight). */
-static int64_t marginal(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, uint32_t v)
+static inline int64_t marginal(const struct spgo_cfg *cfg, const struct price *p, uint32_t v)
 {
-	uint64_t w = cfg->blocks[v].weight, f = cfg->blocks[v].count;
-	if (w == SPGO_WEIGHT_UNKNOWN)
-		return o->k_unknown_inc;
-	struct block_costs c = block_costs(cfg, o, v);
-	if (f >= w)
-		return c.inc;
-	return f >= c.floor ? -c.dec : -c.dec_floor;
+	uint64_t f = cfg->blocks[v].count;
+	if (f >= p[v].w)
+		return p[v].c.inc;
+	return f >= p[v].c.floor ? -p[v].c.dec : -p[v].c.dec_floor;
+}
+
+/* What one unit less through v costs (positive when v sits at or below its
+ * weight). */
+static inline int64_t marginal_down(const struct spgo_cfg *cfg, const struct price *p, uint32_t v)
+{
+	uint64_t f = cfg->blocks[v].count;
+	if (f > p[v].w)
+		return -p[v].c.inc;
+	return f > p[v].c.floor ? p[v].c.dec : p[v].c.dec_floor;
 }
 
 #define block_cost block_cost_at
@@ -121,8 +152,9 @@ static inline size_t ring(size_t i, size_t n)
  * negative then): the prices of a flow that is not minimal, too high
  * rather than none.
  */
-static int cheapest(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live, int fwd,
-		    int clamp, int64_t *dist, uint32_t *via, uint32_t *queue, uint8_t *inq, uint32_t *rounds)
+static int cheapest(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const struct price *price,
+		    const uint8_t *live, int fwd, int clamp, int64_t *dist, uint32_t *via, uint32_t *queue,
+		    uint8_t *inq, uint32_t *rounds)
 {
 	size_t nb = cfg->nblocks, head = 0, len = 0, pops = 0;
 	for (size_t b = 0; b < nb; b++) {
@@ -133,7 +165,7 @@ static int cheapest(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o,
 	}
 	for (uint32_t b = 0; b < nb; b++)
 		if (live[b] && (fwd ? b == cfg->entry : spgo_cfg_is_exit(cfg, b))) {
-			dist[b] = fwd ? marginal(cfg, o, b) : 0;
+			dist[b] = fwd ? marginal(cfg, price, b) : 0;
 			if (clamp && dist[b] < 0)
 				dist[b] = 0;
 			queue[ring(head + len++, nb)] = b;
@@ -153,7 +185,7 @@ static int cheapest(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o,
 			uint32_t v = fwd ? cfg->edges[e].dst : cfg->edges[e].src;
 			if (!live[v])
 				continue;
-			int64_t m = (fwd ? marginal(cfg, o, v) : marginal(cfg, o, u)) + edge_cost(cfg, o, e);
+			int64_t m = (fwd ? marginal(cfg, price, v) : marginal(cfg, price, u)) + edge_cost(cfg, o, e);
 			int64_t nd = dist[u] + (clamp && m < 0 ? 0 : m);
 			if (nd < dist[v]) {
 				dist[v] = nd;
@@ -211,6 +243,7 @@ struct cyc {
 	uint32_t *exits, nexits; /* live exit blocks */
 	uint8_t *kind, *inq;
 	int64_t *dist;
+	const struct price *price; /* per block */
 	uint32_t *prev2, *arcid2; /* a spare set of the links (best_cycle) */
 	uint8_t *kind2;
 	uint64_t *outsum, *insum;
@@ -237,17 +270,6 @@ struct cyc {
 	uint32_t *stack;
 	struct join_memo *memo; /* the two memos (see there), or NULL */
 };
-
-static int64_t marginal_down(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, uint32_t v)
-{
-	uint64_t w = cfg->blocks[v].weight, f = cfg->blocks[v].count;
-	if (w == SPGO_WEIGHT_UNKNOWN)
-		return -o->k_unknown_inc;
-	struct block_costs c = block_costs(cfg, o, v);
-	if (f > w)
-		return -c.inc;
-	return f > c.floor ? c.dec : c.dec_floor;
-}
 
 /*
  * Relax the residual arcs out of node, the arcs that cycle_search and
@@ -294,7 +316,7 @@ static void relax_arcs(const struct spgo_cfg *cfg, const struct spgo_infer_opts 
 		if (spgo_cfg_is_exit(cfg, v))
 			RELAX(Z, ARC_OUTSIDE, 0, 0);
 		if (b->count > c->pin_b[v])
-			RELAX(2 * v, ARC_DOWN, v, marginal_down(cfg, o, v));
+			RELAX(2 * v, ARC_DOWN, v, marginal_down(cfg, c->price, v));
 	} else {
 		for (uint32_t k = 0; k < b->nin; k++) {
 			uint32_t e = cfg->pred[b->in + k];
@@ -304,7 +326,7 @@ static void relax_arcs(const struct spgo_cfg *cfg, const struct spgo_infer_opts 
 		if (v == cfg->entry && b->count > c->insum[v] + c->pin_entry)
 			RELAX(Z, ARC_OUTSIDE, 0, 0);
 		if (!(b->count == 0 && c->frozen[v]))
-			RELAX(2 * v + 1, ARC_UP, v, marginal(cfg, o, v));
+			RELAX(2 * v + 1, ARC_UP, v, marginal(cfg, c->price, v));
 	}
 #undef RELAX
 }
@@ -452,8 +474,7 @@ static int64_t best_cycle(const struct spgo_cfg *cfg, const struct spgo_infer_op
  * first unit takes to 0 or raises from 0 is the caller's to check.  At
  * least 1.  Counts are before the first unit; outsum, insum current.
  */
-static uint64_t cycle_units(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const struct cyc *c,
-			    uint32_t v)
+static uint64_t cycle_units(const struct spgo_cfg *cfg, const struct cyc *c, uint32_t v)
 {
 	uint32_t Z = (uint32_t)(2 * cfg->nblocks);
 	uint64_t k = UINT64_MAX;
@@ -463,27 +484,24 @@ static uint64_t cycle_units(const struct spgo_cfg *cfg, const struct spgo_infer_
 	size_t steps = 0;
 	do {
 		uint32_t from = c->prev[n], id = c->arcid[n];
-		uint64_t f, w = SPGO_WEIGHT_UNKNOWN;
-		struct block_costs bc = {0, 0, 0, 0};
-		if (c->kind[n] == ARC_UP || c->kind[n] == ARC_DOWN) {
-			f = cfg->blocks[id].count, w = cfg->blocks[id].weight;
-			if (w != SPGO_WEIGHT_UNKNOWN)
-				bc = block_costs(cfg, o, id);
-		}
+		const struct price *p = &c->price[id];
+		uint64_t f;
 		switch (c->kind[n]) {
 		case ARC_EDGE_MINUS:
 			KEEP_ONE(cfg->edges[id].count);
 			break;
 		case ARC_UP: /* up to the next breakpoint (none above w) */
-			if (w != SPGO_WEIGHT_UNKNOWN && f < w)
-				BOUND(f < bc.floor ? bc.floor - f : w - f);
+			f = cfg->blocks[id].count;
+			if (f < p->w)
+				BOUND(f < p->c.floor ? p->c.floor - f : p->w - f);
 			break;
 		case ARC_DOWN: /* down to the next breakpoint, or to 1 */
+			f = cfg->blocks[id].count;
 			KEEP_ONE(f);
-			if (w != SPGO_WEIGHT_UNKNOWN && f > w)
-				BOUND(f - w);
-			else if (w != SPGO_WEIGHT_UNKNOWN && f > bc.floor)
-				BOUND(f - bc.floor);
+			if (f > p->w)
+				BOUND(f - p->w);
+			else if (f > p->c.floor)
+				BOUND(f - p->c.floor);
 			break;
 		case ARC_OUTSIDE:
 			if (from == Z && (n & 1)) /* Z -> out(y): less leaves at exit y */
@@ -566,7 +584,7 @@ static int improve_once(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, c
 	if (c->prev[v] == SPGO_NONE)
 		return 0;
 	c->cyc_node = v;
-	c->more = cycle_units(cfg, o, c, v) - 1;
+	c->more = cycle_units(cfg, c, v) - 1;
 	uint32_t n = v;
 	size_t steps = 0;
 	do {
@@ -933,6 +951,9 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 	cy.dist = xmalloc(nn * sizeof *cy.dist);
 	cy.outsum = xmalloc(nb * sizeof *cy.outsum);
 	cy.insum = xmalloc(nb * sizeof *cy.insum);
+	struct price *price = xmalloc(nb * sizeof *price);
+	prices(cfg, o, price);
+	cy.price = price;
 	cy.frozen = xcalloc(nb, 1);
 	cy.pin_b = xcalloc(nb, 1);
 	cy.pin_e = xcalloc(cfg->nedges + 1, 1);
@@ -993,8 +1014,8 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 		 * cheapest island block x ... */
 		int ok = 0;
 		for (int clamp = 0; clamp <= 1 && !ok; clamp++)
-			ok = cheapest(cfg, o, live, 1, clamp, d1, via1, queue, inq, rounds) == 0 &&
-			     cheapest(cfg, o, live, 0, clamp, d2, via2, queue, inq, rounds) == 0;
+			ok = cheapest(cfg, o, price, live, 1, clamp, d1, via1, queue, inq, rounds) == 0 &&
+			     cheapest(cfg, o, price, live, 0, clamp, d2, via2, queue, inq, rounds) == 0;
 		uint32_t x = SPGO_NONE;
 		int64_t best = INT64_MAX;
 		for (uint32_t b = 0; ok && b < nb; b++)
@@ -1188,6 +1209,7 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 	free(cy.dist);
 	free(cy.outsum);
 	free(cy.insum);
+	free(price);
 	free(cy.frozen);
 	free(cy.pin_b);
 	free(cy.pin_e);
