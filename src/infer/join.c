@@ -484,7 +484,7 @@ static uint64_t cycle_units(const struct spgo_cfg *cfg, const struct cyc *c, uin
 	size_t steps = 0;
 	do {
 		uint32_t from = c->prev[n], id = c->arcid[n];
-		const struct price *p = &c->price[id];
+		const struct price *p = c->price + (c->kind[n] == ARC_UP || c->kind[n] == ARC_DOWN ? id : 0);
 		uint64_t f;
 		switch (c->kind[n]) {
 		case ARC_EDGE_MINUS:
@@ -1251,11 +1251,11 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	 * So when joining cost anything, two more passes run from the same
 	 * start: the dearest island first (where a join may not cut off what
 	 * an earlier one reached), and (if the first pass dropped one) never
-	 * dropping.  The cheapest result is kept.  Each pass costs what the
-	 * first did, which on a CFG of hundreds of blocks with islands is
-	 * more than the solve (on speedtest1's CFGs: 25 ms more over all, for
-	 * an L1 gain of 2): the passes run on CFGs up to JOIN_PASSES_MAX
-	 * blocks. */
+	 * dropping.  The cheapest result is kept.  Each pass costs about what
+	 * the first did (less what join_memo finds done already), which on a
+	 * CFG of hundreds of blocks with islands is more than the solve (on
+	 * speedtest1's CFGs: 25 ms more over all, for an L1 gain of 2): the
+	 * passes run on CFGs up to JOIN_PASSES_MAX blocks. */
 	uint64_t *start = xmalloc((nb + ne + 1) * sizeof *start), *best = xmalloc((nb + ne + 1) * sizeof *best);
 	for (size_t b = 0; b < nb; b++)
 		start[b] = cfg->blocks[b].count;
