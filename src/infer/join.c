@@ -81,17 +81,48 @@ static void zero_outside(struct spgo_cfg *cfg, const uint8_t *mark)
 			cfg->edges[e].count = 0;
 }
 
+/*
+ * A block's L1 cost terms (block_costs, which does floating-point work),
+ * worked out once per pass: the searches price every arc they relax by
+ * them.  A block without a weight is priced as weight 0 with k_unknown_inc
+ * per unit either way (a unit down, which only happens above 0, saves it).
+ */
+struct price {
+	uint64_t w;
+	struct block_costs c;
+};
+
+static void prices(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, struct price *p)
+{
+	for (uint32_t b = 0; b < cfg->nblocks; b++) {
+		p[b].w = cfg->blocks[b].weight;
+		if (p[b].w == SPGO_WEIGHT_UNKNOWN) {
+			p[b].w = 0;
+			p[b].c = (struct block_costs){o->k_unknown_inc, -o->k_unknown_inc, -o->k_unknown_inc, 0};
+		} else {
+			p[b].c = block_costs(cfg, o, b);
+		}
+	}
+}
+
 /* What one more unit through v costs in the L1 objective (negative when v
  * sits below its weight). */
-static int64_t marginal(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, uint32_t v)
+static inline int64_t marginal(const struct spgo_cfg *cfg, const struct price *p, uint32_t v)
 {
-	uint64_t w = cfg->blocks[v].weight, f = cfg->blocks[v].count;
-	if (w == SPGO_WEIGHT_UNKNOWN)
-		return o->k_unknown_inc;
-	struct block_costs c = block_costs(cfg, o, v);
-	if (f >= w)
-		return c.inc;
-	return f >= c.floor ? -c.dec : -c.dec_floor;
+	uint64_t f = cfg->blocks[v].count;
+	if (f >= p[v].w)
+		return p[v].c.inc;
+	return f >= p[v].c.floor ? -p[v].c.dec : -p[v].c.dec_floor;
+}
+
+/* What one unit less through v costs (positive when v sits at or below its
+ * weight). */
+static inline int64_t marginal_down(const struct spgo_cfg *cfg, const struct price *p, uint32_t v)
+{
+	uint64_t f = cfg->blocks[v].count;
+	if (f > p[v].w)
+		return -p[v].c.inc;
+	return f > p[v].c.floor ? p[v].c.dec : p[v].c.dec_floor;
 }
 
 #define block_cost block_cost_at
@@ -100,6 +131,14 @@ static int64_t marginal(const struct spgo_cfg *cfg, const struct spgo_infer_opts
 static inline int64_t edge_cost(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, uint32_t e)
 {
 	return o->k_layout && edge_against_layout(cfg, e) ? o->k_layout : 0;
+}
+
+/* Position i of a ring buffer of n slots, for i < 2n (a head and a length
+ * each below n): a subtraction, not the division of i % n, which the
+ * searches below would pay on every relaxed arc. */
+static inline size_t ring(size_t i, size_t n)
+{
+	return i < n ? i : i - n;
 }
 
 /*
@@ -113,8 +152,9 @@ static inline int64_t edge_cost(const struct spgo_cfg *cfg, const struct spgo_in
  * negative then): the prices of a flow that is not minimal, too high
  * rather than none.
  */
-static int cheapest(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live, int fwd,
-		    int clamp, int64_t *dist, uint32_t *via, uint32_t *queue, uint8_t *inq, uint32_t *rounds)
+static int cheapest(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const struct price *price,
+		    const uint8_t *live, int fwd, int clamp, int64_t *dist, uint32_t *via, uint32_t *queue,
+		    uint8_t *inq, uint32_t *rounds)
 {
 	size_t nb = cfg->nblocks, head = 0, len = 0, pops = 0;
 	for (size_t b = 0; b < nb; b++) {
@@ -125,15 +165,15 @@ static int cheapest(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o,
 	}
 	for (uint32_t b = 0; b < nb; b++)
 		if (live[b] && (fwd ? b == cfg->entry : spgo_cfg_is_exit(cfg, b))) {
-			dist[b] = fwd ? marginal(cfg, o, b) : 0;
+			dist[b] = fwd ? marginal(cfg, price, b) : 0;
 			if (clamp && dist[b] < 0)
 				dist[b] = 0;
-			queue[(head + len++) % nb] = b;
+			queue[ring(head + len++, nb)] = b;
 			inq[b] = 1;
 		}
 	while (len) {
 		uint32_t u = queue[head];
-		head = (head + 1) % nb;
+		head = ring(head + 1, nb);
 		len--;
 		inq[u] = 0;
 		if (++rounds[u] > nb + 1 || ++pops > 4 * nb + 64)
@@ -145,14 +185,14 @@ static int cheapest(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o,
 			uint32_t v = fwd ? cfg->edges[e].dst : cfg->edges[e].src;
 			if (!live[v])
 				continue;
-			int64_t m = (fwd ? marginal(cfg, o, v) : marginal(cfg, o, u)) + edge_cost(cfg, o, e);
+			int64_t m = (fwd ? marginal(cfg, price, v) : marginal(cfg, price, u)) + edge_cost(cfg, o, e);
 			int64_t nd = dist[u] + (clamp && m < 0 ? 0 : m);
 			if (nd < dist[v]) {
 				dist[v] = nd;
 				via[v] = e;
 				if (!inq[v]) {
 					inq[v] = 1;
-					queue[(head + len++) % nb] = v;
+					queue[ring(head + len++, nb)] = v;
 				}
 			}
 		}
@@ -178,11 +218,34 @@ static int cheapest(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o,
  */
 enum { ARC_EDGE_PLUS = 1, ARC_EDGE_MINUS, ARC_UP, ARC_DOWN, ARC_OUTSIDE };
 
+/*
+ * Results remembered by the flow they started from, within one
+ * flow_join_islands: [0] polish's joins one level down, [1] the passes'
+ * polishes.  Both are functions of the counts alone (a join one level
+ * down is a fresh pass; polish starts with no pins, and the pass's other
+ * state, its order and drops, does not reach it), and the same start
+ * comes back often: the passes start from the same flow and often join it
+ * the same way, and an undone cycle is often found again after what it
+ * cut was pinned (on sqlite3's CFGs two thirds of the joins one level
+ * down repeat one already done, a third of the polishes).  Per entry,
+ * width counts (blocks, then edges) of the start, then as many of the
+ * result; the oldest entry goes when all max are taken.
+ */
+#define JOIN_MEMO_MAX 32
+struct join_memo {
+	size_t n, next, max, width;
+	uint64_t hash[JOIN_MEMO_MAX];
+	uint64_t *flows; /* 2 * width per entry, allocated at the first */
+};
+
 struct cyc {
 	uint32_t *prev, *arcid, *queue, *rounds;
 	uint32_t *exits, nexits; /* live exit blocks */
 	uint8_t *kind, *inq;
 	int64_t *dist;
+	const struct price *price; /* per block */
+	uint32_t *prev2, *arcid2; /* a spare set of the links (best_cycle) */
+	uint8_t *kind2;
 	uint64_t *outsum, *insum;
 	/* Polishing: no arc may take the last unit of a pinned edge, block
 	 * or entry, nor raise a frozen block from 0 (all 0 while joining). */
@@ -195,24 +258,18 @@ struct cyc {
 	uint32_t last_x; /* best_cycle's last search: from in(last_x), */
 	int last_ok;     /* whether it completed (dist and prev hold it) */
 	int failed;      /* some search met a negative cycle or its limit */
+	int settled;     /* improve_once's last search ran to its end: no
+			    negative cycle, its dist are potentials */
+	uint32_t cyc_node; /* improve_once's cycle (through this node, along */
+	uint64_t more;     /* prev), and how many more units it may take */
 	int rev; /* islands taken from the last block down, the dearest join
 		    first, and no join may cut off what was reached */
 	/* scratch: counts before a trial, what the entry reaches after it */
 	uint64_t *saved_e, *saved_b;
 	uint8_t *chk;
 	uint32_t *stack;
+	struct join_memo *memo; /* the two memos (see there), or NULL */
 };
-
-static int64_t marginal_down(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, uint32_t v)
-{
-	uint64_t w = cfg->blocks[v].weight, f = cfg->blocks[v].count;
-	if (w == SPGO_WEIGHT_UNKNOWN)
-		return -o->k_unknown_inc;
-	struct block_costs c = block_costs(cfg, o, v);
-	if (f > w)
-		return -c.inc;
-	return f > c.floor ? c.dec : c.dec_floor;
-}
 
 /*
  * Relax the residual arcs out of node, the arcs that cycle_search and
@@ -235,7 +292,7 @@ static void relax_arcs(const struct spgo_cfg *cfg, const struct spgo_infer_opts 
 			c->arcid[w] = (id);                                                                    \
 			if (!c->inq[w]) {                                                                      \
 				c->inq[w] = 1;                                                                 \
-				c->queue[(head + (*len)++) % nn] = (w);                                        \
+				c->queue[ring(head + (*len)++, nn)] = (w);                                     \
 			}                                                                                      \
 		}                                                                                              \
 	} while (0)
@@ -259,7 +316,7 @@ static void relax_arcs(const struct spgo_cfg *cfg, const struct spgo_infer_opts 
 		if (spgo_cfg_is_exit(cfg, v))
 			RELAX(Z, ARC_OUTSIDE, 0, 0);
 		if (b->count > c->pin_b[v])
-			RELAX(2 * v, ARC_DOWN, v, marginal_down(cfg, o, v));
+			RELAX(2 * v, ARC_DOWN, v, marginal_down(cfg, c->price, v));
 	} else {
 		for (uint32_t k = 0; k < b->nin; k++) {
 			uint32_t e = cfg->pred[b->in + k];
@@ -269,7 +326,7 @@ static void relax_arcs(const struct spgo_cfg *cfg, const struct spgo_infer_opts 
 		if (v == cfg->entry && b->count > c->insum[v] + c->pin_entry)
 			RELAX(Z, ARC_OUTSIDE, 0, 0);
 		if (!(b->count == 0 && c->frozen[v]))
-			RELAX(2 * v + 1, ARC_UP, v, marginal(cfg, o, v));
+			RELAX(2 * v + 1, ARC_UP, v, marginal(cfg, c->price, v));
 	}
 #undef RELAX
 }
@@ -290,7 +347,7 @@ static int node_search(const struct spgo_cfg *cfg, const struct spgo_infer_opts 
 	c->inq[start] = 1;
 	while (len) {
 		uint32_t node = c->queue[head];
-		head = (head + 1) % nn;
+		head = ring(head + 1, nn);
 		len--;
 		c->inq[node] = 0;
 		if (++c->rounds[node] > nn + 1 || ++pops > 4 * nn + 64)
@@ -307,23 +364,29 @@ static int cycle_search(const struct spgo_cfg *cfg, const struct spgo_infer_opts
 	return node_search(cfg, o, live, 2 * x, c);
 }
 
-/* Apply the change of the arc by which the search reached node n. */
-static void arc_apply(struct spgo_cfg *cfg, const struct cyc *c, uint32_t n)
+/* Apply the change of the arc by which the search reached node n, units
+ * times. */
+static void arc_apply_n(struct spgo_cfg *cfg, const struct cyc *c, uint32_t n, uint64_t units)
 {
 	switch (c->kind[n]) {
 	case ARC_EDGE_PLUS:
-		cfg->edges[c->arcid[n]].count++;
+		cfg->edges[c->arcid[n]].count += units;
 		break;
 	case ARC_EDGE_MINUS:
-		cfg->edges[c->arcid[n]].count--;
+		cfg->edges[c->arcid[n]].count -= units;
 		break;
 	case ARC_UP:
-		cfg->blocks[c->arcid[n]].count++;
+		cfg->blocks[c->arcid[n]].count += units;
 		break;
 	case ARC_DOWN:
-		cfg->blocks[c->arcid[n]].count--;
+		cfg->blocks[c->arcid[n]].count -= units;
 		break;
 	}
+}
+
+static void arc_apply(struct spgo_cfg *cfg, const struct cyc *c, uint32_t n)
+{
+	arc_apply_n(cfg, c, n, 1);
 }
 
 /* Apply the cycle found by cycle_search, closing with +1 on edge add. */
@@ -335,6 +398,17 @@ static void cycle_apply(struct spgo_cfg *cfg, const struct cyc *c, uint32_t node
 	}
 }
 
+/* Trade a search's predecessor links with the spare set. */
+static void cyc_swap(struct cyc *c)
+{
+	uint32_t *t = c->prev;
+	c->prev = c->prev2, c->prev2 = t;
+	t = c->arcid;
+	c->arcid = c->arcid2, c->arcid2 = t;
+	uint8_t *k = c->kind;
+	c->kind = c->kind2, c->kind2 = k;
+}
+
 /* Over up to 3 island blocks x entered from the reached part: the cheapest
  * cycle.  Returns its cost (INT64_MAX if none) with *bx, *bp, *be set. */
 static int64_t best_cycle(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live,
@@ -342,7 +416,7 @@ static int64_t best_cycle(const struct spgo_cfg *cfg, const struct spgo_infer_op
 			  uint32_t *be)
 {
 	int64_t best = INT64_MAX;
-	int tried = 0;
+	int tried = 0, kept = 0;
 	for (uint32_t i = 0; i < cfg->nblocks && tried < 3; i++) {
 		uint32_t x = c->rev ? (uint32_t)cfg->nblocks - 1 - i : i;
 		if (!island[x])
@@ -377,9 +451,70 @@ static int64_t best_cycle(const struct spgo_cfg *cfg, const struct spgo_infer_op
 			best = bx_cost;
 			*bx = x;
 			*be = bx_e;
+			cyc_swap(c); /* kept aside while the next are searched */
+			kept = 1;
 		}
 	}
+	if (kept) {
+		/* the caller applies the best search's cycle: it is at hand */
+		cyc_swap(c);
+		c->last_x = *bx;
+		c->last_ok = 1;
+	}
 	return best;
+}
+
+/*
+ * How many units the negative cycle through node v (along prev) may carry
+ * at the same cost per unit without changing the support of the flow
+ * after its first unit: every arc keeps its marginal (block costs are
+ * piecewise linear: breakpoints at the weight and the decrease floor),
+ * and no edge, block or entering count that the first unit leaves
+ * positive reaches 0 (what the entry reaches stays the same).  What the
+ * first unit takes to 0 or raises from 0 is the caller's to check.  At
+ * least 1.  Counts are before the first unit; outsum, insum current.
+ */
+static uint64_t cycle_units(const struct spgo_cfg *cfg, const struct cyc *c, uint32_t v)
+{
+	uint32_t Z = (uint32_t)(2 * cfg->nblocks);
+	uint64_t k = UINT64_MAX;
+#define BOUND(u) (k = (u) < k ? (u) : k)
+#define KEEP_ONE(f) BOUND((f) > 1 ? (f) - 1 : 1) /* stop one unit short of 0 */
+	uint32_t n = v;
+	size_t steps = 0;
+	do {
+		uint32_t from = c->prev[n], id = c->arcid[n];
+		const struct price *p = c->price + (c->kind[n] == ARC_UP || c->kind[n] == ARC_DOWN ? id : 0);
+		uint64_t f;
+		switch (c->kind[n]) {
+		case ARC_EDGE_MINUS:
+			KEEP_ONE(cfg->edges[id].count);
+			break;
+		case ARC_UP: /* up to the next breakpoint (none above w) */
+			f = cfg->blocks[id].count;
+			if (f < p->w)
+				BOUND(f < p->c.floor ? p->c.floor - f : p->w - f);
+			break;
+		case ARC_DOWN: /* down to the next breakpoint, or to 1 */
+			f = cfg->blocks[id].count;
+			KEEP_ONE(f);
+			if (f > p->w)
+				BOUND(f - p->w);
+			else if (f > p->c.floor)
+				BOUND(f - p->c.floor);
+			break;
+		case ARC_OUTSIDE:
+			if (from == Z && (n & 1)) /* Z -> out(y): less leaves at exit y */
+				BOUND(cfg->blocks[n / 2].count - c->outsum[n / 2]);
+			else if (n == Z && from == 2 * cfg->entry) /* in(entry) -> Z: less enters */
+				KEEP_ONE(cfg->blocks[cfg->entry].count - c->insum[cfg->entry]);
+			break;
+		}
+		n = from;
+	} while (n != v && n != SPGO_NONE && ++steps <= 2 * cfg->nblocks + 1);
+#undef KEEP_ONE
+#undef BOUND
+	return k == UINT64_MAX ? 1 : k; /* (a negative cycle has a bounded arc) */
 }
 
 /*
@@ -392,7 +527,7 @@ static int64_t best_cycle(const struct spgo_cfg *cfg, const struct spgo_infer_op
 static int improve_once(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live,
 			struct cyc *c)
 {
-	size_t nb = cfg->nblocks, nn = 2 * nb + 1, head = 0, len = 0, pops = 0;
+	size_t nb = cfg->nblocks, nn = 2 * nb + 1, head = 0, len = 0, pops = 0, lap = 0;
 	uint32_t Z = (uint32_t)(2 * nb);
 	for (size_t v = 0; v < nn; v++) {
 		c->dist[v] = 0;
@@ -402,9 +537,11 @@ static int improve_once(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, c
 		c->queue[len++] = (uint32_t)v;
 	}
 	uint32_t hit = SPGO_NONE;
+	c->settled = 0;
+	c->more = 0;
 	while (len && hit == SPGO_NONE) {
 		uint32_t node = c->queue[head];
-		head = (head + 1) % nn;
+		head = ring(head + 1, nn);
 		len--;
 		c->inq[node] = 0;
 		if (++c->rounds[node] > nn + 1) {
@@ -413,7 +550,8 @@ static int improve_once(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, c
 		}
 		/* every nn steps, look for a cycle among the predecessor links
 		 * (Floyd's two pointers): one there has negative cost */
-		if (++pops % nn == 0) {
+		if (++pops, ++lap == nn) {
+			lap = 0;
 			uint32_t slow = node, fast = node;
 			for (size_t k = 0; k <= nn && hit == SPGO_NONE; k++) {
 				if (fast == SPGO_NONE || c->prev[fast] == SPGO_NONE)
@@ -432,14 +570,21 @@ static int improve_once(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, c
 			continue;
 		relax_arcs(cfg, o, live, c, node, head, &len, nn);
 	}
-	if (hit == SPGO_NONE)
+	if (hit == SPGO_NONE) {
+		/* the queue ran empty: every arc satisfies
+		 * dist[to] <= dist[from] + cost, so no cycle is negative */
+		c->settled = !c->clamp;
 		return 0;
-	/* walk back into the cycle, then apply it once around */
+	}
+	/* walk back into the cycle, then apply one unit of it (polish adds
+	 * the c->more others when the flow stays connected) */
 	uint32_t v = hit;
 	for (size_t k = 0; k < nn && c->prev[v] != SPGO_NONE; k++)
 		v = c->prev[v];
 	if (c->prev[v] == SPGO_NONE)
 		return 0;
+	c->cyc_node = v;
+	c->more = cycle_units(cfg, c, v) - 1;
 	uint32_t n = v;
 	size_t steps = 0;
 	do {
@@ -513,7 +658,46 @@ static void unpin(const struct spgo_cfg *cfg, struct cyc *c)
 	c->pin_entry = 0;
 }
 
-static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_drop, int rev, int depth);
+static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_drop, int rev, int depth,
+		     struct join_memo *memo);
+
+/* FNV-1a over n counts. */
+static uint64_t counts_hash(const uint64_t *v, size_t n)
+{
+	uint64_t h = 14695981039346656037u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ v[i]) * 1099511628211u;
+	return h;
+}
+
+/* The result memo holds for the flow start (width counts, hash h), or
+ * NULL. */
+static const uint64_t *memo_find(const struct join_memo *m, const uint64_t *start, uint64_t h)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		const uint64_t *f = m->flows + 2 * m->width * i;
+		if (m->hash[i] == h && !memcmp(f, start, m->width * sizeof *f))
+			return f + m->width;
+	}
+	return NULL;
+}
+
+/* Remember that start (hash h) gave the flow of cfg. */
+static void memo_put(struct join_memo *m, const struct spgo_cfg *cfg, const uint64_t *start, uint64_t h)
+{
+	size_t nb = cfg->nblocks, ne = cfg->nedges;
+	if (!m->flows)
+		m->flows = xmalloc(m->max * 2 * m->width * sizeof *m->flows);
+	size_t i = m->n < m->max ? m->n++ : m->next;
+	m->next = (i + 1) % m->max;
+	uint64_t *f = m->flows + 2 * m->width * i;
+	m->hash[i] = h;
+	memcpy(f, start, m->width * sizeof *f);
+	for (size_t b = 0; b < nb; b++)
+		f[m->width + b] = cfg->blocks[b].count;
+	for (size_t e = 0; e < ne; e++)
+		f[m->width + nb + e] = cfg->edges[e].count;
+}
 
 /* 1 if every positive block is reached from the entry (chk: scratch). */
 static int connected(const struct spgo_cfg *cfg, uint8_t *chk, uint32_t *stack)
@@ -538,6 +722,16 @@ static int reroute(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const 
 	for (uint32_t e = 0; e < cfg->nedges; e++) {
 		uint32_t u = cfg->edges[e].src, v = cfg->edges[e].dst;
 		if (cfg->edges[e].count == 0 || u == v || !live[u] || !live[v])
+			continue;
+		/* When improve_once has just settled (no negative cycle), the
+		 * cycle sought here is one only if it goes through the -1 arc
+		 * of e, so e must be an edge that had none there: pinned at
+		 * its last unit.  (Any walk out(u) -> in(v) costs at least
+		 * dist[in v] - dist[out u] by the settled dist, and e's -1 arc
+		 * gave dist[out u] <= dist[in v] - edge_cost: the walk plus
+		 * that arc cannot be negative.)  Skipping the others finds the
+		 * same first edge with one search per pinned edge. */
+		if (c->settled && cfg->edges[e].count > c->pin_e[e])
 			continue;
 		c->ban_e = e;
 		int ok = node_search(cfg, o, live, 2 * u + 1, c) == 0;
@@ -622,11 +816,19 @@ static void polish(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const 
 				cfg->edges[e].count = saved[e];
 			}
 			double before = spgo_flow_cost_l1(cfg, o);
+			uint64_t h = counts_hash(cut, nb + ne);
+			const uint64_t *joined = c->memo ? memo_find(&c->memo[0], cut, h) : NULL;
+			if (!joined)
+				joined = cut;
 			for (size_t b = 0; b < nb; b++)
-				cfg->blocks[b].count = cut[b];
+				cfg->blocks[b].count = joined[b];
 			for (size_t e = 0; e < ne; e++)
-				cfg->edges[e].count = cut[nb + e];
-			join_pass(cfg, o, 1, 0, 1);
+				cfg->edges[e].count = joined[nb + e];
+			if (joined == cut) {
+				join_pass(cfg, o, 1, 0, 1, NULL);
+				if (c->memo)
+					memo_put(&c->memo[0], cfg, cut, h);
+			}
 			int keep = spgo_flow_cost_l1(cfg, o) < before && connected(cfg, chk, c->stack);
 			for (size_t b = 0; b < nb && !keep; b++)
 				cfg->blocks[b].count = cut[b];
@@ -641,6 +843,12 @@ static void polish(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const 
 			reach(cfg, chk, c->stack);
 		}
 		if (!bad) {
+			/* improve_once's cycle kept the flow connected: it
+			 * takes the other units it may carry at the same
+			 * price, which leave the support as it is (rather
+			 * than being found again once per unit) */
+			for (uint32_t n = c->cyc_node, k = 0; c->more && (n != c->cyc_node || !k++); n = c->prev[n])
+				arc_apply_n(cfg, c, n, c->more);
 			/* a kept cycle lowered the cost: what was pinned on
 			 * the way may be free to move again (the cost bounds
 			 * the kept cycles, the pins the undone ones between) */
@@ -718,7 +926,8 @@ static int residual_call(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, 
 	return keep;
 }
 
-static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_drop, int rev, int depth)
+static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_drop, int rev, int depth,
+		     struct join_memo *memo)
 {
 	size_t nb = cfg->nblocks;
 	int drops = 0;
@@ -735,10 +944,16 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 	cy.queue = xmalloc(nn * sizeof *cy.queue);
 	cy.rounds = xmalloc(nn * sizeof *cy.rounds);
 	cy.kind = xmalloc(nn);
+	cy.prev2 = xmalloc(nn * sizeof *cy.prev2);
+	cy.arcid2 = xmalloc(nn * sizeof *cy.arcid2);
+	cy.kind2 = xmalloc(nn);
 	cy.inq = xmalloc(nn);
 	cy.dist = xmalloc(nn * sizeof *cy.dist);
 	cy.outsum = xmalloc(nb * sizeof *cy.outsum);
 	cy.insum = xmalloc(nb * sizeof *cy.insum);
+	struct price *price = xmalloc(nb * sizeof *price);
+	prices(cfg, o, price);
+	cy.price = price;
 	cy.frozen = xcalloc(nb, 1);
 	cy.pin_b = xcalloc(nb, 1);
 	cy.pin_e = xcalloc(cfg->nedges + 1, 1);
@@ -748,7 +963,7 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 	cy.rev = rev;
 	cy.last_x = SPGO_NONE;
 	cy.ban_e = SPGO_NONE;
-	cy.last_ok = cy.failed = 0;
+	cy.last_ok = cy.failed = cy.settled = 0;
 	uint64_t *saved_b = cy.saved_b = xmalloc(nb * sizeof *saved_b);
 	uint8_t *chk = cy.chk = xmalloc(nb);
 
@@ -757,6 +972,7 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 	size_t ne = cfg->nedges;
 	uint64_t *saved = cy.saved_e = xmalloc((ne + 1) * sizeof *saved);
 	cy.stack = stack;
+	cy.memo = memo;
 
 	/* Flow the entry cannot reach, or that can reach no exit, is a closed
 	 * circulation: remove it. */
@@ -798,8 +1014,8 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 		 * cheapest island block x ... */
 		int ok = 0;
 		for (int clamp = 0; clamp <= 1 && !ok; clamp++)
-			ok = cheapest(cfg, o, live, 1, clamp, d1, via1, queue, inq, rounds) == 0 &&
-			     cheapest(cfg, o, live, 0, clamp, d2, via2, queue, inq, rounds) == 0;
+			ok = cheapest(cfg, o, price, live, 1, clamp, d1, via1, queue, inq, rounds) == 0 &&
+			     cheapest(cfg, o, price, live, 0, clamp, d2, via2, queue, inq, rounds) == 0;
 		uint32_t x = SPGO_NONE;
 		int64_t best = INT64_MAX;
 		for (uint32_t b = 0; ok && b < nb; b++)
@@ -947,7 +1163,28 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 			cfg->blocks[v].count++;
 		}
 	}
-	polish(cfg, o, live, &cy, depth);
+	if (memo && depth == 0) {
+		/* the same start polishes the same way (see join_memo) */
+		uint64_t *start = xmalloc((nb + ne + 1) * sizeof *start);
+		for (size_t b = 0; b < nb; b++)
+			start[b] = cfg->blocks[b].count;
+		for (size_t e = 0; e < ne; e++)
+			start[nb + e] = cfg->edges[e].count;
+		uint64_t h = counts_hash(start, nb + ne);
+		const uint64_t *done = memo_find(&memo[1], start, h);
+		if (done) {
+			for (size_t b = 0; b < nb; b++)
+				cfg->blocks[b].count = done[b];
+			for (size_t e = 0; e < ne; e++)
+				cfg->edges[e].count = done[nb + e];
+		} else {
+			polish(cfg, o, live, &cy, depth);
+			memo_put(&memo[1], cfg, start, h);
+		}
+		free(start);
+	} else {
+		polish(cfg, o, live, &cy, depth);
+	}
 	free(mark);
 	free(from_entry);
 	free(island);
@@ -965,10 +1202,14 @@ static int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int 
 	free(cy.queue);
 	free(cy.rounds);
 	free(cy.kind);
+	free(cy.prev2);
+	free(cy.arcid2);
+	free(cy.kind2);
 	free(cy.inq);
 	free(cy.dist);
 	free(cy.outsum);
 	free(cy.insum);
+	free(price);
 	free(cy.frozen);
 	free(cy.pin_b);
 	free(cy.pin_e);
@@ -1010,18 +1251,19 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	 * So when joining cost anything, two more passes run from the same
 	 * start: the dearest island first (where a join may not cut off what
 	 * an earlier one reached), and (if the first pass dropped one) never
-	 * dropping.  The cheapest result is kept.  Each pass costs what the
-	 * first did, which on a CFG of hundreds of blocks with islands is
-	 * more than the solve (on speedtest1's CFGs: 25 ms more over all, for
-	 * an L1 gain of 2): the passes run on CFGs up to JOIN_PASSES_MAX
-	 * blocks. */
+	 * dropping.  The cheapest result is kept.  Each pass costs about what
+	 * the first did (less what join_memo finds done already), which on a
+	 * CFG of hundreds of blocks with islands is more than the solve (on
+	 * speedtest1's CFGs: 25 ms more over all, for an L1 gain of 2): the
+	 * passes run on CFGs up to JOIN_PASSES_MAX blocks. */
 	uint64_t *start = xmalloc((nb + ne + 1) * sizeof *start), *best = xmalloc((nb + ne + 1) * sizeof *best);
 	for (size_t b = 0; b < nb; b++)
 		start[b] = cfg->blocks[b].count;
 	for (size_t e = 0; e < ne; e++)
 		start[nb + e] = cfg->edges[e].count;
 	double c0 = spgo_flow_cost_l1(cfg, o);
-	int drops = join_pass(cfg, o, 1, 0, 0);
+	struct join_memo memo[2] = {{.max = JOIN_MEMO_MAX, .width = nb + ne}, {.max = 3, .width = nb + ne}};
+	int drops = join_pass(cfg, o, 1, 0, 0, nb <= JOIN_PASSES_MAX ? memo : NULL);
 	double cbest = spgo_flow_cost_l1(cfg, o);
 	for (int pass = 1; pass <= 2 && cbest > c0 && nb <= JOIN_PASSES_MAX; pass++) {
 		if (pass == 2 && !drops)
@@ -1034,7 +1276,7 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 			best[nb + e] = cfg->edges[e].count;
 			cfg->edges[e].count = start[nb + e];
 		}
-		join_pass(cfg, o, pass == 1, pass == 1, 0);
+		join_pass(cfg, o, pass == 1, pass == 1, 0, memo);
 		double c = spgo_flow_cost_l1(cfg, o);
 		if (c < cbest) {
 			cbest = c;
@@ -1045,6 +1287,8 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		for (size_t e = 0; e < ne; e++)
 			cfg->edges[e].count = best[nb + e];
 	}
+	free(memo[0].flows);
+	free(memo[1].flows);
 	free(start);
 	free(best);
 }
