@@ -92,9 +92,9 @@ static inline int edge_against_layout(const struct spgo_cfg *cfg, uint32_t e)
  * and writes block and edge counts; the flow conserves but may have islands.
  */
 int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o);
-/* Post-processing: connect islands to the entry (section 3.2, join.c), and
- * route flow through dangling subgraphs by the branch probabilities
- * (section 3.4, rebalance.c). */
+/* Post-processing: connect islands to the entry (section 3.2: join.c,
+ * with polish.c and residual.c), and route flow through dangling
+ * subgraphs by the branch probabilities (section 3.4, rebalance.c). */
 void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o);
 void flow_rebalance_dangling(struct spgo_cfg *cfg, const struct spgo_infer_opts *o);
 /* Frequency propagation (fp.c): writes counts that need not conserve, and
