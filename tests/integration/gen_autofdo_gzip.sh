@@ -17,16 +17,11 @@
 #    vs 14) are missing in its output; spgo keeps them, as llvm-profgen
 #    does.  create_gcov also does not raise a body sample to the sum of its
 #    call targets, and neither does spgo in GCC mode.
-set -uo pipefail
+. "$(dirname "$0")/lib/common.sh" || exit 1
 data="$SPGO_SHARED/data/autofdo-gzip"
 [ -r "$data/test.binary" ] && [ -r "$data/test.lbr" ] || { echo "skip: no shared gzip capture"; exit 77; }
-for t in perf llvm-profgen-19 llvm-profdata-19 create_gcov; do
-  command -v $t >/dev/null || { echo "skip: $t not installed"; exit 77; }
-done
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-cd "$tmp"
+need perf llvm-profgen-19 llvm-profdata-19 create_gcov
+scratch
 cp "$data/test.binary" "$data/test.lbr" . && chmod u+w test.binary test.lbr
 perf script -i test.lbr -F ip,brstack > x.perfscript 2>/dev/null || { echo "FAIL: perf script"; exit 1; }
 llvm-profgen-19 --binary=test.binary --perfscript=x.perfscript --format=text -o pg.txt 2>/dev/null

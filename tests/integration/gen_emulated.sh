@@ -8,15 +8,10 @@
 #    (`spgo gen --ground-truth`): llvm-profdata-19 similarity >= 97%;
 #  - the reference itself is sane: its hottest function is the
 #    interpreter's, and a gcov profile of the same data reads back.
-set -uo pipefail
+. "$(dirname "$0")/lib/common.sh" || exit 1
 : "${SPGO:?}" "${SPGO_SRC:?}"
-for t in clang-19 llvm-profgen-19 llvm-profdata-19 perf qemu-x86_64; do
-  command -v $t >/dev/null || { echo "skip: $t not installed"; exit 77; }
-done
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+need clang-19 llvm-profgen-19 llvm-profdata-19 perf qemu-x86_64
+scratch
 similarity() { sed -n 's/.*Whole program profile similarity: \([0-9.]*\)%.*/\1/p'; }
 atleast() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
 

@@ -5,14 +5,11 @@
 # one-line error that says what to do, exit non-zero, and leave no output
 # file.  Then the good cases around them work: the stripped binary with its
 # debug file (--debug-binary), IP mode from cpu-clock samples, --pid.
-set -uo pipefail
+. "$(dirname "$0")/lib/common.sh" || exit 1
 : "${SPGO:?}" "${SPGO_SRC:?}"
-command -v perf >/dev/null || { echo "skip: no perf"; exit 77; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
+need perf
+scratch
 perf record -q -e cpu-clock -o probe.data -- true 2>/dev/null || { echo "skip: perf cannot record"; exit 77; }
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 
 src="$SPGO_SRC/tests/data/perf_prog.c"
 gcc -O2 -g -o prog "$src"

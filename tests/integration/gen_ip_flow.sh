@@ -10,15 +10,11 @@
 # spgo's profiles give it about 50%).  Whether profi lost main depended on
 # the samples (about one recording in two, 60 rounds), so three recordings
 # are checked.
-set -uo pipefail
+. "$(dirname "$0")/lib/common.sh" || exit 1
 : "${SPGO:?}" "${SPGO_SRC:?}"
-command -v perf >/dev/null || { echo "skip: no perf"; exit 77; }
-command -v clang-19 >/dev/null || { echo "skip: no clang-19"; exit 77; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
+need perf clang-19
+scratch
 perf record -q -e cpu-clock:u -o probe.data -- true 2>/dev/null || { echo "skip: perf cannot record"; exit 77; }
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 
 clang-19 -O2 -g -fdebug-info-for-profiling -o minivm "$SPGO_SRC/examples/minivm/minivm.c" ||
   { echo "FAIL: build"; exit 1; }

@@ -8,16 +8,12 @@
 # (`spgo emulate --ground-truth`, when the QEMU plugin is built) has them;
 # llvm-profdata-19 must read the profile.  Without registers and stack
 # (plain perf record) the site has no targets: IP samples alone cannot say.
-set -uo pipefail
+. "$(dirname "$0")/lib/common.sh" || exit 1
 : "${SPGO:?}" "${SPGO_SRC:?}"
-command -v perf >/dev/null || { echo "skip: no perf"; exit 77; }
-command -v clang-19 >/dev/null || { echo "skip: no clang-19"; exit 77; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
+need perf clang-19
+scratch
 perf record -q -e cpu-clock:u --call-graph dwarf,2048 -o probe.data -- true 2>/dev/null ||
   { echo "skip: perf cannot record user stacks"; exit 77; }
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 
 clang-19 -O2 -g -fdebug-info-for-profiling -o icall "$SPGO_SRC/tests/data/icall_prog.c" ||
   { echo "FAIL: build"; exit 1; }

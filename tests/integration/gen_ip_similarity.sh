@@ -12,16 +12,11 @@
 # 83.7 / 87.4 / 83.2%, mcf 78.9 / 81.8 / 77.1%, profi before the
 # confidences 79.8 / 82.9 / 80.1% (an older spgo without the emulator
 # plugin fails here: SPGO_EMULATE=another spgo emulates for it).
-set -uo pipefail
+. "$(dirname "$0")/lib/common.sh" || exit 1
 : "${SPGO:?}" "${SPGO_SRC:?}"
-for t in clang-19 llvm-profdata-19 perf qemu-x86_64; do
-  command -v $t >/dev/null || { echo "skip: $t not installed"; exit 77; }
-done
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
+need clang-19 llvm-profdata-19 perf qemu-x86_64
+scratch
 perf record -q -e cpu-clock:u -o probe.data -- true 2>/dev/null || { echo "skip: perf cannot record"; exit 77; }
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 similarity() { sed -n 's/.*Whole program profile similarity: \([0-9.]*\)%.*/\1/p'; }
 atleast() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
 

@@ -24,13 +24,9 @@
 #    names are).
 #  - dump_gcov shortens names at the first '.', merging targets; the gcov
 #    comparison uses a copy of the profile without such names.
-set -uo pipefail
-for t in llvm-profdata-19 llvm-profdata-14 clang-19 clang-14 dump_gcov gcc; do
-  command -v $t >/dev/null || { echo "skip: $t not installed"; exit 77; }
-done
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. "$(dirname "$0")/lib/common.sh" || exit 1
+need llvm-profdata-19 llvm-profdata-14 clang-19 clang-14 dump_gcov gcc
+scratch
 "$SPGO_BUILD/tests/test_profile" --corpus "$tmp" || { echo "FAIL: corpus"; exit 1; }
 prog="$SPGO_SRC/tests/data/profile_prog.c"
 norm="$SPGO_SRC/tests/data/profile_norm.awk"

@@ -1,11 +1,8 @@
 #!/usr/bin/env bash
 # Bad input to the profile tools: a one-line error naming the file and the
 # line or byte offset, a non-zero exit, and no output file left behind.
-set -uo pipefail
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-cd "$tmp"
+. "$(dirname "$0")/lib/common.sh" || exit 1
+scratch
 # expect_err WANT-REGEX CMD...: the command fails with one line matching WANT
 expect_err() {
   local want=$1; shift
