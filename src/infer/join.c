@@ -232,7 +232,9 @@ int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_dro
 	cy.prev = xmalloc(nn * sizeof *cy.prev);
 	cy.arcid = xmalloc(nn * sizeof *cy.arcid);
 	cy.queue = xmalloc(nn * sizeof *cy.queue);
-	cy.rounds = xmalloc(nn * sizeof *cy.rounds);
+	cy.next = xmalloc((nn + 1) * sizeof *cy.next);
+	cy.back = xmalloc((nn + 1) * sizeof *cy.back);
+	cy.depth = xmalloc((nn + 1) * sizeof *cy.depth);
 	cy.kind = xmalloc(nn);
 	cy.prev2 = xmalloc(nn * sizeof *cy.prev2);
 	cy.arcid2 = xmalloc(nn * sizeof *cy.arcid2);
@@ -490,7 +492,9 @@ int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_dro
 	free(cy.prev);
 	free(cy.arcid);
 	free(cy.queue);
-	free(cy.rounds);
+	free(cy.next);
+	free(cy.back);
+	free(cy.depth);
 	free(cy.kind);
 	free(cy.prev2);
 	free(cy.arcid2);
