@@ -241,6 +241,8 @@ int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_dro
 	cy.kind2 = xmalloc(nn);
 	cy.inq = xmalloc(nn);
 	cy.dist = xmalloc(nn * sizeof *cy.dist);
+	cy.pot = xmalloc(nn * sizeof *cy.pot);
+	cy.pot_ok = 0;
 	cy.outsum = xmalloc(nb * sizeof *cy.outsum);
 	cy.insum = xmalloc(nb * sizeof *cy.insum);
 	struct price *price = xmalloc(nb * sizeof *price);
@@ -501,6 +503,7 @@ int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_dro
 	free(cy.kind2);
 	free(cy.inq);
 	free(cy.dist);
+	free(cy.pot);
 	free(cy.outsum);
 	free(cy.insum);
 	free(price);

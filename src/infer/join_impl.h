@@ -107,6 +107,8 @@ struct cyc {
 	uint32_t *exits, nexits; /* live exit blocks */
 	uint8_t *kind, *inq; /* inq: 0, 1 queued, 2 queued but stale */
 	int64_t *dist;
+	int64_t *pot; /* res_improve_once's last labels: the next one's start */
+	int pot_ok;   /* (0: start from 0; join_polish clears it) */
 	const struct price *price; /* per block */
 	uint32_t *prev2, *arcid2; /* a spare set of the links (best_cycle) */
 	uint8_t *kind2;

