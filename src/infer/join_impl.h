@@ -99,10 +99,16 @@ struct join_memo {
 };
 
 struct cyc {
-	uint32_t *prev, *arcid, *queue, *rounds;
+	uint32_t *prev, *arcid, *queue;
+	/* the searches' shortest-path tree (along prev) as its nodes in
+	 * preorder on a doubly linked ring through a root (node 2|blocks|+1,
+	 * depth 0), with their depths (residual.c: res_lower) */
+	uint32_t *next, *back, *depth;
 	uint32_t *exits, nexits; /* live exit blocks */
-	uint8_t *kind, *inq;
+	uint8_t *kind, *inq; /* inq: 0, 1 queued, 2 queued but stale */
 	int64_t *dist;
+	int64_t *pot; /* res_improve_once's last labels: the next one's start */
+	int pot_ok;   /* (0: start from 0; join_polish clears it) */
 	const struct price *price; /* per block */
 	uint32_t *prev2, *arcid2; /* a spare set of the links (best_cycle) */
 	uint8_t *kind2;

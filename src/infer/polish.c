@@ -119,6 +119,7 @@ void join_polish(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const ui
 	uint64_t *saved = c->saved_e, *saved_b = c->saved_b;
 	uint8_t *chk = c->chk;
 	res_unpin(cfg, c);
+	c->pot_ok = 0;
 	for (size_t round = 0; round < 64 * nb + 256; round++) {
 		for (size_t b = 0; b < nb; b++)
 			c->outsum[b] = c->insum[b] = 0;
