@@ -182,6 +182,31 @@ END { for (k in bk) { split(k, p, SUBSEP); kind = p[1]; i = p[2]; b = bk[k]
         if (tp > 0 && tm > 0) { lr[g] += log(tp / tm); nl[g]++ } }
       for (g in n) printf "%s %d %d %d %.1f %.1f %.3f\n", g, n[g], fa[g] + 0, sl[g] + 0, sp[g], sm[g], nl[g] ? exp(lr[g] / nl[g]) : 0 }' \
   "$w/sampled.txt" "$sp" | sort -k1,1 -k2,2n > "$w/speed_pairs.txt"
+# Instructions executed inside spgo_infer (callgrind), which the machine's
+# load does not change: per bucket of the real CFGs that a solver ran on,
+# and per synthetic size up to 1,000 (its 5 CFGs together).
+ins="$w/speed_ins.txt"; : > "$ins"
+if command -v valgrind >/dev/null; then
+  count_ins() { # FILE ALGO -> instructions
+    valgrind --tool=callgrind --toggle-collect=spgo_infer --callgrind-out-file="$w/cg.ins" \
+      "$SPGO" infer --algo "$2" --cfg "$1" > /dev/null 2>&1
+    awk '/^totals:/ { print $2 }' "$w/cg.ins"
+  }
+  awk -v dir="$w" 'BEGIN { nb = split("10 30 100 300 1000 3000 10000", B, " ") }
+    function flush() { if (n && s) { b = B[1]; for (j = 2; j <= nb; j++) if (log(n) > (log(B[j - 1]) + log(B[j])) / 2) b = B[j]
+                         printf "%s", text > (dir "/bucket_" b ".cfg"); cnt[b]++ } }
+    /^cfg / { flush(); text = ""; n = 0; s = 0 }
+    { text = text $0 "\n" } /^block / { n++; if ($3 ~ /^[0-9]+$/ && $3 > 0) s = 1 }
+    END { flush(); for (b in cnt) print b, cnt[b] > (dir "/buckets.txt") }' "$w/in.cfg"
+  sort -n "$w/buckets.txt" | while read -r b cnt; do
+    echo "real $b $cnt $(count_ins "$w/bucket_$b.cfg" profi) $(count_ins "$w/bucket_$b.cfg" mcf)" >> "$ins"
+    rm -f "$w/bucket_$b.cfg"
+  done
+  for n in 10 30 100 300 1000; do
+    for seed in 1 2 3 4 5; do $prep synth "$n" "$seed"; done > "$w/synth_all.cfg"
+    echo "synth $n 5 $(count_ins "$w/synth_all.cfg" profi) $(count_ins "$w/synth_all.cfg" mcf)" >> "$ins"
+  done
+fi
 else
   # keep the last full run's speed section
   awk '/^## Speed/ { p = 1 } p' "$res/infer.md" > "$w/speed_section.md"
@@ -302,6 +327,16 @@ table() {
   echo "| CFGs | \|V\| ~ | count | profi faster | mcf faster | profi total us | mcf total us | profi / mcf, geometric mean |"
   echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
   awk '{ printf "| %s | %d | %d | %d | %d | %.1f | %.1f | %.3f |\n", $1, $2, $3, $4, $5, $6, $7, $8 }' "$w/speed_pairs.txt"
+  if [ -s "$w/speed_ins.txt" ]; then
+    echo
+    echo "Instructions executed in spgo_infer (callgrind, one run), which the load of"
+    echo "the machine does not change: the real CFGs a solver ran on, by bucket, and"
+    echo "the 5 synthetic CFGs of a size together."
+    echo
+    echo "| CFGs | \|V\| ~ | count | profi instructions | mcf instructions | mcf / profi |"
+    echo "| --- | --- | --- | --- | --- | --- |"
+    awk '{ printf "| %s | %d | %d | %d | %d | %.2fx |\n", $1, $2, $3, $4, $5, $4 ? $5 / $4 : 0 }' "$w/speed_ins.txt"
+  fi
   fi
 } > "$res/infer.md.tmp"
 mv "$res/infer.md.tmp" "$res/infer.md"

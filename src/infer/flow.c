@@ -254,35 +254,6 @@ static void build(struct net *g, struct gadgets *x, const struct spgo_cfg *cfg, 
 	x->loop = arc(g, x->T1, x->S1, INF_CAP, 0);
 }
 
-/* A bump allocator over one block, so that a solve makes at most one
- * allocation whatever the size of the CFG.  The block is not zeroed: the
- * few arrays that must start at 0 are cleared by flow_solve (clearing it
- * all was a tenth of the time of a small solve). */
-struct arena {
-	char *p;
-	size_t off, size;
-	int heap; /* p is from the heap (else the caller's buffer) */
-};
-static void *take(struct arena *a, size_t bytes)
-{
-	void *r = a->p ? a->p + a->off : NULL;
-	a->off += (bytes + 15) & ~(size_t)15;
-	return r;
-}
-/* Small CFGs use buf (aligned, len bytes) instead of the heap. */
-static void arena_alloc(struct arena *a, void *buf, size_t len)
-{
-	a->size = a->off;
-	a->heap = a->size > len;
-	a->p = a->heap ? xmalloc(a->size) : buf;
-	a->off = 0;
-}
-static void arena_free(struct arena *a)
-{
-	if (a->heap)
-		free(a->p);
-}
-
 int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 {
 	size_t nb = cfg->nblocks, ne = cfg->nedges;
@@ -305,42 +276,42 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass)
 			arena_alloc(&A, small, sizeof small);
-		x.nin = take(&A, nb * sizeof *x.nin);
-		x.nout = take(&A, nb * sizeof *x.nout);
-		x.inc = take(&A, nb * sizeof *x.inc);
-		x.dec = take(&A, nb * sizeof *x.dec);
-		x.s2arc = take(&A, nb * sizeof *x.s2arc);
-		x.t2arc = take(&A, nb * sizeof *x.t2arc);
-		x.exarc = take(&A, nb * sizeof *x.exarc);
-		x.nseg_inc = take(&A, nb);
-		x.nseg_dec = take(&A, nb);
-		x.earc = take(&A, ne * sizeof *x.earc);
-		retreat = take(&A, ne);
-		bstate = take(&A, nb);
-		bstack = take(&A, nb * sizeof *bstack);
-		bit = take(&A, nb * sizeof *bit);
-		g.first = take(&A, (n + 1) * sizeof *g.first);
-		s.dist = take(&A, n * sizeof *s.dist);
-		s.queue = take(&A, n * sizeof *s.queue);
-		s.parent = take(&A, n * sizeof *s.parent);
-		s.inq = take(&A, n);
-		s.tie_at = take(&A, n);
-		s.state = take(&A, n);
-		s.good = take(&A, n);
-		s.stack = take(&A, n * sizeof *s.stack);
-		s.it = take(&A, n * sizeof *s.it);
-		s.order = take(&A, n * sizeof *s.order);
-		s.delta = take(&A, n * sizeof *s.delta);
-		s.node_amt = take(&A, n * sizeof *s.node_amt);
-		s.dbeg = take(&A, (n + 1) * sizeof *s.dbeg);
-		g.to = take(&A, mmax * sizeof *g.to);
-		g.rev = take(&A, mmax * sizeof *g.rev);
-		g.res = take(&A, mmax * sizeof *g.res);
-		g.cost = take(&A, mmax * sizeof *g.cost);
-		s.dag = take(&A, mmax);
-		s.darc = take(&A, (mmax + 1) * sizeof *s.darc);
-		s.amt = take(&A, mmax * sizeof *s.amt);
-		is_edge = take(&A, mmax);
+		x.nin = arena_take(&A, nb * sizeof *x.nin);
+		x.nout = arena_take(&A, nb * sizeof *x.nout);
+		x.inc = arena_take(&A, nb * sizeof *x.inc);
+		x.dec = arena_take(&A, nb * sizeof *x.dec);
+		x.s2arc = arena_take(&A, nb * sizeof *x.s2arc);
+		x.t2arc = arena_take(&A, nb * sizeof *x.t2arc);
+		x.exarc = arena_take(&A, nb * sizeof *x.exarc);
+		x.nseg_inc = arena_take(&A, nb);
+		x.nseg_dec = arena_take(&A, nb);
+		x.earc = arena_take(&A, ne * sizeof *x.earc);
+		retreat = arena_take(&A, ne);
+		bstate = arena_take(&A, nb);
+		bstack = arena_take(&A, nb * sizeof *bstack);
+		bit = arena_take(&A, nb * sizeof *bit);
+		g.first = arena_take(&A, (n + 1) * sizeof *g.first);
+		s.dist = arena_take(&A, n * sizeof *s.dist);
+		s.queue = arena_take(&A, n * sizeof *s.queue);
+		s.parent = arena_take(&A, n * sizeof *s.parent);
+		s.inq = arena_take(&A, n);
+		s.tie_at = arena_take(&A, n);
+		s.state = arena_take(&A, n);
+		s.good = arena_take(&A, n);
+		s.stack = arena_take(&A, n * sizeof *s.stack);
+		s.it = arena_take(&A, n * sizeof *s.it);
+		s.order = arena_take(&A, n * sizeof *s.order);
+		s.delta = arena_take(&A, n * sizeof *s.delta);
+		s.node_amt = arena_take(&A, n * sizeof *s.node_amt);
+		s.dbeg = arena_take(&A, (n + 1) * sizeof *s.dbeg);
+		g.to = arena_take(&A, mmax * sizeof *g.to);
+		g.rev = arena_take(&A, mmax * sizeof *g.rev);
+		g.res = arena_take(&A, mmax * sizeof *g.res);
+		g.cost = arena_take(&A, mmax * sizeof *g.cost);
+		s.dag = arena_take(&A, mmax);
+		s.darc = arena_take(&A, (mmax + 1) * sizeof *s.darc);
+		s.amt = arena_take(&A, mmax * sizeof *s.amt);
+		is_edge = arena_take(&A, mmax);
 	}
 	int greedy = o->greedy && o->algo != SPGO_ALGO_MCF;
 	/* the greedy step's edges join two sampled blocks: only then does it

@@ -4,6 +4,9 @@
 #ifndef SPGO_INFER_IMPL_H
 #define SPGO_INFER_IMPL_H
 
+#include <stdlib.h>
+
+#include "spgo/common.h"
 #include "spgo/infer.h"
 
 /*
@@ -84,6 +87,40 @@ static inline double block_cost_at(const struct spgo_cfg *cfg, const struct spgo
 static inline int edge_against_layout(const struct spgo_cfg *cfg, uint32_t e)
 {
 	return cfg->edges[e].against_layout;
+}
+
+/*
+ * A bump allocator over one block, so that a solve or a joining pass makes
+ * at most one allocation whatever the size of the CFG: the arrays are
+ * measured by a first round of arena_take calls (a.p NULL: they return
+ * NULL), then arena_alloc takes the block and a second round of the same
+ * calls hands them out.  The block is not zeroed: the caller clears the
+ * arrays that must start at 0 (clearing it all was a tenth of the time of
+ * a small solve).  Small CFGs use the caller's buffer instead of the heap.
+ */
+struct arena {
+	char *p;
+	size_t off, size;
+	int heap; /* p is from the heap (else the caller's buffer) */
+};
+static inline void *arena_take(struct arena *a, size_t bytes)
+{
+	void *r = a->p ? a->p + a->off : NULL;
+	a->off += (bytes + 15) & ~(size_t)15;
+	return r;
+}
+/* buf: aligned, len bytes. */
+static inline void arena_alloc(struct arena *a, void *buf, size_t len)
+{
+	a->size = a->off;
+	a->heap = a->size > len;
+	a->p = a->heap ? xmalloc(a->size) : buf;
+	a->off = 0;
+}
+static inline void arena_free(struct arena *a)
+{
+	if (a->heap)
+		free(a->p);
 }
 
 /*

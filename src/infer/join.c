@@ -221,50 +221,79 @@ int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_dro
 {
 	size_t nb = cfg->nblocks;
 	int drops = 0;
-	uint8_t *mark = xcalloc(nb, 1), *from_entry = xcalloc(nb, 1), *island = xcalloc(nb, 1);
-	uint32_t *stack = xmalloc((nb + 1) * sizeof *stack);
-	int64_t *d1 = xmalloc(nb * sizeof *d1), *d2 = xmalloc(nb * sizeof *d2);
-	uint32_t *via1 = xmalloc(nb * sizeof *via1), *via2 = xmalloc(nb * sizeof *via2);
-	uint32_t *queue = xmalloc(nb * sizeof *queue), *rounds = xmalloc(nb * sizeof *rounds);
-	uint8_t *inq = xmalloc(nb);
+	size_t ne = cfg->nedges, nn = 2 * nb + 1;
+	uint8_t *mark, *from_entry, *island, *inq, *chk, *live;
+	uint32_t *stack, *via1, *via2, *queue, *rounds, *exits;
+	int64_t *d1, *d2;
+	uint64_t *saved, *saved_b;
+	struct price *price;
 	struct cyc cy;
-	size_t nn = 2 * nb + 1;
-	cy.prev = xmalloc(nn * sizeof *cy.prev);
-	cy.arcid = xmalloc(nn * sizeof *cy.arcid);
-	cy.queue = xmalloc(nn * sizeof *cy.queue);
-	cy.next = xmalloc((nn + 1) * sizeof *cy.next);
-	cy.back = xmalloc((nn + 1) * sizeof *cy.back);
-	cy.depth = xmalloc((nn + 1) * sizeof *cy.depth);
-	cy.kind = xmalloc(nn);
-	cy.prev2 = xmalloc(nn * sizeof *cy.prev2);
-	cy.arcid2 = xmalloc(nn * sizeof *cy.arcid2);
-	cy.kind2 = xmalloc(nn);
-	cy.inq = xmalloc(nn);
-	cy.dist = xmalloc(nn * sizeof *cy.dist);
-	cy.pot = xmalloc(nn * sizeof *cy.pot);
-	cy.pot_ok = 0;
-	cy.outsum = xmalloc(nb * sizeof *cy.outsum);
-	cy.insum = xmalloc(nb * sizeof *cy.insum);
-	struct price *price = xmalloc(nb * sizeof *price);
+	/* every array in one block (infer_impl.h's arena): measured, then
+	 * taken; a pass is small next to what it allocated one by one */
+	struct arena A = {0};
+	_Alignas(16) char small[16384];
+	for (int round = 0; round < 2; round++) {
+		if (round)
+			arena_alloc(&A, small, sizeof small);
+		mark = arena_take(&A, nb);
+		from_entry = arena_take(&A, nb);
+		island = arena_take(&A, nb);
+		inq = arena_take(&A, nb);
+		chk = arena_take(&A, nb);
+		live = arena_take(&A, nb);
+		stack = arena_take(&A, (nb + 1) * sizeof *stack);
+		exits = arena_take(&A, (nb + 1) * sizeof *exits);
+		d1 = arena_take(&A, nb * sizeof *d1);
+		d2 = arena_take(&A, nb * sizeof *d2);
+		via1 = arena_take(&A, nb * sizeof *via1);
+		via2 = arena_take(&A, nb * sizeof *via2);
+		queue = arena_take(&A, nb * sizeof *queue);
+		rounds = arena_take(&A, nb * sizeof *rounds);
+		price = arena_take(&A, nb * sizeof *price);
+		saved_b = arena_take(&A, nb * sizeof *saved_b);
+		saved = arena_take(&A, (ne + 1) * sizeof *saved);
+		cy.prev = arena_take(&A, nn * sizeof *cy.prev);
+		cy.arcid = arena_take(&A, nn * sizeof *cy.arcid);
+		cy.queue = arena_take(&A, nn * sizeof *cy.queue);
+		cy.next = arena_take(&A, (nn + 1) * sizeof *cy.next);
+		cy.back = arena_take(&A, (nn + 1) * sizeof *cy.back);
+		cy.depth = arena_take(&A, (nn + 1) * sizeof *cy.depth);
+		cy.kind = arena_take(&A, nn);
+		cy.prev2 = arena_take(&A, nn * sizeof *cy.prev2);
+		cy.arcid2 = arena_take(&A, nn * sizeof *cy.arcid2);
+		cy.kind2 = arena_take(&A, nn);
+		cy.inq = arena_take(&A, nn);
+		cy.dist = arena_take(&A, nn * sizeof *cy.dist);
+		cy.pot = arena_take(&A, nn * sizeof *cy.pot);
+		cy.outsum = arena_take(&A, nb * sizeof *cy.outsum);
+		cy.insum = arena_take(&A, nb * sizeof *cy.insum);
+		cy.frozen = arena_take(&A, nb);
+		cy.pin_b = arena_take(&A, nb);
+		cy.pin_e = arena_take(&A, ne + 1);
+		cy.noplus = arena_take(&A, ne + 1);
+		cy.exits = arena_take(&A, (nb + 1) * sizeof *cy.exits);
+	}
+	/* what must start at 0 */
+	memset(mark, 0, nb);
+	memset(from_entry, 0, nb);
+	memset(island, 0, nb);
+	memset(cy.frozen, 0, nb);
+	memset(cy.pin_b, 0, nb);
+	memset(cy.pin_e, 0, ne + 1);
+	memset(cy.noplus, 0, ne + 1);
 	res_prices(cfg, o, price);
 	cy.price = price;
-	cy.frozen = xcalloc(nb, 1);
-	cy.pin_b = xcalloc(nb, 1);
-	cy.pin_e = xcalloc(cfg->nedges + 1, 1);
-	cy.noplus = xcalloc(cfg->nedges + 1, 1);
+	cy.pot_ok = 0;
 	cy.pin_entry = 0;
 	cy.clamp = 0;
 	cy.rev = rev;
 	cy.last_x = SPGO_NONE;
 	cy.ban_e = SPGO_NONE;
 	cy.last_ok = cy.failed = cy.settled = 0;
-	uint64_t *saved_b = cy.saved_b = xmalloc(nb * sizeof *saved_b);
-	uint8_t *chk = cy.chk = xmalloc(nb);
-
-	cy.exits = xmalloc((nb + 1) * sizeof *cy.exits);
+	cy.saved_b = saved_b;
+	cy.chk = chk;
 	cy.nexits = 0;
-	size_t ne = cfg->nedges;
-	uint64_t *saved = cy.saved_e = xmalloc((ne + 1) * sizeof *saved);
+	cy.saved_e = saved;
 	cy.stack = stack;
 	cy.memo = memo;
 
@@ -275,11 +304,8 @@ int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_dro
 	for (uint32_t b = 0; b < nb; b++)
 		if (spgo_cfg_is_exit(cfg, b))
 			stack[nexit++] = b;
-	uint32_t *exits = xmalloc((nexit + 1) * sizeof *exits);
 	memcpy(exits, stack, nexit * sizeof *exits);
 	res_search(cfg, exits, nexit, 0, 0, mark, stack);
-	free(exits);
-	uint8_t *live = xmalloc(nb);
 	for (size_t b = 0; b < nb; b++)
 		live[b] = mark[b] &= from_entry[b];
 	zero_outside(cfg, mark);
@@ -479,42 +505,7 @@ int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_dro
 	} else {
 		join_polish(cfg, o, live, &cy, depth);
 	}
-	free(mark);
-	free(from_entry);
-	free(island);
-	free(stack);
-	free(d1);
-	free(d2);
-	free(via1);
-	free(via2);
-	free(queue);
-	free(rounds);
-	free(inq);
-	free(cy.exits);
-	free(cy.prev);
-	free(cy.arcid);
-	free(cy.queue);
-	free(cy.next);
-	free(cy.back);
-	free(cy.depth);
-	free(cy.kind);
-	free(cy.prev2);
-	free(cy.arcid2);
-	free(cy.kind2);
-	free(cy.inq);
-	free(cy.dist);
-	free(cy.pot);
-	free(cy.outsum);
-	free(cy.insum);
-	free(price);
-	free(cy.frozen);
-	free(cy.pin_b);
-	free(cy.pin_e);
-	free(cy.noplus);
-	free(saved_b);
-	free(chk);
-	free(saved);
-	free(live);
+	arena_free(&A);
 	return drops;
 }
 
