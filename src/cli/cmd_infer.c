@@ -298,7 +298,9 @@ static void usage(FILE *fp)
 		"  --eval    print vertex/edge overlap and coverage against the truth=\n"
 		"            counts of the file, per CFG that ran and has samples, and\n"
 		"            their means; --eval-min W: only CFGs whose weights add up to W\n"
-		"  --time N  print 'time NAME BLOCKS EDGES MICROSECONDS', median of N runs\n"
+		"  --time N  print 'time NAME BLOCKS EDGES MICROSECONDS', median of N runs;\n"
+		"            with --algo A,B,...: the runs of the algorithms interleaved\n"
+		"            (so that they meet the same machine) and a column each\n"
 		"  --insns FILE  build binary CFGs from instruction lists instead\n"
 		"            ('func NAME ENTRY' then 'ADDR SIZE CLASS [TARGET] [noreturn]\n"
 		"            [table=T,...]' lines, hex)\n"
@@ -325,22 +327,74 @@ static int num_arg(const char *s, int64_t *out)
 	return 0;
 }
 
+/* The options of the command line that change an algorithm's defaults
+ * (-1, 0: not given). */
+struct overrides {
+	int64_t k_inc, k_dec, k_inc0, k_entry_inc, k_entry_dec, k_dec_floor, dec_floor, k_unknown_inc, k_layout;
+	int no_join, no_rebalance, no_greedy, no_even, cyclic;
+};
+
+static void infer_opts(struct spgo_infer_opts *o, int algo, const struct overrides *v)
+{
+	spgo_infer_defaults(o, (enum spgo_algo)algo);
+	if (v->k_inc >= 0)
+		o->k_inc = v->k_inc;
+	if (v->k_dec >= 0)
+		o->k_dec = v->k_dec;
+	if (v->k_inc0 >= 0)
+		o->k_inc0 = v->k_inc0;
+	if (v->k_entry_inc >= 0)
+		o->k_entry_inc = v->k_entry_inc;
+	if (v->k_entry_dec >= 0)
+		o->k_entry_dec = v->k_entry_dec;
+	if (v->k_dec_floor >= 0)
+		o->k_dec_floor = v->k_dec_floor;
+	if (v->dec_floor >= 0)
+		o->dec_floor_pct = (int)v->dec_floor;
+	if (v->k_unknown_inc >= 0)
+		o->k_unknown_inc = v->k_unknown_inc;
+	if (v->k_layout >= 0)
+		o->k_layout = v->k_layout;
+	if (v->no_join)
+		o->join_islands = 0;
+	if (v->no_rebalance)
+		o->rebalance = 0;
+	if (v->no_greedy)
+		o->greedy = 0;
+	o->rebalance_cyclic = v->cyclic;
+	if (v->no_even)
+		o->even_split = 0;
+}
+
 int cmd_infer(int argc, char **argv)
 {
 	const char *cfg_path = "-", *out_path = "-", *insns_path = NULL, *bin_path = NULL, *fname = NULL;
 	int emit_cfg = 0;
 	int eval = 0, algo = SPGO_ALGO_PROFI;
+	int algos[5], nalgo = 0; /* --algo A,B,... (with --time) */
 	uint64_t time_runs = 0, eval_min = 1;
-	int64_t k_inc = -1, k_dec = -1, k_inc0 = -1, k_entry_inc = -1, k_entry_dec = -1, k_dec_floor = -1;
-	int64_t dec_floor = -1, k_unknown_inc = -1, k_layout = -1;
-	int no_join = 0, no_rebalance = 0, no_greedy = 0, no_even = 0, cyclic = 0;
+	struct overrides ov = {-1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return 0;
+		} else if (!strcmp(a, "--algo") && v && strchr(v, ',')) {
+			char *list = xstrdup(v), *save = NULL;
+			nalgo = 0;
+			for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+				if (nalgo == (int)SPGO_ARRAY_LEN(algos) || (algos[nalgo++] = spgo_algo_parse(t)) < 0) {
+					fprintf(stderr, "spgo: infer: bad algorithm list '%s'\n", v);
+					free(list);
+					return 2;
+				}
+			}
+			free(list);
+			algo = algos[0];
+			i++;
 		} else if (!strcmp(a, "--algo") && v) {
+			nalgo = 0;
 			if ((algo = spgo_algo_parse(v)) < 0) {
 				fprintf(stderr, "spgo: infer: unknown algorithm '%s'\n", v);
 				return 2;
@@ -373,90 +427,71 @@ int cmd_infer(int argc, char **argv)
 			}
 			i++;
 		} else if (!strcmp(a, "--k-inc") && v) {
-			if (num_arg(v, &k_inc))
+			if (num_arg(v, &ov.k_inc))
 				return cli_fail();
 			i++;
 		} else if (!strcmp(a, "--k-dec") && v) {
-			if (num_arg(v, &k_dec))
+			if (num_arg(v, &ov.k_dec))
 				return cli_fail();
 			i++;
 		} else if (!strcmp(a, "--k-inc0") && v) {
-			if (num_arg(v, &k_inc0))
+			if (num_arg(v, &ov.k_inc0))
 				return cli_fail();
 			i++;
 		} else if (!strcmp(a, "--k-entry-inc") && v) {
-			if (num_arg(v, &k_entry_inc))
+			if (num_arg(v, &ov.k_entry_inc))
 				return cli_fail();
 			i++;
 		} else if (!strcmp(a, "--k-entry-dec") && v) {
-			if (num_arg(v, &k_entry_dec))
+			if (num_arg(v, &ov.k_entry_dec))
 				return cli_fail();
 			i++;
 		} else if (!strcmp(a, "--k-dec-floor") && v) {
-			if (num_arg(v, &k_dec_floor))
+			if (num_arg(v, &ov.k_dec_floor))
 				return cli_fail();
 			i++;
 		} else if (!strcmp(a, "--k-layout") && v) {
-			if (num_arg(v, &k_layout))
+			if (num_arg(v, &ov.k_layout))
 				return cli_fail();
 			i++;
 		} else if (!strcmp(a, "--k-unknown-inc") && v) {
-			if (num_arg(v, &k_unknown_inc))
+			if (num_arg(v, &ov.k_unknown_inc))
 				return cli_fail();
 			i++;
 		} else if (!strcmp(a, "--dec-floor") && v) {
-			if (num_arg(v, &dec_floor))
+			if (num_arg(v, &ov.dec_floor))
 				return cli_fail();
-			if (dec_floor > 100) {
+			if (ov.dec_floor > 100) {
 				fprintf(stderr, "spgo: infer: bad --dec-floor '%s' (a percentage)\n", v);
 				return 2;
 			}
 			i++;
 		} else if (!strcmp(a, "--no-join")) {
-			no_join = 1;
+			ov.no_join = 1;
 		} else if (!strcmp(a, "--no-rebalance")) {
-			no_rebalance = 1;
+			ov.no_rebalance = 1;
 		} else if (!strcmp(a, "--rebalance-cyclic")) {
-			cyclic = 1;
+			ov.cyclic = 1;
 		} else if (!strcmp(a, "--no-greedy")) {
-			no_greedy = 1;
+			ov.no_greedy = 1;
 		} else if (!strcmp(a, "--no-even")) {
-			no_even = 1;
+			ov.no_even = 1;
 		} else {
 			fprintf(stderr, "spgo: infer: unexpected argument '%s'\n", a);
 			usage(stderr);
 			return 2;
 		}
 	}
-	struct spgo_infer_opts o;
-	spgo_infer_defaults(&o, (enum spgo_algo)algo);
-	if (k_inc >= 0)
-		o.k_inc = k_inc;
-	if (k_dec >= 0)
-		o.k_dec = k_dec;
-	if (k_inc0 >= 0)
-		o.k_inc0 = k_inc0;
-	if (k_entry_inc >= 0)
-		o.k_entry_inc = k_entry_inc;
-	if (k_entry_dec >= 0)
-		o.k_entry_dec = k_entry_dec;
-	if (k_dec_floor >= 0)
-		o.k_dec_floor = k_dec_floor;
-	if (dec_floor >= 0)
-		o.dec_floor_pct = (int)dec_floor;
-	if (k_unknown_inc >= 0)
-		o.k_unknown_inc = k_unknown_inc;
-	if (k_layout >= 0)
-		o.k_layout = k_layout;
-	if (no_join)
-		o.join_islands = 0;
-	if (no_rebalance)
-		o.rebalance = 0;
-	if (no_greedy)
-		o.greedy = 0;
-	o.rebalance_cyclic = cyclic;
-	if (no_even)
-		o.even_split = 0;
+	if (nalgo && !time_runs) {
+		fprintf(stderr, "spgo: infer: a list of algorithms needs --time\n");
+		return 2;
+	}
+	if (!nalgo)
+		algos[nalgo++] = algo;
+	struct spgo_infer_opts o, oa[SPGO_ARRAY_LEN(algos)];
+	for (int k = 0; k < nalgo; k++)
+		infer_opts(&oa[k], algos[k], &ov);
+	o = oa[0];
 
 	struct spgo_cfg_file f;
 	struct bin_stats st;
@@ -482,7 +517,7 @@ int cmd_infer(int argc, char **argv)
 			st.funcs, st.ijmps, st.tables, st.noreturn, st.tailcalls);
 	double sv = 0, se = 0, sc = 0, wv = 0, we = 0, wsum = 0;
 	size_t neval = 0, ninvalid = 0;
-	double *times = time_runs ? xmalloc(time_runs * sizeof *times) : NULL;
+	double *times = time_runs ? xmalloc((size_t)nalgo * time_runs * sizeof *times) : NULL;
 	for (size_t i = 0; i < f.n && rc == 0; i++) {
 		struct spgo_cfg *cfg = &f.cfgs[i];
 		const char *name = cfg->name ? cfg->name : "-";
@@ -492,14 +527,19 @@ int cmd_infer(int argc, char **argv)
 			continue;
 		}
 		if (time_runs) {
-			for (uint64_t r = 0; r < time_runs; r++) {
-				double t0 = spgo_now();
-				spgo_infer(cfg, &o);
-				times[r] = spgo_now() - t0;
+			for (uint64_t r = 0; r < time_runs; r++)
+				for (int k = 0; k < nalgo; k++) {
+					double t0 = spgo_now();
+					spgo_infer(cfg, &oa[k]);
+					times[k * time_runs + r] = spgo_now() - t0;
+				}
+			fprintf(out.fp, "time %s %zu %zu", name, cfg->nblocks, cfg->nedges);
+			for (int k = 0; k < nalgo; k++) {
+				double *t = times + k * time_runs;
+				qsort(t, time_runs, sizeof *t, cmp_double);
+				fprintf(out.fp, " %.1f", t[time_runs / 2] * 1e6);
 			}
-			qsort(times, time_runs, sizeof *times, cmp_double);
-			fprintf(out.fp, "time %s %zu %zu %.1f\n", name, cfg->nblocks, cfg->nedges,
-				times[time_runs / 2] * 1e6);
+			fputc('\n', out.fp);
 			continue;
 		}
 		if (spgo_infer(cfg, &o)) {
