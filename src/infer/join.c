@@ -216,8 +216,7 @@ static int residual_call(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, 
  * when the island only exists to raise blocks that are cheaper to lower
  * (Theorem 3.1 says the exact choice is APX-hard; this is the heuristic).
  */
-int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_drop, int rev, int depth,
-	      struct join_memo *memo)
+int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_drop, int rev, struct join_memo *memo)
 {
 	size_t nb = cfg->nblocks;
 	int drops = 0;
@@ -295,7 +294,6 @@ int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_dro
 	cy.nexits = 0;
 	cy.saved_e = saved;
 	cy.stack = stack;
-	cy.memo = memo;
 
 	/* Flow the entry cannot reach, or that can reach no exit, is a closed
 	 * circulation: remove it. */
@@ -483,7 +481,7 @@ int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_dro
 			cfg->blocks[v].count++;
 		}
 	}
-	if (memo && depth == 0) {
+	if (memo) {
 		/* the same start polishes the same way (see join_memo) */
 		uint64_t *start = xmalloc((nb + ne + 1) * sizeof *start);
 		for (size_t b = 0; b < nb; b++)
@@ -491,19 +489,19 @@ int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_dro
 		for (size_t e = 0; e < ne; e++)
 			start[nb + e] = cfg->edges[e].count;
 		uint64_t h = join_memo_hash(start, nb + ne);
-		const uint64_t *done = join_memo_find(&memo[1], start, h);
+		const uint64_t *done = join_memo_find(memo, start, h);
 		if (done) {
 			for (size_t b = 0; b < nb; b++)
 				cfg->blocks[b].count = done[b];
 			for (size_t e = 0; e < ne; e++)
 				cfg->edges[e].count = done[nb + e];
 		} else {
-			join_polish(cfg, o, live, &cy, depth);
-			join_memo_put(&memo[1], cfg, start, h);
+			join_polish(cfg, o, live, &cy);
+			join_memo_put(memo, cfg, start, h);
 		}
 		free(start);
 	} else {
-		join_polish(cfg, o, live, &cy, depth);
+		join_polish(cfg, o, live, &cy);
 	}
 	arena_free(&A);
 	return drops;
@@ -550,8 +548,8 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	for (size_t e = 0; e < ne; e++)
 		start[nb + e] = cfg->edges[e].count;
 	double c0 = spgo_flow_cost_l1(cfg, o);
-	struct join_memo memo[2] = {{.max = JOIN_MEMO_MAX, .width = nb + ne}, {.max = 3, .width = nb + ne}};
-	int drops = join_pass(cfg, o, 1, 0, 0, nb <= JOIN_PASSES_MAX ? memo : NULL);
+	struct join_memo memo = {.max = JOIN_MEMO_MAX, .width = nb + ne};
+	int drops = join_pass(cfg, o, 1, 0, nb <= JOIN_PASSES_MAX ? &memo : NULL);
 	double cbest = spgo_flow_cost_l1(cfg, o);
 	for (int pass = 1; pass <= 2 && cbest > c0 && nb <= JOIN_PASSES_MAX; pass++) {
 		if (pass == 2 && !drops)
@@ -564,7 +562,7 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 			best[nb + e] = cfg->edges[e].count;
 			cfg->edges[e].count = start[nb + e];
 		}
-		join_pass(cfg, o, pass == 1, pass == 1, 0, memo);
+		join_pass(cfg, o, pass == 1, pass == 1, &memo);
 		double c = spgo_flow_cost_l1(cfg, o);
 		if (c < cbest) {
 			cbest = c;
@@ -575,8 +573,7 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		for (size_t e = 0; e < ne; e++)
 			cfg->edges[e].count = best[nb + e];
 	}
-	free(memo[0].flows);
-	free(memo[1].flows);
+	free(memo.flows);
 	free(start);
 	free(best);
 }

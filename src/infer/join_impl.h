@@ -79,19 +79,16 @@ static inline size_t ring(size_t i, size_t n)
 enum { ARC_EDGE_PLUS = 1, ARC_EDGE_MINUS, ARC_UP, ARC_DOWN, ARC_OUTSIDE };
 
 /*
- * Results remembered by the flow they started from, within one
- * flow_join_islands: [0] polish's joins one level down, [1] the passes'
- * polishes.  Both are functions of the counts alone (a join one level
- * down is a fresh pass; polish starts with no pins, and the pass's other
- * state, its order and drops, does not reach it), and the same start
- * comes back often: the passes start from the same flow and often join it
- * the same way, and an undone cycle is often found again after what it
- * cut was pinned (on sqlite3's CFGs two thirds of the joins one level
- * down repeat one already done, a third of the polishes).  Per entry,
- * width counts (blocks, then edges) of the start, then as many of the
- * result; the oldest entry goes when all max are taken.
+ * The passes' polishes remembered by the flow they started from, within
+ * one flow_join_islands.  A polish is a function of the counts alone (it
+ * starts with no pins, and the pass's other state, its order and drops,
+ * does not reach it), and the passes start from the same flow and often
+ * join it the same way (on sqlite3's CFGs a third of the polishes repeat
+ * one already done).  Per entry, width counts (blocks, then edges) of the
+ * start, then as many of the result; the oldest entry goes when all max
+ * are taken.
  */
-#define JOIN_MEMO_MAX 32
+#define JOIN_MEMO_MAX 3
 struct join_memo {
 	size_t n, next, max, width;
 	uint64_t hash[JOIN_MEMO_MAX];
@@ -134,7 +131,6 @@ struct cyc {
 	uint64_t *saved_e, *saved_b;
 	uint8_t *chk;
 	uint32_t *stack;
-	struct join_memo *memo; /* the two memos (see there), or NULL */
 };
 
 /* ---- residual.c ---------------------------------------------------------- */
@@ -175,13 +171,11 @@ uint64_t join_memo_hash(const uint64_t *v, size_t n);
 const uint64_t *join_memo_find(const struct join_memo *m, const uint64_t *start, uint64_t h);
 void join_memo_put(struct join_memo *m, const struct spgo_cfg *cfg, const uint64_t *start, uint64_t h);
 /* Cancel negative cycles while the flow stays connected (see there). */
-void join_polish(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live, struct cyc *c,
-		 int depth);
+void join_polish(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live, struct cyc *c);
 
 /* ---- join.c --------------------------------------------------------------- */
 
 /* One pass of joining islands, then polishing; returns the drops. */
-int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_drop, int rev, int depth,
-	      struct join_memo *memo);
+int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_drop, int rev, struct join_memo *memo);
 
 #endif
