@@ -247,8 +247,8 @@ static int distribute(struct solver *s, int64_t D)
 			s->amt[s->darc[k]] = 0;
 		if (u == g->t2 || have == 0)
 			continue;
-		double W = 0;
-		for (uint32_t k = k0; k < k1; k++)
+		double W = s->wsum[i];
+		for (uint32_t k = k0; k < k1 && W == 0; k++)
 			if (USABLE(s->darc[k]))
 				W += split_weight(s, s->darc[k]);
 		int64_t placed = 0;
@@ -336,8 +336,9 @@ void net_augment_dag_rounds(struct solver *s)
 	 * at every node): each round saturates an arc, and all the DAG's paths
 	 * are shortest ones, so the flow stays of minimum cost. */
 	for (int round = 0; round < 64; round++) {
-		/* which nodes still reach t'' over arcs with room */
-		for (uint32_t i = s->norder; i-- > 0;) {
+		/* which nodes still reach t'' over arcs with room (all of a
+		 * fresh DAG: net_extract_dag keeps only such arcs) */
+		for (uint32_t i = round ? s->norder : 0; i-- > 0;) {
 			uint32_t u = s->order[i];
 			if (u == g->t2)
 				continue;
@@ -349,8 +350,10 @@ void net_augment_dag_rounds(struct solver *s)
 		if (!s->good[g->s2])
 			return;
 		/* one unit, split fractionally, to find how much fits */
-		for (uint32_t i = 0; i < s->norder; i++)
+		for (uint32_t i = 0; i < s->norder; i++) {
 			s->delta[s->order[i]] = 0;
+			s->wsum[i] = 0;
+		}
 		s->delta[g->s2] = 1;
 		double best = INFINITY;
 		for (uint32_t i = 0; i < s->norder; i++) {
@@ -362,6 +365,7 @@ void net_augment_dag_rounds(struct solver *s)
 			for (uint32_t k = k0; k < k1; k++)
 				if (USABLE(s->darc[k]))
 					W += split_weight(s, s->darc[k]);
+			s->wsum[i] = W; /* for distribute, this round */
 			for (uint32_t k = k0; k < k1; k++) {
 				uint32_t a = s->darc[k];
 				if (USABLE(a)) {

@@ -302,6 +302,7 @@ int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 		s.it = arena_take(&A, n * sizeof *s.it);
 		s.order = arena_take(&A, n * sizeof *s.order);
 		s.delta = arena_take(&A, n * sizeof *s.delta);
+		s.wsum = arena_take(&A, n * sizeof *s.wsum);
 		s.node_amt = arena_take(&A, n * sizeof *s.node_amt);
 		s.dbeg = arena_take(&A, (n + 1) * sizeof *s.dbeg);
 		g.to = arena_take(&A, mmax * sizeof *g.to);

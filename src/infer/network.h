@@ -76,6 +76,8 @@ struct solver {
 	uint32_t *darc, *dbeg;
 	uint8_t *dag;     /* per arc: in the DAG */
 	double *delta; /* per node: share of one unit */
+	double *wsum;  /* per DAG node (order index): the split weights of its
+			  usable arcs, this round (0: not worked out) */
 	int64_t *amt, *node_amt;
 	const uint8_t *is_edge_arc; /* per arc: a CFG edge's forward arc */
 	int branching;              /* the DAG has a node with two arcs out */
