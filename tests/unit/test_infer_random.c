@@ -14,7 +14,7 @@
  *    cycles cancelled while the flow stays connected, and a pass that never
  *    drops an island when the first one did).  Soaked at 100,000 CFGs
  *    (SPGO_TEST_ITERS): 0 cases where profi is costlier; L1 totals over
- *    the 100,000: profi 7,342,002,620, mcf 21,337,096,601 (SPGO_TEST_DUMP=DIR
+ *    the 100,000: profi 7,342,002,639, mcf 21,337,096,623 (SPGO_TEST_DUMP=DIR
  *    writes the CFGs of such cases).  The two costlier cases it had were
  *    both joins that dropped an island a cheaper join existed for (the
  *    solve's flow was cheaper than mcf's in both; rebalancing changed
