@@ -300,7 +300,9 @@ void flow_rebalance_dangling(struct spgo_cfg *cfg, const struct spgo_infer_opts 
 	/* one zeroed block for all: R, indeg, topo; dist (costed, aligned);
 	 * done, inR; tight (costed) */
 	size_t ne = cfg->nedges, ndist = costed ? nb + 1 : 0;
-	uint32_t *R = xcalloc(3 * (nb + 1) * sizeof *R + 8 + ndist * sizeof(int64_t) + 2 * nb + (costed ? ne + 1 : 0), 1);
+	size_t bytes = 3 * (nb + 1) * sizeof(uint32_t) + 8 + ndist * sizeof(int64_t) + 2 * nb + (costed ? ne + 1 : 0);
+	_Alignas(16) char small[4096]; /* small CFGs: no allocation */
+	uint32_t *R = bytes <= sizeof small ? memset(small, 0, bytes) : xcalloc(bytes, 1);
 	uint32_t *indeg = R + nb + 1, *topo = indeg + nb + 1;
 	int64_t *dist = costed ? (int64_t *)(void *)(topo + nb + 1 + ((nb + 1) & 1)) : NULL;
 	uint8_t *done = costed ? (uint8_t *)(dist + ndist) : (uint8_t *)(topo + nb + 1), *inR = done + nb;
@@ -417,5 +419,6 @@ void flow_rebalance_dangling(struct spgo_cfg *cfg, const struct spgo_infer_opts 
 		}
 	}
 #undef DANGLING
-	free(R);
+	if ((char *)R != small)
+		free(R);
 }
