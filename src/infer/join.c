@@ -322,12 +322,7 @@ int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_dro
 		if (!nisland)
 			break;
 
-		for (size_t b = 0; b < nb; b++)
-			cy.outsum[b] = cy.insum[b] = 0;
-		for (size_t e = 0; e < ne; e++) {
-			cy.outsum[cfg->edges[e].src] += cfg->edges[e].count;
-			cy.insum[cfg->edges[e].dst] += cfg->edges[e].count;
-		}
+		res_sums(cfg, &cy); /* (the prices and the drop below change no count) */
 		/* Prices on the current flow: one more call through the
 		 * cheapest island block x ... */
 		int ok = 0;
@@ -369,12 +364,6 @@ int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_dro
 		 * reached through the cycle itself), then through reached p;
 		 * kept when no dearer than the others and fewer island blocks
 		 * are left (so every round makes progress). */
-		for (size_t b = 0; b < nb; b++)
-			cy.outsum[b] = cy.insum[b] = 0;
-		for (size_t e = 0; e < ne; e++) {
-			cy.outsum[cfg->edges[e].src] += cfg->edges[e].count;
-			cy.insum[cfg->edges[e].dst] += cfg->edges[e].count;
-		}
 		int kept = 0;
 		/* When the island holds the entry (a loop through it that
 		 * nothing enters), first the cheapest cycle that lets a unit

@@ -104,18 +104,13 @@ static int reroute(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const 
  */
 void join_polish(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, const uint8_t *live, struct cyc *c)
 {
-	size_t nb = cfg->nblocks, ne = cfg->nedges;
+	size_t nb = cfg->nblocks;
 	uint64_t *saved = c->saved_e, *saved_b = c->saved_b;
 	uint8_t *chk = c->chk;
 	res_unpin(cfg, c);
 	c->pot_ok = 0;
 	for (size_t round = 0; round < 64 * nb + 256; round++) {
-		for (size_t b = 0; b < nb; b++)
-			c->outsum[b] = c->insum[b] = 0;
-		for (size_t e = 0; e < ne; e++) {
-			c->outsum[cfg->edges[e].src] += cfg->edges[e].count;
-			c->insum[cfg->edges[e].dst] += cfg->edges[e].count;
-		}
+		res_sums(cfg, c);
 		res_save_counts(cfg, saved, saved_b);
 		uint64_t entered = cfg->blocks[cfg->entry].count - c->insum[cfg->entry];
 		if (!res_improve_once(cfg, o, live, c) && !(nb <= JOIN_PASSES_MAX && reroute(cfg, o, live, c)))
