@@ -172,10 +172,7 @@ static int residual_call(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, 
 	res_sums(cfg, c);
 	if (res_node_search(cfg, o, live, Z, c) || c->dist[2 * x] == INT64_MAX)
 		return 0;
-	for (size_t e = 0; e < ne; e++)
-		c->saved_e[e] = cfg->edges[e].count;
-	for (size_t b = 0; b < nb; b++)
-		c->saved_b[b] = cfg->blocks[b].count;
+	res_save_counts(cfg, c->saved_e, c->saved_b);
 	double before = spgo_flow_cost_l1(cfg, o);
 	for (uint32_t n = 2 * x; c->prev[n] != SPGO_NONE; n = c->prev[n])
 		res_arc_apply(cfg, c, n);
@@ -199,12 +196,8 @@ static int residual_call(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, 
 			keep = !(reached[b] && cfg->blocks[b].count > 0 && !c->chk[b]);
 	}
 	res_unpin(cfg, c);
-	if (!keep) {
-		for (size_t e = 0; e < ne; e++)
-			cfg->edges[e].count = c->saved_e[e];
-		for (size_t b = 0; b < nb; b++)
-			cfg->blocks[b].count = c->saved_b[b];
-	}
+	if (!keep)
+		res_restore_counts(cfg, c->saved_e, c->saved_b);
 	return keep;
 }
 
@@ -473,17 +466,11 @@ int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_dro
 	if (memo) {
 		/* the same start polishes the same way (see join_memo) */
 		uint64_t *start = xmalloc((nb + ne + 1) * sizeof *start);
-		for (size_t b = 0; b < nb; b++)
-			start[b] = cfg->blocks[b].count;
-		for (size_t e = 0; e < ne; e++)
-			start[nb + e] = cfg->edges[e].count;
+		res_get_flow(cfg, start);
 		uint64_t h = join_memo_hash(start, nb + ne);
 		const uint64_t *done = join_memo_find(memo, start, h);
 		if (done) {
-			for (size_t b = 0; b < nb; b++)
-				cfg->blocks[b].count = done[b];
-			for (size_t e = 0; e < ne; e++)
-				cfg->edges[e].count = done[nb + e];
+			res_set_flow(cfg, done);
 		} else {
 			join_polish(cfg, o, live, &cy);
 			join_memo_put(memo, cfg, start, h);
@@ -562,10 +549,7 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	 * speedtest1's CFGs: 25 ms more over all, for an L1 gain of 2): the
 	 * passes run on CFGs up to JOIN_PASSES_MAX blocks. */
 	uint64_t *start = xmalloc((nb + ne + 1) * sizeof *start), *best = xmalloc((nb + ne + 1) * sizeof *best);
-	for (size_t b = 0; b < nb; b++)
-		start[b] = cfg->blocks[b].count;
-	for (size_t e = 0; e < ne; e++)
-		start[nb + e] = cfg->edges[e].count;
+	res_get_flow(cfg, start);
 	double c0 = spgo_flow_cost_l1(cfg, o);
 	struct join_memo memo = {.max = JOIN_MEMO_MAX, .width = nb + ne};
 	int drops = join_pass(cfg, o, 1, 0, nb <= JOIN_PASSES_MAX ? &memo : NULL);
@@ -573,24 +557,15 @@ void flow_join_islands(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 	for (int pass = nisl > 1 ? 1 : 2; pass <= 2 && cbest > c0 && nb <= JOIN_PASSES_MAX; pass++) {
 		if (pass == 2 && !drops)
 			break;
-		for (size_t b = 0; b < nb; b++) {
-			best[b] = cfg->blocks[b].count;
-			cfg->blocks[b].count = start[b];
-		}
-		for (size_t e = 0; e < ne; e++) {
-			best[nb + e] = cfg->edges[e].count;
-			cfg->edges[e].count = start[nb + e];
-		}
+		res_get_flow(cfg, best);
+		res_set_flow(cfg, start);
 		join_pass(cfg, o, pass == 1, pass == 1, &memo);
 		double c = spgo_flow_cost_l1(cfg, o);
 		if (c < cbest) {
 			cbest = c;
 			continue;
 		}
-		for (size_t b = 0; b < nb; b++)
-			cfg->blocks[b].count = best[b];
-		for (size_t e = 0; e < ne; e++)
-			cfg->edges[e].count = best[nb + e];
+		res_set_flow(cfg, best);
 	}
 	free(memo.flows);
 	free(start);

@@ -163,6 +163,9 @@ int res_pin_cut(const struct spgo_cfg *cfg, struct cyc *c, const uint8_t *chk, c
 void res_unpin(const struct spgo_cfg *cfg, struct cyc *c);
 void res_sums(const struct spgo_cfg *cfg, struct cyc *c);
 void res_save_counts(const struct spgo_cfg *cfg, uint64_t *edges, uint64_t *blocks);
+/* The flow as one vector: blocks' counts, then edges' (memo keys). */
+void res_get_flow(const struct spgo_cfg *cfg, uint64_t *v);
+void res_set_flow(struct spgo_cfg *cfg, const uint64_t *v);
 void res_restore_counts(struct spgo_cfg *cfg, const uint64_t *edges, const uint64_t *blocks);
 
 /* ---- polish.c ------------------------------------------------------------- */

@@ -35,7 +35,6 @@ const uint64_t *join_memo_find(const struct join_memo *m, const uint64_t *start,
 /* Remember that start (hash h) gave the flow of cfg. */
 void join_memo_put(struct join_memo *m, const struct spgo_cfg *cfg, const uint64_t *start, uint64_t h)
 {
-	size_t nb = cfg->nblocks, ne = cfg->nedges;
 	if (!m->flows)
 		m->flows = xmalloc(m->max * 2 * m->width * sizeof *m->flows);
 	size_t i = m->n < m->max ? m->n++ : m->next;
@@ -43,10 +42,7 @@ void join_memo_put(struct join_memo *m, const struct spgo_cfg *cfg, const uint64
 	uint64_t *f = m->flows + 2 * m->width * i;
 	m->hash[i] = h;
 	memcpy(f, start, m->width * sizeof *f);
-	for (size_t b = 0; b < nb; b++)
-		f[m->width + b] = cfg->blocks[b].count;
-	for (size_t e = 0; e < ne; e++)
-		f[m->width + nb + e] = cfg->edges[e].count;
+	res_get_flow(cfg, f + m->width);
 }
 
 /*

@@ -463,6 +463,14 @@ void res_restore_counts(struct spgo_cfg *cfg, const uint64_t *edges, const uint6
 	for (size_t b = 0; b < cfg->nblocks; b++)
 		cfg->blocks[b].count = blocks[b];
 }
+void res_get_flow(const struct spgo_cfg *cfg, uint64_t *v)
+{
+	res_save_counts(cfg, v + cfg->nblocks, v);
+}
+void res_set_flow(struct spgo_cfg *cfg, const uint64_t *v)
+{
+	res_restore_counts(cfg, v + cfg->nblocks, v);
+}
 
 /* outsum, insum: what leaves and enters each block over its edges. */
 void res_sums(const struct spgo_cfg *cfg, struct cyc *c)
