@@ -5,7 +5,8 @@
  * Files of src/binary:
  *   elf.c      ELF identity, sections, separate debug file lookup
  *   symtab.c   .symtab/.dynsym and the function table (DWARF + symbols)
- *   dwarf.c    builds the address-sorted debug tables from libdw
+ *   dwarf.c    builds the address-sorted debug tables (DIEs through libdw)
+ *   debug_line.c  spgo's own .debug_line reader, for dwarf.c
  *   scopes.c   the inline tree's scopes and their ranges, for dwarf.c
  *   lines.c    lookups in those tables: spgo_binary_symbolize()
  *   disasm.c   instruction table with capstone
@@ -69,6 +70,7 @@ struct spgo_cu {
 	size_t range_begin, range_end;
 	uint32_t *files;
 	size_t nfiles;
+	uint8_t line_error; /* its line table could not be read in full */
 };
 
 /* A piece of the address space and the CU that owns it. */
@@ -114,6 +116,7 @@ struct spgo_binary {
 	VEC(struct spgo_scope_range) ranges;
 	VEC(struct spgo_cu) cus;
 	VEC(struct spgo_cu_range) cu_ranges;
+	size_t line_errors; /* CUs whose line table could not be read in full */
 	struct spgo_cursor cursor; /* lookups without a cursor of their own (lines.c, symtab.c) */
 	/* Out-of-line subprogram parts found in DWARF, for the function table. */
 	VEC(struct spgo_scope_range) subprograms;
@@ -130,6 +133,35 @@ struct spgo_binary {
 	struct spgo_kmap plt_slots;  /* GOT slot address -> strs id + 1 */
 	struct spgo_kmap noret_memo; /* function address -> 1 returns, 2 noreturn */
 };
+
+/*
+ * debug_line.c: the line table of one compile unit.  in holds the
+ * sections a table refers to (any may be NULL), u what the CU's DIE says
+ * of it; the CU's file table goes to cu->files (DWARF file index ->
+ * file_strs id, SPGO_NO_FILE where there is none), its rows and
+ * sequences are appended to out (the CU's sequences sorted by end, in
+ * cu->seq_begin..seq_end).  Returns 0, or -1 after one warning naming the
+ * file, the CU and what is wrong (cu->line_error set; the sequences
+ * completed before the damage are kept).  Reads only in, so several
+ * threads may read tables at once into outputs of their own.
+ */
+struct spgo_line_input {
+	const uint8_t *line, *line_str, *str; /* .debug_line, .debug_line_str, .debug_str */
+	size_t line_size, line_str_size, str_size;
+	const char *path; /* the file, for messages */
+};
+struct spgo_line_unit {
+	uint64_t cu_off;      /* the CU's offset in .debug_info, for messages */
+	uint64_t stmt_list;   /* DW_AT_stmt_list: the table's offset */
+	const char *comp_dir; /* DW_AT_comp_dir, or NULL */
+};
+struct spgo_line_output {
+	struct spgo_strtab *file_strs;
+	spgo_row_vec *rows;
+	spgo_seq_vec *seqs;
+};
+int spgo_read_line_table(const struct spgo_line_input *in, const struct spgo_line_unit *u,
+			 const struct spgo_line_output *out, struct spgo_cu *cu);
 
 /* Section of `elf` by name, or NULL; decompresses SHF_COMPRESSED sections. */
 Elf_Scn *spgo_elf_section(Elf *elf, const char *name, Elf_Data **data);

@@ -2,8 +2,8 @@
  * Build the address-sorted debug tables of a binary from its DWARF, once
  * (the scopes in scopes.c):
  *
- *   rows        every line table row of every CU (libdw hands them sorted by
- *               address, end-of-sequence rows first at equal addresses);
+ *   rows        every line table row of every CU, per sequence in the
+ *               order of the line program;
  *   scopes      every subprogram and inlined-subroutine DIE, with its name,
  *               decl line, call site and enclosing scope;
  *   ranges      per CU, the address space cut into pieces, each labelled with
@@ -14,11 +14,11 @@
  *               ranges (the lowest CU offset wins on overlap, like LLVM's
  *               DWARFDebugAranges).
  *
- * libdw reads all of the DWARF (lines with dwarf_getsrclines, DIEs with
- * dwarf_child/dwarf_siblingof/dwarf_getattrs, ranges with dwarf_ranges,
- * .debug_aranges with dwarf_getaranges); spgo only copies what it needs
- * into its own tables, in two passes over the CUs: the line tables, and the
- * DIEs, on two threads (see struct load).
+ * The line tables are read by spgo's own reader (debug_line.c); libdw
+ * reads the rest (DIEs with dwarf_child/dwarf_siblingof/dwarf_getattrs,
+ * ranges with dwarf_ranges, .debug_aranges with dwarf_getaranges), and
+ * spgo only copies what it needs into its own tables, in two passes over
+ * the CUs: the line tables, and the DIEs, on two threads (see struct load).
  * After this, lines.c answers an address with binary searches only.
  */
 #include <fcntl.h>
@@ -146,249 +146,28 @@ static int open_dwarf(struct spgo_binary *bin)
 
 /* ---- line tables ------------------------------------------------------------ */
 
+/* The contents of a debug section of elf, decompressed (also the GNU
+ * .zdebug_ form), or NULL and *size = 0. */
+static const uint8_t *debug_section(Elf *elf, const char *name, size_t *size)
+{
+	Elf_Data *d = NULL;
+	*size = 0;
+	if (!spgo_elf_section(elf, name, &d)) {
+		char z[64];
+		snprintf(z, sizeof z, ".z%s", name + 1);
+		Elf_Scn *scn = spgo_elf_section(elf, z, NULL);
+		if (!scn || elf_compress_gnu(scn, 0, 0) < 0 || !(d = elf_getdata(scn, NULL)))
+			return NULL;
+	}
+	if (!d || !d->d_buf)
+		return NULL;
+	*size = d->d_size;
+	return d->d_buf;
+}
+
 /* Where a line pass puts file names, rows and sequences: the binary's own
  * tables, or the helper thread's until they are merged (see struct load). */
-struct line_dest {
-	struct spgo_strtab *file_strs;
-	spgo_row_vec *rows;
-	spgo_seq_vec *seqs;
-	struct copy_share *share; /* the main thread's, while there is a helper */
-};
-
-/* Join a and b with one '/', like LLVM's sys::path::append. */
-static char *path_join(const char *a, const char *b)
-{
-	size_t la = strlen(a);
-	while (la > 1 && a[la - 1] == '/' && *b == '/')
-		b++;
-	if (la && a[la - 1] == '/') {
-		while (*b == '/')
-			b++;
-		return xasprintf("%s%s", a, b);
-	}
-	return xasprintf("%s/%s", a, b);
-}
-
-/* Does path p lie in directory dir (p is "dir/...")? */
-static int in_dir(const char *p, const char *dir)
-{
-	size_t n = strlen(dir);
-	if (!n || strncmp(p, dir, n) != 0)
-		return 0;
-	return dir[n - 1] == '/' || p[n] == '/';
-}
-
-/*
- * The CU's file table: DWARF file index -> file_strs id of the path as
- * LLVM's Prologue::getFileNameByIndex composes it, or SPGO_NO_FILE.
- * libdw gives the entry's directory joined with its name; LLVM puts the
- * CU's DW_AT_comp_dir in front of a path that is still relative, except
- * (DWARF 5) for an entry of directory 0, which is the compilation
- * directory already.  libdw does not say an entry's directory index: an
- * entry whose path starts with directory 0 is taken to be in it.
- */
-static void read_files(struct line_dest *d, Dwarf_Die *cudie, int version, struct spgo_cu *cu)
-{
-	Dwarf_Files *files;
-	size_t nfiles, ndirs = 0;
-	const char *const *dirs = NULL;
-	if (dwarf_getsrcfiles(cudie, &files, &nfiles) != 0)
-		return;
-	if (version >= 5 && (dwarf_getsrcdirs(files, &dirs, &ndirs) != 0 || !ndirs || !dirs[0]))
-		ndirs = 0;
-	Dwarf_Attribute a;
-	const char *comp_dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &a));
-	cu->files = xmalloc((nfiles ? nfiles : 1) * sizeof *cu->files);
-	cu->nfiles = nfiles;
-	for (size_t i = 0; i < nfiles; i++) {
-		cu->files[i] = SPGO_NO_FILE;
-		/* Before DWARF 5, file 0 does not exist (libdw puts "???" there). */
-		if (version < 5 && i == 0)
-			continue;
-		const char *name = dwarf_filesrc(files, i, NULL, NULL);
-		if (!name)
-			continue;
-		if (name[0] != '/' && comp_dir && comp_dir[0] && !(ndirs && in_dir(name, dirs[0]))) {
-			char *full = path_join(comp_dir, name);
-			cu->files[i] = spgo_strtab_intern(d->file_strs, full, strlen(full));
-			free(full);
-		} else {
-			cu->files[i] = spgo_strtab_intern(d->file_strs, name, strlen(name));
-		}
-	}
-}
-
-/*
- * Copying a large line table's rows out of libdw is shared between the two
- * load threads (see struct load): the main thread posts the table here and
- * copies blocks of rows, and the helper, once it has nothing else to do,
- * copies blocks too.  libdw's accessors of a Dwarf_Lines already built only
- * read it.
- */
-#define COPY_BLOCK 16384 /* rows */
-struct row_copy {
-	Dwarf_Lines *lines;
-	const struct spgo_cu *cu;
-	struct spgo_line_row *out; /* row i goes to out[i] */
-	size_t n;
-	atomic_size_t next; /* the next block to take */
-	int users;          /* helpers copying now (under copy_share.mu) */
-};
-
-struct copy_share {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct row_copy *job; /* the table posted, or NULL */
-	unsigned long posts;  /* tables posted so far */
-	int closed;           /* the main thread will post no more */
-};
-
-/* A row that could not be read, dropped when the rows are cut into
- * sequences. */
-#define SKIP_ROW (UINT32_MAX - 2)
-
-/* Rows [a, b) of the table into out[a, b); an end-of-sequence row gets
- * file SPGO_NO_FILE. */
-static void copy_rows(const struct row_copy *j, size_t a, size_t b)
-{
-	const struct spgo_cu *cu = j->cu;
-	for (size_t i = a; i < b; i++) {
-		Dwarf_Line *l = dwarf_onesrcline(j->lines, i);
-		Dwarf_Addr addr;
-		int line = 0, col = 0;
-		unsigned disc = 0;
-		bool end = false;
-		if (!l || dwarf_lineaddr(l, &addr) != 0) {
-			j->out[i].file = SKIP_ROW;
-			continue;
-		}
-		dwarf_lineno(l, &line);
-		dwarf_linecol(l, &col);
-		dwarf_linediscriminator(l, &disc);
-		dwarf_lineendsequence(l, &end);
-		struct spgo_line_row r = {addr, (uint32_t)line, SPGO_NO_FILE, (uint32_t)col, disc};
-		if (!end) {
-			Dwarf_Files *f;
-			size_t idx;
-			/* A row whose file index is invalid is still a row (LLVM
-			 * then reports no line at all), distinct from an end. */
-			r.file = SPGO_BAD_FILE;
-			if (dwarf_line_file(l, &f, &idx) == 0 && idx < cu->nfiles && cu->files[idx] != SPGO_NO_FILE)
-				r.file = cu->files[idx];
-		}
-		j->out[i] = r;
-	}
-}
-
-static void copy_blocks(struct row_copy *j)
-{
-	for (;;) {
-		size_t a = atomic_fetch_add(&j->next, 1) * (size_t)COPY_BLOCK;
-		if (a >= j->n)
-			break;
-		copy_rows(j, a, a + COPY_BLOCK < j->n ? a + COPY_BLOCK : j->n);
-	}
-}
-
-/* The helper's side: copy blocks of each table posted until closed. */
-static void help_copy(struct copy_share *sh)
-{
-	unsigned long seen = 0;
-	pthread_mutex_lock(&sh->mu);
-	for (;;) {
-		while (!sh->closed && (!sh->job || sh->posts == seen))
-			pthread_cond_wait(&sh->cv, &sh->mu);
-		if (sh->closed)
-			break;
-		struct row_copy *j = sh->job;
-		seen = sh->posts;
-		j->users++;
-		pthread_mutex_unlock(&sh->mu);
-		copy_blocks(j);
-		pthread_mutex_lock(&sh->mu);
-		j->users--;
-		pthread_cond_broadcast(&sh->cv);
-	}
-	pthread_mutex_unlock(&sh->mu);
-}
-
-/* The main thread's side: copy the table, posted for the helper when
- * sh is not NULL and the table is large. */
-static void copy_table(struct copy_share *sh, struct row_copy *j)
-{
-	if (!sh || j->n < 2 * COPY_BLOCK) {
-		copy_blocks(j);
-		return;
-	}
-	pthread_mutex_lock(&sh->mu);
-	sh->job = j;
-	sh->posts++;
-	pthread_cond_broadcast(&sh->cv);
-	pthread_mutex_unlock(&sh->mu);
-	copy_blocks(j);
-	pthread_mutex_lock(&sh->mu);
-	sh->job = NULL;
-	while (j->users)
-		pthread_cond_wait(&sh->cv, &sh->mu);
-	pthread_mutex_unlock(&sh->mu);
-}
-
-/*
- * The CU's line rows, appended to d->rows, and its sequences to
- * d->seqs.  libdw hands the rows of all sequences merged in address
- * order, an end-of-sequence row first among rows at one address: each run
- * up to an end row is taken as one sequence, kept if it covers addresses.
- */
-static void read_rows(struct line_dest *d, Dwarf_Die *cudie, struct spgo_cu *cu)
-{
-	Dwarf_Lines *lines;
-	size_t n;
-	if (dwarf_getsrclines(cudie, &lines, &n) != 0)
-		return;
-	size_t first = d->rows->n;
-	VEC_GROW(d->rows, d->rows->n + n);
-	struct spgo_line_row *rows = d->rows->v;
-	struct row_copy j = {lines, cu, rows + first, n, 0, 0};
-	copy_table(d->share, &j);
-	size_t k = first, begin = first;
-	for (size_t i = first; i < first + n; i++) {
-		struct spgo_line_row r = rows[i];
-		if (r.file == SKIP_ROW)
-			continue;
-		rows[k++] = r;
-		if (r.file != SPGO_NO_FILE)
-			continue;
-		if (k - 1 > begin && rows[begin].addr < r.addr) {
-			struct spgo_line_seq sq = {rows[begin].addr, r.addr, begin, k};
-			VEC_PUSH(d->seqs, sq);
-		} else {
-			k = begin; /* an empty sequence: forget its rows */
-		}
-		begin = k;
-	}
-	d->rows->n = begin; /* rows after the last end belong to no sequence */
-}
-
-static int cmp_seq_hi(const void *a, const void *b)
-{
-	const struct spgo_line_seq *x = a, *y = b;
-	if (x->hi != y->hi)
-		return x->hi < y->hi ? -1 : 1;
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return x->row_begin < y->row_begin ? -1 : x->row_begin > y->row_begin;
-}
-
-/* The CU's file table, rows and sequences (sorted by end) into d. */
-static void read_cu_lines(struct line_dest *d, Dwarf_Die *cudie, int version, struct spgo_cu *cu)
-{
-	read_files(d, cudie, version, cu);
-	cu->seq_begin = d->seqs->n;
-	read_rows(d, cudie, cu);
-	cu->seq_end = d->seqs->n;
-	if (cu->seq_end - cu->seq_begin > 1)
-		qsort(d->seqs->v + cu->seq_begin, cu->seq_end - cu->seq_begin, sizeof *d->seqs->v, cmp_seq_hi);
-}
+typedef struct spgo_line_output line_dest;
 
 /* ---- CU ranges ----------------------------------------------------------------- */
 
@@ -496,23 +275,22 @@ static void read_cu_ranges(struct spgo_binary *bin, Dwarf_Die *cudies, struct sp
 /* ---- the whole load ------------------------------------------------------------ */
 
 /*
- * Two threads share the load, each with its own libdw handle on the file
- * (libdw 0.188 is not safe for two threads on one handle).  The helper
- * walks the DIEs of every compile unit (the scopes), then joins the main
- * thread in reading line tables: the two take compile units from one
- * queue, largest first, so the main thread starts on the largest at once.
- * The main thread's line tables go straight into the binary's tables, the
- * helper's into its own, merged after; when the queue is empty the helper
- * helps copy the rows of the main thread's large tables (struct
- * copy_share).  Each thread writes only its own
+ * Two threads share the load.  The helper walks the DIEs of every compile
+ * unit (the scopes) on a libdw handle of its own (libdw 0.188 is not safe
+ * for two threads on one handle), then joins the main thread in reading
+ * line tables: the two take compile units from one queue, largest first,
+ * so the main thread starts on the largest at once.  Line tables are read
+ * by spgo's own reader from the section bytes, which both threads only
+ * read.  The main thread's tables go straight into the binary's, the
+ * helper's into its own, merged after.  Each thread writes only its own
  * compile units' entries of bin->cus, and only the helper touches
  * bin->strs, bin->scopes, bin->ranges and bin->subprograms.  With one
  * thread the main thread does both passes in turn.
  */
 struct unit {
 	Dwarf_Off die_off;
-	Dwarf_Half version;
-	uint8_t by_helper; /* 1 if the helper read its line table */
+	struct spgo_line_unit line; /* line.stmt_list is UINT64_MAX without one */
+	uint8_t by_helper;          /* 1 if the helper read its line table */
 };
 
 struct load {
@@ -522,6 +300,7 @@ struct load {
 	size_t n;
 	size_t *queue;      /* unit indices, largest first, for the line pass */
 	atomic_size_t next; /* the next queue entry to take */
+	struct spgo_line_input in; /* the sections line tables refer to */
 	/* The helper thread's: its handle, scope slices, and line tables. */
 	Elf *elf;
 	Dwarf *dwarf;
@@ -529,22 +308,31 @@ struct load {
 	struct spgo_strtab file_strs;
 	spgo_row_vec rows;
 	spgo_seq_vec seqs;
-	struct copy_share share; /* copying the main thread's large tables */
 };
 
 /* Line tables of compile units from the queue until it is empty. */
-static void line_pass(struct load *ld, Dwarf *dw, struct line_dest *d, int helper)
+static void line_pass(struct load *ld, const line_dest *d, int helper)
 {
 	for (;;) {
 		size_t q = atomic_fetch_add(&ld->next, 1);
 		if (q >= ld->n)
 			break;
 		struct unit *u = &ld->units[ld->queue[q]];
-		Dwarf_Die cudie;
-		if (!dwarf_offdie(dw, u->die_off, &cudie))
-			continue;
-		read_cu_lines(d, &cudie, u->version, &ld->bin->cus.v[ld->queue[q]]);
+		struct spgo_cu *cu = &ld->bin->cus.v[ld->queue[q]];
 		u->by_helper = (uint8_t)helper;
+		cu->seq_begin = cu->seq_end = d->seqs->n;
+		if (u->line.stmt_list == UINT64_MAX) {
+			cu->files = xmalloc(sizeof *cu->files);
+			continue;
+		}
+		if (!ld->in.line) {
+			cu->files = xmalloc(sizeof *cu->files);
+			cu->line_error = 1;
+			spgo_warn("%s: compile unit at 0x%llx has a line table but the file has no .debug_line",
+				  ld->in.path, (unsigned long long)u->line.cu_off);
+			continue;
+		}
+		spgo_read_line_table(&ld->in, &u->line, d, cu);
 	}
 }
 
@@ -552,9 +340,8 @@ static void *helper_run(void *arg)
 {
 	struct load *ld = arg;
 	spgo_read_scopes(ld->bin, ld->dwarf, ld->cu_offs, ld->n, ld->bounds);
-	struct line_dest d = {&ld->file_strs, &ld->rows, &ld->seqs, NULL};
-	line_pass(ld, ld->dwarf, &d, 1);
-	help_copy(&ld->share);
+	line_dest d = {&ld->file_strs, &ld->rows, &ld->seqs};
+	line_pass(ld, &d, 1);
 	/* What it keeps is copied out of libdw: end the handle here, off
 	 * the main thread's way. */
 	dwarf_end(ld->dwarf);
@@ -637,8 +424,13 @@ static int load(struct spgo_binary *bin)
 {
 	if (open_dwarf(bin) < 0)
 		return -1;
+	Elf *elf = bin->dbg_elf ? bin->dbg_elf : bin->elf;
 	/* The compile units, their DIEs on the main handle and their sizes. */
 	struct load ld = {.bin = bin};
+	ld.in.path = bin->dwarf_path;
+	ld.in.line = debug_section(elf, ".debug_line", &ld.in.line_size);
+	ld.in.line_str = debug_section(elf, ".debug_line_str", &ld.in.line_str_size);
+	ld.in.str = debug_section(elf, ".debug_str", &ld.in.str_size);
 	VEC(struct unit) units = {0};
 	VEC(Dwarf_Die) cudies = {0};
 	VEC(uint64_t) sizes = {0};
@@ -650,12 +442,22 @@ static int load(struct spgo_binary *bin)
 	int nunits = 0;
 	while (dwarf_next_unit(bin->dwarf, off, &next, &hsize, &version, NULL, NULL, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cudie;
-		struct unit u = {off + hsize, version, 0};
+		struct unit u = {.die_off = off + hsize};
 		uint64_t size = next - off;
+		u.line.cu_off = off;
 		off = next;
 		nunits++;
-		if (!dwarf_offdie(bin->dwarf, u.die_off, &cudie) || dwarf_tag(&cudie) != DW_TAG_compile_unit)
+		if (!dwarf_offdie(bin->dwarf, u.die_off, &cudie))
 			continue;
+		int tag = dwarf_tag(&cudie);
+		if (tag != DW_TAG_compile_unit && tag != DW_TAG_skeleton_unit)
+			continue;
+		Dwarf_Attribute a;
+		Dwarf_Word stmt;
+		u.line.stmt_list = UINT64_MAX;
+		if (dwarf_attr(&cudie, DW_AT_stmt_list, &a) && dwarf_formudata(&a, &stmt) == 0)
+			u.line.stmt_list = stmt;
+		u.line.comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &a));
 		uint64_t key = u.die_off;
 		*spgo_kmap_upsert(&cu_by_die, &key) = units.n;
 		VEC_PUSH(&units, u);
@@ -673,23 +475,19 @@ static int load(struct spgo_binary *bin)
 		ld.queue[i] = i;
 		ld.cu_offs[i] = ld.units[i].die_off;
 	}
-	qsort_r(ld.queue, ld.n, sizeof *ld.queue, cmp_unit_size, sizes.v);
+	if (ld.n > 1)
+		qsort_r(ld.queue, ld.n, sizeof *ld.queue, cmp_unit_size, sizes.v);
 	atomic_init(&ld.next, 0);
 	VEC_GROW(&bin->cus, ld.n);
-	memset(bin->cus.v, 0, ld.n * sizeof *bin->cus.v);
+	if (ld.n)
+		memset(bin->cus.v, 0, ld.n * sizeof *bin->cus.v);
 	bin->cus.n = ld.n;
 	spgo_strtab_init(&ld.file_strs);
-	pthread_mutex_init(&ld.share.mu, NULL);
-	pthread_cond_init(&ld.share.cv, NULL);
 
 	pthread_t helper;
 	int threaded = helper_start(&ld, &helper) == 0;
-	struct line_dest own = {&bin->file_strs, &bin->rows, &bin->seqs, threaded ? &ld.share : NULL};
-	line_pass(&ld, bin->dwarf, &own, 0);
-	pthread_mutex_lock(&ld.share.mu);
-	ld.share.closed = 1;
-	pthread_cond_broadcast(&ld.share.cv);
-	pthread_mutex_unlock(&ld.share.mu);
+	line_dest own = {&bin->file_strs, &bin->rows, &bin->seqs};
+	line_pass(&ld, &own, 0);
 	read_cu_ranges(bin, cudies.v, &cu_by_die);
 	if (threaded) {
 		pthread_join(helper, NULL);
@@ -700,9 +498,8 @@ static int load(struct spgo_binary *bin)
 	for (size_t i = 0; i < ld.n; i++) {
 		bin->cus.v[i].range_begin = ld.bounds[2 * i];
 		bin->cus.v[i].range_end = ld.bounds[2 * i + 1];
+		bin->line_errors += bin->cus.v[i].line_error;
 	}
-	pthread_mutex_destroy(&ld.share.mu);
-	pthread_cond_destroy(&ld.share.cv);
 	free(ld.bounds);
 	free(ld.cu_offs);
 	VEC_FREE(&ld.rows);
@@ -713,8 +510,8 @@ static int load(struct spgo_binary *bin)
 	VEC_FREE(&cudies);
 	VEC_FREE(&sizes);
 	spgo_kmap_free(&cu_by_die);
-	/* Everything kept is copied out of libdw: its memory (the line tables
-	 * above all) is free again for what comes next. */
+	/* Everything kept is copied out of libdw: its memory is free again
+	 * for what comes next. */
 	dwarf_end(bin->dwarf);
 	bin->dwarf = NULL;
 	if (bin->cus.n == 0)
@@ -762,6 +559,7 @@ void spgo_binary_free_debug(struct spgo_binary *bin)
 	VEC_FREE(&bin->cus);
 	VEC_FREE(&bin->cu_ranges);
 	VEC_FREE(&bin->subprograms);
+	bin->line_errors = 0;
 	for (size_t i = 0; i < bin->inflated.n; i++)
 		free(bin->inflated.v[i]);
 	VEC_FREE(&bin->inflated);
