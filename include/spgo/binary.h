@@ -228,7 +228,9 @@ struct spgo_frame {
 	uint32_t decl_line;    /* DW_AT_decl_line of the subprogram (0 if absent) */
 	uint32_t line, column; /* 0 if unknown */
 	uint32_t discriminator;      /* raw DWARF value */
-	uint32_t base_discriminator; /* as LLVM's sample profile loader reads it */
+	uint32_t base_discriminator; /* as LLVM's sample profile loader reads it,
+					for the binary's kind (spgo_binary_disc_kind()) */
+	uint32_t dup_factor;         /* LLVM's duplication factor, likewise */
 	/* For an inlined frame: the call site in the caller (frame i + 1). */
 	const char *call_file;
 	uint32_t call_line, call_column, call_discriminator;
@@ -261,17 +263,49 @@ int spgo_binary_symbolize_until(struct spgo_binary *bin, struct spgo_cursor *cur
  * when the binary and its debug file have no DWARF or it is unreadable. */
 int spgo_binary_load_debug(struct spgo_binary *bin);
 
+/*
+ * Compile units whose line table could not be read in full (each was
+ * warned about, with the file, the CU and what is wrong, when the tables
+ * were built): their count, and whether addr lies in one of them.  Lines
+ * there may be missing; a profile must not be made from them.
+ */
+size_t spgo_binary_line_errors(struct spgo_binary *bin);
+int spgo_binary_line_damaged(struct spgo_binary *bin, uint64_t addr);
+
 /* The path of the file the DWARF was read from (the binary itself, the
  * --debug-binary file or one found by build-id), or NULL before loading. */
 const char *spgo_binary_debug_path(const struct spgo_binary *bin);
 
-/*
- * The base discriminator of a raw DWARF discriminator, decoded as LLVM's
- * DILocation::getBaseDiscriminatorFromDiscriminator does without
- * flow-sensitive discriminators: pseudo-probe encoded values give their
- * DWARF base (or probe index), others the prefix-encoded base.
- */
+/* ---- discriminators -------------------------------------------------- */
+
+/* Who reads a discriminator (see src/binary/discriminator.c). */
+enum spgo_disc_kind {
+	SPGO_DISC_LLVM,    /* clang's prefix-encoded components, or a pseudo-probe value */
+	SPGO_DISC_LLVM_FS, /* flow-sensitive AutoFDO: the raw value, factor 1 */
+	SPGO_DISC_GCC,     /* gcc: the raw value, factor 1 */
+};
+
+/* A raw DWARF discriminator, decoded. */
+struct spgo_disc {
+	uint32_t base;       /* what a profile keys the line on */
+	uint32_t dup_factor; /* the count of an instruction is scaled by it */
+	uint32_t copy_id;    /* LLVM's copy identifier (0 if none) */
+	/* A pseudo-probe discriminator (bits [2:0] all set; not for GCC): */
+	uint8_t is_probe;
+	uint8_t probe_type;      /* 0 block, 1 indirect call, 2 direct call */
+	uint8_t probe_attr;      /* bits [31:29] */
+	uint8_t probe_factor;    /* distribution factor, percent */
+	uint16_t probe_id;       /* the probe index */
+	int8_t probe_dwarf_base; /* the DWARF base discriminator kept, or -1 */
+};
+
+void spgo_disc_decode(uint32_t raw, enum spgo_disc_kind kind, struct spgo_disc *d);
+/* The base discriminator as LLVM 19 reads it without flow-sensitive
+ * discriminators (DILocation::getBaseDiscriminatorFromDiscriminator). */
 uint32_t spgo_base_discriminator(uint32_t raw);
+/* SPGO_DISC_LLVM_FS when the binary defines __llvm_fs_discriminator__ (as
+ * llvm-profgen decides), else SPGO_DISC_LLVM. */
+enum spgo_disc_kind spgo_binary_disc_kind(struct spgo_binary *bin);
 
 /* Short name of an instruction class ("cond_branch", "call", ...). */
 const char *spgo_insn_class_name(unsigned cls);

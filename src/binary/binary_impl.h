@@ -117,6 +117,7 @@ struct spgo_binary {
 	VEC(struct spgo_cu) cus;
 	VEC(struct spgo_cu_range) cu_ranges;
 	size_t line_errors; /* CUs whose line table could not be read in full */
+	int disc_kind;      /* enum spgo_disc_kind, -1 before it is known */
 	struct spgo_cursor cursor; /* lookups without a cursor of their own (lines.c, symtab.c) */
 	/* Out-of-line subprogram parts found in DWARF, for the function table. */
 	VEC(struct spgo_scope_range) subprograms;

@@ -521,6 +521,10 @@ static void run_program(struct table *t, struct cursor *c, const struct spgo_lin
 	spgo_row_vec *rows = out->rows;
 	struct regs r;
 	regs_reset(&r);
+	/* Room for the rows at once: a row takes 3 to 4 bytes of program in
+	 * large tables (sqlite3.c: 918 KB for 247k rows), and growing the
+	 * table by doubling would copy it again and again. */
+	VEC_GROW(rows, rows->n + (size_t)(c->end - c->p) / 3 + 1);
 	size_t begin = rows->n; /* the current sequence's first row */
 	int tombstone = 0;
 	uint8_t adjust_255 = (uint8_t)(255 - t->opcode_base);

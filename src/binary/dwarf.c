@@ -533,6 +533,7 @@ int spgo_binary_load_debug(struct spgo_binary *bin)
 		return -1;
 	}
 	bin->debug_state = 1;
+	spgo_binary_disc_kind(bin);
 	return 0;
 }
 

@@ -135,6 +135,7 @@ int spgo_binary_open(struct spgo_binary **out, const char *path, const char *deb
 	bin->debug_path = debug_path ? xstrdup(debug_path) : NULL;
 	bin->fd = fd;
 	bin->dbg_fd = -1;
+	bin->disc_kind = -1;
 	spgo_strtab_init(&bin->strs);
 	spgo_strtab_init(&bin->file_strs);
 	struct stat st;

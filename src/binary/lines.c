@@ -7,23 +7,6 @@
  */
 #include "binary/binary_impl.h"
 
-uint32_t spgo_base_discriminator(uint32_t d)
-{
-	/* Pseudo-probe encoded (low 3 bits all set): the DWARF base
-	 * discriminator when bit 31 says one is kept, else the probe index. */
-	if ((d & 7) == 7) {
-		if (d & 0x80000000u)
-			return (d >> 29) & 3;
-		return (d >> 3) & 0xffff;
-	}
-	/* Prefix encoding of the base discriminator (LLVM's
-	 * getUnsignedFromPrefixEncoding): a set low bit means "none". */
-	if (d & 1)
-		return 0;
-	d >>= 1;
-	return (d & 0x20) ? (((d >> 1) & 0xfe0) | (d & 0x1f)) : (d & 0x1f);
-}
-
 static const char *name_or_null(const struct spgo_binary *bin, uint32_t id)
 {
 	return id >= SPGO_BAD_FILE ? NULL : spgo_strtab_get(&bin->strs, id);
@@ -179,13 +162,23 @@ static long find_scope(const struct spgo_binary *bin, struct spgo_cursor *cur, c
 	return (long)r->scope;
 }
 
-static void set_location(struct spgo_frame *f, const char *file, uint32_t line, uint32_t col, uint32_t disc)
+/* The frame's decoded discriminator, as the binary's consumer reads it. */
+static void set_disc(const struct spgo_binary *bin, struct spgo_frame *f, uint32_t disc)
+{
+	struct spgo_disc d;
+	f->discriminator = disc;
+	spgo_disc_decode(disc, (enum spgo_disc_kind)bin->disc_kind, &d);
+	f->base_discriminator = d.base;
+	f->dup_factor = d.dup_factor;
+}
+
+static void set_location(const struct spgo_binary *bin, struct spgo_frame *f, const char *file, uint32_t line,
+			 uint32_t col, uint32_t disc)
 {
 	f->file = file;
 	f->line = file ? line : 0;
 	f->column = file ? col : 0;
-	f->discriminator = file ? disc : 0;
-	f->base_discriminator = spgo_base_discriminator(f->discriminator);
+	set_disc(bin, f, file ? disc : 0);
 }
 
 int spgo_binary_symbolize(struct spgo_binary *bin, uint64_t addr, struct spgo_frame *frames, int max)
@@ -216,7 +209,7 @@ int spgo_binary_symbolize_until(struct spgo_binary *bin, struct spgo_cursor *cur
 		if (max > 0) {
 			struct spgo_frame *f = &frames[0];
 			*f = (struct spgo_frame){0};
-			set_location(f, file_or_null(bin, row->file), row->line, row->column, row->discriminator);
+			set_location(bin, f, file_or_null(bin, row->file), row->line, row->column, row->discriminator);
 		}
 		return 1;
 	}
@@ -231,17 +224,16 @@ int spgo_binary_symbolize_until(struct spgo_binary *bin, struct spgo_cursor *cur
 			f->inlined = sc->inlined;
 			if (!inner) {
 				if (row)
-					set_location(f, file_or_null(bin, row->file), row->line, row->column, row->discriminator);
+					set_location(bin, f, file_or_null(bin, row->file), row->line, row->column, row->discriminator);
 				else
-					set_location(f, NULL, 0, 0, 0);
+					set_location(bin, f, NULL, 0, 0, 0);
 			} else {
 				/* The call site of the frame inside this one; LLVM
 				 * keeps line and column even when the file is bad. */
 				f->file = cu_file(bin, cu, inner->call_file);
 				f->line = inner->call_line;
 				f->column = inner->call_column;
-				f->discriminator = inner->call_discriminator;
-				f->base_discriminator = spgo_base_discriminator(f->discriminator);
+				set_disc(bin, f, inner->call_discriminator);
 				frames[n - 1].call_file = f->file;
 				frames[n - 1].call_line = f->line;
 				frames[n - 1].call_column = f->column;
@@ -257,4 +249,21 @@ int spgo_binary_symbolize_until(struct spgo_binary *bin, struct spgo_cursor *cur
 		s = sc->parent;
 	}
 	return n;
+}
+
+size_t spgo_binary_line_errors(struct spgo_binary *bin)
+{
+	if (bin->debug_state != 1 && spgo_binary_load_debug(bin) < 0)
+		return 0;
+	return bin->line_errors;
+}
+
+int spgo_binary_line_damaged(struct spgo_binary *bin, uint64_t addr)
+{
+	if (!spgo_binary_line_errors(bin))
+		return 0;
+	struct spgo_cursor cur = {0};
+	uint64_t until = UINT64_MAX;
+	long cui = find_cu(bin, &cur, addr, &until);
+	return cui >= 0 && bin->cus.v[cui].line_error;
 }

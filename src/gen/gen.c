@@ -58,23 +58,11 @@ size_t spgo_gen_canonical_name(const char *name, size_t len)
 	return cand;
 }
 
-/* LLVM's prefix encoding of discriminator components (DILocation). */
-static uint32_t prefix_decode(uint32_t u)
-{
-	if (u & 1)
-		return 0;
-	u >>= 1;
-	if (u & 0x40)
-		return ((u >> 7) & 0xfe0) | (u & 0x1f);
-	return u & 0x3f;
-}
-
 uint32_t spgo_gen_dup_factor(uint32_t disc)
 {
-	/* Skip the base discriminator component, then decode the next. */
-	uint32_t next = (disc & 1) == 0 ? disc >> ((disc & 0x40) ? 14 : 7) : disc >> 1;
-	uint32_t f = prefix_decode(next);
-	return f ? f : 1;
+	struct spgo_disc d;
+	spgo_disc_decode(disc, SPGO_DISC_LLVM, &d);
+	return d.dup_factor;
 }
 
 /* ---- instruction and function lookups ----------------------------------- */
@@ -215,7 +203,7 @@ static void gen_bodies(struct gen *g)
 		g->st->count_debug += c;
 		struct loc l = frame_loc(g, leaf);
 		if (!g->o->gcc)
-			c *= spgo_gen_dup_factor(leaf->discriminator);
+			c *= leaf->dup_factor;
 		uint32_t b = spgo_body_get(g->p, f, l.line, l.disc);
 		if (g->p->bodies.v[b].count < c)
 			g->p->bodies.v[b].count = c;
@@ -360,6 +348,19 @@ static void gen_cleanup(struct gen *g)
 static int gen_finish(struct gen *g, int rc, void (*calls)(struct gen *), struct spgo_profile **out)
 {
 	const char *path = spgo_binary_path(g->bin);
+	if (rc == 0 && spgo_binary_line_errors(g->bin)) {
+		/* Samples in code whose line table is damaged would be
+		 * attributed to wrong or missing lines: refuse. */
+		uint64_t bad = 0;
+		for (size_t i = 0; i < g->ninsns; i++)
+			bad += g->present[i] && spgo_binary_line_damaged(g->bin, g->insns[i].addr);
+		if (bad)
+			rc = spgo_error("%s: %llu sampled instructions lie in compile units whose line table "
+					"could not be read (see the warnings above); a profile from them would "
+					"be wrong: rebuild the binary, or pass its intact debug file with "
+					"--debug-binary",
+					path, (unsigned long long)bad);
+	}
 	if (rc == 0) {
 		gen_bodies(g);
 		calls(g);
@@ -402,6 +403,8 @@ static int gen_finish(struct gen *g, int rc, void (*calls)(struct gen *), struct
 				  : g->st->mode == SPGO_GEN_IP ? "no IP sample inside a known function"
 							       : "no executed instruction with debug information");
 	}
+	if (!g->o->gcc && spgo_binary_disc_kind(g->bin) == SPGO_DISC_LLVM_FS)
+		g->p->flags |= SPGO_PROF_FS; /* as llvm-profgen marks them */
 	spgo_profile_finalize(g->p, 0);
 	g->st->functions = g->p->top.n;
 	*out = g->p;

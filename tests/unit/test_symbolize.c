@@ -39,9 +39,36 @@ static void test_base_discriminator(void)
 	CHECK_EQ_U64(spgo_base_discriminator(2 * 31), 31);
 	/* Two-part prefix encoding: bit 0x20 of the shifted value set. */
 	CHECK_EQ_U64(spgo_base_discriminator((0x20u | 0x40u | 0x3u) << 1), 0x20 | 0x3);
-	/* Pseudo-probe encoded: the probe index, or the kept DWARF base. */
+	/* Pseudo-probe encoded (LLVM 19): the probe index, or the DWARF base
+	 * kept in [18:16] when bit 28 says so. */
 	CHECK_EQ_U64(spgo_base_discriminator(7u | (5u << 3)), 5);
-	CHECK_EQ_U64(spgo_base_discriminator(0x80000000u | (2u << 29) | 7u | (5u << 3)), 2);
+	CHECK_EQ_U64(spgo_base_discriminator(7u | (0x1234u << 3) | (3u << 29)), 0x1234); /* attributes ignored */
+	CHECK_EQ_U64(spgo_base_discriminator((1u << 28) | (2u << 16) | 7u | (5u << 3)), 2);
+	/* Values clang-19 wrote on direct calls of a probe build: id 8 and 2,
+	 * DWARF base 0 kept, factor 100, type 2. */
+	struct spgo_disc d;
+	spgo_disc_decode(0x1b200047u, SPGO_DISC_LLVM, &d);
+	CHECK(d.is_probe);
+	CHECK_EQ_U64(d.probe_id, 8);
+	CHECK_EQ_U64(d.probe_dwarf_base, 0);
+	CHECK_EQ_U64(d.probe_factor, 100);
+	CHECK_EQ_U64(d.probe_type, 2);
+	CHECK_EQ_U64(d.base, 0);
+	spgo_disc_decode(0x1b200017u, SPGO_DISC_LLVM, &d);
+	CHECK_EQ_U64(d.probe_id, 2);
+	/* FS discriminators and gcc: the raw value, factor 1. */
+	spgo_disc_decode(10752, SPGO_DISC_LLVM_FS, &d);
+	CHECK_EQ_U64(d.base, 10752);
+	CHECK_EQ_U64(d.dup_factor, 1);
+	spgo_disc_decode(2 | (8 << 7), SPGO_DISC_GCC, &d);
+	CHECK_EQ_U64(d.base, 2 | (8 << 7));
+	CHECK_EQ_U64(d.dup_factor, 1);
+	CHECK(!d.is_probe);
+	/* LLVM: base 1, duplication factor 4, copy id 3. */
+	spgo_disc_decode(2u | (8u << 7) | (6u << 14), SPGO_DISC_LLVM, &d);
+	CHECK_EQ_U64(d.base, 1);
+	CHECK_EQ_U64(d.dup_factor, 4);
+	CHECK_EQ_U64(d.copy_id, 3);
 }
 
 static void test_gzip(void)
