@@ -660,6 +660,9 @@ static void run_program(struct table *t, struct cursor *c, const struct spgo_lin
 	if (c->bad)
 		table_error(t, "the line program is cut short (at 0x%llx, %zu bytes into it)",
 			    (unsigned long long)(c->p - t->in->line), (size_t)(c->p - prog_start));
+	else if (rows->n > begin)
+		table_error(t, "the last sequence is not terminated (%zu rows after the last "
+			    "DW_LNE_end_sequence)", rows->n - begin);
 	/* Rows after the last end of sequence belong to no sequence. */
 	rows->n = begin;
 }

@@ -79,6 +79,30 @@ for b in clang-dwarf5 gcc-dwarf5 gcc-dwarf4 gcc-dwarf3 gcc-dwarf2 gcc-zlib clang
   compare_insns "$b" "$b"
 done
 
+# Builds whose discriminators do not fit 24 bits, which libdw 0.188 rejects
+# (a whole CU's line table, silently): pseudo-probe builds (probe ids in
+# the discriminators of calls), also with frame pointers, and flow-
+# sensitive discriminators; every test program.  Compared with
+# --no-demangle: clang gives internal functions unique mangled names
+# (_ZL5scorePKc.__uniq.N), which llvm-symbolizer would demangle.
+wide=0
+for p in inline_demo profile_prog perf_prog switch_prog icall_prog; do
+  for v in probe probe-fp fsdisc; do
+    case $v in
+      probe) flags="-fpseudo-probe-for-profiling" ;;
+      probe-fp) flags="-fpseudo-probe-for-profiling -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer" ;;
+      fsdisc) flags="-fdebug-info-for-profiling -mllvm -enable-fs-discriminator=true" ;;
+    esac
+    # shellcheck disable=SC2086
+    clang-19 -O2 -g $flags -fuse-ld=lld -o "$p-$v" "$SPGO_SRC/tests/data/$p.c" -lm || { fail "build $p-$v"; continue; }
+    LLVM_EXTRA=--no-demangle compare_frames "$p-$v" "$p-$v" --binary "$p-$v"
+    # The test must be able to fail: discriminators above 2^24 are there.
+    wide=$((wide + $(awk '$1 == "Discriminator:" && $2 > 16777215' "$p-$v.spgo-v" | wc -l)))
+  done
+done
+[ "$wide" -gt 0 ] || fail "no discriminator above 2^24 in the probe and FS builds"
+echo "probe and FS builds: $wide frames with a discriminator above 2^24"
+
 # The test must be able to fail: the inline frames from the header, the
 # discriminators of -fdebug-info-for-profiling and GCC's split cold part.
 grep -q 'inline_demo.h:[0-9]*:[0-9]*$' clang-dwarf5.spgo || fail "no frame in inline_demo.h"
