@@ -35,6 +35,24 @@ atleast "$s" 97 || bad "similarity to the ground truth $s% < 97%"
 hot=$("$SPGO" show truth.txt | awk 'NR > 6 && NF == 3 { print $3; exit }')
 [ "$hot" = main ] || bad "hottest function of the reference is '$hot', not main (the interpreter loop)"
 
+# A pseudo-probe build (clang's probe ids fill the discriminators of calls,
+# beyond libdw's 24 bits): spgo's line profile equals llvm-profgen-19's
+# --use-dwarf-correlation profile of the same capture, byte for byte.
+clang-19 -O2 -g -fpseudo-probe-for-profiling -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+  -fno-pie -no-pie -o minivm-probe "$SPGO_SRC/examples/minivm/minivm.c"
+"$SPGO" emulate -c 2000 -o p.data -- ./minivm-probe 1 >/dev/null 2>err.txt ||
+  { cat err.txt; bad "spgo emulate (probe build)"; }
+"$SPGO" gen --binary minivm-probe --perf-data p.data -o sp-probe.txt --format text --quiet || bad "spgo gen (probe build)"
+perf script -i p.data -F ip,brstack > p.script 2>/dev/null
+llvm-profgen-19 --binary=minivm-probe --perfscript=p.script --format=text --ignore-stack-samples \
+  --use-dwarf-correlation -o pg-probe.txt >/dev/null 2>&1 || bad "llvm-profgen-19 --use-dwarf-correlation"
+if cmp -s pg-probe.txt sp-probe.txt; then
+  echo "probe build: spgo's line profile is identical to llvm-profgen-19 --use-dwarf-correlation"
+else
+  bad "probe build: profile differs from llvm-profgen-19 --use-dwarf-correlation:"; diff pg-probe.txt sp-probe.txt | head -10
+fi
+grep -q '^ [0-9]*: [1-9]' sp-probe.txt || bad "probe build: no body line with samples"
+
 "$SPGO" gen --binary minivm --perf-data e.data -o sp.gcov --format gcov --quiet || bad "spgo gen gcov"
 "$SPGO" show sp.gcov >/dev/null || bad "gcov profile does not read back"
 [ $fail -eq 0 ] && echo "gen_emulated: ok"
