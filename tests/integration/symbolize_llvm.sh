@@ -79,6 +79,18 @@ for b in clang-dwarf5 gcc-dwarf5 gcc-dwarf4 gcc-dwarf3 gcc-dwarf2 gcc-zlib clang
   compare_insns "$b" "$b"
 done
 
+# Relative compilation directories (reproducible builds): paths stay
+# relative, as llvm-symbolizer composes them ("././inline_demo.h" included).
+cp "$src" "$SPGO_SRC/tests/data/inline_demo.h" .
+clang-19 -O2 -g -fdebug-compilation-dir=. -o rel-clang inline_demo.c
+gcc -O2 -g -fdebug-prefix-map="$tmp=build/x" -o rel-gcc5 inline_demo.c
+gcc -O2 -gdwarf-4 -fdebug-prefix-map="$tmp=." -o rel-gcc4 inline_demo.c
+for b in rel-clang rel-gcc5 rel-gcc4; do
+  compare_frames "$b" "$b" --binary "$b"
+done
+grep -q '^  Filename: \./inline_demo.c$' rel-clang.spgo-v || fail "rel-clang: no relative path"
+grep -q '^  Filename: build/x/inline_demo.c$' rel-gcc5.spgo-v || fail "rel-gcc5: no relative path"
+
 # Builds whose discriminators do not fit 24 bits, which libdw 0.188 rejects
 # (a whole CU's line table, silently): pseudo-probe builds (probe ids in
 # the discriminators of calls), also with frame pointers, and flow-
