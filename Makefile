@@ -8,7 +8,7 @@ JOBS       ?= $(shell nproc)
 # instead of skipping the emulator's tests.
 EMULATOR   ?= AUTO
 
-.PHONY: all deps build build-asan check demo bench clean
+.PHONY: all deps build build-asan check demo bench fuzz clean
 
 all: build
 
@@ -38,5 +38,11 @@ bench:
 	@$(MAKE) --no-print-directory build
 	@bench/run.sh $(BUILD)
 
+# libFuzzer on every parser of outside input: FUZZ_SECONDS per harness
+# (default 60), one after another (scripts/fuzz.sh).
+fuzz:
+	@scripts/deps.sh fuzz
+	@scripts/fuzz.sh
+
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN)
+	rm -rf $(BUILD) $(BUILD_ASAN) build-fuzz

@@ -1,0 +1,43 @@
+#!/bin/sh
+# Seed corpora of the fuzz harnesses that are binary files, made from the
+# project's own test programs with the tools at hand (gcc, clang-19, perf,
+# llvm-profdata-19, spgo), into DIR/NAME/; text seeds are committed in
+# fuzz/corpus/NAME.  Made once (DIR/.done); a tool that is missing only
+# leaves its seeds out.  Usage: make-seeds.sh DIR [SPGO]
+set -u
+dir=$1; spgo=${2:-}
+[ -f "$dir/.done" ] && exit 0
+src=${SPGO_SRC:-$(dirname "$0")/..}
+mkdir -p "$dir/elf" "$dir/debug_line" "$dir/perf_data" "$dir/perf_script" "$dir/profile" \
+  "$dir/cfg" "$dir/ground_truth"
+tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+has() { command -v "$1" >/dev/null 2>&1; }
+c=$src/tests/data/perf_prog.c
+has gcc && gcc -O2 -g -o "$dir/elf/gcc-dwarf5" "$c" && gcc -O2 -gdwarf-4 -gz=zlib -o "$dir/elf/gcc-dwarf4-zlib" "$c"
+if has clang-19; then
+  clang-19 -O2 -g -fdebug-info-for-profiling -o "$dir/elf/clang" "$c"
+  clang-19 -O2 -g -gz=zstd -fuse-ld=lld -o "$dir/elf/clang-zstd" "$c" 2>/dev/null
+  clang-19 -O2 -g -fpseudo-probe-for-profiling -o "$dir/elf/clang-probe" "$src/tests/data/inline_demo.c"
+  clang-19 -O2 -g -fbasic-block-address-map -o "$dir/elf/clang-bbmap" "$src/tests/data/switch_prog.c" 2>/dev/null
+fi
+# Each ELF's .debug_line, behind the one byte that picks the comp_dir case.
+if has objcopy; then
+  for e in "$dir"/elf/*; do
+    objcopy --decompress-debug-sections -O binary --only-section=.debug_line "$e" "$tmp/line" 2>/dev/null || continue
+    { printf '\001'; cat "$tmp/line"; } > "$dir/debug_line/$(basename "$e")"
+  done
+fi
+if has perf && [ -x "$dir/elf/gcc-dwarf5" ] && perf record -q -e cpu-clock -o "$tmp/probe.data" -- true 2>/dev/null; then
+  perf record -q -e cpu-clock -c 200000 -o "$dir/perf_data/file" -- "$dir/elf/gcc-dwarf5" 3000 >/dev/null 2>&1
+  perf record -q -e cpu-clock -c 200000 --call-graph fp -o - -- "$dir/elf/gcc-dwarf5" 3000 2>/dev/null > "$dir/perf_data/pipe"
+  perf record -q -z -e cpu-clock -c 200000 -o "$dir/perf_data/zstd" -- "$dir/elf/gcc-dwarf5" 3000 >/dev/null 2>&1
+  perf script -i "$dir/perf_data/file" -F ip,pid,tid --show-mmap-events > "$dir/perf_script/ip" 2>/dev/null
+  perf script -i "$dir/perf_data/pipe" -F ip 2>/dev/null > "$dir/perf_script/stacks"
+fi
+cp "$src"/tests/data/*.cfg "$dir/cfg/" 2>/dev/null
+for p in "$src"/fuzz/corpus/profile/*.txt; do
+  b=$(basename "$p" .txt)
+  has llvm-profdata-19 && llvm-profdata-19 merge --sample --extbinary -o "$dir/profile/$b.extbin" "$p" 2>/dev/null
+  [ -n "$spgo" ] && "$spgo" merge --format gcov -o "$dir/profile/$b.gcov" "$p" 2>/dev/null
+done
+touch "$dir/.done"
