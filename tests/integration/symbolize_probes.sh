@@ -139,6 +139,27 @@ done
 llvm-readelf-19 -s split-mfs > split-mfs.syms
 grep -q ' crunch\.cold$' split-mfs.syms || bad "split-mfs: no crunch.cold symbol"
 compare split-mfs at-instructions
+# Bad input on the command line: a .pseudo_probe cut short (objcopy
+# --update-section), and a binary with no probes; one line on stderr naming
+# the file and the section, nothing on stdout, a non-zero exit.  (All the
+# bad-input cases run in-process under ASan+UBSan in tests/unit/test_probe.c.)
+if command -v objcopy > /dev/null; then
+	objcopy --dump-section .pseudo_probe=probes.bin inline_demo-pie
+	head -c $(($(wc -c < probes.bin) - 3)) probes.bin > probes.cut
+	objcopy --update-section .pseudo_probe=probes.cut inline_demo-pie cut-bin
+	"$SPGO" symbolize --binary cut-bin --probes --all-instructions > out 2> err
+	rc=$?
+	if [ $rc -eq 0 ] || [ -s out ] || [ "$(wc -l < err)" -ne 1 ] ||
+		! grep -q "cut-bin: section .pseudo_probe offset 0x[0-9a-f]*: " err; then
+		bad "cut .pseudo_probe (rc=$rc): $(cat err)"
+	else
+		echo "ok: $(cat err)"
+	fi
+fi
+clang-19 -O2 -g -o noprobes "$data/profile_prog.c"
+"$SPGO" symbolize --binary noprobes --probes 0x1000 > out 2> err
+[ $? -ne 0 ] && [ ! -s out ] && grep -q "noprobes: no pseudo-probes" err || bad "a binary with no probes: $(cat err)"
+
 # The test can fail: a listing with one index changed differs.
 sed '1s/ Index: [0-9]*/ Index: 999/' inline_demo-pie.spgo > changed
 cmp -s changed inline_demo-pie.llvm && bad "a changed listing compares equal"
