@@ -7,7 +7,8 @@
 #   llvm-profgen-19 --show-disassembly-only --show-pseudo-probe   (the probes
 #       above each instruction of the whole disassembly: more work than spgo's,
 #       but the only way llvm-profgen-19 lists them)
-# Reports wall time and peak RSS (/usr/bin/time, median of REPEATS runs),
+# Reports wall time and peak RSS (/usr/bin/time -v's figure; median of
+# REPEATS runs),
 # and whether the probe listings agree (llvm-profgen's normalized as
 # tests/integration/symbolize_probes.sh does).  Writes
 # bench/results/probes.md.
@@ -34,12 +35,14 @@ if ! head -c 4 "$bin" 2>/dev/null | grep -q ELF; then
      make -j2 sqlite3 > make.log 2>&1) || { tail -20 build-probes/make.log; exit 1; }
 fi
 
-# One run of "$@" > $out: appends "wall rss" to $name.runs (s, KB).
+# One run of "$@" > $out: appends "wall rss" to $name.runs: wall time (s,
+# to the millisecond) from bash's `time`, peak RSS (KB) from /usr/bin/time.
 run_once() {
   local name=$1 out=$2; shift 2
+  local TIMEFORMAT='%3R'
   rm -f "$out"
-  /usr/bin/time -f '%e %M' -o rt.txt "$@" > "$out" 2>/dev/null
-  tail -1 rt.txt >> "$name.runs"
+  { time /usr/bin/time -f '%M' -o rss.txt "$@" > "$out" 2>/dev/null; } 2> wall.txt
+  echo "$(tail -1 wall.txt) $(tail -1 rss.txt)" >> "$name.runs"
 }
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
@@ -67,8 +70,8 @@ else
   same="different: $(diff out.spgo llvm.probes | grep -c '^[<>]' || true) lines differ"
 fi
 inlined=$(grep -c ' Inlined: ' out.spgo || true)
-secsize=$(llvm-readelf-19 -S "$bin" | awk '$2 == ".pseudo_probe" { print strtonum("0x" $6) }')
-descsize=$(llvm-readelf-19 -S "$bin" | awk '$2 == ".pseudo_probe_desc" { print strtonum("0x" $6) }')
+secsize=$((16#$(llvm-readelf-19 -S "$bin" | awk '$2 == ".pseudo_probe" { print $6 }')))
+descsize=$((16#$(llvm-readelf-19 -S "$bin" | awk '$2 == ".pseudo_probe_desc" { print $6 }')))
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "inf" }'; }
 mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 cpu=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)
@@ -81,8 +84,8 @@ cat > "$tmpres" <<EOF
 Debian's $srcdir shell built with \`clang-19 -O2 -g
 -fpseudo-probe-for-profiling\`: .pseudo_probe $secsize bytes,
 .pseudo_probe_desc $descsize bytes, $nprobes probes ($inlined of them
-inlined copies), $ndescs function descriptors.  Wall time and peak RSS from
-\`/usr/bin/time -f '%e %M'\`, median of $REPEATS runs each, output to a
+inlined copies), $ndescs function descriptors.  Wall time from bash's \`time\`,
+peak RSS from \`/usr/bin/time -f %M\`, median of $REPEATS runs each, output to a
 file.  Machine: $cpu, $(nproc) cores shared with other jobs,
 $(date -u +%Y-%m-%d); load average $load_before before the runs and
 $(cut -d' ' -f1 /proc/loadavg) after.
