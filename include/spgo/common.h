@@ -136,6 +136,15 @@ static inline uint64_t spgo_hash64(uint64_t x)
 }
 uint64_t spgo_hash_bytes(const void *p, size_t n);
 
+/* MD5 (RFC 1321) of data[0, len). */
+void spgo_md5(const void *data, size_t len, uint8_t out[16]);
+/* LLVM's function GUID of a name: the first 8 bytes of MD5(name) read as a
+ * little-endian number (what sample profiles with MD5 names, pseudo-probe
+ * records and their descriptors key functions on). */
+uint64_t spgo_md5_guid(const char *name, size_t len);
+/* The same for a NUL-terminated name. */
+uint64_t spgo_guid(const char *name);
+
 /*
  * Open-addressing hash map from a fixed-size key (a whole number of uint64_t
  * words, 1 to 4) to a uint64_t value.  Keys are compared word by word, so

@@ -247,11 +247,7 @@ const char *spgo_func_key(const struct spgo_profile *p, uint32_t func);
 /* Sum of body samples of a function and all its inlinees. */
 uint64_t spgo_func_body_sum(const struct spgo_profile *p, uint32_t func);
 
-/* ---- names --------------------------------------------------------------- */
-
-void spgo_md5(const void *data, size_t len, uint8_t out[16]);
-/* LLVM's function GUID: low 64 bits (little-endian) of MD5(name). */
-uint64_t spgo_md5_guid(const char *name, size_t len);
+/* (spgo_md5() and spgo_md5_guid(), the GUIDs of names, are in spgo/common.h.) */
 
 /* ---- files --------------------------------------------------------------- */
 

@@ -11,6 +11,7 @@
  *   lines.c    lookups in those tables: spgo_binary_symbolize()
  *   disasm.c   instruction table with capstone
  *   cflow.c    jump tables, PLT names and noreturn functions (on demand)
+ *   probe.c    pseudo-probes: .pseudo_probe and .pseudo_probe_desc
  */
 #ifndef SPGO_BINARY_IMPL_H
 #define SPGO_BINARY_IMPL_H
@@ -20,6 +21,7 @@
 
 #include "spgo/binary.h"
 #include "spgo/common.h"
+#include "spgo/probe.h"
 
 /* A line table row, in the order of the line program; an end-of-sequence
  * row has file == SPGO_NO_FILE. */
@@ -133,6 +135,16 @@ struct spgo_binary {
 	int plt_loaded;
 	struct spgo_kmap plt_slots;  /* GOT slot address -> strs id + 1 */
 	struct spgo_kmap noret_memo; /* function address -> 1 returns, 2 noreturn */
+
+	/* Pseudo-probes (probe.c). */
+	int probe_state;  /* 0 not loaded, 1 loaded, -1 failed */
+	int has_probes;   /* 1 if the binary has the probe sections */
+	char *probe_err;  /* the message of the failure */
+	VEC(struct spgo_probe) probes;            /* sorted by address */
+	VEC(struct spgo_probe_node) probe_nodes;  /* section order */
+	VEC(struct spgo_probe_desc) probe_descs;  /* sorted by GUID */
+	VEC(struct spgo_probe_part) probe_parts;  /* sorted by (guid, start) */
+	struct spgo_probe_stats probe_stats;
 };
 
 /*
@@ -180,5 +192,6 @@ void spgo_read_scopes(struct spgo_binary *bin, Dwarf *dw, const Dwarf_Off *cu_of
 void spgo_binary_free_debug(struct spgo_binary *bin);
 void spgo_binary_free_symbols(struct spgo_binary *bin);
 void spgo_binary_free_cflow(struct spgo_binary *bin);
+void spgo_binary_free_probes(struct spgo_binary *bin);
 
 #endif

@@ -191,6 +191,7 @@ void spgo_binary_close(struct spgo_binary *bin)
 	if (!bin)
 		return;
 	spgo_binary_free_cflow(bin);
+	spgo_binary_free_probes(bin);
 	spgo_binary_free_debug(bin);
 	spgo_binary_free_symbols(bin);
 	VEC_FREE(&bin->insns);

@@ -10,6 +10,13 @@
  * address, size, class and (for direct branches and calls) target;
  * --functions the function table.
  *
+ * --probes shows clang's pseudo-probes instead of DWARF frames: per address
+ * the probes there, each as llvm-profgen --show-pseudo-probe prints it
+ * ("FUNC: name Index: N Type: Block Inlined: @ caller:callsite ...", with
+ * single spaces) and then its probe-based inline frames, innermost first,
+ * as name:probe-id; with --all-instructions every probe of the binary, one
+ * per line after its address; with --functions the probe descriptors.
+ *
  * A large file of addresses on stdin is formatted by two threads (see
  * struct pool); the output is the same, byte for byte, as one thread's.
  *
@@ -25,10 +32,12 @@
 #include "cli/cli.h"
 #include "spgo/binary.h"
 #include "spgo/common.h"
+#include "spgo/probe.h"
 
 static const char usage[] =
 	"usage: spgo symbolize --binary FILE [--debug-binary FILE] [--discriminators|--verbose] [ADDR...]\n"
 	"       spgo symbolize --binary FILE --all-instructions | --functions\n"
+	"       spgo symbolize --binary FILE --probes [--all-instructions | --functions | ADDR...]\n"
 	"\n"
 	"Print the inline frames at each address (arguments, else one per line on\n"
 	"stdin; 0x-prefixed hex or decimal), innermost first: the function's linkage\n"
@@ -43,7 +52,14 @@ static const char usage[] =
 	"                       subprogram's DW_AT_decl_line), Line, Column, Discriminator\n"
 	"  --all-instructions   list every instruction: address size class [target]\n"
 	"  --functions          list the function table: start end name symbol\n"
-	"                       decl_line=N [parent=SYMBOL of a split part]\n";
+	"                       decl_line=N [parent=SYMBOL of a split part]\n"
+	"  --probes             pseudo-probes (clang -fpseudo-probe-for-profiling): per\n"
+	"                       address its probes as llvm-profgen --show-pseudo-probe\n"
+	"                       prints them, each followed by its inline frames,\n"
+	"                       innermost first, as name:probe-id, and a blank line;\n"
+	"                       with --all-instructions every probe (\"0xADDR FUNC: ...\");\n"
+	"                       with --functions the descriptors: GUID name checksum\n"
+	"                       probes=N max_index=N [start=0xADDR] [parts=SYM@0xADDR,...]\n";
 
 /*
  * The output buffer.  Symbolizing many addresses is mostly printing, and
@@ -238,7 +254,7 @@ static void ob_hex(struct obuf *o, uint64_t v)
 
 #define MAX_FRAMES 256
 
-enum { PLAIN, DISCRIMINATORS, VERBOSE };
+enum { PLAIN, DISCRIMINATORS, VERBOSE, PROBES };
 
 /*
  * A formatter: what one thread needs to turn addresses into text.
@@ -289,8 +305,145 @@ static void fmt_name(struct fmt *f, struct obuf *o, const char *s)
 	ob_mem(o, s, f->seen_len[h]);
 }
 
+/* ---- pseudo-probes ---------------------------------------------------------- */
+
+/* A probe's function: its descriptor's name, else the GUID in decimal (as
+ * llvm-profgen prints GUIDs). */
+static void probe_name(struct obuf *o, const struct spgo_probe_frame *fr)
+{
+	if (fr->function)
+		ob_str(o, fr->function);
+	else
+		ob_u64(o, fr->guid);
+}
+
+/*
+ * One probe as llvm-profgen-19 --show-pseudo-probe prints it, with single
+ * spaces and no trailing one: "FUNC: name Index: N [Discriminator: N]
+ * Type: T [Inlined: @ outer:callsite @ ... @ caller:callsite]".  Attributes
+ * other than has-discriminator (which clang does not write on real probes)
+ * are added as "Attributes: N".  Fills frames (max MAX_FRAMES) and returns
+ * their number.
+ */
+static int probe_text(struct obuf *o, struct spgo_binary *bin, const struct spgo_probe *p,
+		      struct spgo_probe_frame *frames)
+{
+	int n = spgo_probe_inline_chain(bin, p, frames, MAX_FRAMES);
+	if (n > MAX_FRAMES)
+		n = MAX_FRAMES;
+	ob_str(o, "FUNC: ");
+	probe_name(o, &frames[0]);
+	ob_str(o, " Index: ");
+	ob_u64(o, p->index);
+	if (p->discriminator) {
+		ob_str(o, " Discriminator: ");
+		ob_u64(o, p->discriminator);
+	}
+	ob_str(o, " Type: ");
+	ob_str(o, spgo_probe_type_name(p->type));
+	if (p->attr & ~SPGO_PROBE_ATTR_DISCRIMINATOR) {
+		ob_str(o, " Attributes: ");
+		ob_u64(o, p->attr);
+	}
+	if (n > 1) {
+		ob_str(o, " Inlined: @ ");
+		for (int i = n - 1; i >= 1; i--) {
+			probe_name(o, &frames[i]);
+			ob_char(o, ':');
+			ob_u64(o, frames[i].probe);
+			if (i > 1)
+				ob_str(o, " @ ");
+		}
+	}
+	ob_char(o, '\n');
+	return n;
+}
+
+/* The probes at addr, each followed by its frames; a blank line after. */
+static void probes_one(struct fmt *f, uint64_t addr, struct obuf *o)
+{
+	static _Thread_local struct spgo_probe_frame frames[MAX_FRAMES];
+	size_t n;
+	const struct spgo_probe *p = spgo_binary_probes_at(f->bin, addr, &n);
+	for (size_t i = 0; i < n; i++) {
+		int nf = probe_text(o, f->bin, &p[i], frames);
+		for (int k = 0; k < nf; k++) {
+			ob_str(o, "  ");
+			probe_name(o, &frames[k]);
+			ob_char(o, ':');
+			ob_u64(o, frames[k].probe);
+			ob_char(o, '\n');
+		}
+	}
+	ob_char(o, '\n');
+}
+
+/* Every probe, by address: "0xADDR FUNC: ...". */
+static int list_probes(struct spgo_binary *bin, struct obuf *o)
+{
+	static struct spgo_probe_frame frames[MAX_FRAMES];
+	size_t n;
+	const struct spgo_probe *p = spgo_binary_probes(bin, &n);
+	for (size_t i = 0; i < n; i++) {
+		ob_hex(o, p[i].addr);
+		ob_char(o, ' ');
+		probe_text(o, bin, &p[i], frames);
+	}
+	return 0;
+}
+
+/* The descriptors: GUID name checksum probes=N max_index=N [start=]
+ * [parts=]. */
+static int list_probe_functions(struct spgo_binary *bin, struct obuf *o)
+{
+	size_t n, nparts;
+	const struct spgo_probe_desc *d = spgo_binary_probe_descs(bin, &n);
+	const struct spgo_probe_part *parts = spgo_binary_probe_parts(bin, &nparts);
+	for (size_t i = 0; i < n; i++) {
+		ob_u64(o, d[i].guid);
+		ob_char(o, ' ');
+		ob_str(o, d[i].name);
+		ob_char(o, ' ');
+		ob_u64(o, d[i].checksum);
+		ob_str(o, " probes=");
+		ob_u64(o, d[i].nprobes);
+		ob_str(o, " max_index=");
+		ob_u64(o, d[i].max_index);
+		if (d[i].start) {
+			ob_str(o, " start=");
+			ob_hex(o, d[i].start);
+		}
+		for (uint32_t k = 0; k < d[i].nparts; k++) {
+			const struct spgo_probe_part *pt = &parts[d[i].part + k];
+			ob_str(o, k ? "," : " parts=");
+			if (pt->symbol)
+				ob_str(o, pt->symbol);
+			else
+				ob_u64(o, pt->part_guid);
+			ob_char(o, '@');
+			ob_hex(o, pt->start);
+		}
+		ob_char(o, '\n');
+	}
+	return 0;
+}
+
+/* Load the probes for the command: -1 with an error when there are none. */
+static int need_probes(struct spgo_binary *bin)
+{
+	int rc = spgo_binary_load_probes(bin);
+	if (rc == 0)
+		return spgo_error("%s: no pseudo-probes (no .pseudo_probe section); build with clang "
+				  "-fpseudo-probe-for-profiling", spgo_binary_path(bin));
+	return rc < 0 ? -1 : 0;
+}
+
 static int symbolize_one(struct fmt *f, uint64_t addr, struct obuf *o)
 {
+	if (f->mode == PROBES) {
+		probes_one(f, addr, o);
+		return 0;
+	}
 	if (addr >= f->memo.lo && addr < f->memo.until) {
 		ob_mem(o, f->memo.text, f->memo.len);
 		return 0;
@@ -467,7 +620,9 @@ static int symbolize_text(struct fmt *f, char *s, struct obuf *o)
 	if (!ok && spgo_parse_u64(s, &addr) != 0) {
 		/* Not an address (llvm-symbolizer would look it up as a symbol
 		 * name, and finds nothing in the forms we are given). */
-		ob_str(o, f->mode == VERBOSE ? "??\n  Filename: ??\n  Line: 0\n  Column: 0\n\n" : "??\n??:0:0\n\n");
+		ob_str(o, f->mode == VERBOSE  ? "??\n  Filename: ??\n  Line: 0\n  Column: 0\n\n"
+			  : f->mode == PROBES ? "\n"
+					      : "??\n??:0:0\n\n");
 		return 0;
 	}
 	return symbolize_one(f, addr, o);
@@ -666,7 +821,7 @@ static int stdin_is_file(void)
 int cmd_symbolize(int argc, char **argv)
 {
 	const char *binary = NULL, *debug = NULL;
-	int mode = PLAIN, all = 0, funcs = 0, first_addr = argc;
+	int mode = PLAIN, all = 0, funcs = 0, probes = 0, first_addr = argc;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--binary") || !strcmp(a, "--debug-binary")) {
@@ -687,6 +842,8 @@ int cmd_symbolize(int argc, char **argv)
 			all = 1;
 		} else if (!strcmp(a, "--functions")) {
 			funcs = 1;
+		} else if (!strcmp(a, "--probes")) {
+			probes = 1;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(usage, stdout);
 			return 0;
@@ -702,6 +859,8 @@ int cmd_symbolize(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
+	if (probes)
+		mode = PROBES;
 	/* SPGO_VERBOSE=1: say how the tables were built (to stderr). */
 	const char *verbose = getenv("SPGO_VERBOSE");
 	if (verbose && !strcmp(verbose, "1"))
@@ -722,11 +881,13 @@ int cmd_symbolize(int argc, char **argv)
 	ob_init(o);
 	struct fmt *f = fmt_new(bin, mode);
 	int rc = 0, werr = 0;
-	if (all) {
-		rc = list_instructions(bin, o);
+	if (probes && (rc = need_probes(bin)) < 0) {
+		/* reported below */
+	} else if (all) {
+		rc = probes ? list_probes(bin, o) : list_instructions(bin, o);
 	} else if (funcs) {
-		rc = list_functions(bin, o);
-	} else if ((rc = spgo_binary_load_debug(bin)) == 0) {
+		rc = probes ? list_probe_functions(bin, o) : list_functions(bin, o);
+	} else if ((rc = probes ? 0 : spgo_binary_load_debug(bin)) == 0) {
 		if (first_addr < argc) {
 			for (int i = first_addr; i < argc && rc == 0; i++)
 				rc = symbolize_text(f, argv[i], o);
@@ -742,7 +903,7 @@ int cmd_symbolize(int argc, char **argv)
 				rc = 1;
 				/* Nothing is printed yet: the pool can write to
 				 * stdout itself. */
-				if (len > 2 * CHUNK_BYTES && !no_threads())
+				if (len > 2 * CHUNK_BYTES && !no_threads() && !probes)
 					rc = symbolize_parallel(bin, mode, text, len, &werr);
 				if (rc == 1)
 					rc = symbolize_lines(f, text, text + len, o);

@@ -1,8 +1,9 @@
 /*
  * MD5 (RFC 1321), for LLVM's function GUIDs: the GUID of a function is the
- * first 8 bytes of MD5(name) read as a little-endian number.
+ * first 8 bytes of MD5(name) read as a little-endian number.  Shared by the
+ * profile stage (MD5 name tables) and the binary model (pseudo-probes).
  */
-#include "spgo/profile.h"
+#include "spgo/common.h"
 
 #include <string.h>
 
@@ -95,4 +96,9 @@ uint64_t spgo_md5_guid(const char *name, size_t len)
 	for (int i = 7; i >= 0; i--)
 		g = g << 8 | d[i];
 	return g;
+}
+
+uint64_t spgo_guid(const char *name)
+{
+	return spgo_md5_guid(name, strlen(name));
 }
