@@ -1,9 +1,11 @@
 /* An ELF file through the binary model: headers, symbols, the function
  * table, disassembly, DWARF (spgo's line tables, libdw's DIEs), every
- * instruction symbolized, control-flow facts and binary CFGs. */
+ * instruction symbolized, pseudo-probes and their inline chains,
+ * control-flow facts and binary CFGs. */
 #include "fuzz.h"
 #include "spgo/binary.h"
 #include "spgo/infer.h"
+#include "spgo/probe.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -30,6 +32,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 			if (insns[i].cls == SPGO_INSN_CALL)
 				spgo_binary_is_noreturn(bin, insns[i].target);
+		}
+		if (spgo_binary_load_probes(bin) == 1) {
+			size_t np, k;
+			const struct spgo_probe *probes = spgo_binary_probes(bin, &np);
+			struct spgo_probe_frame pf[16];
+			for (size_t i = 0; i < np && i < 20000; i++) {
+				spgo_probe_inline_chain(bin, &probes[i], pf, 16);
+				spgo_binary_probes_at(bin, probes[i].addr, &k);
+			}
 		}
 		struct spgo_bb_addr_map bbmap = {0};
 		const uint8_t *bb = spgo_binary_section(bin, ".llvm_bb_addr_map", &addr, &len);
