@@ -536,11 +536,20 @@ void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_agg
 	const struct spgo_agg_stats *a = spgo_agg_stats(agg);
 	size_t nm;
 	const struct spgo_agg_match *m = spgo_agg_matches(agg, &nm);
-	fprintf(fp, "spgo: gen: %llu samples, %llu in the binary%s%s%s, %llu elsewhere (%llu in no mapping), %llu lost\n",
+	/* Samples whose ip is elsewhere but whose branches are in the binary
+	 * are used all the same (LBR mode): said, not lumped with the rest. */
+	char used[96] = "";
+	if (st->mode == SPGO_GEN_LBR && a->samples_unmatched_lbr)
+		snprintf(used, sizeof used, "; %llu of them used for their branch stacks",
+			 (unsigned long long)a->samples_unmatched_lbr);
+	fprintf(fp, "spgo: gen: %llu samples, %llu in the binary%s%s%s, %llu elsewhere (%llu in no mapping%s), %llu lost\n",
 		(unsigned long long)a->samples, (unsigned long long)a->samples_matched,
 		nm ? " (matched by " : "", nm ? m[0].how : "", nm ? ")" : "",
 		(unsigned long long)a->samples_unmatched, (unsigned long long)a->samples_unmapped,
-		(unsigned long long)a->lost);
+		used, (unsigned long long)a->lost);
+	if (a->samples_other_event)
+		fprintf(fp, "spgo: gen: %llu samples of other events left out (--event)\n",
+			(unsigned long long)a->samples_other_event);
 	if (st->mode == SPGO_GEN_LBR) {
 		fprintf(fp, "spgo: gen: LBR mode: %llu ranges used (count %llu); dropped: %llu reversed, %llu outside the binary, %llu off instruction boundaries, %llu across a jump\n",
 			(unsigned long long)st->ranges, (unsigned long long)st->range_count,
