@@ -15,6 +15,16 @@
  *  - The profiled binary is recognised in the data by build-id (from MMAP2
  *    or the build-id table) when the data has one for a mapping, else by
  *    file name (same base name); spgo_agg_matches() says which matched how.
+ *    Build-ids are compared on the binary's own length: perf pads shorter
+ *    ones (lld's --build-id=fast: 8 bytes) with zeros to 20; when the two
+ *    agree on the shorter length but not past it, the file name decides.
+ *  - Samples count as many times as sample.count says (aggregated perf
+ *    script text), once when it is 0.
+ *  - perf script text without the pid field: with mmap events, its samples
+ *    are taken in the only process the events name, else in the only
+ *    process that maps the binary (spgo_agg_read_text warns about samples
+ *    that could not be placed that way); without mmap events the addresses
+ *    are the binary's own (its preferred base), as llvm-profgen takes them.
  *  - Memory grows with the number of distinct keys only, never with the
  *    number of samples: identical samples are counted, not stored twice.
  *  - LBR entries are newest first, as perf stores them.  For a branch stack
@@ -59,6 +69,10 @@ struct spgo_agg_stats {
 	uint64_t samples_matched;   /* ip inside the profiled binary */
 	uint64_t samples_unmatched; /* ip in another file, the kernel, or nowhere */
 	uint64_t samples_unmapped;  /* ... of those: ip in no known mapping */
+	uint64_t samples_unmatched_lbr; /* ... of those: with branches in the
+				       binary all the same (used in LBR mode) */
+	uint64_t samples_other_event; /* left out: not the selected event
+					 (spgo_agg_select_event), not in samples */
 	uint64_t lbr_samples;	    /* samples with a branch stack */
 	uint64_t branches;	    /* branch entries counted (at least one end inside) */
 	uint64_t ranges;	    /* ranges counted */
@@ -126,6 +140,16 @@ void spgo_agg_free(struct spgo_aggregate *agg);
 struct spgo_function;
 void spgo_agg_set_functions(struct spgo_aggregate *agg, const struct spgo_function *fns,
 			    size_t n);
+
+/*
+ * Only samples of one event from now on: index >= 0 (the event's position
+ * in the data; in text, the order the event column names them, 0 without
+ * it) or name (as perf script prints it: "cpu-clock", "cycles:u"); index
+ * -1 and name NULL: all.  The others are counted in samples_other_event.
+ */
+void spgo_agg_select_event(struct spgo_aggregate *agg, long index, const char *name);
+/* The events samples came from so far, "NAME (index I), ..." (malloc'd). */
+char *spgo_agg_events_seen(const struct spgo_aggregate *agg);
 
 /* Read a whole perf.data ("-" = stdin) / `perf script` text into agg. */
 int spgo_agg_read_perf(struct spgo_aggregate *agg, const char *path);

@@ -40,9 +40,17 @@
  *    (for gcov output, create_gcov's way) totals add count per instruction,
  *    discriminators are kept raw, the duplication factor is 1 and call-site
  *    bodies are not raised to their call targets.
- *  - Branches whose target starts a function (not a split part such as
- *    foo.cold) are calls, tail calls included: call-target samples at the
- *    source's location and head samples of the callee.  IP mode has no
+ *  - Branches whose target is a function's entry are calls, tail calls
+ *    included: call-target samples at the source's location and head
+ *    samples of the callee.  As llvm-profgen 19 decides, a part of code
+ *    with debug information starts its function's entry when it is the
+ *    only part of that DWARF name, or when its ELF symbol, canonical
+ *    (".llvm.N", ".part.N" stripped), is that name: foo and foo.llvm.123
+ *    and foo.part.0 are foo's entry; foo.cold (a split part), foo.resume,
+ *    foo.destroy, foo.cleanup (a coroutine's outlined parts, which clang
+ *    names foo in DWARF too), foo.isra.0, foo.constprop.0 (gcc's clones,
+ *    named after foo through their abstract origin) are not, unless foo
+ *    has no other part.  IP mode has no
  *    branches: direct calls and tail jumps count with their block; an
  *    indirect call's block count goes to the targets that unwinding the
  *    samples' stacks found for it (opts.icalls, spgo_gen_icalls_*), in
@@ -93,6 +101,15 @@ struct spgo_gen_opts {
 	/* IP mode: indirect-call targets seen by unwinding sampled stacks
 	 * (spgo_gen_icalls_*), or NULL */
 	const struct spgo_gen_icalls *icalls;
+	/* llvm-profgen's --update-total-samples: each profile's total samples
+	 * become the sum of its body samples and its inlinees' totals (taken
+	 * after body samples are raised to their call targets), instead of
+	 * count x instruction size */
+	int update_totals;
+	/* The event to count by name (as the data names it: "cpu-clock",
+	 * "cycles:u"), or NULL; overrides event.  LBR mode too: only samples
+	 * of that event then give ranges and branches. */
+	const char *event_name;
 };
 
 /* What generation saw and did; all counts are in samples unless named. */
@@ -144,6 +161,10 @@ int spgo_gen_truth(struct spgo_binary *bin, const struct spgo_gt_dso *truth,
 /* The canonical function name as llvm-profgen writes it (".llvm.N" and
  * ".part.N" suffixes stripped; ".__uniq.N" kept); returns its length. */
 size_t spgo_gen_canonical_name(const char *name, size_t len);
+
+/* Is a part of code whose ELF symbol is symbol, one of nparts with debug
+ * information named name, the entry of name? (the rule above) */
+int spgo_gen_is_entry(const char *symbol, const char *name, size_t nparts);
 
 /* LLVM's duplication factor of a (non flow-sensitive) discriminator. */
 uint32_t spgo_gen_dup_factor(uint32_t disc);

@@ -111,6 +111,9 @@ struct spgo_perf_sample {
 	uint64_t data_page_size, code_page_size;
 	const uint8_t *aux;
 	uint64_t aux_size;
+	/* How many times this sample occurred: 1, or the count of aggregated
+	 * perf script text (0 is taken as 1). */
+	uint64_t count;
 };
 
 /* MMAP and MMAP2 (prot/flags/maj/min/ino only from MMAP2). */
@@ -244,6 +247,11 @@ void spgo_perf_machine_build_ids(struct spgo_perf_machine *m,
  */
 const struct spgo_perf_map *spgo_perf_machine_find(struct spgo_perf_machine *m, uint32_t pid,
 						   unsigned cpumode, uint64_t addr);
+/* The processes with mappings so far: how many, and the i-th one's pid and
+ * mappings (sorted by start; valid until the next feed). */
+size_t spgo_perf_machine_nprocs(const struct spgo_perf_machine *m);
+const struct spgo_perf_map *spgo_perf_machine_proc(const struct spgo_perf_machine *m, size_t i,
+						   uint32_t *pid, size_t *nmaps);
 /* The dsos seen so far; the array moves when a new dso appears. */
 struct spgo_perf_dso *spgo_perf_machine_dsos(struct spgo_perf_machine *m, size_t *n);
 
@@ -251,11 +259,15 @@ struct spgo_perf_dso *spgo_perf_machine_dsos(struct spgo_perf_machine *m, size_t
 
 /*
  * A reader of the text `perf script` prints for `-F ip,brstack` (LBR
- * samples), `-F ip` (IP samples), either with call stacks (a tab-indented
- * address per line, leaf first, then the LBR line), with an optional leading
- * pid field, and with `--show-mmap-events` lines (PERF_RECORD_MMAP/MMAP2).
- * It hands out the same records as the perf.data reader: SAMPLE (ip,
- * branches, callchain, pid) and MMAP/MMAP2.  Call stack addresses in the
+ * samples), `-F ip` (IP samples), either with call stacks (an indented
+ * address per line, leaf first, before or after the LBR line), with
+ * optional leading pid[/tid] and event fields, with `--show-mmap-events`
+ * lines (PERF_RECORD_MMAP/MMAP2), and llvm-profgen's aggregated form (a
+ * count line before each sample, sample.count).  Lines of no known form
+ * (comments, headers, banners) are skipped, counted and warned about once;
+ * a file of nothing else is an error.  It hands out the same records as the
+ * perf.data reader: SAMPLE (ip, branches, callchain, pid; PERF_SAMPLE_TID
+ * in sample_type only when the text has the pid) and MMAP/MMAP2.  Call stack addresses in the
  * text are what perf prints: for user code the offset within the mapped
  * file, not the runtime address, and the text does not say which file; such
  * samples (ip = the first stack line) have the bit
@@ -268,5 +280,12 @@ struct spgo_perf_text;
 int spgo_perf_text_open(struct spgo_perf_text **out, const char *path);
 void spgo_perf_text_close(struct spgo_perf_text *t);
 int spgo_perf_text_next(struct spgo_perf_text *t, struct spgo_perf_record *rec);
+/* The events the text named in its event column ("cpu-clock:"), in order of
+ * appearance: rec->attr of a sample is one of them (NULL without the
+ * column), its index its position. */
+size_t spgo_perf_text_nattrs(const struct spgo_perf_text *t);
+const struct spgo_perf_attr *spgo_perf_text_attr(const struct spgo_perf_text *t, size_t i);
+/* Lines skipped so far as no part of a sample, and the first one's number. */
+uint64_t spgo_perf_text_skipped(const struct spgo_perf_text *t, uint64_t *first_line);
 
 #endif

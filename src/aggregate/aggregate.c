@@ -49,7 +49,7 @@ static void ctab_grow(struct ctab *t)
 	free(old.rows);
 }
 
-static inline void ctab_add(struct ctab *t, uint64_t a, uint64_t b)
+static inline void ctab_add(struct ctab *t, uint64_t a, uint64_t b, uint64_t n)
 {
 	if (SPGO_UNLIKELY((t->n + 1) * 2 > t->cap))
 		ctab_grow(t);
@@ -57,13 +57,13 @@ static inline void ctab_add(struct ctab *t, uint64_t a, uint64_t b)
 	for (;;) {
 		uint64_t *r = t->rows + 3 * i;
 		if (r[0] == a && r[1] == b && r[2]) {
-			r[2]++;
+			r[2] += n;
 			return;
 		}
 		if (!r[2]) {
 			r[0] = a;
 			r[1] = b;
-			r[2] = 1;
+			r[2] = n;
 			t->n++;
 			return;
 		}
@@ -98,6 +98,23 @@ struct spgo_agg_impl {
 	const struct spgo_function *fns; /* for the function-end check, or NULL */
 	size_t nfns;
 	uint64_t f_lo, f_hi; /* the function part found last: [f_lo, f_hi) */
+
+	/* Only samples of one event (spgo_agg_select_event): by index when
+	 * sel_index >= 0, by name when sel_name; sel_attr/sel_ok cache the
+	 * verdict on the last event seen. */
+	long sel_index;
+	char *sel_name;
+	const struct spgo_perf_attr *sel_attr;
+	int sel_ok, sel_valid;
+	/* The events samples came from: "index name" strings, for messages. */
+	VEC(char *) seen;
+	const struct spgo_perf_attr *seen_last;
+
+	/* Text without pids: the process their addresses are taken in
+	 * (nopid_state 0: to be worked out, 1: nopid_pid, 2: none). */
+	int nopid_state;
+	uint32_t nopid_pid;
+	uint64_t nopid_ambiguous; /* samples left unplaced: several processes */
 };
 
 int spgo_agg_new(struct spgo_aggregate **out, const char *binary_path, const char *debug_path)
@@ -114,6 +131,7 @@ int spgo_agg_new(struct spgo_aggregate **out, const char *binary_path, const cha
 	spgo_kmap_init(&a->branches, 2);
 	spgo_kmap_init(&I->stack_index, 2);
 	I->machine = spgo_perf_machine_new();
+	I->sel_index = -1;
 	I->segs = spgo_binary_segments(bin, &I->nsegs);
 	I->build_id = spgo_binary_build_id(bin, &I->build_id_len);
 	const char *p = spgo_binary_path(bin), *slash = strrchr(p, '/');
@@ -138,6 +156,10 @@ void spgo_agg_free(struct spgo_aggregate *a)
 	for (size_t i = 0; i < I->matches.n; i++)
 		free((char *)I->matches.v[i].name);
 	VEC_FREE(&I->matches);
+	for (size_t i = 0; i < I->seen.n; i++)
+		free(I->seen.v[i]);
+	VEC_FREE(&I->seen);
+	free(I->sel_name);
 	VEC_FREE(&I->pool);
 	VEC_FREE(&I->scratch);
 	VEC_FREE(&I->mf);
@@ -158,6 +180,30 @@ const struct spgo_agg_match *spgo_agg_matches(const struct spgo_aggregate *a, si
 	return a->impl->matches.v;
 }
 
+/*
+ * Do the data's build-id (d, dn bytes) and the binary's (b, bn) name the
+ * same file?  perf keeps build-ids in 20-byte fields and pads a shorter one
+ * (lld's 8-byte --build-id=fast, Go's, many vendors') with zeros; its
+ * build-id table may say 20 bytes for it, or the true size.  So the ids are
+ * compared on the binary's own length: 1 if they agree there and the data
+ * has nothing but zeros past it (or stops there), -1 if they agree there
+ * but the data goes on with other bytes (or stops short of the binary's
+ * length with only zeros missing: the name must decide), 0 if they differ.
+ */
+static int build_id_match(const uint8_t *d, size_t dn, const uint8_t *b, size_t bn)
+{
+	size_t n = dn < bn ? dn : bn;
+	if (memcmp(d, b, n))
+		return 0;
+	if (dn == bn)
+		return 1;
+	const uint8_t *rest = dn > bn ? d + bn : b + dn;
+	for (size_t i = 0, k = dn > bn ? dn - bn : bn - dn; i < k; i++)
+		if (rest[i])
+			return dn > bn ? -1 : 0;
+	return dn > bn ? 1 : -1;
+}
+
 /* Is this dso the profiled binary?  Build-id when both have one, else name. */
 static int verdict(struct spgo_aggregate *a, struct spgo_perf_dso *d)
 {
@@ -169,11 +215,14 @@ static int verdict(struct spgo_aggregate *a, struct spgo_perf_dso *d)
 	if (d->kernel || d->anon) {
 		v = VERDICT_NO;
 	} else if (d->build_id_size && I->build_id_len) {
-		v = d->build_id_size == I->build_id_len &&
-				    !memcmp(d->build_id, I->build_id, I->build_id_len)
-			    ? VERDICT_YES
-			    : VERDICT_NO;
+		int m = build_id_match(d->build_id, d->build_id_size, I->build_id, I->build_id_len);
+		v = m > 0 ? VERDICT_YES : VERDICT_NO;
 		how = "build-id";
+		if (m < 0) { /* the same id but for what follows it: the name decides */
+			const char *slash = strrchr(d->name, '/');
+			v = !strcmp(slash ? slash + 1 : d->name, I->base) ? VERDICT_YES : VERDICT_NO;
+			how = "file name (build-ids differ only past the binary's own length)";
+		}
 	} else {
 		const char *slash = strrchr(d->name, '/');
 		v = !strcmp(slash ? slash + 1 : d->name, I->base) ? VERDICT_YES : VERDICT_NO;
@@ -278,12 +327,15 @@ static inline unsigned mode_of(uint64_t addr)
 	return addr >> 63 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
 }
 
-static struct spgo_agg_event *event_at(struct spgo_aggregate *a, size_t i)
+static struct spgo_agg_event *event_at(struct spgo_aggregate *a, size_t i,
+				       const struct spgo_perf_attr *attr)
 {
 	while (a->events.n <= i) {
 		struct spgo_agg_event e = {0};
 		const struct spgo_perf_attr *at =
 			a->impl->reader ? spgo_perf_attr(a->impl->reader, a->events.n) : NULL;
+		if (!at && attr && attr->index == a->events.n)
+			at = attr; /* text: the event column named it */
 		e.name = at && at->name ? xstrdup(at->name) : xasprintf("event %zu", a->events.n);
 		spgo_kmap_init(&e.ips, 1);
 		VEC_PUSH(&a->events, e);
@@ -292,7 +344,8 @@ static struct spgo_agg_event *event_at(struct spgo_aggregate *a, size_t i)
 }
 
 /* Count one stack(+LBR) key held in I->scratch. */
-static void count_stack(struct spgo_agg_impl *I, uint32_t nframes, uint32_t nbranches)
+static void count_stack(struct spgo_agg_impl *I, uint32_t nframes, uint32_t nbranches,
+			uint64_t times)
 {
 	const uint64_t *w = I->scratch.v;
 	size_t nw = I->scratch.n;
@@ -304,7 +357,7 @@ static void count_stack(struct spgo_agg_impl *I, uint32_t nframes, uint32_t nbra
 		if (!v) {
 			*spgo_kmap_upsert(&I->stack_index, key) = I->pool.n;
 			VEC_GROW(&I->pool, I->pool.n + 2 + nw);
-			I->pool.v[I->pool.n++] = 1;
+			I->pool.v[I->pool.n++] = times;
 			I->pool.v[I->pool.n++] = hdr;
 			memcpy(I->pool.v + I->pool.n, w, nw * 8);
 			I->pool.n += nw;
@@ -312,7 +365,7 @@ static void count_stack(struct spgo_agg_impl *I, uint32_t nframes, uint32_t nbra
 		}
 		uint64_t *e = I->pool.v + *v;
 		if (e[1] == hdr && !memcmp(e + 2, w, nw * 8)) {
-			e[0]++;
+			e[0] += times;
 			return;
 		}
 	}
@@ -347,13 +400,111 @@ static inline int same_function(struct spgo_agg_impl *I, uint64_t begin, uint64_
 	return end < I->f_hi;
 }
 
+void spgo_agg_select_event(struct spgo_aggregate *a, long index, const char *name)
+{
+	struct spgo_agg_impl *I = a->impl;
+	free(I->sel_name);
+	I->sel_name = name ? xstrdup(name) : NULL;
+	I->sel_index = name ? -1 : index;
+	I->sel_valid = 0;
+}
+
+/* Note the event of a sample (for spgo_agg_events_seen); is it selected? */
+static int event_selected(struct spgo_aggregate *a, const struct spgo_perf_attr *at)
+{
+	struct spgo_agg_impl *I = a->impl;
+	if (at != I->seen_last || !I->seen.n) {
+		I->seen_last = at;
+		char *item = at && at->name ? xasprintf("%zu %s", at->index, at->name)
+					    : xasprintf("%zu (unnamed)", at ? at->index : (size_t)0);
+		size_t i = 0;
+		while (i < I->seen.n && strcmp(I->seen.v[i], item))
+			i++;
+		if (i < I->seen.n)
+			free(item);
+		else
+			VEC_PUSH(&I->seen, item);
+	}
+	if (I->sel_index < 0 && !I->sel_name)
+		return 1;
+	if (!I->sel_valid || at != I->sel_attr) {
+		I->sel_attr = at;
+		I->sel_valid = 1;
+		if (I->sel_name)
+			I->sel_ok = at && at->name && !strcmp(at->name, I->sel_name);
+		else
+			I->sel_ok = (long)(at ? at->index : 0) == I->sel_index;
+	}
+	return I->sel_ok;
+}
+
+char *spgo_agg_events_seen(const struct spgo_aggregate *a)
+{
+	const struct spgo_agg_impl *I = a->impl;
+	VEC(char) out = {0};
+	for (size_t i = 0; i < I->seen.n; i++) {
+		const char *sp = strchr(I->seen.v[i], ' ');
+		char *item = xasprintf("%s%s (index %.*s)", i ? ", " : "", sp + 1,
+				       (int)(sp - I->seen.v[i]), I->seen.v[i]);
+		for (char *c = item; *c; c++)
+			VEC_PUSH(&out, *c);
+		free(item);
+	}
+	VEC_PUSH(&out, '\0');
+	return out.v;
+}
+
+/*
+ * The process of a text sample without a pid: the only process the mmap
+ * events name, else the only one that maps the binary; SPGO_AGG_NO_PID
+ * when that is not one (worked out again after each mmap event).
+ */
+#define SPGO_AGG_NO_PID UINT32_MAX
+static uint32_t pid_of_pidless(struct spgo_aggregate *a)
+{
+	struct spgo_agg_impl *I = a->impl;
+	if (I->nopid_state)
+		return I->nopid_state == 1 ? I->nopid_pid : SPGO_AGG_NO_PID;
+	size_t np = spgo_perf_machine_nprocs(I->machine), nd;
+	uint32_t pid = 0, found = 0;
+	for (size_t i = 0; i < np; i++) {
+		size_t nm;
+		uint32_t p;
+		const struct spgo_perf_map *m = spgo_perf_machine_proc(I->machine, i, &p, &nm);
+		int ours = np == 1;
+		for (size_t k = 0; k < nm && !ours; k++)
+			ours = verdict(a, &spgo_perf_machine_dsos(I->machine, &nd)[m[k].dso]) ==
+			       VERDICT_YES;
+		if (ours) {
+			pid = p;
+			found++;
+		}
+	}
+	I->nopid_state = found == 1 ? 1 : 2;
+	I->nopid_pid = pid;
+	return found == 1 ? pid : SPGO_AGG_NO_PID;
+}
+
 static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record *rec)
 {
 	struct spgo_agg_impl *I = a->impl;
 	const struct spgo_perf_sample *s = &rec->sample;
 	uint32_t pid = s->pid;
-	uint64_t v;
-	a->stats.samples++;
+	uint64_t v, times = s->count ? s->count : 1;
+	if (!event_selected(a, rec->attr)) {
+		a->stats.samples_other_event += times;
+		return;
+	}
+	a->stats.samples += times;
+	/* perf script text without the pid field: place it (see above); with
+	 * no process to take, the addresses are the binary's own (map_slow) */
+	if (I->text && !(s->sample_type & PERF_SAMPLE_TID) && spgo_perf_machine_nprocs(I->machine)) {
+		pid = pid_of_pidless(a);
+		if (pid == SPGO_AGG_NO_PID) {
+			I->nopid_ambiguous += times;
+			pid = 0;
+		}
+	}
 
 	/* The ip, per event.  In perf script text with call stacks the ip is
 	 * the first stack line, an offset in its file (see spgo/perf.h). */
@@ -363,28 +514,29 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 			 : map_addr(a, pid, s->cpumode, s->ip, &v) == 0;
 	if (ip_ok) {
 		size_t ei = rec->attr ? rec->attr->index : 0;
-		struct spgo_agg_event *e = event_at(a, ei);
-		a->stats.samples_matched++;
-		e->samples++;
-		e->period += s->period;
-		ctab_add(&I->ips, v, ei);
+		struct spgo_agg_event *e = event_at(a, ei, rec->attr);
+		a->stats.samples_matched += times;
+		e->samples += times;
+		e->period += s->period * times;
+		ctab_add(&I->ips, v, ei, times);
 	} else {
 		int64_t dso;
-		a->stats.samples_unmatched++;
+		a->stats.samples_unmatched += times;
 		I->c_valid = 0;
 		map_slow(a, pid, s->cpumode, s->ip, &v, &dso);
 		if (dso < 0) {
-			a->stats.samples_unmapped++;
+			a->stats.samples_unmapped += times;
 		} else {
 			size_t nd;
-			spgo_perf_machine_dsos(I->machine, &nd)[dso].samples++;
+			spgo_perf_machine_dsos(I->machine, &nd)[dso].samples += times;
 		}
 	}
 
 	/* LBR: branches and the ranges between them. */
 	uint64_t n = s->branch_nr;
 	if (n) {
-		a->stats.lbr_samples++;
+		a->stats.lbr_samples += times;
+		uint64_t branches_before = a->stats.branches;
 		VEC_GROW(&I->mf, 2 * n);
 		uint64_t *mf = I->mf.v;
 		for (uint64_t i = 0; i < n; i++) {
@@ -394,28 +546,30 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 			if (map_addr(a, pid, mode_of(t), t, &mf[2 * i + 1]) < 0)
 				mf[2 * i + 1] = SPGO_AGG_EXTERNAL;
 			if ((mf[2 * i] & mf[2 * i + 1]) != SPGO_AGG_EXTERNAL) {
-				ctab_add(&I->branches, mf[2 * i], mf[2 * i + 1]);
-				a->stats.branches++;
+				ctab_add(&I->branches, mf[2 * i], mf[2 * i + 1], times);
+				a->stats.branches += times;
 			}
 		}
 		for (uint64_t i = 0; i + 1 < n; i++) {
 			uint64_t r[2] = {mf[2 * (i + 1) + 1], mf[2 * i]};
 			if (r[0] == SPGO_AGG_EXTERNAL || r[1] == SPGO_AGG_EXTERNAL) {
 				if ((r[0] & r[1]) != SPGO_AGG_EXTERNAL)
-					a->stats.ranges_external++;
+					a->stats.ranges_external += times;
 				continue;
 			}
 			if (r[0] > r[1]) {
-				a->stats.ranges_reversed++;
+				a->stats.ranges_reversed += times;
 				continue;
 			}
 			if (!same_function(I, r[0], r[1])) {
-				a->stats.ranges_crossing++;
+				a->stats.ranges_crossing += times;
 				continue;
 			}
-			ctab_add(&I->ranges, r[0], r[1]);
-			a->stats.ranges++;
+			ctab_add(&I->ranges, r[0], r[1], times);
+			a->stats.ranges += times;
 		}
+		if (!ip_ok && a->stats.branches != branches_before)
+			a->stats.samples_unmatched_lbr += times;
 	}
 
 	/* The call stack with its LBR. */
@@ -460,8 +614,8 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 			if (n)
 				memcpy(I->scratch.v + nf, I->mf.v, 2 * n * 8);
 			I->scratch.n = nf + 2 * n;
-			count_stack(I, nf, (uint32_t)n);
-			a->stats.stack_samples++;
+			count_stack(I, nf, (uint32_t)n, times);
+			a->stats.stack_samples += times;
 		}
 	}
 }
@@ -487,6 +641,7 @@ void spgo_agg_feed(struct spgo_aggregate *a, const struct spgo_perf_record *rec)
 	case PERF_RECORD_FORK:
 		spgo_perf_machine_feed(I->machine, rec);
 		I->c_valid = 0;
+		I->nopid_state = 0;
 		break;
 	case PERF_RECORD_LOST:
 		a->stats.lost += rec->u.lost.lost;
@@ -517,7 +672,7 @@ void spgo_agg_finish(struct spgo_aggregate *a)
 			else if (k == 1)
 				*spgo_kmap_upsert(&a->branches, r) += r[2];
 			else
-				*spgo_kmap_upsert(&event_at(a, (size_t)r[1])->ips, r) += r[2];
+				*spgo_kmap_upsert(&event_at(a, (size_t)r[1], NULL)->ips, r) += r[2];
 			r[0] = r[1] = r[2] = 0;
 		}
 		t[k]->n = 0;
@@ -555,6 +710,10 @@ int spgo_agg_read_text(struct spgo_aggregate *a, const char *path)
 	}
 	spgo_perf_text_close(t);
 	spgo_agg_finish(a);
+	if (rc == 0 && a->impl->nopid_ambiguous)
+		spgo_warn("%s: %llu samples without a pid could not be placed (several processes map "
+			  "%s): print the pid too (perf script -F pid,ip,...)",
+			  path, (unsigned long long)a->impl->nopid_ambiguous, a->impl->base);
 	return rc < 0 ? -1 : 0;
 }
 

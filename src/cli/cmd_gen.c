@@ -19,15 +19,18 @@
 static const char usage[] =
 	"usage: spgo gen --binary BIN [--debug-binary DBG] (--perf-data P | --perf-script S)\n"
 	"                -o OUT [--format text|extbinary|gcov] [--pid PID] [--mode auto|lbr|ip]\n"
-	"                [--event N] [--infer ALGO | --no-infer] [--llvm 14|19] [--gcov-version 1|2]\n"
-	"                [--quiet]\n"
+	"                [--event N|NAME] [--infer ALGO | --no-infer] [--llvm 14|19]\n"
+	"                [--gcov-version 1|2] [--update-total-samples] [--quiet]\n"
 	"       spgo gen --binary BIN [--debug-binary DBG] --ground-truth GT -o OUT [--format F]\n"
 	"\n"
 	"Generate an AutoFDO sample profile of BIN from perf samples of it.\n"
 	"  --binary BIN        the profiled (optimized) binary, as it ran\n"
 	"  --debug-binary DBG  read DWARF from DBG (a separate debug file)\n"
 	"  --perf-data P       perf.data (\"-\" = stdin; file or pipe format)\n"
-	"  --perf-script S     `perf script -F ip,brstack` (or `-F ip`) text instead\n"
+	"  --perf-script S     `perf script -F ip,brstack` (or `-F ip`) text instead;\n"
+	"                      with --show-mmap-events for a PIE; also reads the pid,\n"
+	"                      tid and event fields, call stacks, llvm-profgen's\n"
+	"                      aggregated counts\n"
 	"  --ground-truth GT   exact counts from `spgo emulate --ground-truth` instead:\n"
 	"                      the reference profile sampled ones are measured against\n"
 	"  -o OUT              the profile to write (\"-\" = stdout)\n"
@@ -37,8 +40,12 @@ static const char usage[] =
 	"  --mode M            lbr: from branch stacks (perf record -b); ip: from sampled\n"
 	"                      instruction pointers (any event); auto (default): lbr when\n"
 	"                      the data has branch stacks\n"
-	"  --event N           IP mode: count event number N only (default: the event\n"
-	"                      with the most samples; others classify blocks)\n"
+	"  --event N|NAME      count only the samples of event number N, or of the event\n"
+	"                      named NAME as perf script prints it (cpu-clock, cycles:u);\n"
+	"                      LBR mode too (default: IP mode counts the event with the\n"
+	"                      most samples, others classify blocks; LBR mode takes all)\n"
+	"  --update-total-samples  total samples = the sum of the body samples (as\n"
+	"                      llvm-profgen's option), not count x instruction size\n"
 	"  --llvm V            the LLVM version that reads an extbinary profile (default both)\n"
 	"  --gcov-version V    2: GCC 12 layout (default); 1: the autofdo tools' layout\n"
 	"  --infer ALGO        IP mode: the inference algorithm: profi (default), mcf\n"
@@ -77,6 +84,30 @@ static int read_perf(struct spgo_aggregate *agg, const char *path, int have_pid,
 	agg->stats.bytes += spgo_perf_bytes_read(r);
 	spgo_perf_close(r);
 	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * After reading with an event selected: an event the data does not have is
+ * an error listing those it has; the selected one is the only one left, so
+ * IP mode takes it as event -1 ("the one with samples").
+ */
+static int check_event(struct spgo_aggregate *agg, struct spgo_gen_opts *o, const char *path)
+{
+	if (!o->event_name && o->event < 0)
+		return 0;
+	const struct spgo_agg_stats *st = spgo_agg_stats(agg);
+	if (!st->samples && st->samples_other_event) {
+		char *seen = spgo_agg_events_seen(agg);
+		char idx[32];
+		snprintf(idx, sizeof idx, "number %d", o->event);
+		spgo_error("%s: no samples of event %s%s%s; the data has: %s", path,
+			   o->event_name ? "'" : "", o->event_name ? o->event_name : idx,
+			   o->event_name ? "'" : "", seen);
+		free(seen);
+		return -1;
+	}
+	o->event = -1;
+	return 0;
 }
 
 static int gen_truth(const char *binary, const char *debug, const char *truth,
@@ -156,9 +187,17 @@ int cmd_gen(int argc, char **argv)
 			else
 				goto bad;
 		} else if (ARG("--event")) {
-			if (spgo_parse_u64(val, &v) || v > 1000)
+			if (!spgo_parse_u64(val, &v)) {
+				if (v > 1000)
+					goto bad;
+				o.event = (int)v;
+			} else if (!*val) {
 				goto bad;
-			o.event = (int)v;
+			} else {
+				o.event_name = val;
+			}
+		} else if (!strcmp(a, "--update-total-samples")) {
+			o.update_totals = 1;
 		} else if (ARG("--llvm")) {
 			if (spgo_parse_u64(val, &v) || (v != 14 && v != 19))
 				goto bad;
@@ -209,6 +248,8 @@ int cmd_gen(int argc, char **argv)
 		return cli_fail();
 	int rc;
 	struct spgo_gen_icalls *icalls = NULL;
+	if (o.event_name || o.event >= 0)
+		spgo_agg_select_event(agg, o.event, o.event_name);
 	if (script) {
 		rc = spgo_agg_read_text(agg, script);
 	} else {
@@ -216,6 +257,8 @@ int cmd_gen(int argc, char **argv)
 		rc = read_perf(agg, data, have_pid, (uint32_t)pid, icalls);
 		o.icalls = icalls;
 	}
+	if (rc == 0)
+		rc = check_event(agg, &o, script ? script : data);
 	struct spgo_profile *p = NULL;
 	struct spgo_gen_stats st;
 	if (rc == 0)

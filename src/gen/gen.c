@@ -125,14 +125,36 @@ void gen_touch_function(struct gen *g, uint64_t addr)
 	}
 }
 
+int spgo_gen_is_entry(const char *symbol, const char *name, size_t nparts)
+{
+	if (nparts <= 1)
+		return 1;
+	size_t n = spgo_gen_canonical_name(symbol, strlen(symbol));
+	return strlen(name) == n && !memcmp(symbol, name, n);
+}
+
+/* How many parts with debug information carry f's name. */
+static size_t parts_named(struct gen *g, const struct spgo_function *f)
+{
+	uint64_t h = name_hash(f->name);
+	uint64_t *v = spgo_kmap_find(&g->byname, &h);
+	size_t n = 0;
+	for (int32_t i = v ? (int32_t)(*v - 1) : -1; i >= 0; i = g->next[i])
+		n += g->funcs[i].has_debug && !strcmp(g->funcs[i].name, f->name);
+	return n;
+}
+
 const struct spgo_function *gen_entry_at(struct gen *g, uint64_t addr)
 {
 	const struct spgo_function *f = spgo_binary_function_at(g->bin, addr);
 	if (!f || f->start != addr || !f->has_debug)
 		return NULL;
-	/* A split part (foo.cold) is entered by a jump, not called; a
-	 * partial-inlining clone (foo.part.N) is a function of its own. */
+	/* llvm-profgen's rule (spgo/gen.h): a split part (foo.cold), a
+	 * coroutine's foo.resume, gcc's foo.isra.0 are entered, but are not
+	 * foo's entry; foo.part.N and foo.llvm.N are. */
 	if (f->parent >= 0 && !strstr(f->symbol, ".part."))
+		return NULL; /* a split part the symbols or DWARF tie to its parent */
+	if (!spgo_gen_is_entry(f->symbol, f->name, parts_named(g, f)))
 		return NULL;
 	return f;
 }
@@ -366,6 +388,10 @@ static int gen_finish(struct gen *g, int rc, void (*calls)(struct gen *), struct
 		calls(g);
 		if (!g->o->gcc) /* create_gcov does not raise them */
 			raise_to_targets(g->p);
+		/* llvm-profgen --update-total-samples: totals from the bodies,
+		 * once raised to their call targets */
+		if (g->o->update_totals)
+			spgo_profile_finalize(g->p, SPGO_FIN_TOTALS | SPGO_FIN_NO_SUMMARY);
 	}
 	gen_cleanup(g);
 	if (rc < 0) {
@@ -437,6 +463,19 @@ int spgo_gen(struct spgo_aggregate *agg, const struct spgo_gen_opts *o, struct s
 		return -1;
 	}
 	g.st->mode = mode;
+	/* Never a silent change of mode: data with branch stacks that gives
+	 * an IP-mode profile says so. */
+	uint64_t lbr = agg->stats.lbr_samples;
+	if (mode == SPGO_GEN_IP && lbr && o->mode == SPGO_GEN_IP)
+		spgo_warn("%llu samples have branch stacks (LBR); --mode ip leaves them out and writes "
+			  "an IP-mode profile",
+			  (unsigned long long)lbr);
+	else if (mode == SPGO_GEN_IP && lbr)
+		spgo_warn("%llu samples have branch stacks (LBR), but no branch of them falls in %s: "
+			  "writing an IP-mode profile from the sampled addresses instead (the LBR "
+			  "addresses are not this binary's, or are runtime addresses of a PIE without "
+			  "their mmap events: perf script --show-mmap-events)",
+			  (unsigned long long)lbr, spgo_binary_path(agg->bin));
 	int rc = mode == SPGO_GEN_LBR ? gen_lbr_counts(&g) : gen_ip_counts(&g);
 	if (rc == 0)
 		rc = check_mismatch(&g);
@@ -500,11 +539,20 @@ void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_agg
 	const struct spgo_agg_stats *a = spgo_agg_stats(agg);
 	size_t nm;
 	const struct spgo_agg_match *m = spgo_agg_matches(agg, &nm);
-	fprintf(fp, "spgo: gen: %llu samples, %llu in the binary%s%s%s, %llu elsewhere (%llu in no mapping), %llu lost\n",
+	/* Samples whose ip is elsewhere but whose branches are in the binary
+	 * are used all the same (LBR mode): said, not lumped with the rest. */
+	char used[96] = "";
+	if (st->mode == SPGO_GEN_LBR && a->samples_unmatched_lbr)
+		snprintf(used, sizeof used, "; %llu of them used for their branch stacks",
+			 (unsigned long long)a->samples_unmatched_lbr);
+	fprintf(fp, "spgo: gen: %llu samples, %llu in the binary%s%s%s, %llu elsewhere (%llu in no mapping%s), %llu lost\n",
 		(unsigned long long)a->samples, (unsigned long long)a->samples_matched,
 		nm ? " (matched by " : "", nm ? m[0].how : "", nm ? ")" : "",
 		(unsigned long long)a->samples_unmatched, (unsigned long long)a->samples_unmapped,
-		(unsigned long long)a->lost);
+		used, (unsigned long long)a->lost);
+	if (a->samples_other_event)
+		fprintf(fp, "spgo: gen: %llu samples of other events left out (--event)\n",
+			(unsigned long long)a->samples_other_event);
 	if (st->mode == SPGO_GEN_LBR) {
 		fprintf(fp, "spgo: gen: LBR mode: %llu ranges used (count %llu); dropped: %llu reversed, %llu outside the binary, %llu off instruction boundaries, %llu across a jump\n",
 			(unsigned long long)st->ranges, (unsigned long long)st->range_count,

@@ -47,6 +47,16 @@ void spgo_perf_machine_free(struct spgo_perf_machine *m)
 	free(m);
 }
 
+size_t spgo_perf_machine_nprocs(const struct spgo_perf_machine *m) { return m->procs.n; }
+
+const struct spgo_perf_map *spgo_perf_machine_proc(const struct spgo_perf_machine *m, size_t i,
+						   uint32_t *pid, size_t *nmaps)
+{
+	*pid = m->procs.v[i]->pid;
+	*nmaps = m->procs.v[i]->maps.n;
+	return m->procs.v[i]->maps.v;
+}
+
 struct spgo_perf_dso *spgo_perf_machine_dsos(struct spgo_perf_machine *m, size_t *n)
 {
 	*n = m->dsos.n;

@@ -2,12 +2,27 @@
  * A reader of `perf script` text (see spgo/perf.h): the lines llvm-profgen
  * reads, turned back into the records the perf.data reader gives.
  *
- *   sample, LBR only:      [pid] ip 0xFROM/0xTO/P/-/-/0/ ...
- *   sample, IP only:       [pid] ip
- *   sample with a stack:   [pid] (a line; may be empty, or "%5d " with pid)
- *                          \tADDR          (one per frame, leaf first)
- *                          [ 0xFROM/0xTO/... LBR line]  or an empty line
+ *   sample, LBR only:      [pid[/tid]] [event:] ip 0xFROM/0xTO/P/-/-/0/ ...
+ *   sample, IP only:       [pid[/tid]] [event:] ip
+ *   sample with a stack:   a line that opens it: empty, or "%5d " (pid),
+ *                          or the fields before the ip ("pid event: ")
+ *                          ADDR            (one per line, leaf first,
+ *                                           indented by a tab or spaces)
+ *                          the LBR line " 0xFROM/0xTO/..." or an empty line
+ *                          (perf prints the stack first; the LBR line may
+ *                          also come first, then the stack, then an empty
+ *                          line)
+ *   aggregated input:      a line of a decimal count alone, then the sample
+ *                          it weighs (llvm-profgen's aggregated perf script)
  *   mmap events:           [pid] PERF_RECORD_MMAP2 PID/TID: [0xS(0xL) @ 0xP ...]: r-xp NAME
+ *
+ * A sample ends where the next begins (its first line, an empty line, a
+ * count, an mmap event) or at its LBR line after a stack, so the line that
+ * ends one may be the start of the next: it is kept for the next call.
+ * Lines of no known shape (comments, perf's header, a wrapper's banner,
+ * other PERF_RECORD_ events) are skipped and counted; one warning at the
+ * end names the first.  Malformed data inside a sample (a bad branch entry)
+ * is an error naming the line.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,13 +36,27 @@ struct spgo_perf_text {
 	char *line;
 	size_t line_cap;
 	uint64_t lineno, bytes;
+	/* The sample being gathered. */
 	VEC(uint64_t) frames;
 	VEC(struct perf_branch_entry) br;
-	uint32_t pid;
-	int have_pid, in_stack;
+	uint64_t ip, count;
+	uint32_t pid, tid;
+	int started;  /* something of it was read */
+	int open;     /* an opening line was read: stack lines may follow */
+	int have_ip, have_pid;
+	const struct spgo_perf_attr *attr; /* its event column, or NULL */
+	uint64_t next_count;		   /* from a count line: the next sample's */
+	uint64_t first_line;		   /* where it started */
+	int held;     /* t->line is read but not yet handled (it ended the
+			 sample handed out last) */
+	int reset;    /* the sample handed out last is still in frames/br */
 	char name[4096];
-	/* A sample finished by a line that also starts the next thing. */
-	char *pending;
+	/* Events named in the event column, in order of appearance. */
+	VEC(struct spgo_perf_attr *) attrs;
+	/* Lines skipped: how many, the first of them. */
+	uint64_t skipped, skipped_line, samples;
+	int warned;
+	char skipped_text[64];
 };
 
 int spgo_perf_text_open(struct spgo_perf_text **out, const char *path)
@@ -51,7 +80,11 @@ void spgo_perf_text_close(struct spgo_perf_text *t)
 		fclose(t->fp);
 	free(t->line);
 	free(t->path);
-	free(t->pending);
+	for (size_t i = 0; i < t->attrs.n; i++) {
+		free(t->attrs.v[i]->name);
+		free(t->attrs.v[i]);
+	}
+	VEC_FREE(&t->attrs);
 	VEC_FREE(&t->frames);
 	VEC_FREE(&t->br);
 	free(t);
@@ -160,20 +193,94 @@ static int parse_mmap(struct spgo_perf_text *t, const char *s, struct spgo_perf_
 	return 1;
 }
 
-/* Fill rec with the sample gathered so far, and reset. */
-static void emit(struct spgo_perf_text *t, struct spgo_perf_record *rec, int have_ip, uint64_t ip)
+
+/* The event of an event-column token ("cpu-clock:", "cycles:u:"): its
+ * attribute, made at its first appearance; index = order of appearance. */
+static const struct spgo_perf_attr *event_named(struct spgo_perf_text *t, const char *s, size_t n)
+{
+	for (size_t i = 0; i < t->attrs.n; i++)
+		if (strlen(t->attrs.v[i]->name) == n && !memcmp(t->attrs.v[i]->name, s, n))
+			return t->attrs.v[i];
+	struct spgo_perf_attr *a = xcalloc(1, sizeof *a);
+	a->name = xstrndup(s, n);
+	a->index = t->attrs.n;
+	VEC_PUSH(&t->attrs, a);
+	return a;
+}
+
+size_t spgo_perf_text_nattrs(const struct spgo_perf_text *t) { return t->attrs.n; }
+
+const struct spgo_perf_attr *spgo_perf_text_attr(const struct spgo_perf_text *t, size_t i)
+{
+	return i < t->attrs.n ? t->attrs.v[i] : NULL;
+}
+
+uint64_t spgo_perf_text_skipped(const struct spgo_perf_text *t, uint64_t *first_line)
+{
+	if (first_line)
+		*first_line = t->skipped_line;
+	return t->skipped;
+}
+
+/* Count a line that is no part of a sample; remember the first. */
+static void skip_line(struct spgo_perf_text *t, const char *s)
+{
+	if (!t->skipped++) {
+		t->skipped_line = t->lineno;
+		size_t n = strlen(s);
+		if (n >= sizeof t->skipped_text)
+			n = sizeof t->skipped_text - 1;
+		memcpy(t->skipped_text, s, n);
+		t->skipped_text[n] = 0;
+		for (char *c = t->skipped_text; *c; c++)
+			if (*c == '\t')
+				*c = ' ';
+	}
+}
+
+/* Forget the sample being gathered. */
+static void clear_sample(struct spgo_perf_text *t)
+{
+	t->frames.n = 0;
+	t->br.n = 0;
+	t->started = t->open = t->have_ip = t->have_pid = 0;
+	t->attr = NULL;
+	t->ip = 0;
+	t->count = 0;
+}
+
+/* Begin a sample at the current line (it takes the pending count). */
+static void start_sample(struct spgo_perf_text *t)
+{
+	clear_sample(t);
+	t->started = 1;
+	t->count = t->next_count;
+	t->next_count = 0;
+	t->first_line = t->lineno;
+}
+
+/* Fill rec with the sample gathered (its arrays stay until the next call). */
+static void emit(struct spgo_perf_text *t, struct spgo_perf_record *rec)
 {
 	memset(rec, 0, sizeof *rec);
 	rec->type = PERF_RECORD_SAMPLE;
+	rec->attr = t->attr;
 	struct spgo_perf_sample *s = &rec->sample;
-	s->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
-	if (!have_ip && t->frames.n)
-		ip = t->frames.v[0];
+	s->sample_type = PERF_SAMPLE_IP;
+	uint64_t ip = t->have_ip ? t->ip : t->frames.n ? t->frames.v[0] : 0;
+	if (!t->have_ip && !t->frames.n && t->br.n)
+		ip = t->br.v[0].to; /* a branch stack alone: where it ended */
 	s->ip = ip;
-	s->pid = s->tid = t->have_pid ? t->pid : 0;
+	if (t->have_pid) {
+		s->sample_type |= PERF_SAMPLE_TID;
+		s->pid = t->pid;
+		s->tid = t->tid;
+	}
 	s->cpumode = ip >> 63 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
 	if (t->frames.n) {
-		s->sample_type |= PERF_SAMPLE_CALLCHAIN | SPGO_PERF_SAMPLE_TEXT_FRAMES;
+		s->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		if (!t->have_ip)
+			s->sample_type |= SPGO_PERF_SAMPLE_TEXT_FRAMES;
 		s->callchain = t->frames.v;
 		s->callchain_nr = t->frames.n;
 	}
@@ -183,119 +290,301 @@ static void emit(struct spgo_perf_text *t, struct spgo_perf_record *rec, int hav
 		s->branch_nr = t->br.n;
 	}
 	s->branch_hw_idx = ~0ULL;
-	rec->offset = t->lineno;
+	s->count = t->count ? t->count : 1;
+	rec->offset = t->first_line;
 	rec->size = (uint16_t)(t->bytes > 65535 ? 65535 : t->bytes);
 	t->bytes = 0;
-	t->in_stack = 0;
-	t->have_pid = 0;
+	t->samples++;
+	t->reset = 1;
+}
+
+enum line_kind {
+	L_BLANK,   /* empty or blanks only */
+	L_COUNT,   /* a decimal count alone: aggregated input */
+	L_FRAME,   /* indented, one address: a stack frame (or an IP sample) */
+	L_OPEN,    /* pid / event fields without an ip: opens a stack sample */
+	L_SAMPLE,  /* [pid] [event:] ip [branches]: an IP or LBR sample */
+	L_BRANCH,  /* [pid] [event:] branches without an ip */
+	L_OTHER,   /* not part of a sample */
+};
+
+/* What one line of perf script text is; fills the fields it carries. */
+struct line_info {
+	enum line_kind kind;
+	int tab;		       /* starts with a tab */
+	int have_pid, have_ip;
+	uint32_t pid, tid;
+	uint64_t ip, count;
+	const char *event;	       /* event name (without the ':') */
+	size_t event_len;
+	const char *br[64];	       /* branch tokens (up to 64: perf's LBRs are 32) */
+	size_t brl[64];
+	int nbr;
+};
+
+static int is_pid_tid(const char *s, size_t n, uint32_t *pid, uint32_t *tid)
+{
+	const char *slash = memchr(s, '/', n);
+	size_t pl = slash ? (size_t)(slash - s) : n;
+	if (!is_dec(s, pl) || (slash && !is_dec(slash + 1, n - pl - 1)))
+		return 0;
+	*pid = (uint32_t)strtoul(s, NULL, 10);
+	*tid = slash ? (uint32_t)strtoul(slash + 1, NULL, 10) : *pid;
+	return 1;
+}
+
+static void classify(const char *s, size_t len, struct line_info *li)
+{
+	memset(li, 0, sizeof *li);
+	li->tab = s[0] == '\t';
+	const char *tok[72];
+	size_t tl[72];
+	int nt = 0;
+	for (const char *p = s; *p;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			break;
+		const char *b = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+		if (nt == 72) {
+			li->kind = L_OTHER;
+			return;
+		}
+		tok[nt] = b;
+		tl[nt] = (size_t)(p - b);
+		nt++;
+	}
+	if (nt == 0) {
+		li->kind = L_BLANK;
+		return;
+	}
+	/* llvm-profgen's aggregated count: the whole line is a decimal number */
+	if (nt == 1 && tok[0] == s && tl[0] == len && is_dec(s, len) && len <= 19) {
+		li->kind = L_COUNT;
+		li->count = strtoull(s, NULL, 10);
+		return;
+	}
+	/* [pid[/tid]]: "%5d/%-5d " is told by its slash; a pid alone by what
+	 * follows it: an ip, an event, or nothing but the blank perf prints
+	 * after it (a line that opens a stack sample). */
+	int i = 0;
+	if (memchr(tok[0], '/', tl[0])) {
+		if (is_pid_tid(tok[0], tl[0], &li->pid, &li->tid))
+			li->have_pid = i = 1;
+	} else if (is_dec(tok[0], tl[0])) {
+		int plain = 0;
+		while (plain < nt && !memchr(tok[plain], '/', tl[plain]) &&
+		       tok[plain][tl[plain] - 1] != ':')
+			plain++;
+		int event_next = plain < nt && tok[plain][tl[plain] - 1] == ':';
+		if (plain == 2 || (plain == 1 && (event_next || (nt == 1 && s[len - 1] == ' ')))) {
+			is_pid_tid(tok[0], tl[0], &li->pid, &li->tid);
+			li->have_pid = i = 1;
+		}
+	}
+	/* [event:] */
+	if (i < nt && tl[i] > 1 && tok[i][tl[i] - 1] == ':' && !memchr(tok[i], '/', tl[i])) {
+		li->event = tok[i];
+		li->event_len = tl[i] - 1;
+		i++;
+	}
+	/* [ip] */
+	if (i < nt && !memchr(tok[i], '/', tl[i])) {
+		if (!is_hex(tok[i], tl[i])) {
+			li->kind = L_OTHER;
+			return;
+		}
+		li->ip = strtoull(tok[i], NULL, 16);
+		li->have_ip = 1;
+		i++;
+	}
+	/* branches: every other token has a '/' */
+	for (; i < nt; i++) {
+		if (!memchr(tok[i], '/', tl[i]) || li->nbr == 64) {
+			li->kind = L_OTHER;
+			return;
+		}
+		li->br[li->nbr] = tok[i];
+		li->brl[li->nbr++] = tl[i];
+	}
+	if (li->have_ip)
+		li->kind = !li->have_pid && !li->event && !li->nbr && tok[0] != s ? L_FRAME
+										       : L_SAMPLE;
+	else if (li->nbr)
+		li->kind = L_BRANCH;
+	else
+		li->kind = L_OPEN;
+}
+
+/* Take the branch tokens of a line into the sample. */
+static int add_branches(struct spgo_perf_text *t, const struct line_info *li)
+{
+	for (int i = 0; i < li->nbr; i++)
+		if (parse_branch(t, li->br[i], li->brl[i]) < 0)
+			return -1;
+	return 0;
+}
+
+/* The fields before the ip (pid, event) into the sample. */
+static void take_fields(struct spgo_perf_text *t, const struct line_info *li)
+{
+	if (li->have_pid) {
+		t->pid = li->pid;
+		t->tid = li->tid;
+		t->have_pid = 1;
+	}
+	if (li->event)
+		t->attr = event_named(t, li->event, li->event_len);
 }
 
 int spgo_perf_text_next(struct spgo_perf_text *t, struct spgo_perf_record *rec)
 {
-	/* The previous call handed out frames/branches: start afresh. */
-	if (!t->in_stack) {
-		t->frames.n = 0;
-		t->br.n = 0;
+	/* The previous call handed out a sample: start afresh. */
+	if (t->reset) {
+		clear_sample(t);
+		t->reset = 0;
 	}
 	for (;;) {
-		ssize_t len = getline(&t->line, &t->line_cap, t->fp);
-		if (len < 0) {
-			if (ferror(t->fp))
-				return spgo_error("%s: %s", t->path, strerror(errno));
-			if (t->in_stack && t->frames.n) {
-				emit(t, rec, 0, 0);
-				return 1;
+		ssize_t len;
+		if (t->held) {
+			t->held = 0;
+			len = (ssize_t)strlen(t->line);
+		} else {
+			len = getline(&t->line, &t->line_cap, t->fp);
+			if (len < 0) {
+				if (ferror(t->fp))
+					return spgo_error("%s: %s", t->path, strerror(errno));
+				if (t->started && (t->have_ip || t->frames.n || t->br.n)) {
+					emit(t, rec);
+					return 1;
+				}
+				clear_sample(t);
+				if (t->skipped && !t->samples)
+					return spgo_error("%s: no perf script samples in it (%llu lines of "
+							  "no known form, the first at line %llu: '%s')",
+							  t->path, (unsigned long long)t->skipped,
+							  (unsigned long long)t->skipped_line,
+							  t->skipped_text);
+				if (t->skipped && !t->warned) {
+					t->warned = 1;
+					spgo_warn("%s: skipped %llu lines that are no samples (the first at "
+						  "line %llu: '%s')",
+						  t->path, (unsigned long long)t->skipped,
+						  (unsigned long long)t->skipped_line, t->skipped_text);
+				}
+				return 0;
 			}
-			return 0;
+			t->lineno++;
+			t->bytes += (uint64_t)len;
 		}
-		t->lineno++;
-		t->bytes += (uint64_t)len;
 		char *s = t->line;
 		while (len > 0 && (s[len - 1] == '\n' || s[len - 1] == '\r'))
 			s[--len] = 0;
-		int tab = s[0] == '\t';
+		/* Does this line end the sample gathered so far?  Then hand that
+		 * out first and handle the line at the next call. */
+#define FLUSH_FIRST()                                                                     \
+	do {                                                                              \
+		if (t->started && (t->have_ip || t->frames.n || t->br.n)) {               \
+			t->held = 1;                                                      \
+			emit(t, rec);                                                     \
+			return 1;                                                         \
+		}                                                                         \
+	} while (0)
 		char *mm = strstr(s, "PERF_RECORD_MMAP");
 		if (mm) {
-			if (t->in_stack && t->frames.n) {
-				/* cannot hand out two records at once: drop the
-				 * unterminated stack (perf never prints this) */
-				t->in_stack = 0;
-				t->frames.n = 0;
-			}
+			FLUSH_FIRST();
+			clear_sample(t);
 			return parse_mmap(t, mm, rec) < 0 ? -1 : 1;
 		}
-		if (!strncmp(s, "PERF_RECORD_", 12) || s[0] == '#')
-			continue;
-		/* Split into tokens. */
-		const char *tok[64];
-		size_t tl[64];
-		int nt = 0;
-		for (char *p = s; *p;) {
-			while (*p == ' ' || *p == '\t')
-				p++;
-			if (!*p)
-				break;
-			char *b = p;
-			while (*p && *p != ' ' && *p != '\t')
-				p++;
-			if (nt < 64) {
-				tok[nt] = b;
-				tl[nt] = (size_t)(p - b);
-				nt++;
-			}
-		}
-		if (tab && nt == 1 && is_hex(tok[0], tl[0])) {
-			VEC_PUSH(&t->frames, strtoull(tok[0], NULL, 16));
-			t->in_stack = 1;
+		const char *first = s + strspn(s, " \t");
+		if (!strncmp(first, "PERF_RECORD_", 12)) {
+			skip_line(t, s); /* other side-band events */
 			continue;
 		}
-		int first_br = nt;
-		for (int i = 0; i < nt; i++)
-			if (memchr(tok[i], '/', tl[i])) {
-				first_br = i;
-				break;
-			}
-		if (nt == 0) {
-			if (t->in_stack && t->frames.n) {
-				emit(t, rec, 0, 0);
-				return 1;
-			}
-			t->in_stack = 1; /* a stack may follow */
+		if (first[0] == '#') {
+			skip_line(t, s);
 			continue;
 		}
-		/* Leading plain tokens: [pid] [ip]. */
-		int have_ip = 0;
-		uint64_t ip = 0;
-		int plain = first_br;
-		if (plain > 2)
-			return bad(t, "unrecognised line (want [pid] ip [brstack])");
-		if (plain == 2) {
-			if (!is_dec(tok[0], tl[0]) || !is_hex(tok[1], tl[1]))
-				return bad(t, "unrecognised line (want [pid] ip [brstack])");
-			t->pid = (uint32_t)strtoul(tok[0], NULL, 10);
-			t->have_pid = 1;
-			ip = strtoull(tok[1], NULL, 16);
-			have_ip = 1;
-		} else if (plain == 1) {
-			if (!is_hex(tok[0], tl[0]))
-				return bad(t, "unrecognised line (want [pid] ip [brstack])");
-			/* "%7d \n" alone opens a stack sample with a pid */
-			if (first_br == nt && len > 0 && s[len - 1] == ' ' && is_dec(tok[0], tl[0]) &&
-			    !t->frames.n) {
-				t->pid = (uint32_t)strtoul(tok[0], NULL, 10);
-				t->have_pid = 1;
-				t->in_stack = 1;
+		struct line_info li;
+		classify(s, (size_t)len, &li);
+		/* An indented address continues an opened or stack sample; else
+		 * it is an IP sample of its own (perf prints "%16lx"). */
+		int in_stack = t->started && !t->have_ip && (t->open || t->frames.n || t->br.n);
+		if (li.kind == L_FRAME && !in_stack && t->started && t->have_ip && li.tab &&
+		    !t->frames.n)
+			in_stack = 1; /* a stack after the ip line */
+		switch (li.kind) {
+		case L_BLANK: /* ends a sample; a stack may follow */
+			FLUSH_FIRST();
+			clear_sample(t);
+			t->open = 1;
+			continue;
+		case L_COUNT:
+			FLUSH_FIRST();
+			clear_sample(t);
+			t->next_count = li.count;
+			if (!li.count)
+				return bad(t, "a sample count of 0");
+			continue;
+		case L_FRAME:
+			if (in_stack || (t->open && !t->started)) {
+				if (!t->started)
+					start_sample(t);
+				t->open = 1;
+				VEC_PUSH(&t->frames, li.ip);
 				continue;
 			}
-			ip = strtoull(tok[0], NULL, 16);
-			have_ip = 1;
-		}
-		for (int i = first_br; i < nt; i++)
-			if (parse_branch(t, tok[i], tl[i]) < 0)
+			FLUSH_FIRST();
+			start_sample(t);
+			if (li.tab) { /* a stack without an opening line */
+				t->open = 1;
+				VEC_PUSH(&t->frames, li.ip);
+			} else {
+				t->ip = li.ip;
+				t->have_ip = 1;
+			}
+			continue;
+		case L_OPEN:
+			FLUSH_FIRST();
+			start_sample(t);
+			take_fields(t, &li);
+			t->open = 1;
+			continue;
+		case L_SAMPLE:
+			FLUSH_FIRST();
+			start_sample(t);
+			take_fields(t, &li);
+			t->ip = li.ip;
+			t->have_ip = 1;
+			if (add_branches(t, &li) < 0)
 				return -1;
-		if (!have_ip && t->br.n && !t->frames.n)
-			return bad(t, "branch stack without an ip");
-		emit(t, rec, have_ip, ip);
-		return 1;
+			continue;
+		case L_BRANCH:
+			if (t->started && !t->have_ip && t->frames.n && !t->br.n) {
+				/* the LBR line after a stack ends the sample */
+				take_fields(t, &li);
+				if (add_branches(t, &li) < 0)
+					return -1;
+				emit(t, rec);
+				return 1;
+			}
+			if (t->started && !t->have_ip && !t->frames.n && !t->br.n) {
+				take_fields(t, &li); /* after an opening line */
+			} else {
+				FLUSH_FIRST();
+				start_sample(t);
+				take_fields(t, &li);
+			}
+			if (add_branches(t, &li) < 0)
+				return -1;
+			t->open = 1; /* a stack may follow it */
+			continue;
+		case L_OTHER:
+			skip_line(t, s);
+			continue;
+		}
+#undef FLUSH_FIRST
 	}
 }

@@ -1,6 +1,6 @@
 /*
- * Unit tests of profile generation (spgo/gen.h): name canonicalization and
- * discriminator decoding against LLVM's rules, and spgo_gen() on a
+ * Unit tests of profile generation (spgo/gen.h): name canonicalization,
+ * function-entry rules and discriminator decoding against LLVM's rules, and spgo_gen() on a
  * hand-made aggregate of a program compiled here (ranges, off-boundary
  * ranges, calls, external calls, GCC totals, the empty-profile refusal).
  */
@@ -33,6 +33,53 @@ static void test_canonical(void)
 		size_t n = spgo_gen_canonical_name(t[i].in, strlen(t[i].in));
 		CHECK(n == strlen(t[i].out) && !strncmp(t[i].in, t[i].out, n));
 	}
+}
+
+/*
+ * Which part of code is its function's entry (calls into it are head
+ * samples), as llvm-profgen 19 decides: the only part of its DWARF name,
+ * or a part whose ELF symbol, canonical, is that name.  One rule per
+ * suffix clang and gcc give parts and clones.
+ */
+static void test_entry_rules(void)
+{
+	static const struct {
+		const char *symbol, *name;
+		size_t nparts;
+		int entry;
+	} t[] = {
+		{"foo", "foo", 2, 1},
+		{"foo", "foo", 1, 1},
+		/* .cold (gcc, clang -fsplit-machine-functions): a part, jumped to */
+		{"foo.cold", "foo", 2, 0},
+		{"foo.cold.1", "foo", 3, 0},
+		/* .part.N (gcc partial inlining): stripped by getCanonicalFnName */
+		{"foo.part.0", "foo", 2, 1},
+		/* .isra / .constprop (gcc clones named foo through their abstract
+		 * origin): not foo's entry when foo has another part ... */
+		{"foo.isra.0", "foo", 2, 0},
+		{"foo.constprop.0", "foo", 2, 0},
+		{"foo.constprop.0.isra.0", "foo", 2, 0},
+		/* ... but the only code of foo is */
+		{"foo.isra.0", "foo", 1, 1},
+		{"foo.constprop.0", "foo", 1, 1},
+		/* .llvm.N (ThinLTO promotion): stripped */
+		{"foo.llvm.123456", "foo", 2, 1},
+		/* .__uniq.N: kept, so an entry when DWARF names it so too */
+		{"foo.__uniq.789", "foo.__uniq.789", 2, 1},
+		{"foo.__uniq.789", "foo", 2, 0},
+		/* coroutine parts (clang's CoroSplit), all named foo in DWARF */
+		{"foo.resume", "foo", 3, 0},
+		{"foo.destroy", "foo", 3, 0},
+		{"foo.cleanup", "foo", 3, 0},
+		{"foo", "foo", 3, 1},
+	};
+	for (size_t i = 0; i < SPGO_ARRAY_LEN(t); i++)
+		if (spgo_gen_is_entry(t[i].symbol, t[i].name, t[i].nparts) != t[i].entry) {
+			fprintf(stderr, "entry rule: %s (name %s, %zu parts) should be %s\n",
+				t[i].symbol, t[i].name, t[i].nparts, t[i].entry ? "an entry" : "no entry");
+			CHECK(0);
+		}
 }
 
 static void test_dup_factor(void)
@@ -381,6 +428,7 @@ int main(void)
 {
 	RUN(test_canonical);
 	RUN(test_dup_factor);
+	RUN(test_entry_rules);
 	if (build_prog() == 0) {
 		RUN(test_gen_lbr);
 		RUN(test_gen_ip);
