@@ -33,7 +33,7 @@ for h in "$build"/fuzz/fuzz_*; do
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "$h" "$corpus" "${seeds[@]}" "${dict[@]}" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=20 \
     -max_len=1048576 -print_final_stats=1 -artifact_prefix="$findings/" -close_fd_mask=3 > "$log" 2>&1
-  execs=$(awk -F: '/stat::number_of_executed_units/ {gsub(/ /, "", $2); print $2}' "$log")
+  execs=$(awk '/stat::number_of_executed_units/ {print $2}' "$log")
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | awk '{print $2}')
   ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | awk '{print $2}')
   n=$(find "$findings" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)

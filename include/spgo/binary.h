@@ -5,6 +5,10 @@
  * and, built on top, functions, source lines, inline frames and instructions.
  *
  * Contract
+ *  - Limits on input: a zstd-compressed debug section must claim the size
+ *    its zstd frame holds, and at most 4 GiB, before anything is allocated
+ *    for it; every size and offset read from DWARF line tables and probe
+ *    sections is checked against its section before use.
  *  - spgo_binary_open() reads the ELF headers eagerly and everything else
  *    lazily; it fails with an spgo_error() naming the file and what is wrong
  *    (not ELF, truncated, unsupported machine).

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #if defined(__GNUC__)
 #define SPGO_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -121,6 +122,16 @@ void spgo_heap_reserve(size_t bytes);
 		(vec)->v = NULL;                                               \
 		(vec)->n = (vec)->cap = 0;                                     \
 	} while (0)
+
+/*
+ * qsort for arrays that may be empty: C's qsort must not be given a NULL
+ * array even with a count of 0, and an empty VEC's array is NULL.
+ */
+static inline void spgo_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
 
 /* ---- hashing and hash maps -------------------------------------------- */
 

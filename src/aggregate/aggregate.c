@@ -833,7 +833,7 @@ void spgo_agg_dump(const struct spgo_aggregate *a, FILE *fp)
 	}
 	g_pool = a->impl->pool.v;
 	if (offs.n)
-		qsort(offs.v, offs.n, sizeof *offs.v, cmp_stack);
+		spgo_sort(offs.v, offs.n, sizeof *offs.v, cmp_stack);
 	for (size_t i = 0; i < offs.n; i++) {
 		size_t it = offs.v[i];
 		struct spgo_agg_stack st;

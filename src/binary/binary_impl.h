@@ -106,6 +106,7 @@ struct spgo_binary {
 
 	/* Debug tables (dwarf.c). */
 	int debug_state;  /* 0 not loaded, 1 loaded, -1 failed */
+	int debug_absent; /* failed because there is no DWARF at all */
 	char *debug_err;  /* the message of the failure */
 	char *dwarf_path; /* file the DWARF came from */
 	int dbg_fd;       /* separate debug file, or -1 */

@@ -698,7 +698,7 @@ int spgo_read_line_table(const struct spgo_line_input *in, const struct spgo_lin
 	}
 	cu->seq_end = out->seqs->n;
 	if (cu->seq_end - cu->seq_begin > 1)
-		qsort(out->seqs->v + cu->seq_begin, cu->seq_end - cu->seq_begin, sizeof *out->seqs->v, cmp_seq_hi);
+		spgo_sort(out->seqs->v + cu->seq_begin, cu->seq_end - cu->seq_begin, sizeof *out->seqs->v, cmp_seq_hi);
 	VEC_FREE(&t.dirs);
 	if (!t.err)
 		return 0;

@@ -268,7 +268,7 @@ static void load_insns(struct spgo_binary *bin)
 				VEC_PUSH(&cuts, syms[i].addr);
 		VEC_PUSH(&cuts, hi);
 		if (cuts.n > 1)
-			qsort(cuts.v, cuts.n, sizeof *cuts.v, cmp_u64);
+			spgo_sort(cuts.v, cuts.n, sizeof *cuts.v, cmp_u64);
 		for (size_t i = 0; i + 1 < cuts.n; i++) {
 			if (cuts.v[i] == cuts.v[i + 1])
 				continue;
@@ -278,7 +278,7 @@ static void load_insns(struct spgo_binary *bin)
 	VEC_FREE(&cuts);
 	/* Sections come in header order; the table is by address. */
 	if (bin->insns.n > 1)
-		qsort(bin->insns.v, bin->insns.n, sizeof *bin->insns.v, cmp_insn);
+		spgo_sort(bin->insns.v, bin->insns.n, sizeof *bin->insns.v, cmp_insn);
 	cs_free(in, 1);
 	cs_close(&h);
 }

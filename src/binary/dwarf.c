@@ -62,6 +62,8 @@ static int open_debug_file(struct spgo_binary *bin, const char *path)
 #ifndef ELFCOMPRESS_ZSTD
 #define ELFCOMPRESS_ZSTD 2
 #endif
+/* The most a compressed debug section may inflate to (binary.h). */
+#define SPGO_MAX_INFLATE ((uint64_t)4 << 30)
 
 /*
  * libdw inflates zlib-compressed debug sections itself, but the elfutils of
@@ -84,6 +86,17 @@ static int inflate_zstd_sections(struct spgo_binary *bin, Elf *elf, const char *
 		if (!d || d->d_size < hdr)
 			return spgo_error("%s: offset 0x%llx: corrupt compressed section", path,
 					  (unsigned long long)sh.sh_offset);
+		/* The size claimed must be what the zstd frame holds, and at
+		 * most SPGO_MAX_INFLATE: checked before allocating it. */
+		const char *z = (const char *)d->d_buf + hdr;
+		unsigned long long frame = ZSTD_getFrameContentSize(z, d->d_size - hdr);
+		if (frame == ZSTD_CONTENTSIZE_ERROR || (frame != ZSTD_CONTENTSIZE_UNKNOWN && frame != ch.ch_size) ||
+		    ch.ch_size > SPGO_MAX_INFLATE)
+			return spgo_error("%s: offset 0x%llx: compressed section claims %llu bytes, %s", path,
+					  (unsigned long long)sh.sh_offset, (unsigned long long)ch.ch_size,
+					  frame == ZSTD_CONTENTSIZE_ERROR ? "and holds no zstd frame"
+					  : ch.ch_size > SPGO_MAX_INFLATE ? "over spgo's limit of 4 GiB"
+									  : "not what its zstd frame holds");
 		void *out = xmalloc(ch.ch_size ? ch.ch_size : 1);
 		size_t got = ZSTD_decompress(out, ch.ch_size, (const char *)d->d_buf + hdr, d->d_size - hdr);
 		if (ZSTD_isError(got) || got != ch.ch_size) {
@@ -133,9 +146,11 @@ static int open_dwarf(struct spgo_binary *bin)
 			free(p);
 		}
 	}
-	if (!elf)
+	if (!elf) {
+		bin->debug_absent = 1;
 		return spgo_error("%s: no debug info (no .debug_info section, and no separate "
 				  "debug file given or found by build-id)", bin->path);
+	}
 	if (inflate_zstd_sections(bin, elf, bin->dwarf_path) < 0)
 		return -1;
 	bin->dwarf = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
@@ -440,7 +455,8 @@ static int load(struct spgo_binary *bin)
 	size_t hsize;
 	Dwarf_Half version;
 	int nunits = 0;
-	while (dwarf_next_unit(bin->dwarf, off, &next, &hsize, &version, NULL, NULL, NULL, NULL, NULL) == 0) {
+	int more;
+	while ((more = dwarf_next_unit(bin->dwarf, off, &next, &hsize, &version, NULL, NULL, NULL, NULL, NULL)) == 0) {
 		Dwarf_Die cudie;
 		struct unit u = {.die_off = off + hsize};
 		uint64_t size = next - off;
@@ -464,8 +480,12 @@ static int load(struct spgo_binary *bin)
 		VEC_PUSH(&cudies, cudie);
 		VEC_PUSH(&sizes, size);
 	}
-	if (nunits == 0 && dwarf_errno() != 0)
-		spgo_warn("%s: %s", bin->dwarf_path, dwarf_errmsg(-1));
+	if (more < 0) {
+		/* Read the error once: dwarf_errno() also clears it. */
+		int e = dwarf_errno();
+		spgo_warn("%s: .debug_info at 0x%llx: %s; the compile units after it are not read", bin->dwarf_path,
+			  (unsigned long long)off, e ? dwarf_errmsg(e) : "unreadable unit header");
+	}
 	ld.units = units.v;
 	ld.n = units.n;
 	ld.queue = xmalloc((ld.n ? ld.n : 1) * sizeof *ld.queue);

@@ -212,7 +212,7 @@ static void read_symbol_guids(struct spgo_binary *bin, sym_guid_vec *out, size_t
 		VEC_PUSH(out, s);
 	}
 	if (out->n > 1)
-		qsort(out->v, out->n, sizeof *out->v, cmp_sym_guid);
+		spgo_sort(out->v, out->n, sizeof *out->v, cmp_sym_guid);
 	/* Keep the last of each GUID. */
 	size_t k = 0;
 	for (size_t i = 0; i < out->n; i++) {
@@ -289,7 +289,7 @@ static int read_descs(struct spgo_binary *bin, const uint8_t *data, size_t size)
 		r.p += len;
 	}
 	if (n > 1)
-		qsort(tmp, n, sizeof *tmp, cmp_desc_tmp);
+		spgo_sort(tmp, n, sizeof *tmp, cmp_desc_tmp);
 	/* One per GUID, the first in the section (duplicates come from
 	 * functions defined in several files: the same name and hash). */
 	size_t conflicts = 0, bad_guid = 0, first_bad = 0;
@@ -516,7 +516,7 @@ static void sort_probes(struct spgo_binary *bin)
 		sorted &= i == 0 || keys[i - 1].addr <= keys[i].addr;
 	}
 	if (!sorted) {
-		qsort(keys, n, sizeof *keys, cmp_addr_pos);
+		spgo_sort(keys, n, sizeof *keys, cmp_addr_pos);
 		struct spgo_probe *v = xmalloc(n * sizeof *v);
 		for (size_t i = 0; i < n; i++)
 			v[i] = bin->probes.v[keys[i].pos];
@@ -589,7 +589,7 @@ static int decode(struct spgo_binary *bin, const uint8_t *desc, size_t desc_size
 	}
 	/* Split parts, tied to their functions. */
 	if (bin->probe_parts.n > 1)
-		qsort(bin->probe_parts.v, bin->probe_parts.n, sizeof *bin->probe_parts.v, cmp_part);
+		spgo_sort(bin->probe_parts.v, bin->probe_parts.n, sizeof *bin->probe_parts.v, cmp_part);
 	for (size_t i = 0; i < bin->probe_parts.n;) {
 		size_t j = i;
 		while (j < bin->probe_parts.n && bin->probe_parts.v[j].guid == bin->probe_parts.v[i].guid)

@@ -87,7 +87,7 @@ static void load_symbols(struct spgo_binary *bin)
 		VEC_PUSH(&tmp, t);
 	}
 	if (tmp.n > 1)
-		qsort(tmp.v, tmp.n, sizeof *tmp.v, cmp_sym);
+		spgo_sort(tmp.v, tmp.n, sizeof *tmp.v, cmp_sym);
 	VEC_GROW(&bin->syms, tmp.n);
 	for (size_t i = 0; i < tmp.n; i++) {
 		bin->syms.v[bin->syms.n++] = tmp.v[i].s;
@@ -195,8 +195,8 @@ static void load_functions(struct spgo_binary *bin)
 	if (!bin->syms_loaded)
 		load_symbols(bin);
 	/* DWARF parts, if there is debug info (none otherwise, no error). */
-	if (bin->debug_state == 0)
-		spgo_binary_load_debug(bin);
+	if (bin->debug_state == 0 && spgo_binary_load_debug(bin) < 0 && !bin->debug_absent)
+		spgo_warn("%s; functions from the symbol table only", spgo_errmsg());
 	/* A subprogram with several ranges (foo and its foo.cold in one DIE):
 	 * the first range listed is its entry.  part start -> entry start. */
 	struct spgo_kmap first_of_scope, entry_of;
@@ -221,7 +221,7 @@ static void load_functions(struct spgo_binary *bin)
 	}
 	size_t ndwarf = bin->funcs.n;
 	if (ndwarf > 1)
-		qsort(bin->funcs.v, ndwarf, sizeof *bin->funcs.v, cmp_func);
+		spgo_sort(bin->funcs.v, ndwarf, sizeof *bin->funcs.v, cmp_func);
 	/* Drop DWARF parts overlapping an earlier one (discarded or folded
 	 * functions left at address 0, duplicate CUs). */
 	size_t k = 0;
@@ -252,7 +252,7 @@ static void load_functions(struct spgo_binary *bin)
 		VEC_PUSH(&bin->funcs, f);
 	}
 	if (bin->funcs.n > 1)
-		qsort(bin->funcs.v, bin->funcs.n, sizeof *bin->funcs.v, cmp_func);
+		spgo_sort(bin->funcs.v, bin->funcs.n, sizeof *bin->funcs.v, cmp_func);
 	/* Symbols, and the parents of split parts by name. */
 	struct spgo_kmap by_symbol;
 	spgo_kmap_init(&by_symbol, 1);

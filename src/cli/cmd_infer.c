@@ -536,7 +536,7 @@ int cmd_infer(int argc, char **argv)
 			fprintf(out.fp, "time %s %zu %zu", name, cfg->nblocks, cfg->nedges);
 			for (int k = 0; k < nalgo; k++) {
 				double *t = times + k * time_runs;
-				qsort(t, time_runs, sizeof *t, cmp_double);
+				spgo_sort(t, time_runs, sizeof *t, cmp_double);
 				fprintf(out.fp, " %.1f", t[time_runs / 2] * 1e6);
 			}
 			fputc('\n', out.fp);

@@ -407,8 +407,8 @@ static int write_truth(struct conv *c, const char *counts, const char *out)
 		}
 	}
 	for (size_t d = 0; d < gt.n_dsos; d++) {
-		qsort(iv[d].v, iv[d].n, sizeof *iv[d].v, cmp_insn);
-		qsort(ev[d].v, ev[d].n, sizeof *ev[d].v, cmp_edge);
+		spgo_sort(iv[d].v, iv[d].n, sizeof *iv[d].v, cmp_insn);
+		spgo_sort(ev[d].v, ev[d].n, sizeof *ev[d].v, cmp_edge);
 		/* Merge edges that became equal (several outside ends). */
 		size_t k = 0;
 		for (size_t i = 0; i < ev[d].n; i++) {

@@ -120,7 +120,7 @@ uint64_t *spgo_kmap_sorted(const struct spgo_kmap *m)
 		if (m->used[i])
 			memcpy(&out[k++ * row], &m->slots[i * row], row * 8);
 	sort_kw = m->kw;
-	qsort(out, m->n, row * 8, cmp_rows);
+	spgo_sort(out, m->n, row * 8, cmp_rows);
 	return out;
 }
 

@@ -125,7 +125,7 @@ int spgo_bb_addr_map_parse(struct spgo_bb_addr_map *out, const uint8_t *data, si
 		f.nblocks = blocks.n;
 		VEC_PUSH(&funcs, f);
 	}
-	qsort(funcs.v, funcs.n, sizeof *funcs.v, cmp_func);
+	spgo_sort(funcs.v, funcs.n, sizeof *funcs.v, cmp_func);
 	out->funcs = funcs.v;
 	out->nfuncs = funcs.n;
 	return 0;

@@ -250,7 +250,7 @@ int spgo_cfg_from_binary(struct spgo_cfg *cfg, struct spgo_binary *bin, uint64_t
 	/* Parts come in function-table order, which is by address; overlapping
 	 * entries (a symbol inside a DWARF range) were skipped above only when
 	 * adjacent, so sort and drop duplicates. */
-	qsort(v.v, v.n, sizeof *v.v, cmp_insn_addr);
+	spgo_sort(v.v, v.n, sizeof *v.v, cmp_insn_addr);
 	size_t w = 0;
 	for (size_t i = 0; i < v.n; i++)
 		if (w == 0 || v.v[i].addr != v.v[w - 1].addr)
@@ -261,7 +261,7 @@ int spgo_cfg_from_binary(struct spgo_cfg *cfg, struct spgo_binary *bin, uint64_t
 	for (size_t k = 0; bf && k < bf->nblocks; k++)
 		VEC_PUSH(&starts, bf->blocks[k].addr);
 	if (starts.n > 1)
-		qsort(starts.v, starts.n, sizeof *starts.v, cmp_u64);
+		spgo_sort(starts.v, starts.n, sizeof *starts.v, cmp_u64);
 	struct spgo_bincfg_opts o = {
 		.block_starts = starts.v,
 		.nblock_starts = starts.n,

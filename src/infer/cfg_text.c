@@ -71,9 +71,11 @@ static int end(struct parse *p)
 	f->labels[i] = labels;
 	if (p->has_truth) {
 		f->truth_block[i] = xmalloc((nb + 1) * sizeof(uint64_t));
-		memcpy(f->truth_block[i], p->tb.v, nb * sizeof(uint64_t));
+		if (nb)
+			memcpy(f->truth_block[i], p->tb.v, nb * sizeof(uint64_t));
 		f->truth_edge[i] = xmalloc((p->cfg->nedges + 1) * sizeof(uint64_t));
-		memcpy(f->truth_edge[i], p->te.v, p->cfg->nedges * sizeof(uint64_t));
+		if (p->cfg->nedges) /* no edge: te.v is NULL */
+			memcpy(f->truth_edge[i], p->te.v, p->cfg->nedges * sizeof(uint64_t));
 	}
 	spgo_strtab_free(&p->labels);
 	p->open = 0;

@@ -453,7 +453,7 @@ static void flush_upto(struct spgo_perf_reader *r, uint64_t limit)
 	for (size_t i = 1; i < r->q.n && sorted; i++)
 		sorted = cmp_qent(&r->q.v[i - 1], &r->q.v[i]) <= 0;
 	if (!sorted)
-		qsort(r->q.v, r->q.n, sizeof *r->q.v, cmp_qent);
+		spgo_sort(r->q.v, r->q.n, sizeof *r->q.v, cmp_qent);
 	size_t n = 0;
 	while (n < r->q.n && r->q.v[n].time <= limit)
 		n++;

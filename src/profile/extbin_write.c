@@ -229,7 +229,7 @@ int spgo_write_extbinary(struct spgo_profile *p, FILE *fp, const struct spgo_wri
 	 * input and cheaper than sorting 100k strings (readers need no order). */
 	sort_w = &w;
 	if (w.md5)
-		qsort(names.v, names.n, sizeof *names.v, cmp_names);
+		spgo_sort(names.v, names.n, sizeof *names.v, cmp_names);
 	{
 		bytes *b = &sec[S_NAMES];
 		size_t k = 0;
@@ -261,7 +261,7 @@ int spgo_write_extbinary(struct spgo_profile *p, FILE *fp, const struct spgo_wri
 
 	/* The CS name table. */
 	if (w.cs) {
-		qsort(ctxlist.v, ctxlist.n, sizeof *ctxlist.v, cmp_ctx);
+		spgo_sort(ctxlist.v, ctxlist.n, sizeof *ctxlist.v, cmp_ctx);
 		bytes *b = &sec[S_CSNAMES];
 		put_uleb(b, ctxlist.n);
 		for (size_t i = 0; i < ctxlist.n; i++) {
@@ -304,7 +304,7 @@ int spgo_write_extbinary(struct spgo_profile *p, FILE *fp, const struct spgo_wri
 		memcpy(sy, p->symbols.v, p->symbols.n * sizeof *sy); /* n > 0 here */
 		int save = w.md5;
 		w.md5 = 0;
-		qsort(sy, p->symbols.n, sizeof *sy, cmp_names);
+		spgo_sort(sy, p->symbols.n, sizeof *sy, cmp_names);
 		w.md5 = save;
 		for (size_t i = 0; i < p->symbols.n; i++) {
 			if (i && sy[i] == sy[i - 1])

@@ -280,7 +280,7 @@ int spgo_write_gcov(struct spgo_profile *p, FILE *fp, const struct spgo_write_op
 	for (size_t i = 0; i < p->top.n; i++)
 		mark(&g, p->top.v[i], &list);
 	gsort_p = p;
-	qsort(list.v, list.n, sizeof *list.v, cmp_str);
+	spgo_sort(list.v, list.n, sizeof *list.v, cmp_str);
 	for (size_t i = 0; i < list.n; i++)
 		g.idx[list.v[i]] = (uint32_t)i;
 

@@ -578,7 +578,7 @@ uint32_t *spgo_profile_sorted(const struct spgo_profile *p)
 	if (p->top.n)
 		memcpy(v, p->top.v, p->top.n * sizeof *v);
 	sort_p = p;
-	qsort(v, p->top.n, sizeof *v, cmp_top);
+	spgo_sort(v, p->top.n, sizeof *v, cmp_top);
 	return v;
 }
 
@@ -623,7 +623,7 @@ static void isort(uint32_t *v, size_t n, int (*cmp)(const void *, const void *))
 {
 	/* Insertion sort for the short lists that dominate; qsort beyond. */
 	if (n > 24) {
-		qsort(v, n, sizeof *v, cmp);
+		spgo_sort(v, n, sizeof *v, cmp);
 		return;
 	}
 	for (size_t i = 1; i < n; i++) {

@@ -130,7 +130,7 @@ void spgo_summary_compute(struct spgo_profile *p)
 			rows[k * 2 + 1] = a.freq.n[it];
 			k++;
 		}
-	qsort(rows, n, 2 * sizeof *rows, cmp_desc);
+	spgo_sort(rows, n, 2 * sizeof *rows, cmp_desc);
 
 	size_t i = 0;
 	uint64_t sum = 0, seen = 0, count = 0;
