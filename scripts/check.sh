@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Run every test in the normal build, then the unit tests again under
-# ASan+UBSan, and close with one line CI reads: "check: N passed, N failed".
+# Run every test in the normal build, then every test again (unit,
+# integration and the fuzz corpora's replay) against the ASan+UBSan build of
+# spgo, and close with one line CI reads: "check: N passed, N failed".
 set -uo pipefail
 build=${1:-build}; asan=${2:-build-asan}
 jobs=$(nproc)
@@ -12,9 +13,9 @@ run() {  # run ctest, echo its output, collect pass/fail numbers
 }
 echo "== tests ($build)"
 run "$build"
-echo "== unit tests under ASan+UBSan ($asan)"
+echo "== all tests under ASan+UBSan ($asan)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  run "$asan" -L unit
+  run "$asan"
 
 # ctest prints "N% tests passed, F tests failed out of T" per run.
 read -r passed failed < <(awk '/tests passed, .* tests failed out of/ {
