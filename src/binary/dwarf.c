@@ -654,7 +654,10 @@ static int load(struct spgo_binary *bin)
 		uint64_t size = next - off;
 		off = next;
 		nunits++;
-		if (!dwarf_offdie(bin->dwarf, u.die_off, &cudie) || dwarf_tag(&cudie) != DW_TAG_compile_unit)
+		/* Skeleton units of split DWARF too: their line tables are
+		 * here, their scopes in split units (scopes.c, split.c). */
+		if (!dwarf_offdie(bin->dwarf, u.die_off, &cudie) ||
+		    (dwarf_tag(&cudie) != DW_TAG_compile_unit && dwarf_tag(&cudie) != DW_TAG_skeleton_unit))
 			continue;
 		uint64_t key = u.die_off;
 		*spgo_kmap_upsert(&cu_by_die, &key) = units.n;
