@@ -281,7 +281,14 @@ static int open_file(struct dwo_file *f, const char *path, const char **why)
 		*why = "not a little-endian ELF file";
 		return -2;
 	}
-	/* Sections must lie inside the file (libelf maps a truncated file). */
+	/* Section headers and sections must lie inside the file (libelf
+	 * maps a truncated file). */
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(f->elf, &eh) || eh.e_shoff > size ||
+	    (uint64_t)eh.e_shnum * eh.e_shentsize > size - eh.e_shoff) {
+		*why = "truncated (its section headers lie past its end)";
+		return -2;
+	}
 	Elf_Scn *scn = NULL;
 	while ((scn = elf_nextscn(f->elf, scn)) != NULL) {
 		GElf_Shdr sh;
