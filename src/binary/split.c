@@ -191,6 +191,7 @@ struct attr_spec {
 };
 
 struct abbrev {
+	uint64_t code;
 	uint32_t tag;
 	uint8_t children;
 	uint32_t first, n; /* its attr_specs */
@@ -216,7 +217,7 @@ struct spgo_split {
 	struct dwo_file dwp;
 	struct dwo_file dwo; /* fd < 0 when none is open */
 	unsigned read, missing, corrupt;
-	VEC(struct abbrev) abbrevs; /* the unit's, by code - 1 */
+	VEC(struct abbrev) abbrevs; /* the unit's, in table order */
 	VEC(struct attr_spec) specs;
 	struct spgo_kmap names;     /* DIE offset + 1 -> resolved index + 1 */
 	VEC(struct resolved) resolved;
@@ -464,13 +465,12 @@ static int read_abbrevs(struct unit *u)
 			return fail(u, 0, "abbrev table runs past .debug_abbrev.dwo");
 		if (code == 0)
 			return 0;
-		/* Producers number abbrevs 1, 2, 3...: a table indexed by code. */
-		if (code > u->sp->abbrevs.n + 1 || code > (1u << 20))
-			return fail(u, code, "abbrev codes out of sequence (unsupported)");
-		struct abbrev a = {(uint32_t)rd_uleb(&r), 0, (uint32_t)u->sp->specs.n, 0};
+		struct abbrev a = {code, (uint32_t)rd_uleb(&r), 0, (uint32_t)u->sp->specs.n, 0};
 		a.children = (uint8_t)rd_fixed(&r, 1);
 		for (;;) {
-			struct attr_spec s = {(uint32_t)rd_uleb(&r), (uint32_t)rd_uleb(&r), 0};
+			struct attr_spec s = {0, 0, 0};
+			s.at = (uint32_t)rd_uleb(&r);
+			s.form = (uint32_t)rd_uleb(&r);
 			if (r.bad)
 				return fail(u, code, "abbrev runs past .debug_abbrev.dwo");
 			if (s.at == 0 && s.form == 0)
@@ -480,11 +480,25 @@ static int read_abbrevs(struct unit *u)
 			VEC_PUSH(&u->sp->specs, s);
 			a.n++;
 		}
-		if (code == u->sp->abbrevs.n + 1)
-			VEC_PUSH(&u->sp->abbrevs, a);
-		else
-			u->sp->abbrevs.v[code - 1] = a; /* a repeated code: the last wins */
+		VEC_PUSH(&u->sp->abbrevs, a);
 	}
+}
+
+/*
+ * The abbrev of code, or NULL.  Producers number a table's abbrevs 1, 2,
+ * 3...: then the code is the index; else the first of that code in the
+ * table (LLVM's DWARFAbbreviationDeclarationSet searches the same way).
+ */
+static const struct abbrev *find_abbrev(const struct unit *u, uint64_t code)
+{
+	const struct abbrev *v = u->sp->abbrevs.v;
+	size_t n = u->sp->abbrevs.n;
+	if (code - 1 < n && v[code - 1].code == code)
+		return &v[code - 1];
+	for (size_t i = 0; i < n; i++)
+		if (v[i].code == code)
+			return &v[i];
+	return NULL;
 }
 
 /* A form's value as far as the walk needs it. */
@@ -652,9 +666,9 @@ static int read_die(struct unit *u, uint64_t *off, const struct abbrev **out, st
 		*off = (uint64_t)(r.p - u->info.p);
 		return 0;
 	}
-	if (code > u->sp->abbrevs.n)
+	const struct abbrev *a = find_abbrev(u, code);
+	if (!a)
 		return fail(u, *off, "DIE with an undefined abbrev code");
-	const struct abbrev *a = &u->sp->abbrevs.v[code - 1];
 	*out = a;
 	if (da) {
 		memset(da, 0, sizeof *da);
@@ -1128,9 +1142,9 @@ static int find_unit(struct spgo_split *sp, struct unit *u, const struct dwo_fil
 			uint64_t code = rd_uleb(&r);
 			id = ~sk->id;
 			off = (uint64_t)(r.p - u->info.p);
-			if (code && code <= u->sp->abbrevs.n) {
+			const struct abbrev *a = code ? find_abbrev(u, code) : NULL;
+			if (a) {
 				r = rd_at(u->info, off);
-				const struct abbrev *a = &u->sp->abbrevs.v[code - 1];
 				for (uint32_t i = 0; i < a->n; i++) {
 					const struct attr_spec *s = &u->sp->specs.v[a->first + i];
 					struct val v;
