@@ -142,7 +142,8 @@ Elf_Scn *spgo_elf_section(Elf *elf, const char *name, Elf_Data **data);
  * whose DIEs are at cu_offs[0..n), walked on dw, appended to bin->scopes,
  * bin->ranges (flattened per unit) and bin->subprograms; unit i's slice of
  * bin->ranges is [bounds[2i], bounds[2i + 1]).  Of bin it touches nothing
- * else but bin->strs, so it can run beside dwarf.c's line pass.
+ * else but bin->strs, so it can run beside dwarf.c's line pass.  A skeleton
+ * unit's scopes come from its split unit (split.c), read on the same thread.
  */
 void spgo_read_scopes(struct spgo_binary *bin, Dwarf *dw, const Dwarf_Off *cu_offs, size_t n, size_t *bounds);
 
