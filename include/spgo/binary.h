@@ -276,6 +276,20 @@ int spgo_binary_load_debug(struct spgo_binary *bin);
 size_t spgo_binary_line_errors(struct spgo_binary *bin);
 int spgo_binary_line_damaged(struct spgo_binary *bin, uint64_t addr);
 
+/*
+ * Split DWARF (-gsplit-dwarf): the inline frames and function names of a
+ * skeleton unit are in its split unit, read from a DWARF package (path, or
+ * by default BINARY.dwp when it exists; the package is then the only
+ * source, as for llvm-symbolizer), else from the .dwo file named by the
+ * skeleton: DW_AT_comp_dir/DW_AT_dwo_name, then in each directory added
+ * with spgo_binary_add_dwo_dir() (dir/dwo_name, dir/basename(dwo_name),
+ * dir/comp_dir/dwo_name).  A unit whose split unit is missing or corrupt
+ * gets a warning naming the skeleton and the files looked for, and keeps
+ * its line table only.  Call these before the debug tables are loaded.
+ */
+void spgo_binary_set_dwp(struct spgo_binary *bin, const char *path);
+void spgo_binary_add_dwo_dir(struct spgo_binary *bin, const char *dir);
+
 /* The path of the file the DWARF was read from (the binary itself, the
  * --debug-binary file or one found by build-id), or NULL before loading. */
 const char *spgo_binary_debug_path(const struct spgo_binary *bin);

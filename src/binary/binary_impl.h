@@ -8,6 +8,7 @@
  *   dwarf.c    builds the address-sorted debug tables (DIEs through libdw)
  *   debug_line.c  spgo's own .debug_line reader, for dwarf.c
  *   scopes.c   the inline tree's scopes and their ranges, for dwarf.c
+ *   split.c    split DWARF: the split units of skeletons (.dwo, .dwp)
  *   lines.c    lookups in those tables: spgo_binary_symbolize()
  *   disasm.c   instruction table with capstone
  *   cflow.c    jump tables, PLT names and noreturn functions (on demand)
@@ -84,6 +85,8 @@ struct spgo_cu_range {
 struct spgo_binary {
 	char *path;
 	char *debug_path; /* separate debug file given by the user, or NULL */
+	char *dwp_path;   /* DWARF package given by the user, or NULL */
+	VEC(char *) dwo_dirs; /* more directories to look for .dwo files in */
 	int fd;
 	Elf *elf;
 	enum spgo_elf_kind kind;
@@ -185,9 +188,50 @@ Elf_Scn *spgo_elf_section(Elf *elf, const char *name, Elf_Data **data);
  * whose DIEs are at cu_offs[0..n), walked on dw, appended to bin->scopes,
  * bin->ranges (flattened per unit) and bin->subprograms; unit i's slice of
  * bin->ranges is [bounds[2i], bounds[2i + 1]).  Of bin it touches nothing
- * else but bin->strs, so it can run beside dwarf.c's line pass.
+ * else but bin->strs, so it can run beside dwarf.c's line pass.  A skeleton
+ * unit's scopes come from its split unit (split.c), read on the same thread.
  */
 void spgo_read_scopes(struct spgo_binary *bin, Dwarf *dw, const Dwarf_Off *cu_offs, size_t n, size_t *bounds);
+
+/*
+ * split.c: the split units of -gsplit-dwarf skeleton units, for scopes.c.
+ * A scope pass makes one struct spgo_split (on the thread of the pass; elf
+ * is the file of the skeletons, for its .debug_addr and .debug_ranges),
+ * calls spgo_split_read() for each skeleton and spgo_split_end() at the
+ * end, which also reports how many units could not be read beyond the
+ * first few warnings.
+ */
+typedef VEC(uint64_t) spgo_u64_vec;
+
+/* A subprogram or inlined subroutine DIE of a split unit, in preorder. */
+struct spgo_split_scope {
+	int32_t parent;   /* index of the enclosing scope in the unit's list, or -1 */
+	const char *name; /* linkage name, else name, through origins; or NULL */
+	uint32_t decl_line;
+	uint32_t call_file; /* DW_AT_call_file (an index of the skeleton's line
+			       table), UINT32_MAX if none */
+	uint32_t call_line, call_column, call_discriminator;
+	uint8_t inlined;
+	size_t range_begin, range_end; /* its [lo, hi) pairs: ranges.v[begin, end) */
+};
+
+struct spgo_split_unit {
+	VEC(struct spgo_split_scope) scopes;
+	spgo_u64_vec ranges;
+};
+
+struct spgo_split;
+struct spgo_split *spgo_split_begin(struct spgo_binary *bin, Elf *elf);
+/* 1 if cudie has a DW_AT_dwo_name or DW_AT_GNU_dwo_name. */
+int spgo_split_is_skeleton(Dwarf_Die *cudie);
+/*
+ * The scopes of the split unit of skeleton cudie into out (emptied first):
+ * 1 when read; 0 when cudie is no skeleton; -1 when the split unit was not
+ * found or is corrupt (a warning was given, or counted past the first
+ * few), out then empty.  The names stay valid until the next call.
+ */
+int spgo_split_read(struct spgo_split *sp, Dwarf_Die *cudie, struct spgo_split_unit *out);
+void spgo_split_end(struct spgo_split *sp);
 
 /* Free what dwarf.c, symtab.c and disasm.c built. */
 void spgo_binary_free_debug(struct spgo_binary *bin);

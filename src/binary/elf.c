@@ -204,7 +204,22 @@ void spgo_binary_close(struct spgo_binary *bin)
 	VEC_FREE(&bin->segments);
 	free(bin->path);
 	free(bin->debug_path);
+	free(bin->dwp_path);
+	for (size_t i = 0; i < bin->dwo_dirs.n; i++)
+		free(bin->dwo_dirs.v[i]);
+	VEC_FREE(&bin->dwo_dirs);
 	free(bin);
+}
+
+void spgo_binary_set_dwp(struct spgo_binary *bin, const char *path)
+{
+	free(bin->dwp_path);
+	bin->dwp_path = path ? xstrdup(path) : NULL;
+}
+
+void spgo_binary_add_dwo_dir(struct spgo_binary *bin, const char *dir)
+{
+	VEC_PUSH(&bin->dwo_dirs, xstrdup(dir));
 }
 
 const char *spgo_binary_path(const struct spgo_binary *bin)

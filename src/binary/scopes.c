@@ -5,7 +5,9 @@
  * cut into pieces labelled with their innermost scope (bin->ranges; the
  * deepest DIE wins, as in LLVM's DWARFUnit address-to-DIE map).  libdw
  * walks the DIEs (dwarf_child, dwarf_siblingof, dwarf_getattrs, ranges with
- * dwarf_ranges); dwarf.c calls this on a helper thread.
+ * dwarf_ranges); dwarf.c calls this on a helper thread.  A skeleton unit of
+ * split DWARF has its DIEs in a split unit, which split.c reads: its scopes
+ * are added the same way (add_split_scopes).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -338,18 +340,69 @@ done:
 	flatten(bin, rr->v, rr->n);
 }
 
+/* The scopes split.c read from a split unit, as add_scope() adds those of
+ * libdw's DIEs (numbered in preorder the same way), then their ranges. */
+static void add_split_scopes(struct spgo_binary *bin, const struct spgo_split_unit *su, raw_range_vec *rr)
+{
+	int32_t first = (int32_t)bin->scopes.n;
+	rr->n = 0;
+	for (size_t k = 0; k < su->scopes.n; k++) {
+		const struct spgo_split_scope *x = &su->scopes.v[k];
+		struct spgo_scope s = {0};
+		s.parent = x->parent < 0 ? -1 : first + x->parent;
+		s.name = x->name ? spgo_strtab_intern(&bin->strs, x->name, strlen(x->name)) : SPGO_NO_FILE;
+		s.decl_line = x->decl_line;
+		s.inlined = x->inlined;
+		s.call_file = x->call_file;
+		s.call_line = x->call_line;
+		s.call_column = x->call_column;
+		s.call_discriminator = x->call_discriminator;
+		uint32_t scope = (uint32_t)bin->scopes.n;
+		VEC_PUSH(&bin->scopes, s);
+		for (size_t j = x->range_begin; j + 1 < x->range_end; j += 2) {
+			uint64_t lo = su->ranges.v[j], hi = su->ranges.v[j + 1];
+			if (lo >= hi)
+				continue;
+			struct raw_range r = {lo, hi, scope, (uint32_t)k};
+			VEC_PUSH(rr, r);
+			if (!s.inlined) {
+				struct spgo_scope_range sr = {lo, hi, scope};
+				VEC_PUSH(&bin->subprograms, sr);
+			}
+		}
+	}
+	flatten(bin, rr->v, rr->n);
+}
+
 void spgo_read_scopes(struct spgo_binary *bin, Dwarf *dw, const Dwarf_Off *cu_offs, size_t n, size_t *bounds)
 {
 	struct spgo_kmap names;
 	spgo_kmap_init(&names, 1);
 	raw_range_vec rr = {0};
+	struct spgo_split *split = NULL; /* made at the first skeleton unit */
+	struct spgo_split_unit su = {0};
 	for (size_t i = 0; i < n; i++) {
 		Dwarf_Die cudie;
 		bounds[2 * i] = bin->ranges.n;
-		if (dwarf_offdie(dw, cu_offs[i], &cudie))
+		if (dwarf_offdie(dw, cu_offs[i], &cudie)) {
+			/* A skeleton whose split unit cannot be read keeps
+			 * its own DIEs (as in LLVM), usually none. */
+			if (spgo_split_is_skeleton(&cudie)) {
+				if (!split)
+					split = spgo_split_begin(bin, dwarf_getelf(dw));
+				if (spgo_split_read(split, &cudie, &su) > 0) {
+					add_split_scopes(bin, &su, &rr);
+					bounds[2 * i + 1] = bin->ranges.n;
+					continue;
+				}
+			}
 			read_scopes(bin, &names, &cudie, &rr);
+		}
 		bounds[2 * i + 1] = bin->ranges.n;
 	}
+	spgo_split_end(split);
+	VEC_FREE(&su.scopes);
+	VEC_FREE(&su.ranges);
 	VEC_FREE(&rr);
 	spgo_kmap_free(&names);
 }

@@ -22,4 +22,26 @@ int cmd_trim(int argc, char **argv);
 /* Print "spgo: <spgo_errmsg()>" to stderr and return 1. */
 int cli_fail(void);
 
+/*
+ * Split DWARF options, taken wherever --debug-binary is: --dwp FILE (the
+ * DWARF package; default BINARY.dwp when it exists) and --dwo-dir DIR
+ * (repeatable: more directories to find .dwo files in), also as
+ * --dwp=FILE and --dwo-dir=DIR.
+ */
+struct spgo_binary;
+#define CLI_MAX_DWO_DIRS 16
+struct cli_split {
+	const char *dwp;
+	const char *dirs[CLI_MAX_DWO_DIRS]; /* pointers into argv */
+	int ndirs;
+};
+#define CLI_SPLIT_USAGE                                                                      \
+	"  --dwp FILE          split DWARF: the DWARF package (default: BIN.dwp if it exists)\n" \
+	"  --dwo-dir DIR       split DWARF: look for .dwo files in DIR too (repeatable)\n"
+/* 1 if argv[*i] is one of them (*i then moves past its value), 0 if not,
+ * -1 (message printed) when the value is missing. */
+int cli_split_arg(struct cli_split *s, int argc, char **argv, int *i);
+/* Pass them to bin. */
+void cli_split_apply(const struct cli_split *s, struct spgo_binary *bin);
+
 #endif

@@ -17,7 +17,7 @@
 #include "spgo/profile.h"
 
 static const char usage[] =
-	"usage: spgo gen --binary BIN [--debug-binary DBG] (--perf-data P | --perf-script S)\n"
+	"usage: spgo gen --binary BIN [--debug-binary DBG] [--dwp F] [--dwo-dir D] (--perf-data P | --perf-script S)\n"
 	"                -o OUT [--format text|extbinary|gcov] [--pid PID] [--mode auto|lbr|ip]\n"
 	"                [--event N|NAME] [--infer ALGO | --no-infer] [--llvm 14|19]\n"
 	"                [--gcov-version 1|2] [--update-total-samples] [--quiet]\n"
@@ -26,7 +26,7 @@ static const char usage[] =
 	"Generate an AutoFDO sample profile of BIN from perf samples of it.\n"
 	"  --binary BIN        the profiled (optimized) binary, as it ran\n"
 	"  --debug-binary DBG  read DWARF from DBG (a separate debug file)\n"
-	"  --perf-data P       perf.data (\"-\" = stdin; file or pipe format)\n"
+	CLI_SPLIT_USAGE	"  --perf-data P       perf.data (\"-\" = stdin; file or pipe format)\n"
 	"  --perf-script S     `perf script -F ip,brstack` (or `-F ip`) text instead;\n"
 	"                      with --show-mmap-events for a PIE; also reads the pid,\n"
 	"                      tid and event fields, call stacks, llvm-profgen's\n"
@@ -110,7 +110,7 @@ static int check_event(struct spgo_aggregate *agg, struct spgo_gen_opts *o, cons
 	return 0;
 }
 
-static int gen_truth(const char *binary, const char *debug, const char *truth,
+static int gen_truth(const char *binary, const char *debug, const struct cli_split *split, const char *truth,
 		     const struct spgo_gen_opts *o, const char *out, enum spgo_format fmt,
 		     const struct spgo_write_opts *wo, int quiet)
 {
@@ -118,6 +118,7 @@ static int gen_truth(const char *binary, const char *debug, const char *truth,
 	struct spgo_ground_truth gt = {0};
 	if (spgo_binary_open(&bin, binary, debug) < 0)
 		return cli_fail();
+	cli_split_apply(split, bin);
 	if (spgo_gt_read(&gt, truth) < 0) {
 		spgo_binary_close(bin);
 		return cli_fail();
@@ -150,12 +151,18 @@ int cmd_gen(int argc, char **argv)
 	uint64_t pid = 0, v;
 	struct spgo_gen_opts o;
 	struct spgo_write_opts wo = {0};
+	struct cli_split split = {0};
 	spgo_gen_defaults(&o);
 	wo.gcov_version = 2;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
 #define ARG(name) (!strcmp(a, name) && val && (i++, 1))
+		int r = cli_split_arg(&split, argc, argv, &i);
+		if (r < 0)
+			return 2;
+		if (r > 0)
+			continue;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(usage, stdout);
 			return 0;
@@ -241,11 +248,12 @@ int cmd_gen(int argc, char **argv)
 	}
 
 	if (truth)
-		return gen_truth(binary, debug, truth, &o, out, fmt, &wo, quiet);
+		return gen_truth(binary, debug, &split, truth, &o, out, fmt, &wo, quiet);
 
 	struct spgo_aggregate *agg;
 	if (spgo_agg_new(&agg, binary, debug) < 0)
 		return cli_fail();
+	cli_split_apply(&split, agg->bin);
 	int rc;
 	struct spgo_gen_icalls *icalls = NULL;
 	if (o.event_name || o.event >= 0)

@@ -35,7 +35,8 @@
 #include "spgo/probe.h"
 
 static const char usage[] =
-	"usage: spgo symbolize --binary FILE [--debug-binary FILE] [--discriminators|--verbose] [ADDR...]\n"
+	"usage: spgo symbolize --binary FILE [--debug-binary FILE] [--dwp FILE] [--dwo-dir DIR]\n"
+	"                      [--discriminators|--verbose] [ADDR...]\n"
 	"       spgo symbolize --binary FILE --all-instructions | --functions\n"
 	"       spgo symbolize --binary FILE --probes [--all-instructions | --functions | ADDR...]\n"
 	"\n"
@@ -46,6 +47,11 @@ static const char usage[] =
 	"  --binary FILE        the ELF binary (addresses are its virtual addresses)\n"
 	"  --debug-binary FILE  read DWARF from FILE (default: the binary, else\n"
 	"                       /usr/lib/debug/.build-id/xx/yyyy.debug)\n"
+	"  --dwp FILE           split DWARF: the DWARF package (default: FILE.dwp of\n"
+	"                       --binary if it exists; then the only source, as for\n"
+	"                       llvm-symbolizer)\n"
+	"  --dwo-dir DIR        split DWARF: look for .dwo files in DIR too, after\n"
+	"                       DW_AT_comp_dir/DW_AT_dwo_name (repeatable)\n"
 	"  --discriminators     append \" (discriminator N)\" where N is not 0\n"
 	"  --verbose            per frame, the fields of llvm-symbolizer --verbose that\n"
 	"                       profiles use: Filename, Function start line (the\n"
@@ -822,8 +828,14 @@ int cmd_symbolize(int argc, char **argv)
 {
 	const char *binary = NULL, *debug = NULL;
 	int mode = PLAIN, all = 0, funcs = 0, probes = 0, first_addr = argc;
+	struct cli_split split = {0};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		int r = cli_split_arg(&split, argc, argv, &i);
+		if (r < 0)
+			return 2;
+		if (r > 0)
+			continue;
 		if (!strcmp(a, "--binary") || !strcmp(a, "--debug-binary")) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "spgo symbolize: %s needs a file\n", a);
@@ -873,6 +885,7 @@ int cmd_symbolize(int argc, char **argv)
 	struct spgo_binary *bin;
 	if (spgo_binary_open(&bin, binary, debug) < 0)
 		return cli_fail();
+	cli_split_apply(&split, bin);
 	if (spgo_binary_check_machine(bin) < 0) {
 		spgo_binary_close(bin);
 		return cli_fail();

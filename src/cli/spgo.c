@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "spgo/binary.h"
 #include "spgo/common.h"
 
 static const struct {
@@ -39,6 +40,43 @@ int cli_fail(void)
 {
 	fprintf(stderr, "spgo: %s\n", spgo_errmsg());
 	return 1;
+}
+
+int cli_split_arg(struct cli_split *s, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i], *val = NULL;
+	int dwp;
+	if (!strcmp(a, "--dwp") || !strcmp(a, "--dwo-dir")) {
+		if (*i + 1 >= argc) {
+			fprintf(stderr, "spgo: %s needs a value\n", a);
+			return -1;
+		}
+		dwp = a[4] == 'p';
+		val = argv[++*i];
+	} else if (!strncmp(a, "--dwp=", 6)) {
+		dwp = 1, val = a + 6;
+	} else if (!strncmp(a, "--dwo-dir=", 10)) {
+		dwp = 0, val = a + 10;
+	} else {
+		return 0;
+	}
+	if (dwp) {
+		s->dwp = val;
+	} else if (s->ndirs < CLI_MAX_DWO_DIRS) {
+		s->dirs[s->ndirs++] = val;
+	} else {
+		fprintf(stderr, "spgo: more than %d --dwo-dir options\n", CLI_MAX_DWO_DIRS);
+		return -1;
+	}
+	return 1;
+}
+
+void cli_split_apply(const struct cli_split *s, struct spgo_binary *bin)
+{
+	if (s->dwp)
+		spgo_binary_set_dwp(bin, s->dwp);
+	for (int k = 0; k < s->ndirs; k++)
+		spgo_binary_add_dwo_dir(bin, s->dirs[k]);
 }
 
 int main(int argc, char **argv)
