@@ -11,6 +11,7 @@
 #include "spgo/aggregate.h"
 #include "spgo/common.h"
 #include "spgo/binary.h"
+#include "spgo/context.h"
 #include "spgo/gen.h"
 #include "spgo/ground_truth.h"
 #include "spgo/perf.h"
@@ -20,7 +21,8 @@ static const char usage[] =
 	"usage: spgo gen --binary BIN [--debug-binary DBG] [--dwp F] [--dwo-dir D] (--perf-data P | --perf-script S)\n"
 	"                -o OUT [--format text|extbinary|gcov] [--pid PID] [--mode auto|lbr|ip]\n"
 	"                [--event N|NAME] [--infer ALGO | --no-infer] [--llvm 14|19]\n"
-	"                [--gcov-version 1|2] [--update-total-samples] [--quiet]\n"
+	"                [--gcov-version 1|2] [--update-total-samples]\n"
+	"                [--cs [--cs-nested] [--cs-infer-tail-calls]] [--quiet]\n"
 	"       spgo gen --binary BIN [--debug-binary DBG] --ground-truth GT -o OUT [--format F]\n"
 	"\n"
 	"Generate an AutoFDO sample profile of BIN from perf samples of it.\n"
@@ -53,6 +55,11 @@ static const char usage[] =
 	"  --no-infer          IP mode: keep block averages, no profile inference\n"
 	"  --confidence        IP mode, profi: weigh each block's cost by the samples\n"
 	"                      behind it (closer to exact counts; not faster so far)\n"
+	"  --cs                context-sensitive (CSSPGO) profile from LBR + call stacks\n"
+	"                      (perf record -b -g); flat contexts [main:3 @ foo]\n"
+	"  --cs-nested         ... in the nested form (contexts as inlinees)\n"
+	"  --cs-infer-tail-calls  ... with frames lost to tail calls inserted where a\n"
+	"                      unique chain of sampled tail calls explains them\n"
 	"  --quiet             no statistics on stderr\n";
 
 /*
@@ -62,7 +69,7 @@ static const char usage[] =
  * context-sensitive work), which costs time and memory per sample.
  */
 static int read_perf(struct spgo_aggregate *agg, const char *path, int have_pid, uint32_t pid,
-		     struct spgo_gen_icalls *icalls)
+		     struct spgo_gen_icalls *icalls, int keep_stacks, int *stacks_lbr)
 {
 	struct spgo_perf_reader *r;
 	if (spgo_perf_open(&r, path, SPGO_PERF_ORDERED) < 0)
@@ -74,7 +81,10 @@ static int read_perf(struct spgo_aggregate *agg, const char *path, int have_pid,
 		if (rec.type == PERF_RECORD_SAMPLE) {
 			if (have_pid && rec.sample.pid != pid)
 				continue;
-			rec.sample.callchain_nr = 0;
+			if (rec.sample.callchain_nr && rec.sample.branch_nr)
+				*stacks_lbr = 1;
+			if (!keep_stacks)
+				rec.sample.callchain_nr = 0;
 		}
 		spgo_agg_feed(agg, &rec);
 		if (rec.type == PERF_RECORD_SAMPLE)
@@ -142,12 +152,41 @@ static int gen_truth(const char *binary, const char *debug, const struct cli_spl
 	return rc < 0 ? cli_fail() : 0;
 }
 
+/* --cs: the context stage (spgo/context.h) on an aggregate that kept its
+ * stacks; rc is how reading went. */
+static int gen_cs(struct spgo_aggregate *agg, const struct spgo_cs_opts *o, int nested,
+		  const char *out, enum spgo_format fmt, const struct spgo_write_opts *wo, int quiet,
+		  int rc)
+{
+	struct spgo_profile *p = NULL;
+	struct spgo_cs_stats st;
+	if (rc == 0)
+		rc = spgo_cs_gen(agg, o, &p, &st);
+	spgo_agg_free(agg);
+	if (rc < 0)
+		return cli_fail();
+	if (!quiet)
+		spgo_cs_print_stats(&st, stderr);
+	if (nested) {
+		struct spgo_profile *n = spgo_profile_cs_nest(p);
+		spgo_profile_free(p);
+		if (!n)
+			return cli_fail();
+		p = n;
+	}
+	rc = spgo_profile_write(p, out, fmt, wo);
+	spgo_profile_free(p);
+	return rc < 0 ? cli_fail() : 0;
+}
+
 int cmd_gen(int argc, char **argv)
 {
 	const char *binary = NULL, *debug = NULL, *data = NULL, *script = NULL, *out = NULL;
 	const char *truth = NULL;
 	const char *format = "extbinary";
-	int have_pid = 0, quiet = 0;
+	int have_pid = 0, quiet = 0, cs = 0, cs_nested = 0, stacks_lbr = 0;
+	struct spgo_cs_opts cso;
+	spgo_cs_defaults(&cso);
 	uint64_t pid = 0, v;
 	struct spgo_gen_opts o;
 	struct spgo_write_opts wo = {0};
@@ -221,6 +260,12 @@ int cmd_gen(int argc, char **argv)
 			o.no_infer = 1;
 		} else if (!strcmp(a, "--confidence")) {
 			o.confidence = 1;
+		} else if (!strcmp(a, "--cs")) {
+			cs = 1;
+		} else if (!strcmp(a, "--cs-nested")) {
+			cs = cs_nested = 1;
+		} else if (!strcmp(a, "--cs-infer-tail-calls")) {
+			cs = cso.infer_missing_frames = 1;
 		} else if (!strcmp(a, "--quiet")) {
 			quiet = 1;
 		} else {
@@ -247,6 +292,10 @@ int cmd_gen(int argc, char **argv)
 		return 2;
 	}
 
+	if (cs && (truth || fmt == SPGO_FMT_GCOV)) {
+		fprintf(stderr, "spgo gen: --cs needs --perf-data or --perf-script and an LLVM format\n");
+		return 2;
+	}
 	if (truth)
 		return gen_truth(binary, debug, &split, truth, &o, out, fmt, &wo, quiet);
 
@@ -262,11 +311,15 @@ int cmd_gen(int argc, char **argv)
 		rc = spgo_agg_read_text(agg, script);
 	} else {
 		spgo_gen_icalls_new(&icalls, agg);
-		rc = read_perf(agg, data, have_pid, (uint32_t)pid, icalls);
+		rc = read_perf(agg, data, have_pid, (uint32_t)pid, icalls, cs, &stacks_lbr);
 		o.icalls = icalls;
 	}
 	if (rc == 0)
 		rc = check_event(agg, &o, script ? script : data);
+	if (cs) {
+		spgo_gen_icalls_free(icalls);
+		return gen_cs(agg, &cso, cs_nested, out, fmt, &wo, quiet, rc);
+	}
 	struct spgo_profile *p = NULL;
 	struct spgo_gen_stats st;
 	if (rc == 0)
@@ -278,6 +331,9 @@ int cmd_gen(int argc, char **argv)
 	}
 	if (!quiet)
 		spgo_gen_print_stats(&st, agg, stderr);
+	if (!quiet && (stacks_lbr || agg->stats.stack_samples) && agg->stats.lbr_samples)
+		fprintf(stderr, "spgo: gen: note: the data has call stacks with LBR: a context-sensitive "
+			"(CSSPGO) profile is available with --cs\n");
 	if (!quiet && icalls && st.mode == SPGO_GEN_IP) {
 		uint64_t ns, nu, dok, dbad, np;
 		spgo_gen_icalls_stats(icalls, &ns, &nu, &dok, &dbad, &np);

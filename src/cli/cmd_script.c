@@ -191,8 +191,10 @@ static void print_start(struct obuf *o, unsigned fields, const struct spgo_perf_
 /*
  * A call stack as perf script prints it: frames leaf first, PERF_CONTEXT_*
  * markers switch kernel/user, at most 127 frames, and user frames found in a
- * file mapping print as the offset in that file.
+ * file mapping print as the offset in that file (as runtime addresses with
+ * --raw-stacks: llvm-profgen takes the frames for addresses).
  */
+static int raw_stacks;
 static void print_callchain(struct obuf *o, struct spgo_perf_machine *m,
 			    const struct spgo_perf_sample *s)
 {
@@ -219,7 +221,7 @@ static void print_callchain(struct obuf *o, struct spgo_perf_machine *m,
 		}
 		frames++;
 		uint64_t addr = ip;
-		if (cpumode == PERF_RECORD_MISC_USER) {
+		if (cpumode == PERF_RECORD_MISC_USER && !raw_stacks) {
 			const struct spgo_perf_map *map = spgo_perf_machine_find(m, s->pid, cpumode, ip);
 			if (map) {
 				const struct spgo_perf_dso *d = &spgo_perf_machine_dsos(m, &ndso)[map->dso];
@@ -359,7 +361,7 @@ static int parse_fields(const char *spec, unsigned *fields)
 static void usage(FILE *fp)
 {
 	fprintf(fp, "usage: spgo script [-i perf.data] [-F ip,brstack,pid,tid] "
-		    "[--show-mmap-events] [-o OUT]\n"
+		    "[--show-mmap-events] [--raw-stacks] [-o OUT]\n"
 		    "       spgo script [-i perf.data|--text FILE] --aggregate BINARY [-o OUT]\n"
 		    "       spgo script [-i perf.data] --map-to BINARY\n"
 		    "       spgo script [-i perf.data] --rewrite OUT   (copy without the record\n"
@@ -441,6 +443,8 @@ int cmd_script(int argc, char **argv)
 			out = argv[++i];
 		else if (!strcmp(a, "--show-mmap-events"))
 			show_mmap = 1;
+		else if (!strcmp(a, "--raw-stacks"))
+			raw_stacks = 1;
 		else if (!strcmp(a, "--aggregate") && i + 1 < argc)
 			aggregate = argv[++i];
 		else if (!strcmp(a, "--map-to") && i + 1 < argc)

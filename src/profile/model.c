@@ -563,12 +563,60 @@ const char *spgo_func_key(const struct spgo_profile *p, uint32_t f)
 
 static _Thread_local const struct spgo_profile *sort_p;
 
+/* One frame of a context text at *s: name [s, name_end), location (0, 0
+ * for the leaf); *s moves past it and its " @ ". */
+static void ctx_next_frame(const char **s, const char **name_end, unsigned long *line,
+			   unsigned long *disc)
+{
+	const char *f = *s, *at = strstr(f, " @ ");
+	const char *end = at ? at : f + strlen(f);
+	*line = *disc = 0;
+	*name_end = end;
+	if (at) {
+		const char *colon = end;
+		while (colon > f && *colon != ':')
+			colon--;
+		if (*colon == ':') {
+			*name_end = colon;
+			char *q;
+			*line = strtoul(colon + 1, &q, 10);
+			if (*q == '.')
+				*disc = strtoul(q + 1, NULL, 10);
+		}
+	}
+	*s = at ? at + 3 : end;
+}
+
+/* LLVM's order of CS contexts (SampleContext::operator<): frame by frame,
+ * the name (as strings), then the location as numbers; a prefix first. */
+static int cmp_ctx_text(const char *a, const char *b)
+{
+	while (*a && *b) {
+		const char *ae, *be;
+		unsigned long al, ad, bl, bd;
+		const char *as = a, *bs = b;
+		ctx_next_frame(&a, &ae, &al, &ad);
+		ctx_next_frame(&b, &be, &bl, &bd);
+		size_t an = (size_t)(ae - as), bn = (size_t)(be - bs);
+		int c = memcmp(as, bs, an < bn ? an : bn);
+		if (c || an != bn)
+			return c ? c : an < bn ? -1 : 1;
+		if (al != bl)
+			return al < bl ? -1 : 1;
+		if (ad != bd)
+			return ad < bd ? -1 : 1;
+	}
+	return *a ? 1 : *b ? -1 : 0;
+}
+
 static int cmp_top(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	const struct spgo_func *fx = &sort_p->funcs.v[x], *fy = &sort_p->funcs.v[y];
 	if (fx->total != fy->total)
 		return fx->total > fy->total ? -1 : 1;
+	if (fx->ctx != SPGO_NONE && fy->ctx != SPGO_NONE)
+		return cmp_ctx_text(spgo_func_key(sort_p, x), spgo_func_key(sort_p, y));
 	return strcmp(spgo_func_key(sort_p, x), spgo_func_key(sort_p, y));
 }
 

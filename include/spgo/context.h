@@ -1,0 +1,201 @@
+/*
+ * spgo/context.h: calling contexts.  The distinct (call stack, LBR) samples
+ * of an aggregate (spgo/aggregate.h) in, a context-sensitive (CS) sample
+ * profile (spgo/profile.h) out: the CSSPGO paper's section III, the way
+ * llvm-profgen (LLVM 19) does it for binaries with DWARF lines.
+ *
+ * What it implements
+ *  - Virtual unwinding (the paper's Algorithm 1; llvm-profgen's
+ *    VirtualUnwinder).  Each sample's stack (leaf first; return addresses
+ *    turned into their call instructions' addresses, a stack cut at the
+ *    first return address that follows no call) seeds a path in a frame
+ *    trie; its LBR is then walked newest first.  Before every entry but the
+ *    newest, the straight-line range [entry.to, current ip] is recorded on
+ *    the current frame, split where the inline context changes so that
+ *    each piece lands on a frame of its own address.  Then a call pops a
+ *    frame (or, when the parent frame is not that call -- the sample was
+ *    in a prologue or epilogue -- the leaf frame switches to the call and
+ *    it is counted); a return whose target follows a call switches to that
+ *    call's frame and pushes the return's source; anything else moves the
+ *    leaf frame to the branch source.  The branch is then recorded on the
+ *    leaf frame (external -> internal branches on the root, for head
+ *    samples).  A range that cannot be (reversed, off instruction starts,
+ *    across an unconditional jump, call or return, or with one external
+ *    end) makes the state inconsistent: the rest of that LBR is unwound as
+ *    if there were no stack.  External frames (other files, the kernel)
+ *    stay in the trie and cut the contexts of the frames below them.
+ *  - As llvm-profgen: the stack's leaf is replaced by the newest LBR
+ *    target (the sample ip may have skidded); samples whose leaf lies in a
+ *    prologue or epilogue (a function's first two instructions, a return
+ *    and the one before it) are dropped; so are samples without an LBR
+ *    entry inside the binary.  A leaf ip outside [LBR[0].to, LBR[0].to +
+ *    0x100) is counted as a bogus trace, and dropped with drop_bogus.
+ *  - Contexts: the trie path of a frame, root first, is a list of
+ *    addresses (call sites, then the leaf).  Profile generation expands
+ *    each address to its inline frames (DWARF); a probe-based expansion
+ *    can later key the same address contexts by probes.  Missing frames
+ *    of tail calls (paper III-B): a graph of the call and tail-call edges
+ *    seen in the LBR; between a call site and the next frame, the unique
+ *    chain of tail calls that leads there is inserted; none or several
+ *    chains insert nothing and are counted.  llvm-profgen 19 runs this
+ *    for probe-based profiles only, so it is off by default here.
+ *    Recursion compression: adjacent repeated frame sequences of the
+ *    expanded context (leaf excluded) are removed (llvm-profgen's
+ *    compressRecursionContext, no size limit by default).
+ *  - Per context: body samples from its disjoint ranges (per location the
+ *    MAX over its instructions of count x duplication factor, total +=
+ *    count per instruction); from branches into a function entry, call
+ *    targets at the source's location and head samples of the callee's
+ *    child context; for a context without head samples (an inlined
+ *    callee), the caller's call-site count estimated from the callee's
+ *    first body sample; every body sample raised to the sum of its call
+ *    targets.  Then contexts whose total is under the profile's hot
+ *    threshold (summary cutoff 99%, computed context-less) are merged into
+ *    the base (context-less) profile of their leaf function
+ *    (llvm-profgen's --csprof-merge-cold-context with the preinliner off),
+ *    and profiles of __cxx_global_var_init / __tls_init are dropped.
+ *
+ * What it owns: the frame trie (struct spgo_cs_trie), the code facts the
+ * unwinder asks (struct spgo_cs_code), the tail-call graph.  It includes
+ * common, binary, aggregate and profile only.
+ *
+ * Use:
+ *     struct spgo_cs_opts o;
+ *     spgo_cs_defaults(&o);
+ *     struct spgo_profile *p;
+ *     struct spgo_cs_stats st;
+ *     if (spgo_cs_gen(agg, &o, &p, &st) < 0) fail();   (flat CS profile)
+ *     spgo_cs_print_stats(&st, stderr);
+ */
+#ifndef SPGO_CONTEXT_H
+#define SPGO_CONTEXT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "spgo/aggregate.h"
+#include "spgo/binary.h"
+#include "spgo/common.h"
+#include "spgo/profile.h"
+
+struct spgo_cs_opts {
+	int infer_missing_frames; /* insert unique tail-call chains (default 0) */
+	int compress_recursion;   /* -1: no size limit (default), 0: off, N: max length */
+	int merge_cold;           /* merge contexts under the hot threshold (default 1) */
+	int drop_bogus;           /* drop samples whose leaf is far from LBR[0].to (0) */
+};
+
+/* What unwinding and generation saw; counts are in samples (a distinct
+ * sample counts as many times as it was seen) unless named otherwise. */
+struct spgo_cs_stats {
+	uint64_t samples;          /* stack samples offered */
+	uint64_t unwound;          /* ... unwound */
+	uint64_t no_lbr;           /* dropped: no LBR entry touching the binary */
+	uint64_t prolog_epilog;    /* dropped: leaf ip in a prologue or epilogue */
+	uint64_t bogus;            /* leaf ip not within 0x100 after LBR[0].to */
+	uint64_t stack_cut;        /* stacks cut at a return address after no call */
+	uint64_t inconsistent;     /* samples whose LBR became inconsistent with the
+				      stack (unwound on without stack from there) */
+	uint64_t branches;         /* LBR entries unwound */
+	uint64_t bad_range;        /* ... ranges that cannot be (reversed, off
+				      instruction starts, across a jump) */
+	uint64_t unpaired_ext;     /* ... ranges with one external end */
+	uint64_t paired_ext;       /* ... external ranges skipped (paired) */
+	uint64_t call_mismatch;    /* calls not matching the parent frame (prologue) */
+	uint64_t ext_call_mismatch;/* ... from external code */
+	uint64_t frames;           /* frame trie nodes */
+	uint64_t contexts;         /* distinct contexts written (before merging) */
+	uint64_t contexts_cold;    /* ... merged into base profiles */
+	uint64_t hot_threshold;    /* the cold threshold used */
+	uint64_t tail_unique;      /* frame pairs joined by a unique tail-call chain */
+	uint64_t tail_ambiguous;   /* ... with several chains (left alone) */
+	uint64_t tail_unreached;   /* ... reached by no chain (left alone) */
+	uint64_t tail_frames;      /* frames inserted */
+	uint64_t count_no_debug;   /* instruction counts in code without DWARF lines */
+};
+
+/*
+ * The code facts the unwinder needs: instructions (sorted; classes tell
+ * calls, returns and jumps), functions (sorted) and, per instruction, its
+ * inline-context key (equal keys: same chain of inline callers; 0: no debug
+ * information, equal to nothing).  spgo_cs_code_init() takes them from a
+ * binary (keys computed on demand); tests fill the arrays by hand with
+ * spgo_cs_code_init_arrays() (keys may be NULL: all instructions in one
+ * context).
+ */
+struct spgo_cs_code {
+	struct spgo_binary *bin; /* NULL for hand-made code */
+	const struct spgo_insn *insns;
+	size_t ninsns;
+	const struct spgo_function *funcs;
+	size_t nfuncs;
+	uint64_t *keys;    /* per instruction, computed on demand when bin */
+	uint8_t *flags;    /* per instruction: CS_* bits (src/context) */
+	uint32_t *barriers;/* barriers[i]: jumps, calls, returns among insns[0..i) */
+};
+int spgo_cs_code_init(struct spgo_cs_code *c, struct spgo_binary *bin);
+void spgo_cs_code_init_arrays(struct spgo_cs_code *c, const struct spgo_insn *insns, size_t n,
+			      const struct spgo_function *funcs, size_t nfuncs, const uint64_t *keys);
+void spgo_cs_code_free(struct spgo_cs_code *c);
+
+/* A frame of the trie: an address in a function (a call site, or for the
+ * leaf the first instruction of a range) under its caller frame. */
+#define SPGO_CS_ROOT 0u
+struct spgo_cs_node {
+	uint64_t addr;   /* SPGO_AGG_EXTERNAL for an external frame */
+	uint32_t parent; /* SPGO_NONE for the root */
+};
+
+struct spgo_cs_trie {
+	const struct spgo_cs_code *code;
+	VEC(struct spgo_cs_node) nodes; /* [0] is the root */
+	struct spgo_kmap index;    /* {parent, addr} -> node + 1 */
+	struct spgo_kmap ranges;   /* {node, begin, end} -> count (ends inclusive) */
+	struct spgo_kmap branches; /* {node, from, to} -> count */
+	struct spgo_cs_stats *st;
+	int drop_bogus;
+	/* scratch (no allocation per sample once grown) */
+	VEC(uint64_t) stack;
+	VEC(uint64_t) lbr;
+};
+
+void spgo_cs_trie_init(struct spgo_cs_trie *t, const struct spgo_cs_code *code,
+		       const struct spgo_cs_opts *o, struct spgo_cs_stats *st);
+void spgo_cs_trie_free(struct spgo_cs_trie *t);
+/* Unwind one distinct sample into the trie: 1 unwound, 0 dropped (counted). */
+int spgo_cs_unwind(struct spgo_cs_trie *t, const struct spgo_agg_stack *s);
+/* The address context of node, root first, cut below the nearest external
+ * frame: fills buf[0..min(n, max)) and returns n (0 for the root and for
+ * external frames). */
+size_t spgo_cs_context(const struct spgo_cs_trie *t, uint32_t node, uint64_t *buf, size_t max);
+
+/*
+ * Missing tail-call frames.  Built from the code (call sites, direct jumps
+ * into other functions, indirect jumps) refined by the branches the trie
+ * recorded (only sampled edges count).  spgo_cs_infer_frames() rewrites an
+ * address context ctx[0..n) into out (capacity max), returning the new
+ * length (at most max), and counts pairs and inserted frames in st.
+ */
+struct spgo_cs_tailcalls;
+struct spgo_cs_tailcalls *spgo_cs_tailcalls_new(const struct spgo_cs_trie *t);
+void spgo_cs_tailcalls_free(struct spgo_cs_tailcalls *tc);
+size_t spgo_cs_infer_frames(struct spgo_cs_tailcalls *tc, const uint64_t *ctx, size_t n,
+			    uint64_t *out, size_t max, struct spgo_cs_stats *st);
+
+/* Recursion compression on a sequence of n items of size bytes each
+ * (llvm-profgen's in-place algorithm; limit -1 = none); returns new n. */
+size_t spgo_cs_compress(void *items, size_t n, size_t size, int limit);
+
+void spgo_cs_defaults(struct spgo_cs_opts *o);
+/*
+ * The flat CS profile of agg->bin from the stack samples of agg (read with
+ * call stacks kept).  Fails with an error that says what to record when the
+ * data has no call stacks or no LBR, or nothing could be unwound; never
+ * returns an empty profile.  The profile is finalized (summary computed).
+ */
+int spgo_cs_gen(struct spgo_aggregate *agg, const struct spgo_cs_opts *o, struct spgo_profile **out,
+		struct spgo_cs_stats *st);
+/* A few "spgo: gen --cs: ..." lines: what was dropped and why. */
+void spgo_cs_print_stats(const struct spgo_cs_stats *st, FILE *fp);
+
+#endif

@@ -1,0 +1,620 @@
+/*
+ * From the frame trie to a flat context-sensitive profile (see
+ * spgo/context.h; llvm-profgen 19's CSProfileGenerator for DWARF lines:
+ * generateLineNumBasedProfile, populateBodySamplesForFunction,
+ * populateBoundarySamplesForFunction, populateInferredFunctionSamples,
+ * updateFunctionSamples, postProcessProfiles without the preinliner).
+ *
+ * Every trie frame with ranges or branches gets its context: its address
+ * context (spgo_cs_context, tail-call frames inserted on request) expanded
+ * to inline frames, recursion compressed, written "main:3 @ foo:2.1 @ bar".
+ * Frames whose contexts are equal pool their ranges, then each context's
+ * ranges are swept once (sorted boundary events) to give every instruction
+ * its count.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "context/context_impl.h"
+
+#define CTX_EMPTY (SPGO_NONE - 1) /* no context: the root, or no debug info */
+
+/* One expanded frame: name id, call-site location (0 for the leaf). */
+struct xframe {
+	uint32_t name, line, disc;
+};
+
+/* The innermost location at an instruction (cached per instruction). */
+struct leafloc {
+	uint32_t line, disc, raw, dup;
+	uint8_t done, ok;
+};
+
+struct csgen {
+	struct spgo_binary *bin;
+	struct spgo_cs_code *code;
+	struct spgo_cs_trie *trie;
+	const struct spgo_cs_opts *o;
+	struct spgo_cs_stats *st;
+	struct spgo_profile *p;
+	struct spgo_cs_tailcalls *tc;
+	uint32_t *node_ctx;      /* per trie node: context profile + 1, 0 = not yet */
+	struct leafloc *leaf;    /* per instruction */
+	VEC(uint64_t) addrs, addrs2;
+	VEC(struct xframe) frames;
+	VEC(char) str;
+	struct spgo_frame fr[CS_MAX_INLINE];
+};
+
+/* ---- names and locations ----------------------------------------------------- */
+
+/*
+ * The canonical name as llvm-profgen writes it: a ".llvm.N" or ".part.N"
+ * suffix stripped when its dot is the last dot of the name (the rule of
+ * spgo_gen_canonical_name(), which this stage cannot include).
+ */
+static size_t canonical_len(const char *name)
+{
+	static const char *const suffixes[] = {".llvm.", ".part."};
+	size_t len = strlen(name), cand = len;
+	for (size_t s = 0; s < 2; s++) {
+		size_t sl = strlen(suffixes[s]), at = (size_t)-1, lastdot = (size_t)-1;
+		for (size_t i = 0; i + sl <= cand; i++)
+			if (!memcmp(name + i, suffixes[s], sl))
+				at = i;
+		if (at == (size_t)-1)
+			continue;
+		for (size_t i = 0; i < cand; i++)
+			if (name[i] == '.')
+				lastdot = i;
+		if (lastdot == at + sl - 1)
+			cand = at;
+	}
+	return cand;
+}
+
+static uint32_t name_id(struct csgen *g, const char *name)
+{
+	return spgo_name_id(g->p, name, canonical_len(name));
+}
+
+/* Named inline frames at addr, outermost first in g->fr[n - 1 ..]; returns
+ * how many (0: no debug information names the code). */
+static int named_frames(struct csgen *g, uint64_t addr, int *n_out)
+{
+	int n = spgo_binary_symbolize(g->bin, addr, g->fr, CS_MAX_INLINE);
+	if (n > CS_MAX_INLINE)
+		n = CS_MAX_INLINE;
+	if (n < 0)
+		n = 0;
+	int named = 0;
+	while (named < n && g->fr[n - 1 - named].function)
+		named++;
+	*n_out = n;
+	return named;
+}
+
+static const struct leafloc *leaf_at(struct csgen *g, size_t k)
+{
+	struct leafloc *l = &g->leaf[k];
+	if (l->done)
+		return l;
+	l->done = 1;
+	int n, named = named_frames(g, g->code->insns[k].addr, &n);
+	if (!named)
+		return l;
+	const struct spgo_frame *f = &g->fr[n - named]; /* the innermost named */
+	l->ok = 1;
+	l->line = (f->line - f->decl_line) & 0xffff;
+	l->disc = f->base_discriminator;
+	l->raw = f->discriminator;
+	l->dup = f->dup_factor ? f->dup_factor : 1;
+	return l;
+}
+
+static void str_add(struct csgen *g, const char *s, size_t n)
+{
+	VEC_GROW(&g->str, g->str.n + n + 1);
+	memcpy(g->str.v + g->str.n, s, n);
+	g->str.n += n;
+}
+
+static void str_loc(struct csgen *g, uint32_t line, uint32_t disc)
+{
+	char buf[32];
+	int k = disc ? snprintf(buf, sizeof buf, ":%u.%u", line, disc) : snprintf(buf, sizeof buf, ":%u", line);
+	str_add(g, buf, (size_t)k);
+}
+
+/* ---- contexts ---------------------------------------------------------------------- */
+
+/* The context profile of trie node x, or CTX_EMPTY. */
+static uint32_t node_context(struct csgen *g, uint32_t x)
+{
+	if (g->node_ctx[x])
+		return g->node_ctx[x] - 1;
+	uint32_t result = CTX_EMPTY;
+	size_t n = spgo_cs_context(g->trie, x, g->addrs.v, g->addrs.cap);
+	if (n > g->addrs.cap) {
+		VEC_GROW(&g->addrs, n);
+		n = spgo_cs_context(g->trie, x, g->addrs.v, g->addrs.cap);
+	}
+	const uint64_t *ctx = g->addrs.v;
+	if (n && g->tc) {
+		size_t cap = 2 * n + 64;
+		VEC_GROW(&g->addrs2, cap);
+		n = spgo_cs_infer_frames(g->tc, ctx, n, g->addrs2.v, cap, g->st);
+		ctx = g->addrs2.v;
+	}
+	g->frames.n = 0;
+	int leaf_inlined = 0;
+	for (size_t i = 0; i < n; i++) {
+		int nf, named = named_frames(g, ctx[i], &nf);
+		if (!named) { /* llvm-profgen drops contexts with an unknown frame */
+			g->frames.n = 0;
+			break;
+		}
+		for (int j = nf - 1; j >= nf - named; j--) {
+			const struct spgo_frame *f = &g->fr[j];
+			struct xframe xf = {name_id(g, f->function), (f->line - f->decl_line) & 0xffff,
+					    f->base_discriminator};
+			VEC_PUSH(&g->frames, xf);
+		}
+		leaf_inlined = named > 1;
+	}
+	if (g->frames.n) {
+		size_t m = g->frames.n - 1; /* the leaf keeps no location */
+		m = spgo_cs_compress(g->frames.v, m, sizeof *g->frames.v, g->o->compress_recursion);
+		g->frames.v[m] = g->frames.v[g->frames.n - 1];
+		g->frames.n = m + 1;
+		g->str.n = 0;
+		for (size_t i = 0; i < m; i++) {
+			const struct xframe *f = &g->frames.v[i];
+			str_add(g, spgo_name(g->p, f->name), spgo_name_len(g->p, f->name));
+			str_loc(g, f->line, f->disc);
+			str_add(g, " @ ", 3);
+		}
+		uint32_t leaf = g->frames.v[m].name;
+		str_add(g, spgo_name(g->p, leaf), spgo_name_len(g->p, leaf));
+		result = spgo_func_get_ctx(g->p, g->str.v, g->str.n);
+		if (leaf_inlined)
+			spgo_fn(g->p, result)->attrs |= SPGO_ATTR_WAS_INLINED;
+	}
+	g->node_ctx[x] = result + 1;
+	return result;
+}
+
+/* ---- body samples ------------------------------------------------------------------ */
+
+struct event {
+	size_t k;
+	int64_t delta;
+};
+
+static int cmp_event(const void *x, const void *y)
+{
+	const struct event *a = x, *b = y;
+	return a->k < b->k ? -1 : a->k > b->k;
+}
+
+static void count_insn(struct csgen *g, uint32_t f, size_t k, uint64_t c)
+{
+	const struct leafloc *l = leaf_at(g, k);
+	if (!l->ok) {
+		g->st->count_no_debug += c;
+		return;
+	}
+	/* MAX over the location's instructions, scaled by the duplication
+	 * factor; the total adds the count of every instruction. */
+	uint64_t v = c * l->dup;
+	uint32_t b = spgo_body_get(g->p, f, l->line, l->disc);
+	if (g->p->bodies.v[b].count < v)
+		g->p->bodies.v[b].count = v;
+	spgo_add_total(g->p, f, c);
+}
+
+static void gen_bodies(struct csgen *g)
+{
+	const struct spgo_cs_code *c = g->code;
+	struct spgo_kmap per = {0};
+	spgo_kmap_init(&per, 3);
+	const uint64_t *key;
+	uint64_t *val;
+	for (size_t it = 0; spgo_kmap_next(&g->trie->ranges, &it, &key, &val);) {
+		uint32_t f = node_context(g, (uint32_t)key[0]);
+		if (f == CTX_EMPTY)
+			continue;
+		long ib = cs_insn_index(c, key[1]), ie = cs_insn_index(c, key[2]);
+		if (ib < 0 || ie < ib)
+			continue;
+		uint64_t k[3] = {f, (uint64_t)ib, (uint64_t)ie};
+		*spgo_kmap_upsert(&per, k) += *val;
+	}
+	uint64_t *rows = spgo_kmap_sorted(&per);
+	VEC(struct event) ev = {0};
+	for (size_t i = 0; i < per.n;) {
+		uint64_t f = rows[4 * i];
+		ev.n = 0;
+		for (; i < per.n && rows[4 * i] == f; i++) {
+			struct event b = {(size_t)rows[4 * i + 1], (int64_t)rows[4 * i + 3]};
+			struct event e = {(size_t)rows[4 * i + 2] + 1, -(int64_t)rows[4 * i + 3]};
+			VEC_PUSH(&ev, b);
+			VEC_PUSH(&ev, e);
+		}
+		qsort(ev.v, ev.n, sizeof *ev.v, cmp_event);
+		int64_t sum = 0;
+		for (size_t e = 0; e < ev.n; e++) {
+			if (sum > 0)
+				for (size_t k = ev.v[e - 1].k; k < ev.v[e].k; k++)
+					count_insn(g, (uint32_t)f, k, (uint64_t)sum);
+			sum += ev.v[e].delta;
+		}
+	}
+	VEC_FREE(&ev);
+	free(rows);
+	spgo_kmap_free(&per);
+}
+
+/* ---- boundary samples: calls and head samples ---------------------------------------- */
+
+/* The function entered at addr (not a split part such as foo.cold), or NULL. */
+static const struct spgo_function *entry_at(struct csgen *g, uint64_t addr)
+{
+	const struct spgo_function *f = spgo_binary_function_at(g->bin, addr);
+	if (!f || f->start != addr || !f->has_debug)
+		return NULL;
+	if (f->parent >= 0 && !strstr(f->symbol, ".part."))
+		return NULL;
+	return f;
+}
+
+/* The context text of profile f into g->str (not NUL-terminated). */
+static void str_ctx(struct csgen *g, uint32_t f)
+{
+	const char *s = spgo_func_key(g->p, f);
+	g->str.n = 0;
+	str_add(g, s, strlen(s));
+}
+
+static void gen_boundaries(struct csgen *g)
+{
+	const uint64_t *key;
+	uint64_t *val;
+	uint64_t *rows = spgo_kmap_sorted(&g->trie->branches);
+	size_t nrows = g->trie->branches.n;
+	(void)key;
+	(void)val;
+	for (size_t i = 0; i < nrows; i++) {
+		uint32_t node = (uint32_t)rows[4 * i];
+		uint64_t from = rows[4 * i + 1], to = rows[4 * i + 2], c = rows[4 * i + 3];
+		const struct spgo_function *callee = entry_at(g, to);
+		if (!callee)
+			continue;
+		uint32_t callee_name = name_id(g, callee->name);
+		uint32_t f = node == SPGO_CS_ROOT ? CTX_EMPTY : node_context(g, node);
+		uint32_t line = 0, raw = 0;
+		if (f != CTX_EMPTY) {
+			long k = cs_insn_index(g->code, from);
+			const struct leafloc *l = k >= 0 ? leaf_at(g, (size_t)k) : NULL;
+			if (l && l->ok) {
+				uint32_t b = spgo_body_get(g->p, f, l->line, l->disc);
+				spgo_add_target_id(g->p, b, callee_name, c);
+				line = l->line;
+				raw = l->raw;
+			}
+			str_ctx(g, f);
+			str_loc(g, line, raw);
+			str_add(g, " @ ", 3);
+		} else {
+			g->str.n = 0;
+		}
+		str_add(g, spgo_name(g->p, callee_name), spgo_name_len(g->p, callee_name));
+		uint32_t callee_ctx = spgo_func_get_ctx(g->p, g->str.v, g->str.n);
+		spgo_add_head(g->p, callee_ctx, c);
+	}
+	free(rows);
+}
+
+/* ---- inferred call-site samples -------------------------------------------------------- */
+
+static size_t ctx_depth(const char *s)
+{
+	size_t d = 0;
+	for (const char *q = strstr(s, " @ "); q; q = strstr(q + 3, " @ "))
+		d++;
+	return d;
+}
+
+/* LLVM's getHeadSamplesEstimate for a flat CS profile without head samples:
+ * the body sample at the smallest location, at least 1 if the total is not
+ * 0, and 1 for a profile without body samples. */
+static uint64_t head_estimate(const struct spgo_profile *p, uint32_t f)
+{
+	const struct spgo_func *fn = &p->funcs.v[f];
+	if (fn->head)
+		return fn->head;
+	const struct spgo_body *best = NULL;
+	for (uint32_t b = fn->bodies; b != SPGO_NONE; b = p->bodies.v[b].next) {
+		const struct spgo_body *x = &p->bodies.v[b];
+		if (!best || x->line < best->line || (x->line == best->line && x->disc < best->disc))
+			best = x;
+	}
+	uint64_t c = best ? best->count : 0;
+	if (!c)
+		c = fn->total > 0;
+	if (!c && !fn->nbodies)
+		c = 1;
+	return c;
+}
+
+/*
+ * A callee context without head samples was inlined (no call reached it):
+ * its caller context gets the call-site count estimated from the callee's
+ * entry, children before parents (the parents made here are handled at
+ * their own depth).
+ */
+static void gen_inferred(struct csgen *g)
+{
+	struct spgo_profile *p = g->p;
+	size_t maxd = 0;
+	for (size_t i = 0; i < p->top.n; i++) {
+		size_t d = ctx_depth(spgo_func_key(p, p->top.v[i]));
+		if (d > maxd)
+			maxd = d;
+	}
+	for (size_t d = maxd; d >= 1; d--) {
+		for (size_t i = 0; i < p->top.n; i++) {
+			uint32_t f = p->top.v[i];
+			if (p->funcs.v[f].head)
+				continue;
+			str_ctx(g, f);
+			VEC_PUSH(&g->str, '\0');
+			if (ctx_depth(g->str.v) != d)
+				continue;
+			/* "a:1 @ b:2.3 @ c" -> parent "a:1 @ b", call site 2.3, callee c */
+			char *s = g->str.v;
+			char *at = NULL;
+			for (char *q = strstr(s, " @ "); q; q = strstr(q + 3, " @ "))
+				at = q;
+			*at = '\0';
+			char *colon = strrchr(s, ':');
+			if (!colon)
+				continue;
+			uint32_t line = (uint32_t)strtoul(colon + 1, NULL, 10), disc = 0;
+			char *dot = strchr(colon + 1, '.');
+			if (dot)
+				disc = (uint32_t)strtoul(dot + 1, NULL, 10);
+			size_t plen = (size_t)(colon - s);
+			uint64_t est = head_estimate(p, f);
+			uint32_t callee = p->funcs.v[f].name;
+			uint32_t parent = spgo_func_get_ctx(p, s, plen);
+			uint32_t b = spgo_body_get(p, parent, line, disc);
+			spgo_add_target_id(p, b, callee, est);
+			p->bodies.v[b].count += est;
+			spgo_add_total(p, parent, est);
+		}
+	}
+}
+
+/* A body sample is at least the sum of its call targets (updateCallsiteSamples). */
+static void raise_to_targets(struct spgo_profile *p)
+{
+	for (size_t b = 0; b < p->bodies.n; b++) {
+		struct spgo_body *body = &p->bodies.v[b];
+		uint64_t sum = 0;
+		for (uint32_t t = body->targets; t != SPGO_NONE; t = p->targets.v[t].next)
+			sum += p->targets.v[t].count;
+		if (sum > body->count)
+			body->count = sum;
+	}
+}
+
+/* ---- cold contexts ------------------------------------------------------------------- */
+
+static int ambiguous(const char *name)
+{
+	return !strncmp(name, "__cxx_global_var_init", 21) || !strncmp(name, "__tls_init", 10);
+}
+
+/*
+ * Contexts whose total is under the hot threshold (the 99% cutoff of the
+ * context-less summary) merge into the base profile of their leaf
+ * function (llvm-profgen's SampleContextTrimmer with cold-context depth 1):
+ * a hot base profile keeps its attributes, a new one has none.
+ */
+static struct spgo_profile *merge_cold(struct csgen *g)
+{
+	struct spgo_profile *p = g->p;
+	spgo_profile_finalize(p, 0);
+	uint64_t thr = 0;
+	for (unsigned i = 0; i < p->summary.nentries; i++)
+		if (p->summary.entries[i].cutoff >= 990000) {
+			thr = p->summary.entries[i].min_count;
+			break;
+		}
+	if (!g->o->merge_cold)
+		thr = 0;
+	g->st->hot_threshold = thr;
+	struct spgo_profile *q = spgo_profile_new();
+	uint32_t *namemap = xmalloc((p->names.n + 1) * sizeof *namemap);
+	for (size_t i = 0; i < p->names.n; i++)
+		namemap[i] = SPGO_NONE;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < p->top.n; i++) {
+			uint32_t f = p->top.v[i];
+			const struct spgo_func *fn = &p->funcs.v[f];
+			const char *leaf = spgo_name(p, fn->name);
+			if (ambiguous(leaf))
+				continue;
+			int cold = thr && fn->total < thr;
+			if (cold != pass)
+				continue;
+			if (!cold) {
+				const char *key = spgo_func_key(p, f);
+				uint32_t d = spgo_func_get_ctx(q, key, strlen(key));
+				spgo_func_merge(q, d, p, f, 1, namemap);
+				continue;
+			}
+			g->st->contexts_cold++;
+			uint32_t d = spgo_func_get_ctx(q, leaf, strlen(leaf));
+			uint32_t attrs = q->funcs.v[d].attrs;
+			spgo_func_merge(q, d, p, f, 1, namemap);
+			q->funcs.v[d].attrs = attrs;
+		}
+	}
+	free(namemap);
+	return q;
+}
+
+/* ---- the driver -------------------------------------------------------------------------- */
+
+void spgo_cs_defaults(struct spgo_cs_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->compress_recursion = -1;
+	o->merge_cold = 1;
+}
+
+static int has_samples(const struct spgo_profile *p)
+{
+	for (size_t i = 0; i < p->top.n; i++) {
+		const struct spgo_func *f = &p->funcs.v[p->top.v[i]];
+		if (f->total || f->head)
+			return 1;
+	}
+	return 0;
+}
+
+int spgo_cs_gen(struct spgo_aggregate *agg, const struct spgo_cs_opts *o, struct spgo_profile **out,
+		struct spgo_cs_stats *st)
+{
+	struct spgo_cs_stats local;
+	struct spgo_cs_opts defaults;
+	if (!st)
+		st = &local;
+	if (!o) {
+		spgo_cs_defaults(&defaults);
+		o = &defaults;
+	}
+	memset(st, 0, sizeof *st);
+	*out = NULL;
+	struct spgo_binary *bin = agg->bin;
+	const char *path = spgo_binary_path(bin);
+	if (spgo_agg_check_matched(agg) < 0)
+		return -1;
+	const struct spgo_agg_stats *as = spgo_agg_stats(agg);
+	if (!as->stack_samples)
+		return spgo_error("%s: the samples have no call stacks in this binary: a context-sensitive "
+				  "profile needs LBR and call stacks together (perf record -b -g, "
+				  "--call-graph fp; spgo record and spgo emulate record both)",
+				  path);
+	if (!as->lbr_samples)
+		return spgo_error("%s: the samples have no branch stacks (LBR): a context-sensitive profile "
+				  "needs LBR and call stacks together (perf record -b -g)",
+				  path);
+	if (spgo_binary_load_debug(bin) < 0)
+		return spgo_error("%s: no debug information (DWARF) to map samples to source lines: "
+				  "build with -g (clang: -g -fdebug-info-for-profiling), or pass the "
+				  "unstripped file or its .debug file with --debug-binary",
+				  path);
+	if (spgo_binary_disc_kind(bin) == SPGO_DISC_LLVM_FS)
+		return spgo_error("%s: flow-sensitive discriminators are not supported in context-sensitive "
+				  "profiles (as in llvm-profgen): build without -mllvm -enable-fs-discriminator",
+				  path);
+
+	struct spgo_cs_code code;
+	if (spgo_cs_code_init(&code, bin) < 0)
+		return -1;
+	struct spgo_cs_trie trie;
+	spgo_cs_trie_init(&trie, &code, o, st);
+	struct spgo_agg_stack s;
+	int with_lbr = 0;
+	for (size_t it = 0; spgo_agg_next_stack(agg, &it, &s);) {
+		with_lbr |= s.nbranches > 0;
+		spgo_cs_unwind(&trie, &s);
+	}
+	int rc = 0;
+	if (!with_lbr)
+		rc = spgo_error("%s: no sample has both a call stack and a branch stack (LBR) in this "
+				"binary: record them together (perf record -b -g)",
+				path);
+	else if (!st->unwound)
+		rc = spgo_error("%s: none of the %llu stack samples could be unwound (%llu without an LBR "
+				"entry in the binary, %llu in a prologue or epilogue): check that the data "
+				"was recorded from this exact build",
+				path, (unsigned long long)st->samples, (unsigned long long)st->no_lbr,
+				(unsigned long long)st->prolog_epilog);
+	struct spgo_profile *q = NULL;
+	if (rc == 0) {
+		struct csgen g = {0};
+		g.bin = bin;
+		g.code = &code;
+		g.trie = &trie;
+		g.o = o;
+		g.st = st;
+		g.p = spgo_profile_new();
+		g.node_ctx = xcalloc(trie.nodes.n, sizeof *g.node_ctx);
+		g.leaf = xcalloc(code.ninsns, sizeof *g.leaf);
+		VEC_GROW(&g.addrs, 64);
+		if (o->infer_missing_frames)
+			g.tc = spgo_cs_tailcalls_new(&trie);
+		gen_bodies(&g);
+		gen_boundaries(&g);
+		gen_inferred(&g);
+		raise_to_targets(g.p);
+		st->contexts = g.p->top.n;
+		q = merge_cold(&g);
+		spgo_cs_tailcalls_free(g.tc);
+		spgo_profile_free(g.p);
+		free(g.node_ctx);
+		free(g.leaf);
+		VEC_FREE(&g.addrs);
+		VEC_FREE(&g.addrs2);
+		VEC_FREE(&g.frames);
+		VEC_FREE(&g.str);
+		if (!has_samples(q)) {
+			spgo_profile_free(q);
+			q = NULL;
+			rc = spgo_error("%s: the unwound samples fall only in code without debug information "
+					"(no DWARF line for any sampled instruction): build with -g, or pass "
+					"the debug file with --debug-binary",
+					path);
+		}
+	}
+	spgo_cs_trie_free(&trie);
+	spgo_cs_code_free(&code);
+	if (rc < 0)
+		return -1;
+	spgo_profile_finalize(q, 0);
+	*out = q;
+	return 0;
+}
+
+void spgo_cs_print_stats(const struct spgo_cs_stats *st, FILE *fp)
+{
+	unsigned long long dropped = st->no_lbr + st->prolog_epilog +
+				     (st->samples - st->unwound - st->no_lbr - st->prolog_epilog);
+	fprintf(fp, "spgo: gen --cs: %llu stack samples, %llu unwound; dropped %llu: %llu without an LBR "
+		    "entry in the binary, %llu with the leaf in a prologue or epilogue, %llu bogus traces\n",
+		(unsigned long long)st->samples, (unsigned long long)st->unwound, dropped,
+		(unsigned long long)st->no_lbr, (unsigned long long)st->prolog_epilog,
+		(unsigned long long)(st->samples - st->unwound - st->no_lbr - st->prolog_epilog));
+	fprintf(fp, "spgo: gen --cs: %llu samples inconsistent with their stack, unwound on without "
+		    "it from there (of %llu LBR entries: %llu impossible ranges, %llu ranges with one "
+		    "external end); %llu stacks cut at a return after no call; %llu calls not matching "
+		    "the parent frame (prologue/epilogue), %llu from external code; %llu leaf ips far "
+		    "from the newest LBR target\n",
+		(unsigned long long)st->inconsistent, (unsigned long long)st->branches,
+		(unsigned long long)st->bad_range, (unsigned long long)st->unpaired_ext,
+		(unsigned long long)st->stack_cut, (unsigned long long)st->call_mismatch,
+		(unsigned long long)st->ext_call_mismatch, (unsigned long long)st->bogus);
+	fprintf(fp, "spgo: gen --cs: %llu frames, %llu contexts, %llu cold ones (total < %llu) merged "
+		    "into base profiles\n",
+		(unsigned long long)st->frames, (unsigned long long)st->contexts,
+		(unsigned long long)st->contexts_cold, (unsigned long long)st->hot_threshold);
+	if (st->tail_unique || st->tail_ambiguous || st->tail_unreached)
+		fprintf(fp, "spgo: gen --cs: tail calls: %llu frame pairs joined by a unique chain "
+			    "(%llu frames inserted), %llu with several chains, %llu with none\n",
+			(unsigned long long)st->tail_unique, (unsigned long long)st->tail_frames,
+			(unsigned long long)st->tail_ambiguous, (unsigned long long)st->tail_unreached);
+}

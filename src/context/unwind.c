@@ -1,0 +1,431 @@
+/*
+ * Virtual unwinding (the CSSPGO paper, Algorithm 1; see spgo/context.h):
+ * the code facts, the frame trie and the unwinder of one (stack, LBR)
+ * sample, and recursion compression.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "context/context_impl.h"
+
+/* ---- code facts ------------------------------------------------------------ */
+
+static int is_barrier(const struct spgo_insn *in)
+{
+	/* llvm-profgen's UncondBranchAddrSet: direct jumps, calls, returns. */
+	return in->cls == SPGO_INSN_JUMP || in->cls == SPGO_INSN_CALL ||
+	       in->cls == SPGO_INSN_INDIRECT_CALL || in->cls == SPGO_INSN_RETURN;
+}
+
+/* Prologue (a function part's first two instructions) and epilogue (a
+ * return and the instruction before it) flags, barrier prefix counts. */
+static void code_tables(struct spgo_cs_code *c)
+{
+	size_t n = c->ninsns;
+	c->flags = xcalloc(n + 1, 1);
+	c->barriers = xmalloc((n + 1) * sizeof *c->barriers);
+	c->barriers[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		c->barriers[i + 1] = c->barriers[i] + is_barrier(&c->insns[i]);
+		if (c->insns[i].cls == SPGO_INSN_RETURN) {
+			c->flags[i] |= CS_PROEPI;
+			if (i)
+				c->flags[i - 1] |= CS_PROEPI;
+		}
+	}
+	for (size_t f = 0; f < c->nfuncs; f++) {
+		long k = cs_insn_index(c, c->funcs[f].start);
+		if (k < 0)
+			continue;
+		c->flags[k] |= CS_PROEPI;
+		if ((size_t)k + 1 < n)
+			c->flags[k + 1] |= CS_PROEPI;
+	}
+}
+
+int spgo_cs_code_init(struct spgo_cs_code *c, struct spgo_binary *bin)
+{
+	memset(c, 0, sizeof *c);
+	c->bin = bin;
+	c->insns = spgo_binary_insns(bin, &c->ninsns);
+	c->funcs = spgo_binary_functions(bin, &c->nfuncs);
+	if (!c->ninsns)
+		return spgo_error("%s: no instructions found in its executable sections",
+				  spgo_binary_path(bin));
+	c->keys = xcalloc(c->ninsns, sizeof *c->keys);
+	code_tables(c);
+	return 0;
+}
+
+void spgo_cs_code_init_arrays(struct spgo_cs_code *c, const struct spgo_insn *insns, size_t n,
+			      const struct spgo_function *funcs, size_t nfuncs, const uint64_t *keys)
+{
+	memset(c, 0, sizeof *c);
+	c->insns = insns;
+	c->ninsns = n;
+	c->funcs = funcs;
+	c->nfuncs = nfuncs;
+	c->keys = xcalloc(n ? n : 1, sizeof *c->keys);
+	for (size_t i = 0; i < n; i++)
+		c->keys[i] = keys ? keys[i] : 1;
+	code_tables(c);
+	for (size_t i = 0; i < n; i++)
+		c->flags[i] |= CS_KEY_DONE;
+}
+
+void spgo_cs_code_free(struct spgo_cs_code *c)
+{
+	free(c->keys);
+	free(c->flags);
+	free(c->barriers);
+	memset(c, 0, sizeof *c);
+}
+
+long cs_insn_index(const struct spgo_cs_code *c, uint64_t addr)
+{
+	size_t lo;
+	SPGO_LOWER_BOUND(lo, c->insns, c->ninsns, addr, addr);
+	return lo < c->ninsns && c->insns[lo].addr == addr ? (long)lo : -1;
+}
+
+uint64_t cs_call_before(const struct spgo_cs_code *c, uint64_t ret)
+{
+	if (ret == SPGO_AGG_EXTERNAL)
+		return SPGO_AGG_EXTERNAL;
+	size_t lo;
+	SPGO_LOWER_BOUND(lo, c->insns, c->ninsns, addr, ret);
+	if (lo == 0)
+		return 0;
+	const struct spgo_insn *in = &c->insns[lo - 1];
+	return in->cls == SPGO_INSN_CALL || in->cls == SPGO_INSN_INDIRECT_CALL ? in->addr : 0;
+}
+
+/*
+ * The inline-context key of instruction k: a hash of the inline frames at
+ * it except the innermost (names and call-site locations), as
+ * llvm-profgen's inlineContextEqual compares them; 0 without debug lines.
+ */
+static uint64_t insn_key(const struct spgo_cs_code *c, size_t k)
+{
+	if (c->flags[k] & CS_KEY_DONE)
+		return c->keys[k];
+	struct spgo_frame fr[CS_MAX_INLINE];
+	int n = spgo_binary_symbolize(c->bin, c->insns[k].addr, fr, CS_MAX_INLINE);
+	if (n > CS_MAX_INLINE)
+		n = CS_MAX_INLINE;
+	/* Named frames from the outermost in, as llvm-profgen's symbolize(). */
+	int named = 0;
+	while (named < n && fr[n - 1 - named].function)
+		named++;
+	uint64_t h = 0;
+	if (named > 0) {
+		h = spgo_hash64((uint64_t)named + 0x9e37);
+		for (int j = n - 1; j > n - named; j--) { /* all but the innermost */
+			const struct spgo_frame *f = &fr[j];
+			h = spgo_hash64(h ^ spgo_hash_bytes(f->function, strlen(f->function)));
+			h = spgo_hash64(h ^ ((uint64_t)((f->line - f->decl_line) & 0xffff) << 32 |
+					     f->discriminator));
+		}
+		if (!h)
+			h = 1;
+	}
+	c->keys[k] = h;
+	c->flags[k] |= CS_KEY_DONE;
+	return h;
+}
+
+/* ---- the frame trie ---------------------------------------------------------- */
+
+void spgo_cs_trie_init(struct spgo_cs_trie *t, const struct spgo_cs_code *code,
+		       const struct spgo_cs_opts *o, struct spgo_cs_stats *st)
+{
+	memset(t, 0, sizeof *t);
+	t->code = code;
+	t->st = st;
+	t->drop_bogus = o ? o->drop_bogus : 0;
+	spgo_kmap_init(&t->index, 2);
+	spgo_kmap_init(&t->ranges, 3);
+	spgo_kmap_init(&t->branches, 3);
+	struct spgo_cs_node root = {CS_ROOT_ADDR, SPGO_NONE};
+	VEC_PUSH(&t->nodes, root);
+}
+
+void spgo_cs_trie_free(struct spgo_cs_trie *t)
+{
+	VEC_FREE(&t->nodes);
+	spgo_kmap_free(&t->index);
+	spgo_kmap_free(&t->ranges);
+	spgo_kmap_free(&t->branches);
+	VEC_FREE(&t->stack);
+	VEC_FREE(&t->lbr);
+}
+
+static uint32_t child(struct spgo_cs_trie *t, uint32_t parent, uint64_t addr)
+{
+	uint64_t key[2] = {parent, addr};
+	uint64_t *v = spgo_kmap_upsert(&t->index, key);
+	if (!*v) {
+		struct spgo_cs_node nd = {addr, parent};
+		VEC_PUSH(&t->nodes, nd);
+		*v = t->nodes.n;
+		t->st->frames++;
+	}
+	return (uint32_t)(*v - 1);
+}
+
+size_t spgo_cs_context(const struct spgo_cs_trie *t, uint32_t node, uint64_t *buf, size_t max)
+{
+	size_t n = 0;
+	for (uint32_t x = node; x != SPGO_CS_ROOT; x = t->nodes.v[x].parent) {
+		uint64_t a = t->nodes.v[x].addr;
+		if (a == SPGO_AGG_EXTERNAL)
+			break; /* the context starts below an external frame */
+		if (a == 0)
+			continue; /* a return to no call site: no frame of its own */
+		n++;
+	}
+	/* Fill root first. */
+	size_t i = n;
+	for (uint32_t x = node; x != SPGO_CS_ROOT && i > 0; x = t->nodes.v[x].parent) {
+		uint64_t a = t->nodes.v[x].addr;
+		if (a == SPGO_AGG_EXTERNAL)
+			break;
+		if (a == 0)
+			continue;
+		i--;
+		if (i < max)
+			buf[i] = a;
+	}
+	return n;
+}
+
+/* ---- the unwinder --------------------------------------------------------------- */
+
+/* The state of one sample's unwinding (llvm-profgen's UnwindState). */
+struct state {
+	struct spgo_cs_trie *t;
+	uint32_t cur;   /* the leaf frame */
+	uint64_t ip;    /* where execution is, going backwards */
+	int invalid;    /* the LBR no longer agrees with the stack */
+	uint64_t count; /* times the sample was seen */
+};
+
+static void switch_to(struct state *s, uint64_t addr)
+{
+	struct spgo_cs_trie *t = s->t;
+	if (t->nodes.v[s->cur].addr == addr)
+		return;
+	s->cur = child(t, t->nodes.v[s->cur].parent, addr);
+}
+
+static void record_range(struct state *s, uint64_t begin, uint64_t end)
+{
+	uint64_t key[3] = {s->cur, begin, end};
+	*spgo_kmap_upsert(&s->t->ranges, key) += s->count;
+}
+
+/* The straight-line code [target, ip] ran: record it, split by inline
+ * context, each piece on the frame of its first instruction. */
+static void unwind_linear(struct state *s, uint64_t target)
+{
+	struct spgo_cs_trie *t = s->t;
+	const struct spgo_cs_code *c = t->code;
+	uint64_t end = s->ip;
+	if (end == SPGO_AGG_EXTERNAL && target == SPGO_AGG_EXTERNAL) {
+		t->st->paired_ext += s->count; /* ran outside and came back */
+		return;
+	}
+	if (end == SPGO_AGG_EXTERNAL || target == SPGO_AGG_EXTERNAL) {
+		t->st->unpaired_ext += s->count;
+		s->invalid = 1;
+		return;
+	}
+	long ib = cs_insn_index(c, target), ie = cs_insn_index(c, end);
+	if (ib < 0 || ie < 0 || ib > ie || c->barriers[ie] != c->barriers[ib]) {
+		t->st->bad_range += s->count;
+		s->invalid = 1;
+		return;
+	}
+	long e = ie;
+	for (long k = ie; k > ib; k--) {
+		uint64_t kk = insn_key(c, (size_t)k), kp = insn_key(c, (size_t)k - 1);
+		if (!kk || kk != kp) {
+			switch_to(s, c->insns[k].addr);
+			record_range(s, c->insns[k].addr, c->insns[e].addr);
+			e = k - 1;
+		}
+	}
+	switch_to(s, target);
+	record_range(s, target, c->insns[e].addr);
+	s->ip = target;
+}
+
+int spgo_cs_unwind(struct spgo_cs_trie *t, const struct spgo_agg_stack *smp)
+{
+	const struct spgo_cs_code *c = t->code;
+	struct spgo_cs_stats *st = t->st;
+	uint64_t cnt = smp->count;
+	st->samples += cnt;
+
+	/* The LBR, both-external entries left out (llvm-profgen's reader). */
+	t->lbr.n = 0;
+	for (uint32_t i = 0; i < smp->nbranches; i++) {
+		uint64_t from = smp->branches[2 * i], to = smp->branches[2 * i + 1];
+		if (from == SPGO_AGG_EXTERNAL && to == SPGO_AGG_EXTERNAL)
+			continue;
+		VEC_PUSH(&t->lbr, from);
+		VEC_PUSH(&t->lbr, to);
+	}
+	size_t nb = t->lbr.n / 2;
+	if (!nb || !smp->nframes) {
+		st->no_lbr += cnt;
+		return 0;
+	}
+	const uint64_t *lbr = t->lbr.v;
+
+	/* The stack: return addresses -> call sites, external runs as one. */
+	t->stack.n = 0;
+	for (uint32_t i = 0; i < smp->nframes; i++) {
+		uint64_t a = smp->frames[i];
+		if (a == SPGO_AGG_EXTERNAL) {
+			if (!t->stack.n || t->stack.v[t->stack.n - 1] != SPGO_AGG_EXTERNAL)
+				VEC_PUSH(&t->stack, a);
+			continue;
+		}
+		if (i > 0) {
+			a = cs_call_before(c, a);
+			if (!a) { /* bad unwinding (no frame pointer yet): stop here */
+				st->stack_cut += cnt;
+				break;
+			}
+		}
+		VEC_PUSH(&t->stack, a);
+	}
+	if (t->stack.n > 1 && t->stack.v[t->stack.n - 1] == SPGO_AGG_EXTERNAL)
+		t->stack.n--;
+	uint64_t leaf = t->stack.v[0];
+	if (leaf != SPGO_AGG_EXTERNAL) {
+		long k = cs_insn_index(c, leaf);
+		if (k >= 0 && (c->flags[k] & CS_PROEPI)) {
+			st->prolog_epilog += cnt;
+			return 0;
+		}
+	}
+	/* The leaf is the newest LBR target (the ip may have skidded past). */
+	uint64_t to0 = lbr[1];
+	if (leaf != SPGO_AGG_EXTERNAL && to0 != SPGO_AGG_EXTERNAL &&
+	    (leaf < to0 || leaf - to0 >= 0x100)) {
+		st->bogus += cnt;
+		if (t->drop_bogus)
+			return 0;
+	}
+	t->stack.v[0] = to0;
+
+	struct state s = {t, SPGO_CS_ROOT, to0, 0, cnt};
+	for (size_t j = t->stack.n; j-- > 0;)
+		s.cur = child(t, s.cur, t->stack.v[j]);
+
+	int cleared = 0;
+	for (size_t i = 0; i < nb; i++) {
+		uint64_t from = lbr[2 * i], to = lbr[2 * i + 1];
+		st->branches += cnt;
+		if (i > 0) /* the newest range is cut short by the sample */
+			unwind_linear(&s, to);
+		int src_ext = from == SPGO_AGG_EXTERNAL;
+		const struct spgo_insn *in = NULL;
+		if (!src_ext) {
+			long k = cs_insn_index(c, from);
+			in = k >= 0 ? &c->insns[k] : NULL;
+		}
+		int is_call = in ? in->cls == SPGO_INSN_CALL || in->cls == SPGO_INSN_INDIRECT_CALL
+				 : src_ext && cs_call_before(c, to) == 0;
+		int is_ret = in ? in->cls == SPGO_INSN_RETURN : src_ext && cs_call_before(c, to) != 0;
+		if (!s.invalid && is_call) {
+			/* A call: back to the caller's frame at the call site. */
+			uint32_t parent = t->nodes.v[s.cur].parent;
+			if (parent == SPGO_CS_ROOT || t->nodes.v[parent].addr != from) {
+				/* The caller's frame is missing (sampled in a
+				 * prologue or epilogue, or external code called). */
+				switch_to(&s, from);
+				if (parent != SPGO_CS_ROOT) {
+					if (src_ext)
+						st->ext_call_mismatch += cnt;
+					else
+						st->call_mismatch += cnt;
+				}
+			} else {
+				s.cur = parent;
+			}
+			s.ip = from;
+		} else if (!s.invalid && is_ret) {
+			/* A return: the callee's frame comes back, under the
+			 * frame of the call the return went after. */
+			switch_to(&s, cs_call_before(c, to));
+			s.cur = child(t, s.cur, from);
+			s.ip = from;
+		} else if (!s.invalid) {
+			switch_to(&s, from); /* within the frame (or a tail call) */
+			s.ip = from;
+		} else {
+			/* Inconsistent: go on as if there were no stack. */
+			if (!cleared)
+				st->inconsistent += cnt;
+			cleared = 1;
+			s.ip = from;
+			s.cur = child(t, SPGO_CS_ROOT, from);
+		}
+		if (to == SPGO_AGG_EXTERNAL)
+			continue;
+		uint64_t key[3] = {src_ext ? SPGO_CS_ROOT : s.cur, from, to};
+		*spgo_kmap_upsert(&t->branches, key) += cnt;
+	}
+	st->unwound += cnt;
+	return 1;
+}
+
+/* ---- recursion compression ------------------------------------------------------ */
+
+static int item_eq(const unsigned char *b, size_t size, size_t i, size_t j)
+{
+	return !memcmp(b + i * size, b + j * size, size);
+}
+
+/*
+ * Remove adjacent repeats of sequences of length 1, 2, ... up to limit (or
+ * half the length): [a, b, c, b, c] -> [a, b, c].  Sliding windows of 2L
+ * items; on a repeat the right half is skipped, else the part that differs
+ * is copied down (llvm-profgen's CSProfileGenerator::compressRecursionContext).
+ */
+size_t spgo_cs_compress(void *items, size_t n, size_t size, int limit)
+{
+	unsigned char *b = items;
+	size_t max = n / 2;
+	if (limit >= 0 && (size_t)limit < max)
+		max = (size_t)limit;
+	for (size_t len = 1; len <= max; len++) {
+		long right = (long)len - 1, bound = 0;
+		size_t end = len;
+		while ((size_t)right + len < n) {
+			long left = right;
+			while (left >= bound && item_eq(b, size, (size_t)left, (size_t)left + len))
+				left--;
+			int dup = left < bound;
+			bound = right + 1;
+			if (dup) {
+				right += (long)len;
+			} else {
+				size_t cnt = (size_t)(left + (long)len - right);
+				memmove(b + end * size, b + (size_t)(right + 1) * size, cnt * size);
+				end += cnt;
+				right = left + (long)len;
+			}
+		}
+		size_t rest = n - (size_t)right - 1;
+		memmove(b + end * size, b + (size_t)(right + 1) * size, rest * size);
+		end += rest;
+		n = end;
+		if (n / 2 < max)
+			max = n / 2;
+	}
+	return n;
+}
