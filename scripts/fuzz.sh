@@ -23,7 +23,7 @@ for h in "$build"/fuzz/fuzz_*; do
   name=$(basename "$h"); short=${name#fuzz_}
   [ -n "${FUZZ_ONLY:-}" ] && [ "$FUZZ_ONLY" != "$short" ] && continue
   corpus="$build/corpus/$short"; findings="$build/findings/$short"
-  mkdir -p "$corpus" "$findings"
+  rm -rf "$findings"; mkdir -p "$corpus" "$findings" # this run's findings only
   dict=(); [ -f "$src/fuzz/dict/$short.dict" ] && dict=(-dict="$src/fuzz/dict/$short.dict")
   seeds=()
   for d in "$src/fuzz/corpus/$short" "$build/seeds/$short" "$src/fuzz/crashes/$short"; do

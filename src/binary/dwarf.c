@@ -454,7 +454,6 @@ static int load(struct spgo_binary *bin)
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 	Dwarf_Half version;
-	int nunits = 0;
 	int more;
 	while ((more = dwarf_next_unit(bin->dwarf, off, &next, &hsize, &version, NULL, NULL, NULL, NULL, NULL)) == 0) {
 		Dwarf_Die cudie;
@@ -462,7 +461,6 @@ static int load(struct spgo_binary *bin)
 		uint64_t size = next - off;
 		u.line.cu_off = off;
 		off = next;
-		nunits++;
 		if (!dwarf_offdie(bin->dwarf, u.die_off, &cudie))
 			continue;
 		int tag = dwarf_tag(&cudie);
