@@ -60,6 +60,15 @@
  *  - Split parts (foo.cold, foo.part.N) fold into their parent through the
  *    DWARF names; code without debug information (PLT, libc pieces, asm) is
  *    ignored and counted in the statistics.
+ *  - Pseudo-probe binaries (clang -fpseudo-probe-for-profiling; unless
+ *    dwarf_lines or gcc): the profile is probe-based, as llvm-profgen 19's
+ *    generateProbeBasedProfile makes it (src/gen/gen_probe.c): each probe
+ *    at a counted instruction adds the count to the body sample (probe id,
+ *    probe discriminator) of its function's profile through the probe
+ *    inline tree, duplicated probes adding up; entry probes give head
+ *    samples, calls give call targets at the call-site probe, every profile
+ *    carries its CFG checksum; names are the probe descriptors'.  From LBR
+ *    or from IP samples alike (IP-mode counts after inference).
  *  - spgo_gen() never returns an empty profile: when nothing could be
  *    attributed it fails with an error that says why and what to do.  It
  *    also fails when more than a tenth of the LBR ranges or sampled ips fall
@@ -110,6 +119,10 @@ struct spgo_gen_opts {
 	 * "cycles:u"), or NULL; overrides event.  LBR mode too: only samples
 	 * of that event then give ranges and branches. */
 	const char *event_name;
+	/* A binary with pseudo-probes gets a probe-based profile (see
+	 * src/gen/gen_probe.c) unless dwarf_lines (llvm-profgen's
+	 * --use-dwarf-correlation) or gcc. */
+	int dwarf_lines;
 };
 
 /* What generation saw and did; all counts are in samples unless named. */
@@ -119,8 +132,10 @@ struct spgo_gen_stats {
 	uint64_t ranges_off_boundary;     /* dropped: an end is no instruction start */
 	uint64_t ranges_cross_jump;       /* dropped: crosses an unconditional jump */
 	uint64_t insns_counted;           /* instructions with a count > 0 */
-	uint64_t count_no_debug;          /* instruction counts in code without DWARF */
-	uint64_t count_debug;             /* ... and in code with DWARF */
+	uint64_t count_no_debug;          /* instruction counts in code without DWARF
+					     (a probe-based profile: without probes) */
+	uint64_t count_debug;             /* ... and in code with DWARF (probes) */
+	int probes;                       /* 1 if the profile is probe-based */
 	uint64_t calls, call_count;       /* branches to a function entry, their count */
 	uint64_t ip_samples;              /* IP mode: samples in the binary */
 	uint64_t ip_samples_no_func;      /* ... outside every known function */

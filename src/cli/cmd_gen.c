@@ -21,7 +21,7 @@ static const char usage[] =
 	"usage: spgo gen --binary BIN [--debug-binary DBG] [--dwp F] [--dwo-dir D] (--perf-data P | --perf-script S)\n"
 	"                -o OUT [--format text|extbinary|gcov] [--pid PID] [--mode auto|lbr|ip]\n"
 	"                [--event N|NAME] [--infer ALGO | --no-infer] [--llvm 14|19]\n"
-	"                [--gcov-version 1|2] [--update-total-samples]\n"
+	"                [--gcov-version 1|2] [--update-total-samples] [--use-dwarf-correlation]\n"
 	"                [--cs [--cs-nested] [--cs-infer-tail-calls]] [--quiet]\n"
 	"       spgo gen --binary BIN [--debug-binary DBG] --ground-truth GT -o OUT [--format F]\n"
 	"\n"
@@ -46,6 +46,8 @@ static const char usage[] =
 	"                      named NAME as perf script prints it (cpu-clock, cycles:u);\n"
 	"                      LBR mode too (default: IP mode counts the event with the\n"
 	"                      most samples, others classify blocks; LBR mode takes all)\n"
+	"  --use-dwarf-correlation  a line-based profile from a binary with pseudo-\n"
+	"                      probes (default there: probe-based, keyed by probe id)\n"
 	"  --update-total-samples  total samples = the sum of the body samples (as\n"
 	"                      llvm-profgen's option), not count x instruction size\n"
 	"  --llvm V            the LLVM version that reads an extbinary profile (default both)\n"
@@ -242,6 +244,8 @@ int cmd_gen(int argc, char **argv)
 			} else {
 				o.event_name = val;
 			}
+		} else if (!strcmp(a, "--use-dwarf-correlation")) {
+			o.dwarf_lines = 1;
 		} else if (!strcmp(a, "--update-total-samples")) {
 			o.update_totals = 1;
 		} else if (ARG("--llvm")) {

@@ -210,6 +210,10 @@ static uint32_t leaf_profile(struct gen *g, uint64_t addr, uint64_t total,
 
 static void gen_bodies(struct gen *g)
 {
+	if (g->probes) {
+		gen_probe_bodies(g);
+		return;
+	}
 	struct spgo_frame frames[MAX_FRAMES];
 	for (size_t i = 0; i < g->ninsns; i++) {
 		if (!g->present[i])
@@ -232,8 +236,18 @@ static void gen_bodies(struct gen *g)
 	}
 }
 
+void gen_add_head(struct gen *g, const char *callee, uint64_t count)
+{
+	if (!g->probes)
+		spgo_add_head(g->p, spgo_func_get_id(g->p, gen_name_id(g, callee)), count);
+}
+
 void gen_add_call(struct gen *g, uint64_t addr, const char *callee, uint64_t count)
 {
+	if (g->probes) {
+		gen_probe_call(g, addr, callee, count);
+		return;
+	}
 	struct spgo_frame frames[MAX_FRAMES];
 	const struct spgo_frame *leaf;
 	uint32_t f = leaf_profile(g, addr, 0, frames, &leaf);
@@ -260,7 +274,7 @@ static void gen_lbr_calls(struct gen *g)
 		g->st->call_count += c;
 		if (from != SPGO_AGG_EXTERNAL)
 			gen_add_call(g, from, callee->name, c);
-		spgo_add_head(g->p, spgo_func_get_id(g->p, gen_name_id(g, callee->name)), c);
+		gen_add_head(g, callee->name, c);
 	}
 }
 
@@ -335,7 +349,15 @@ static int gen_setup(struct gen *g, struct spgo_binary *bin, const struct spgo_g
 	g->st = st;
 	memset(g->st, 0, sizeof *g->st);
 	const char *path = spgo_binary_path(bin);
-	if (spgo_binary_load_debug(bin) < 0)
+	if (!o->gcc && !o->dwarf_lines) {
+		int pr = spgo_binary_load_probes(bin);
+		if (pr < 0)
+			return spgo_error("%s; pass --use-dwarf-correlation for a line-based profile", spgo_errmsg());
+		g->probes = g->st->probes = pr == 1;
+	}
+	/* Probe-based profiles need no DWARF: names come from the probe
+	 * descriptors and the symbols. */
+	if (spgo_binary_load_debug(bin) < 0 && !g->probes)
 		return spgo_error("%s: no debug information (DWARF) to map samples to source lines: "
 				  "build with -g (clang: -g -fdebug-info-for-profiling), or pass the "
 				  "unstripped file or its .debug file with --debug-binary",
@@ -429,8 +451,10 @@ static int gen_finish(struct gen *g, int rc, void (*calls)(struct gen *), struct
 				  : g->st->mode == SPGO_GEN_IP ? "no IP sample inside a known function"
 							       : "no executed instruction with debug information");
 	}
-	if (!g->o->gcc && spgo_binary_disc_kind(g->bin) == SPGO_DISC_LLVM_FS)
+	if (!g->o->gcc && !g->probes && spgo_binary_disc_kind(g->bin) == SPGO_DISC_LLVM_FS)
 		g->p->flags |= SPGO_PROF_FS; /* as llvm-profgen marks them */
+	if (g->probes)
+		g->p->flags |= SPGO_PROF_PROBE;
 	spgo_profile_finalize(g->p, 0);
 	g->st->functions = g->p->top.n;
 	*out = g->p;
@@ -497,7 +521,7 @@ static void gen_truth_calls(struct gen *g)
 		g->st->call_count += x->count;
 		if (x->from != SPGO_GT_OUTSIDE)
 			gen_add_call(g, x->from, callee->name, x->count);
-		spgo_add_head(g->p, spgo_func_get_id(g->p, gen_name_id(g, callee->name)), x->count);
+		gen_add_head(g, callee->name, x->count);
 	}
 }
 
@@ -568,6 +592,7 @@ void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_agg
 			(unsigned long long)st->blocks_disagree, (unsigned long long)st->infer_lost);
 	}
 	uint64_t all = st->count_debug + st->count_no_debug;
-	fprintf(fp, "spgo: gen: %llu functions; %.1f%% of the instruction counts in code without debug information (ignored)\n",
-		(unsigned long long)st->functions, all ? 100.0 * (double)st->count_no_debug / (double)all : 0.0);
+	fprintf(fp, "spgo: gen: %llu functions%s; %.1f%% of the instruction counts in code without %s (ignored)\n",
+		(unsigned long long)st->functions, st->probes ? " (probe-based)" : "", all ? 100.0 * (double)st->count_no_debug / (double)all : 0.0,
+		st->probes ? "pseudo-probes" : "debug information");
 }

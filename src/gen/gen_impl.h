@@ -27,6 +27,7 @@ struct gen {
 	struct spgo_kmap byname, touched;
 	int32_t *next;
 	const struct spgo_gt_dso *truth; /* spgo_gen_truth() only */
+	int probes; /* probe-based profile (gen_probe.c) instead of lines */
 };
 
 /* Index of the instruction starting at addr, or -1. */
@@ -49,6 +50,13 @@ const struct spgo_kmap *gen_icall_pairs(const struct spgo_gen_icalls *c);
 void gen_add_call(struct gen *g, uint64_t addr, const char *callee, uint64_t count);
 /* The profile name id of a binary function name (canonical, cached). */
 uint32_t gen_name_id(struct gen *g, const char *name);
+/* gen_probe.c: bodies and call targets keyed by pseudo-probe. */
+void gen_probe_bodies(struct gen *g);
+void gen_probe_call(struct gen *g, uint64_t addr, const char *callee, uint64_t count);
+/* Head samples of callee from a call: none in a probe-based profile (its
+ * entry probe gives them). */
+void gen_add_head(struct gen *g, const char *callee, uint64_t count);
+
 /* The function entered at addr (not a split part), or NULL. */
 const struct spgo_function *gen_entry_at(struct gen *g, uint64_t addr);
 

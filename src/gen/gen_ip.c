@@ -473,8 +473,7 @@ void gen_ip_calls(struct gen *g)
 		g->st->calls++;
 		g->st->call_count += g->count[i];
 		gen_add_call(g, in->addr, callee->name, g->count[i]);
-		uint32_t f = spgo_func_get_id(g->p, gen_name_id(g, callee->name));
-		spgo_add_head(g->p, f, g->count[i]);
+		gen_add_head(g, callee->name, g->count[i]);
 	}
 	if (!g->o->icalls)
 		return;
@@ -507,7 +506,7 @@ void gen_ip_calls(struct gen *g)
 		g->st->icalls++;
 		g->st->icall_count += c;
 		gen_add_call(g, site, callee->name, c);
-		spgo_add_head(g->p, spgo_func_get_id(g->p, gen_name_id(g, callee->name)), c);
+		gen_add_head(g, callee->name, c);
 	}
 	free(rows);
 	spgo_kmap_free(&site_total);

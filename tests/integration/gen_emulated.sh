@@ -42,7 +42,7 @@ clang-19 -O2 -g -fpseudo-probe-for-profiling -fno-omit-frame-pointer -mno-omit-l
   -fno-pie -no-pie -o minivm-probe "$SPGO_SRC/examples/minivm/minivm.c"
 "$SPGO" emulate -c 2000 -o p.data -- ./minivm-probe 1 >/dev/null 2>err.txt ||
   { cat err.txt; bad "spgo emulate (probe build)"; }
-"$SPGO" gen --binary minivm-probe --perf-data p.data -o sp-probe.txt --format text --quiet || bad "spgo gen (probe build)"
+"$SPGO" gen --binary minivm-probe --perf-data p.data -o sp-probe.txt --format text --quiet --use-dwarf-correlation || bad "spgo gen (probe build)"
 perf script -i p.data -F ip,brstack > p.script 2>/dev/null
 llvm-profgen-19 --binary=minivm-probe --perfscript=p.script --format=text --ignore-stack-samples \
   --use-dwarf-correlation -o pg-probe.txt >/dev/null 2>&1 || bad "llvm-profgen-19 --use-dwarf-correlation"
