@@ -25,6 +25,7 @@ static void round_trip(struct spgo_profile *p, enum spgo_format fmt)
 		if (back != 0) {
 			fprintf(stderr, "spgo could not read back what it wrote (%s): %s\n",
 				spgo_format_name(fmt), spgo_errmsg());
+			fwrite(buf, 1, len, stderr);
 			abort();
 		}
 		spgo_profile_free(q);

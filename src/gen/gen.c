@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "gen_impl.h"
+#include "spgo/probe.h"
 #include "spgo/infer.h"
 #include "spgo/ground_truth.h"
 

@@ -221,6 +221,8 @@ static int read_names(struct rd *r, struct cur *c, uint64_t flags)
 			const uint8_t *z = memchr(c->p, 0, (size_t)(c->end - c->p));
 			if (!z)
 				return cerr(c, "unterminated name");
+			if (z == c->p) /* no function is nameless; no format could write it */
+				return cerr(c, "empty name in the name table");
 			r->names[r->nnames++] = spgo_name_id(r->p, (const char *)c->p, (size_t)(z - c->p));
 			c->p = z + 1;
 		}

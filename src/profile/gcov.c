@@ -151,6 +151,10 @@ int spgo_read_gcov(struct spgo_profile *p, const char *path, const uint8_t *d, s
 			gerr(&c, "unterminated string");
 			goto out;
 		}
+		if (sl == 0) { /* no function is nameless; no format could write it */
+			gerr(&c, "empty name in the string table");
+			goto out;
+		}
 		c.names[c.nnames++] = spgo_name_id(p, s, sl);
 		c.pos += bytes;
 	}
