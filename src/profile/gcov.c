@@ -34,6 +34,7 @@ struct gcur {
 	uint32_t *names;
 	size_t nnames;
 	int bytestr;
+	const struct spgo_profile *p; /* the profile read into (names) */
 };
 
 static int gerr(struct gcur *c, const char *what)
@@ -68,6 +69,12 @@ static int name_of(struct gcur *c, uint64_t idx, uint32_t *out)
 		return gerr(c, "name index out of range");
 	}
 	*out = c->names[idx];
+	/* create_gcov puts an empty string in the table, but no function or
+	 * call target is nameless (and no format could write one). */
+	if (!c->p->names.len[*out]) {
+		c->pos -= 4;
+		return gerr(c, "a function or call target with an empty name");
+	}
 	return 0;
 }
 
@@ -112,7 +119,7 @@ static int read_fn(struct spgo_profile *p, struct gcur *c, uint32_t f, int depth
 
 int spgo_read_gcov(struct spgo_profile *p, const char *path, const uint8_t *d, size_t n)
 {
-	struct gcur c = {d, 0, n, path, NULL, 0, 0};
+	struct gcur c = {d, 0, n, path, NULL, 0, 0, p};
 	uint32_t magic, version, zero, tag, len, count;
 	int rc = -1;
 	if (word(&c, &magic) || magic != SPGO_GCOV_MAGIC)
@@ -149,10 +156,6 @@ int spgo_read_gcov(struct spgo_profile *p, const char *path, const uint8_t *d, s
 		size_t sl = bytes ? strnlen(s, bytes) : 0;
 		if (bytes && sl == bytes) {
 			gerr(&c, "unterminated string");
-			goto out;
-		}
-		if (sl == 0) { /* no function is nameless; no format could write it */
-			gerr(&c, "empty name in the string table");
 			goto out;
 		}
 		c.names[c.nnames++] = spgo_name_id(p, s, sl);
