@@ -8,7 +8,7 @@ JOBS       ?= $(shell nproc)
 # instead of skipping the emulator's tests.
 EMULATOR   ?= AUTO
 
-.PHONY: all deps build build-asan check demo bench fuzz clean
+.PHONY: all deps build build-asan check demo bench fuzz install clean
 
 all: build
 
@@ -37,6 +37,12 @@ bench:
 	@scripts/deps.sh bench
 	@$(MAKE) --no-print-directory build
 	@bench/run.sh $(BUILD)
+
+# make install [PREFIX=/usr/local] [DESTDIR=...]: spgo, its emulator plugin,
+# libspgo with headers and pkg-config file, the man page.
+PREFIX ?= /usr/local
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
 
 # libFuzzer on every parser of outside input: FUZZ_SECONDS per harness
 # (default 60), one after another (scripts/fuzz.sh).
