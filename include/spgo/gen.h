@@ -93,6 +93,13 @@
  */
 #define SPGO_GEN_INFER_DEFAULT "profi"
 
+/* llvm-profgen's --profile-density-threshold default: a profile sparser
+ * than this gets a warning with the remedy.  IP mode counts one
+ * instruction per sample where an LBR sample counts its 16-32 ranges of
+ * some 5-10 instructions each, about 200: its threshold is 50 / 200. */
+#define SPGO_GEN_DENSITY_MIN 50
+#define SPGO_GEN_DENSITY_MIN_IP 0.25
+
 enum spgo_gen_mode {
 	SPGO_GEN_AUTO = 0, /* LBR when the data has branch stacks, else IP */
 	SPGO_GEN_LBR,
@@ -136,6 +143,10 @@ struct spgo_gen_stats {
 					     (a probe-based profile: without probes) */
 	uint64_t count_debug;             /* ... and in code with DWARF (probes) */
 	int probes;                       /* 1 if the profile is probe-based */
+	double density;                   /* samples per byte of the functions that
+					     hold 99% of the samples (llvm-profgen's
+					     --show-density); below SPGO_GEN_DENSITY_MIN
+					     spgo_gen_print_stats() warns */
 	uint64_t calls, call_count;       /* branches to a function entry, their count */
 	uint64_t ip_samples;              /* IP mode: samples in the binary */
 	uint64_t ip_samples_no_func;      /* ... outside every known function */

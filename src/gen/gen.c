@@ -387,6 +387,83 @@ static void gen_cleanup(struct gen *g)
 }
 
 /*
+ * The profile's density, as llvm-profgen's --show-density defines it: per
+ * function, its samples per byte of code (here the sum over its
+ * instructions of count x size, which is what a line profile's total
+ * samples hold, divided by the bytes of all its parts, so that probe-based,
+ * line-based and IP-mode profiles are measured alike; IP-mode counts are
+ * in 1/GEN_IP_SCALE sample); the functions sorted by density; the density
+ * of the one at which the densest reach 99% of all the samples.  0 when
+ * nothing was counted.  Needs the per-instruction counts.
+ */
+static double profile_density(struct gen *g)
+{
+	struct spgo_kmap fn; /* canonical name hash -> 1 + index in sums */
+	spgo_kmap_init(&fn, 1);
+	VEC(uint64_t) sums = {0}; /* per function: samples x bytes, bytes */
+	for (size_t i = 0; i < g->nfuncs; i++) {
+		const char *nm = g->funcs[i].name;
+		uint64_t k = spgo_hash_bytes(nm, spgo_gen_canonical_name(nm, strlen(nm)));
+		uint64_t *v = spgo_kmap_upsert(&fn, &k);
+		if (!*v) {
+			*v = sums.n / 2 + 1;
+			VEC_PUSH(&sums, 0);
+			VEC_PUSH(&sums, 0);
+		}
+		sums.v[2 * (*v - 1) + 1] += g->funcs[i].end - g->funcs[i].start;
+	}
+	const struct spgo_function *f = NULL;
+	uint64_t *cur = NULL;
+	for (size_t i = 0; i < g->ninsns; i++) {
+		if (!g->present[i] || !g->count[i])
+			continue;
+		uint64_t a = g->insns[i].addr;
+		if (!f || a < f->start || a >= f->end) {
+			f = spgo_binary_function_at(g->bin, a);
+			cur = NULL;
+			if (f) {
+				uint64_t k = spgo_hash_bytes(f->name, spgo_gen_canonical_name(f->name, strlen(f->name)));
+				uint64_t *v = spgo_kmap_find(&fn, &k);
+				cur = v ? &sums.v[2 * (*v - 1)] : NULL;
+			}
+		}
+		if (cur)
+			cur[0] += g->count[i] * g->insns[i].size;
+	}
+	size_t nf = sums.n / 2;
+	double *dens = xmalloc((nf + 1) * 2 * sizeof *dens);
+	size_t n = 0;
+	double all = 0, scale = g->st->mode == SPGO_GEN_IP ? GEN_IP_SCALE : 1;
+	for (size_t i = 0; i < nf; i++) {
+		const uint64_t *v = &sums.v[2 * i];
+		if (!v[0] || !v[1])
+			continue;
+		dens[2 * n] = (double)v[0] / scale / (double)v[1];
+		dens[2 * n + 1] = (double)v[0];
+		all += (double)v[0];
+		n++;
+	}
+	/* Densest first (one entry per function: insertion into place). */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && dens[2 * (j - 1)] < dens[2 * j]; j--) {
+			double d = dens[2 * j], t = dens[2 * j + 1];
+			dens[2 * j] = dens[2 * (j - 1)], dens[2 * j + 1] = dens[2 * (j - 1) + 1];
+			dens[2 * (j - 1)] = d, dens[2 * (j - 1) + 1] = t;
+		}
+	double acc = 0, density = 0;
+	for (size_t i = 0; i < n; i++) {
+		acc += dens[2 * i + 1];
+		density = dens[2 * i];
+		if (acc >= 0.99 * all)
+			break;
+	}
+	free(dens);
+	VEC_FREE(&sums);
+	spgo_kmap_free(&fn);
+	return density;
+}
+
+/*
  * After the per-instruction counts (rc: how that went): bodies, calls (the
  * mode's calls function), the finishing rules; *out gets the profile.
  */
@@ -409,6 +486,7 @@ static int gen_finish(struct gen *g, int rc, void (*calls)(struct gen *), struct
 	if (rc == 0) {
 		gen_bodies(g);
 		calls(g);
+		g->st->density = profile_density(g);
 		if (!g->o->gcc) /* create_gcov does not raise them */
 			raise_to_targets(g->p);
 		/* llvm-profgen --update-total-samples: totals from the bodies,
@@ -591,6 +669,20 @@ void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_agg
 			(unsigned long long)st->ip_samples, (unsigned long long)st->ip_samples_no_func,
 			(unsigned long long)st->blocks, st->inferred ? " (inferred)" : "",
 			(unsigned long long)st->blocks_disagree, (unsigned long long)st->infer_lost);
+	}
+	if (agg) {
+		double share = a->samples ? 100.0 * (double)a->samples_matched / (double)a->samples : 0;
+		fprintf(fp, "spgo: gen: profile density %.3g (the densest functions holding 99%% of the samples "
+			    "have at least %.3g samples per byte of code); %.1f%% of the samples fell in the binary\n",
+			st->density, st->density, share);
+		/* llvm-profgen's threshold: below it, clang's hot/cold decisions
+		 * rest on too few samples. */
+		double min = st->mode == SPGO_GEN_IP ? SPGO_GEN_DENSITY_MIN_IP : SPGO_GEN_DENSITY_MIN;
+		if (st->density > 0 && st->density < min)
+			spgo_warn("the profile is sparse (density %.3g < %.3g): the compiler would optimize better "
+				  "with about %.0fx more samples: record longer, raise the sampling rate (perf "
+				  "record -F or -c), or use branch stacks (perf record -b, LBR) where the CPU has them",
+				  st->density, min, min / st->density + 0.5);
 	}
 	uint64_t all = st->count_debug + st->count_no_debug;
 	fprintf(fp, "spgo: gen: %llu functions%s; %.1f%% of the instruction counts in code without %s (ignored)\n",

@@ -38,6 +38,9 @@ size_t gen_insn_lower(const struct gen *g, uint64_t addr);
  * (all parts with its name, e.g. foo and foo.cold) present. */
 void gen_touch_function(struct gen *g, uint64_t addr);
 
+/* IP-mode counts are in units of 1/GEN_IP_SCALE sample (gen_ip.c). */
+#define GEN_IP_SCALE 16
+
 int gen_lbr_counts(struct gen *g);
 int gen_ip_counts(struct gen *g);
 /* IP mode: call targets and head samples from direct (tail) calls. */

@@ -29,7 +29,7 @@
 #include "gen_impl.h"
 #include "spgo/infer.h"
 
-#define IP_SCALE 16
+#define IP_SCALE GEN_IP_SCALE
 
 /* The instruction holding addr, or -1. */
 static long insn_holding(const struct gen *g, uint64_t addr)
