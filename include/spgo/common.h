@@ -221,6 +221,11 @@ struct spgo_out {
 	char *tmp;
 };
 int spgo_out_open(struct spgo_out *o, const char *path);
+/* Remove the temporary files of every output not yet committed (async-
+ * signal-safe).  spgo_out_open() installs a handler that does this on
+ * SIGINT, SIGTERM, SIGHUP and SIGQUIT where their action is the default; a
+ * program with handlers of its own calls it from them. */
+void spgo_out_remove_pending(void);
 int spgo_out_commit(struct spgo_out *o);
 void spgo_out_abort(struct spgo_out *o);
 

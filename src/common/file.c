@@ -2,6 +2,7 @@
 #include "spgo/common.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,64 @@ void spgo_file_unmap(struct spgo_file *f)
 	f->size = 0;
 }
 
+/*
+ * Temporary files of outputs not yet committed, removed by the handler of
+ * the signals that end a run (SIGINT, SIGTERM, SIGHUP, SIGQUIT) before the
+ * signal takes its default course: a killed spgo leaves no PATH.tmp.XXXXXX
+ * behind.  A fixed table (a process writes a few outputs at a time), read
+ * by the handler with unlink() only, which is async-signal-safe.
+ */
+#define MAX_PENDING 16
+static char *volatile pending[MAX_PENDING];
+
+void spgo_out_remove_pending(void)
+{
+	for (int i = 0; i < MAX_PENDING; i++) {
+		char *t = pending[i];
+		if (t)
+			unlink(t);
+	}
+}
+
+static void on_fatal_signal(int sig)
+{
+	spgo_out_remove_pending();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void track(char *tmp)
+{
+	static int installed;
+	if (!installed) {
+		installed = 1;
+		static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+		for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+			struct sigaction old, sa;
+			/* Only where nobody chose otherwise (an ignored SIGHUP
+			 * under nohup stays ignored). */
+			if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL)
+				continue;
+			memset(&sa, 0, sizeof sa);
+			sa.sa_handler = on_fatal_signal;
+			sigemptyset(&sa.sa_mask);
+			sigaction(sigs[i], &sa, NULL);
+		}
+	}
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (!pending[i]) {
+			pending[i] = tmp;
+			return;
+		}
+}
+
+static void untrack(const char *tmp)
+{
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (pending[i] == tmp)
+			pending[i] = NULL;
+}
+
 int spgo_out_open(struct spgo_out *o, const char *path)
 {
 	memset(o, 0, sizeof *o);
@@ -93,6 +152,7 @@ int spgo_out_open(struct spgo_out *o, const char *path)
 	}
 	fchmod(fd, 0644);
 	o->fp = fdopen(fd, "wb");
+	track(o->tmp);
 	return 0;
 }
 
@@ -109,6 +169,7 @@ int spgo_out_commit(struct spgo_out *o)
 	o->fp = NULL;
 	if (!bad && rename(o->tmp, o->path) != 0)
 		bad = 1, e = errno;
+	untrack(o->tmp);
 	if (bad) {
 		spgo_error("%s: write failed: %s", o->path, strerror(e));
 		unlink(o->tmp);
@@ -125,6 +186,7 @@ void spgo_out_abort(struct spgo_out *o)
 		if (o->fp)
 			fclose(o->fp);
 		unlink(o->tmp);
+		untrack(o->tmp);
 	}
 	free(o->path);
 	free(o->tmp);
