@@ -10,7 +10,6 @@
  * ../lib/spgo/spgo-emulate.so relative to it (an installation).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -40,6 +39,31 @@ static const char usage[] =
 	"  --plugin PATH            the spgo-emulate.so plugin\n"
 	"  -v, --verbose            report progress\n";
 
+static void print_usage(FILE *fp)
+{
+	fputs(usage, fp);
+}
+
+enum { O_TRUTH = CLI_LONG, O_TRUTH_ALL, O_LBR, O_SKID, O_MAXSTACK, O_TRUNC, O_SEED, O_QEMU, O_PLUGIN };
+static const struct cli_opt opts[] = {
+	CLI_VAL("o", 'o'), CLI_VAL("output", 'o'),
+	CLI_VAL("ground-truth", O_TRUTH),
+	CLI_FLAG("ground-truth-all", O_TRUTH_ALL),
+	CLI_VAL("e", 'e'), CLI_VAL("event", 'e'),
+	CLI_VAL("c", 'c'), CLI_VAL("period", 'c'),
+	/* the order of O_LBR..O_TRUNC is that of their ranges in cmd_emulate() */
+	CLI_VAL("lbr", O_LBR),
+	CLI_VAL("skid", O_SKID),
+	CLI_VAL("max-stack", O_MAXSTACK),
+	CLI_VAL("truncate", O_TRUNC),
+	CLI_VAL("seed", O_SEED),
+	CLI_VAL("qemu", O_QEMU),
+	CLI_VAL("plugin", O_PLUGIN),
+	CLI_FLAG("v", 'v'), CLI_FLAG("verbose", 'v'),
+	{0},
+};
+static const struct cli_cmd cmd = {.name = "emulate", .usage = print_usage, .opts = opts, .in_order = 1};
+
 static char *find_plugin(const char *given)
 {
 	if (given)
@@ -65,14 +89,6 @@ static char *find_plugin(const char *given)
 	return NULL;
 }
 
-static int parse_uint(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	if (spgo_parse_u64(s, out) < 0 || *out < lo || *out > hi)
-		return spgo_error("%s: '%s' is not a number in [%llu, %llu]", opt, s,
-				  (unsigned long long)lo, (unsigned long long)hi);
-	return 0;
-}
-
 static void rmtree(const char *dir, const char *const *files)
 {
 	for (size_t i = 0; files[i]; i++)
@@ -84,95 +100,47 @@ int cmd_emulate(int argc, char **argv)
 {
 	struct emu_options o = {.period = 20011, .lbr = 32, .max_stack = 127, .seed = 1};
 	const char *qemu = "qemu-x86_64", *plugin_opt = NULL;
-	enum { O_TRUTH = 256, O_TRUTH_ALL, O_LBR, O_SKID, O_MAXSTACK, O_TRUNC, O_SEED, O_QEMU, O_PLUGIN };
-	static const struct option longopts[] = {
-		{"output", required_argument, 0, 'o'},
-		{"ground-truth", required_argument, 0, O_TRUTH},
-		{"ground-truth-all", no_argument, 0, O_TRUTH_ALL},
-		{"event", required_argument, 0, 'e'},
-		{"period", required_argument, 0, 'c'},
-		{"lbr", required_argument, 0, O_LBR},
-		{"skid", required_argument, 0, O_SKID},
-		{"max-stack", required_argument, 0, O_MAXSTACK},
-		{"truncate", required_argument, 0, O_TRUNC},
-		{"seed", required_argument, 0, O_SEED},
-		{"qemu", required_argument, 0, O_QEMU},
-		{"plugin", required_argument, 0, O_PLUGIN},
-		{"verbose", no_argument, 0, 'v'},
-		{"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0},
-	};
+	struct cli_parser op;
+	cli_init(&op, &cmd, argc, argv);
 	uint64_t u;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:e:c:vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o.output = optarg;
-			break;
-		case O_TRUTH:
-			o.truth = optarg;
-			break;
-		case O_TRUTH_ALL:
-			o.truth_all = 1;
-			break;
+	int k;
+	while ((k = cli_next(&op)) != CLI_END) {
+		switch (k) {
+		case CLI_HELP: return 0;
+		case CLI_ERR: return 2;
+		case 'o': o.output = op.val; break;
+		case O_TRUTH: o.truth = op.val; break;
+		case O_TRUTH_ALL: o.truth_all = 1; break;
 		case 'e':
-			if (strcmp(optarg, "instructions") == 0)
-				o.instructions = 1;
-			else if (strcmp(optarg, "branches") == 0)
-				o.instructions = 0;
-			else
-				spgo_die("--event: '%s' is not 'branches' or 'instructions'", optarg);
+			if (cli_choice(&op, "branches\0instructions\0", &o.instructions) < 0)
+				return 2;
 			break;
 		case 'c':
-			if (parse_uint("--period", optarg, 1, 1ULL << 40, &o.period) < 0)
-				return cli_fail();
-			break;
-		case O_LBR:
-			if (parse_uint("--lbr", optarg, 1, 32, &u) < 0)
-				return cli_fail();
-			o.lbr = (unsigned)u;
-			break;
-		case O_SKID:
-			if (parse_uint("--skid", optarg, 0, 100000, &u) < 0)
-				return cli_fail();
-			o.skid = (unsigned)u;
-			break;
-		case O_MAXSTACK:
-			if (parse_uint("--max-stack", optarg, 1, 1024, &u) < 0)
-				return cli_fail();
-			o.max_stack = (unsigned)u;
-			break;
-		case O_TRUNC:
-			if (parse_uint("--truncate", optarg, 0, 100, &u) < 0)
-				return cli_fail();
-			o.truncate = (unsigned)u;
+			if (cli_u64(&op, 1, 1ULL << 40, &o.period) < 0)
+				return 2;
 			break;
 		case O_SEED:
-			if (parse_uint("--seed", optarg, 0, UINT64_MAX, &o.seed) < 0)
-				return cli_fail();
+			if (cli_u64(&op, 0, UINT64_MAX, &o.seed) < 0)
+				return 2;
 			break;
-		case O_QEMU:
-			qemu = optarg;
+		case O_LBR: case O_SKID: case O_MAXSTACK: case O_TRUNC: {
+			static const uint64_t lo[] = {1, 0, 1, 0}, hi[] = {32, 100000, 1024, 100};
+			unsigned *field[] = {&o.lbr, &o.skid, &o.max_stack, &o.truncate};
+			if (cli_u64(&op, lo[k - O_LBR], hi[k - O_LBR], &u) < 0)
+				return 2;
+			*field[k - O_LBR] = (unsigned)u;
 			break;
-		case O_PLUGIN:
-			plugin_opt = optarg;
-			break;
-		case 'v':
-			spgo_verbose = 1;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		default:
-			fputs(usage, stderr);
-			return 2;
+		}
+		case O_QEMU: qemu = op.val; break;
+		case O_PLUGIN: plugin_opt = op.val; break;
+		case 'v': spgo_verbose = 1; break;
 		}
 	}
-	if (!o.output || optind >= argc) {
-		fputs(usage, stderr);
-		return 2;
-	}
+	int optind = op.i;
+	if (!o.output)
+		return cli_usage(&op, "no output: -o perf.data");
+	if (optind >= argc)
+		return cli_usage(&op, "no command to run (-- CMD ARGS...)");
 	if (strcmp(o.output, "-") == 0)
 		spgo_die("-o -: perf.data cannot be written to stdout (the header needs a seekable file)");
 	/* Fail before a long emulation, not after, when outputs cannot be written. */

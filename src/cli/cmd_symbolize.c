@@ -824,53 +824,52 @@ static int stdin_is_file(void)
 	return fstat(0, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+static void print_usage(FILE *fp)
+{
+	fputs(usage, fp);
+}
+
+enum { O_BINARY = CLI_LONG, O_DEBUG, O_DISCR, O_VERBOSE, O_ALL, O_FUNCS, O_PROBES };
+static const struct cli_opt opts[] = {
+	CLI_VAL("binary", O_BINARY),
+	CLI_VAL("obj", O_BINARY), CLI_VAL("exe", O_BINARY), /* llvm-symbolizer's */
+	CLI_VAL("debug-binary", O_DEBUG),
+	CLI_SPLIT_OPTS,
+	CLI_FLAG("discriminators", O_DISCR),
+	CLI_FLAG("verbose", O_VERBOSE),
+	CLI_FLAG("all-instructions", O_ALL),
+	CLI_FLAG("functions", O_FUNCS),
+	CLI_FLAG("probes", O_PROBES),
+	{0},
+};
+static const struct cli_cmd cmd = {.name = "symbolize", .usage = print_usage, .opts = opts, .in_order = 1};
+
 int cmd_symbolize(int argc, char **argv)
 {
 	const char *binary = NULL, *debug = NULL;
-	int mode = PLAIN, all = 0, funcs = 0, probes = 0, first_addr = argc;
+	int mode = PLAIN, all = 0, funcs = 0, probes = 0, first_addr;
 	struct cli_split split = {0};
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int r = cli_split_arg(&split, argc, argv, &i);
-		if (r < 0)
-			return 2;
-		if (r > 0)
-			continue;
-		if (!strcmp(a, "--binary") || !strcmp(a, "--debug-binary")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "spgo symbolize: %s needs a file\n", a);
+	struct cli_parser op;
+	cli_init(&op, &cmd, argc, argv);
+	for (int k; (k = cli_next(&op)) != CLI_END;) {
+		switch (k) {
+		case CLI_HELP: return 0;
+		case CLI_ERR: return 2;
+		case O_BINARY: binary = op.val; break;
+		case O_DEBUG: debug = op.val; break;
+		case O_DISCR: mode = DISCRIMINATORS; break;
+		case O_VERBOSE: mode = VERBOSE; break;
+		case O_ALL: all = 1; break;
+		case O_FUNCS: funcs = 1; break;
+		case O_PROBES: probes = 1; break;
+		default:
+			if (cli_split_take(&split, &op, k) < 0)
 				return 2;
-			}
-			*(a[2] == 'b' ? &binary : &debug) = argv[++i];
-		} else if (!strncmp(a, "--binary=", 9)) {
-			binary = a + 9;
-		} else if (!strncmp(a, "--debug-binary=", 15)) {
-			debug = a + 15;
-		} else if (!strcmp(a, "--discriminators")) {
-			mode = DISCRIMINATORS;
-		} else if (!strcmp(a, "--verbose")) {
-			mode = VERBOSE;
-		} else if (!strcmp(a, "--all-instructions")) {
-			all = 1;
-		} else if (!strcmp(a, "--functions")) {
-			funcs = 1;
-		} else if (!strcmp(a, "--probes")) {
-			probes = 1;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(usage, stdout);
-			return 0;
-		} else if (a[0] == '-' && a[1] == '-') {
-			fprintf(stderr, "spgo symbolize: unknown option '%s'\n%s", a, usage);
-			return 2;
-		} else {
-			first_addr = i;
-			break;
 		}
 	}
-	if (!binary) {
-		fputs(usage, stderr);
-		return 2;
-	}
+	first_addr = op.i;
+	if (!binary)
+		return cli_usage(&op, "no binary: --binary FILE");
 	if (probes)
 		mode = PROBES;
 	/* SPGO_VERBOSE=1: say how the tables were built (to stderr). */
