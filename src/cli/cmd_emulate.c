@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,8 +18,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/emulate.h"
 #include "spgo/common.h"
+#include "spgo/emulate.h"
 
 static const char usage[] =
 	"usage: spgo emulate [options] -o perf.data [--ground-truth FILE] -- CMD [ARGS...]\n"
@@ -64,41 +63,29 @@ static const struct cli_opt opts[] = {
 };
 static const struct cli_cmd cmd = {.name = "emulate", .usage = print_usage, .opts = opts, .in_order = 1};
 
-static char *find_plugin(const char *given)
+/* The warnings about the run and the closing summary line. */
+static void report(const struct spgo_emu_options *o, const struct spgo_emu_run *r, const char *name)
 {
-	if (given)
-		return xstrdup(given);
-	const char *env = getenv("SPGO_EMULATE_PLUGIN");
-	if (env && *env)
-		return xstrdup(env);
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n > 0) {
-		self[n] = 0;
-		char *slash = strrchr(self, '/');
-		if (slash)
-			*slash = 0;
-		const char *rel[] = {"emulate/spgo-emulate.so", "../lib/spgo/spgo-emulate.so"};
-		for (size_t i = 0; i < SPGO_ARRAY_LEN(rel); i++) {
-			char *p = xasprintf("%s/%s", self, rel[i]);
-			if (access(p, R_OK) == 0)
-				return p;
-			free(p);
-		}
-	}
-	return NULL;
-}
-
-static void rmtree(const char *dir, const char *const *files)
-{
-	for (size_t i = 0; files[i]; i++)
-		unlink(files[i]);
-	rmdir(dir);
+	const struct spgo_emu_stats *st = &r->stats;
+	if (st->forks || st->execs)
+		spgo_warn("%s started %llu process%s and %llu program%s (execve) that the emulation "
+			  "cannot follow: their samples are missing (a shell script or wrapper? "
+			  "emulate the program itself)",
+			  name, (unsigned long long)st->forks, st->forks == 1 ? "" : "es",
+			  (unsigned long long)st->execs, st->execs == 1 ? "" : "s");
+	if (r->status > 128 && !st->exited)
+		spgo_warn("%s was killed by signal %d", name, r->status - 128);
+	else if (r->status)
+		spgo_warn("%s exited with status %d", name, r->status);
+	fprintf(stderr, "spgo: emulate: %s: %llu samples, %llu thread%s, %.1f MB, %.2f s%s%s\n", o->output,
+		(unsigned long long)st->samples, (unsigned long long)st->threads,
+		st->threads == 1 ? "" : "s", (double)st->bytes / 1e6, r->seconds,
+		o->truth ? "; ground truth in " : "", o->truth ? o->truth : "");
 }
 
 int cmd_emulate(int argc, char **argv)
 {
-	struct emu_options o = {.period = 20011, .lbr = 32, .max_stack = 127, .seed = 1};
+	struct spgo_emu_options o = {.period = 20011, .lbr = 32, .max_stack = 127, .seed = 1};
 	const char *qemu = "qemu-x86_64", *plugin_opt = NULL;
 	struct cli_parser op;
 	cli_init(&op, &cmd, argc, argv);
@@ -155,84 +142,36 @@ int cmd_emulate(int argc, char **argv)
 			spgo_die("%s: cannot create output: %s", outs[i], strerror(errno));
 		free(d);
 	}
-	char *plugin = find_plugin(plugin_opt);
-	if (!plugin)
+	struct spgo_emu_run r = {.qemu = qemu, .plugin = spgo_emu_find_plugin(plugin_opt)};
+	if (!r.plugin)
 		spgo_die("the QEMU plugin spgo-emulate.so was not built (it needs qemu-user, "
 			 "libglib2.0-dev and Debian's qemu source package); give it with --plugin");
-	if (access(plugin, R_OK) != 0)
-		spgo_die("%s: cannot read the plugin: %s", plugin, strerror(errno));
-
-	const char *tmpdir = getenv("TMPDIR");
-	char *dir = xasprintf("%s/spgo-emulate.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-	if (!mkdtemp(dir))
-		spgo_die("%s: cannot create a temporary directory: %s", dir, strerror(errno));
-	char *trace = xasprintf("%s/trace", dir), *counts = xasprintf("%s/counts", dir);
-	const char *files[] = {trace, counts, NULL};
-	if (strchr(dir, ',') || strchr(plugin, ','))
-		spgo_die("%s: paths given to the QEMU plugin cannot contain ','", dir);
-
-	char *pargs = xasprintf("%s,trace=%s%s%s,event=%s,period=%llu,lbr=%u,skid=%u,maxstack=%u,"
-				"truncate=%u,seed=%llu",
-				plugin, trace, o.truth ? ",counts=" : "", o.truth ? counts : "",
-				o.instructions ? "instructions" : "branches",
-				(unsigned long long)o.period, o.lbr, o.skid, o.max_stack, o.truncate,
-				(unsigned long long)o.seed);
-	int nargs = argc - optind;
-	char **qargv = xcalloc((size_t)nargs + 4, sizeof *qargv);
-	qargv[0] = (char *)qemu;
-	qargv[1] = "-plugin";
-	qargv[2] = pargs;
-	for (int i = 0; i < nargs; i++)
-		qargv[3 + i] = argv[optind + i];
-
-	spgo_info("running %s with %s", qemu, plugin);
-	double t0 = spgo_now();
-	pid_t pid = fork();
-	if (pid < 0)
-		spgo_die("fork: %s", strerror(errno));
-	if (pid == 0) {
-		execvp(qemu, qargv);
-		fprintf(stderr, "spgo: %s: cannot run: %s\n", qemu, strerror(errno));
-		_exit(127);
+	if (access(r.plugin, R_OK) != 0)
+		spgo_die("%s: cannot read the plugin: %s", r.plugin, strerror(errno));
+	/* The program as a shell finds it (qemu-user looks in the current
+	 * directory only). */
+	char *prog = spgo_emu_which(argv[optind]);
+	if (!prog) {
+		free((char *)r.plugin);
+		fprintf(stderr, "spgo: %s\n", spgo_errmsg());
+		return 127;
 	}
-	/* Ctrl-C goes to the program; we wait for it and still convert. */
-	signal(SIGINT, SIG_IGN);
-	int status;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	signal(SIGINT, SIG_DFL);
-	spgo_info("emulation took %.2f s", spgo_now() - t0);
-	int rc = 0;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-		rc = 1; /* exec failed, already reported */
-	} else {
-		if (WIFSIGNALED(status))
-			spgo_warn("%s was killed by signal %d", argv[optind], WTERMSIG(status));
-		else if (WEXITSTATUS(status) != 0)
-			spgo_warn("%s exited with status %d", argv[optind], WEXITSTATUS(status));
-		struct stat st;
-		if (stat(trace, &st) != 0) {
-			fprintf(stderr, "spgo: the QEMU plugin wrote no trace (did qemu load it?)\n");
-			rc = 1;
-		} else if (st.st_size <= 8) {
-			fprintf(stderr, "spgo: %s: did not run under %s\n", argv[optind], qemu);
-			rc = 1;
-		} else {
-			/* The command line recorded in perf.data: "spgo emulate ...". */
-			char **cmd = xcalloc((size_t)argc + 2, sizeof *cmd);
-			cmd[0] = "spgo";
-			memcpy(cmd + 1, argv, (size_t)argc * sizeof *argv);
-			if (emu_convert(&o, trace, counts, argc + 1, cmd) < 0)
-				rc = cli_fail();
-			free(cmd);
-		}
-	}
-	rmtree(dir, files);
-	free(qargv);
-	free(pargs);
-	free(trace);
-	free(counts);
-	free(dir);
-	free(plugin);
+	r.cmd = xcalloc((size_t)(argc - optind) + 1, sizeof *r.cmd);
+	r.cmd[0] = prog;
+	memcpy(r.cmd + 1, argv + optind + 1, (size_t)(argc - optind - 1) * sizeof *argv);
+	/* The command line recorded in perf.data: "spgo emulate ...". */
+	r.argc = argc + 1;
+	r.argv = xcalloc((size_t)argc + 2, sizeof *r.argv);
+	r.argv[0] = "spgo";
+	memcpy(r.argv + 1, argv, (size_t)argc * sizeof *argv);
+	int rc = spgo_emu_run(&o, &r) < 0 ? cli_fail() : 0;
+	if (rc == 0)
+		report(&o, &r, argv[optind]);
+	else if (r.signal)
+		rc = 128 + r.signal;
+	free(r.argv);
+	free(r.cmd);
+	free(prog);
+	free((char *)r.plugin);
 	return rc;
 }

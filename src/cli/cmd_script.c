@@ -19,10 +19,10 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
-#include "cli/perf_rewrite.h"
 #include "spgo/aggregate.h"
 #include "spgo/common.h"
 #include "spgo/perf.h"
+#include "spgo/perf_write.h"
 
 enum { F_IP = 1, F_BRSTACK = 2, F_PID = 4, F_TID = 8 };
 
@@ -455,13 +455,13 @@ int cmd_script(int argc, char **argv)
 		case O_AGGREGATE: aggregate = op.val; break;
 		case O_MAP_TO: map_to = op.val; break;
 		case O_TEXT: text = 1; break;
-		case O_REWRITE: rewrite = op.val; break; /* see perf_rewrite.c */
+		case O_REWRITE: rewrite = op.val; break; /* see src/perf/rewrite.c */
 		case 'v': spgo_verbose = 1; break;
 		case CLI_ARG: return cli_usage(&op, "unexpected argument '%s' (the input is -i FILE)", op.val);
 		}
 	}
 	if (rewrite)
-		return perf_rewrite(in, rewrite) < 0 ? cli_fail() : 0;
+		return spgo_perf_rewrite(in, rewrite) < 0 ? cli_fail() : 0;
 	unsigned fields = 0;
 	if (fspec && parse_fields(fspec, &fields) < 0)
 		return cli_usage(&op, "option '-F': %s", spgo_errmsg());
