@@ -22,7 +22,7 @@
  *    an edge.
  *
  * One callback per executed TB does all this; nothing is done per
- * instruction.  The plugin writes two files (see src/cli/emulate_trace.h);
+ * instruction.  The plugin writes two files (see src/emulate/trace.h);
  * `spgo emulate` turns them into perf.data and the ground-truth file.
  *
  * Arguments (plugin args, key=value): trace=FILE (required), counts=FILE,
@@ -49,7 +49,7 @@
 
 #include <qemu/qemu-plugin.h>
 
-#include "emulate_trace.h"
+#include "trace.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
@@ -537,6 +537,25 @@ static void sys_enter(qemu_plugin_id_t id, unsigned int vi, int64_t num, uint64_
 	v->sys_num = num;
 	v->sys_a[0] = a1, v->sys_a[1] = a2, v->sys_a[2] = a3;
 	v->sys_a[3] = a4, v->sys_a[4] = a5, v->sys_a[5] = a6;
+	if (disabled)
+		return;
+	if (num == SYS_execve || num == SYS_execveat) {
+		/* qemu-user runs the new program natively: nothing of it is
+		 * seen, and this process image ends if the call succeeds, so
+		 * the trace is written out now. */
+		struct emu_child c = {.exec = 1};
+		rec_head(&c.h, EMU_REC_CHILD, v->tid ? v->tid : (uint32_t)syscall(SYS_gettid));
+		pthread_mutex_lock(&lock);
+		out_rec(&c, sizeof c);
+		out_flush();
+		pthread_mutex_unlock(&lock);
+	} else if (num == SYS_exit_group) {
+		struct emu_exit e = {.code = (int32_t)a1};
+		rec_head(&e.h, EMU_REC_EXIT, v->tid ? v->tid : (uint32_t)syscall(SYS_gettid));
+		pthread_mutex_lock(&lock);
+		out_rec(&e, sizeof e);
+		pthread_mutex_unlock(&lock);
+	}
 }
 
 static void sys_exit(qemu_plugin_id_t id, unsigned int vi, int64_t num, int64_t ret)
@@ -555,6 +574,12 @@ static void sys_exit(qemu_plugin_id_t id, unsigned int vi, int64_t num, int64_t 
 		if (ret == 0 && getpid() != our_pid) {
 			disabled = 1;
 			obuf_n = 0;
+		} else if (ret > 0) {
+			struct emu_child c = {.exec = 0};
+			rec_head(&c.h, EMU_REC_CHILD, v->tid ? v->tid : (uint32_t)syscall(SYS_gettid));
+			pthread_mutex_lock(&lock);
+			out_rec(&c, sizeof c);
+			pthread_mutex_unlock(&lock);
 		}
 		return;
 	}

@@ -152,4 +152,14 @@ int spgo_pw_commit(struct spgo_perf_writer *w);
 /* Drop everything written; frees w. */
 void spgo_pw_abort(struct spgo_perf_writer *w);
 
+/*
+ * perf.data for older readers (src/perf/rewrite.c; `spgo script --rewrite`):
+ * copy in (a perf.data file, not the pipe format) to out keeping the event
+ * attributes, build-ids, command line and the record types 1-16 and
+ * FINISHED_ROUND, which create_llvm_prof and create_gcov 0.19 know; samples
+ * lose the user registers and stack of --call-graph dwarf.  0, or -1 with
+ * spgo_error().
+ */
+int spgo_perf_rewrite(const char *in, const char *out);
+
 #endif

@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/profile_cli.h"
 
 static void usage(FILE *fp)
 {
@@ -12,43 +11,38 @@ static void usage(FILE *fp)
 		cli_write_help);
 }
 
+static const struct cli_opt opts[] = {
+	CLI_VAL("o", 'o'), CLI_VAL("output", 'o'),
+	CLI_FLAG("sample", CLI_IGNORE), /* llvm-profdata merge --sample */
+	CLI_WRITE_OPTS,
+	{0},
+};
+static const struct cli_cmd cmd = {.name = "convert", .usage = usage, .opts = opts};
+
 int cmd_convert(int argc, char **argv)
 {
-	const char *in = NULL, *out = NULL, *v;
+	const char *in = NULL, *out = NULL;
 	enum spgo_format fmt = SPGO_FMT_UNKNOWN, infmt;
 	struct spgo_write_opts o = {0};
-	for (int i = 1; i < argc; i++) {
-		int r;
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		}
-		if ((r = cli_opt(argc, argv, &i, "-o", &v)) != 0 ||
-		    (r = cli_opt(argc, argv, &i, "--output", &v)) != 0) {
-			if (r < 0)
+	struct cli_parser op;
+	cli_init(&op, &cmd, argc, argv);
+	for (int k; (k = cli_next(&op)) != CLI_END;) {
+		switch (k) {
+		case CLI_HELP: return 0;
+		case CLI_ERR: return 2;
+		case 'o': out = op.val; break;
+		case CLI_ARG:
+			if (in)
+				return cli_usage(&op, "one input only ('%s' and '%s')", in, op.val);
+			in = op.val;
+			break;
+		default:
+			if (cli_write_take(&op, k, &fmt, &o) < 0)
 				return 2;
-			out = v;
-			continue;
 		}
-		if ((r = cli_write_opt(argc, argv, &i, &fmt, &o)) != 0) {
-			if (r < 0)
-				return 2;
-			continue;
-		}
-		if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "spgo: convert: unknown option '%s'\n", argv[i]);
-			return 2;
-		}
-		if (in) {
-			fprintf(stderr, "spgo: convert: one input only\n");
-			return 2;
-		}
-		in = argv[i];
 	}
-	if (!in || !out) {
-		usage(stderr);
-		return 2;
-	}
+	if (!in || !out)
+		return cli_usage(&op, "%s", !in ? "no input profile" : "no output: -o OUT");
 	struct spgo_profile *p = spgo_profile_new();
 	if (spgo_profile_read_into(p, in, 1, &infmt) < 0) {
 		spgo_profile_free(p);

@@ -10,9 +10,7 @@
  * ../lib/spgo/spgo-emulate.so relative to it (an installation).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,8 +18,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/emulate.h"
 #include "spgo/common.h"
+#include "spgo/emulate.h"
 
 static const char usage[] =
 	"usage: spgo emulate [options] -o perf.data [--ground-truth FILE] -- CMD [ARGS...]\n"
@@ -40,139 +38,96 @@ static const char usage[] =
 	"  --plugin PATH            the spgo-emulate.so plugin\n"
 	"  -v, --verbose            report progress\n";
 
-static char *find_plugin(const char *given)
+static void print_usage(FILE *fp)
 {
-	if (given)
-		return xstrdup(given);
-	const char *env = getenv("SPGO_EMULATE_PLUGIN");
-	if (env && *env)
-		return xstrdup(env);
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n > 0) {
-		self[n] = 0;
-		char *slash = strrchr(self, '/');
-		if (slash)
-			*slash = 0;
-		const char *rel[] = {"emulate/spgo-emulate.so", "../lib/spgo/spgo-emulate.so"};
-		for (size_t i = 0; i < SPGO_ARRAY_LEN(rel); i++) {
-			char *p = xasprintf("%s/%s", self, rel[i]);
-			if (access(p, R_OK) == 0)
-				return p;
-			free(p);
-		}
-	}
-	return NULL;
+	fputs(usage, fp);
 }
 
-static int parse_uint(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	if (spgo_parse_u64(s, out) < 0 || *out < lo || *out > hi)
-		return spgo_error("%s: '%s' is not a number in [%llu, %llu]", opt, s,
-				  (unsigned long long)lo, (unsigned long long)hi);
-	return 0;
-}
+enum { O_TRUTH = CLI_LONG, O_TRUTH_ALL, O_LBR, O_SKID, O_MAXSTACK, O_TRUNC, O_SEED, O_QEMU, O_PLUGIN };
+static const struct cli_opt opts[] = {
+	CLI_VAL("o", 'o'), CLI_VAL("output", 'o'),
+	CLI_VAL("ground-truth", O_TRUTH),
+	CLI_FLAG("ground-truth-all", O_TRUTH_ALL),
+	CLI_VAL("e", 'e'), CLI_VAL("event", 'e'),
+	CLI_VAL("c", 'c'), CLI_VAL("period", 'c'),
+	/* the order of O_LBR..O_TRUNC is that of their ranges in cmd_emulate() */
+	CLI_VAL("lbr", O_LBR),
+	CLI_VAL("skid", O_SKID),
+	CLI_VAL("max-stack", O_MAXSTACK),
+	CLI_VAL("truncate", O_TRUNC),
+	CLI_VAL("seed", O_SEED),
+	CLI_VAL("qemu", O_QEMU),
+	CLI_VAL("plugin", O_PLUGIN),
+	CLI_FLAG("v", 'v'), CLI_FLAG("verbose", 'v'),
+	{0},
+};
+static const struct cli_cmd cmd = {.name = "emulate", .usage = print_usage, .opts = opts, .in_order = 1};
 
-static void rmtree(const char *dir, const char *const *files)
+/* The warnings about the run and the closing summary line. */
+static void report(const struct spgo_emu_options *o, const struct spgo_emu_run *r, const char *name)
 {
-	for (size_t i = 0; files[i]; i++)
-		unlink(files[i]);
-	rmdir(dir);
+	const struct spgo_emu_stats *st = &r->stats;
+	if (st->forks || st->execs)
+		spgo_warn("%s started %llu process%s and %llu program%s (execve) that the emulation "
+			  "cannot follow: their samples are missing (a shell script or wrapper? "
+			  "emulate the program itself)",
+			  name, (unsigned long long)st->forks, st->forks == 1 ? "" : "es",
+			  (unsigned long long)st->execs, st->execs == 1 ? "" : "s");
+	if (r->status > 128 && !st->exited)
+		spgo_warn("%s was killed by signal %d", name, r->status - 128);
+	else if (r->status)
+		spgo_warn("%s exited with status %d", name, r->status);
+	fprintf(stderr, "spgo: emulate: %s: %llu samples, %llu thread%s, %.1f MB, %.2f s%s%s\n", o->output,
+		(unsigned long long)st->samples, (unsigned long long)st->threads,
+		st->threads == 1 ? "" : "s", (double)st->bytes / 1e6, r->seconds,
+		o->truth ? "; ground truth in " : "", o->truth ? o->truth : "");
 }
 
 int cmd_emulate(int argc, char **argv)
 {
-	struct emu_options o = {.period = 20011, .lbr = 32, .max_stack = 127, .seed = 1};
+	struct spgo_emu_options o = {.period = 20011, .lbr = 32, .max_stack = 127, .seed = 1};
 	const char *qemu = "qemu-x86_64", *plugin_opt = NULL;
-	enum { O_TRUTH = 256, O_TRUTH_ALL, O_LBR, O_SKID, O_MAXSTACK, O_TRUNC, O_SEED, O_QEMU, O_PLUGIN };
-	static const struct option longopts[] = {
-		{"output", required_argument, 0, 'o'},
-		{"ground-truth", required_argument, 0, O_TRUTH},
-		{"ground-truth-all", no_argument, 0, O_TRUTH_ALL},
-		{"event", required_argument, 0, 'e'},
-		{"period", required_argument, 0, 'c'},
-		{"lbr", required_argument, 0, O_LBR},
-		{"skid", required_argument, 0, O_SKID},
-		{"max-stack", required_argument, 0, O_MAXSTACK},
-		{"truncate", required_argument, 0, O_TRUNC},
-		{"seed", required_argument, 0, O_SEED},
-		{"qemu", required_argument, 0, O_QEMU},
-		{"plugin", required_argument, 0, O_PLUGIN},
-		{"verbose", no_argument, 0, 'v'},
-		{"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0},
-	};
+	struct cli_parser op;
+	cli_init(&op, &cmd, argc, argv);
 	uint64_t u;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:e:c:vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o.output = optarg;
-			break;
-		case O_TRUTH:
-			o.truth = optarg;
-			break;
-		case O_TRUTH_ALL:
-			o.truth_all = 1;
-			break;
+	int k;
+	while ((k = cli_next(&op)) != CLI_END) {
+		switch (k) {
+		case CLI_HELP: return 0;
+		case CLI_ERR: return 2;
+		case 'o': o.output = op.val; break;
+		case O_TRUTH: o.truth = op.val; break;
+		case O_TRUTH_ALL: o.truth_all = 1; break;
 		case 'e':
-			if (strcmp(optarg, "instructions") == 0)
-				o.instructions = 1;
-			else if (strcmp(optarg, "branches") == 0)
-				o.instructions = 0;
-			else
-				spgo_die("--event: '%s' is not 'branches' or 'instructions'", optarg);
+			if (cli_choice(&op, "branches\0instructions\0", &o.instructions) < 0)
+				return 2;
 			break;
 		case 'c':
-			if (parse_uint("--period", optarg, 1, 1ULL << 40, &o.period) < 0)
-				return cli_fail();
-			break;
-		case O_LBR:
-			if (parse_uint("--lbr", optarg, 1, 32, &u) < 0)
-				return cli_fail();
-			o.lbr = (unsigned)u;
-			break;
-		case O_SKID:
-			if (parse_uint("--skid", optarg, 0, 100000, &u) < 0)
-				return cli_fail();
-			o.skid = (unsigned)u;
-			break;
-		case O_MAXSTACK:
-			if (parse_uint("--max-stack", optarg, 1, 1024, &u) < 0)
-				return cli_fail();
-			o.max_stack = (unsigned)u;
-			break;
-		case O_TRUNC:
-			if (parse_uint("--truncate", optarg, 0, 100, &u) < 0)
-				return cli_fail();
-			o.truncate = (unsigned)u;
+			if (cli_u64(&op, 1, 1ULL << 40, &o.period) < 0)
+				return 2;
 			break;
 		case O_SEED:
-			if (parse_uint("--seed", optarg, 0, UINT64_MAX, &o.seed) < 0)
-				return cli_fail();
+			if (cli_u64(&op, 0, UINT64_MAX, &o.seed) < 0)
+				return 2;
 			break;
-		case O_QEMU:
-			qemu = optarg;
+		case O_LBR: case O_SKID: case O_MAXSTACK: case O_TRUNC: {
+			static const uint64_t lo[] = {1, 0, 1, 0}, hi[] = {32, 100000, 1024, 100};
+			unsigned *field[] = {&o.lbr, &o.skid, &o.max_stack, &o.truncate};
+			if (cli_u64(&op, lo[k - O_LBR], hi[k - O_LBR], &u) < 0)
+				return 2;
+			*field[k - O_LBR] = (unsigned)u;
 			break;
-		case O_PLUGIN:
-			plugin_opt = optarg;
-			break;
-		case 'v':
-			spgo_verbose = 1;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		default:
-			fputs(usage, stderr);
-			return 2;
+		}
+		case O_QEMU: qemu = op.val; break;
+		case O_PLUGIN: plugin_opt = op.val; break;
+		case 'v': spgo_verbose = 1; break;
 		}
 	}
-	if (!o.output || optind >= argc) {
-		fputs(usage, stderr);
-		return 2;
-	}
+	int optind = op.i;
+	if (!o.output)
+		return cli_usage(&op, "no output: -o perf.data");
+	if (optind >= argc)
+		return cli_usage(&op, "no command to run (-- CMD ARGS...)");
 	if (strcmp(o.output, "-") == 0)
 		spgo_die("-o -: perf.data cannot be written to stdout (the header needs a seekable file)");
 	/* Fail before a long emulation, not after, when outputs cannot be written. */
@@ -187,84 +142,36 @@ int cmd_emulate(int argc, char **argv)
 			spgo_die("%s: cannot create output: %s", outs[i], strerror(errno));
 		free(d);
 	}
-	char *plugin = find_plugin(plugin_opt);
-	if (!plugin)
+	struct spgo_emu_run r = {.qemu = qemu, .plugin = spgo_emu_find_plugin(plugin_opt)};
+	if (!r.plugin)
 		spgo_die("the QEMU plugin spgo-emulate.so was not built (it needs qemu-user, "
 			 "libglib2.0-dev and Debian's qemu source package); give it with --plugin");
-	if (access(plugin, R_OK) != 0)
-		spgo_die("%s: cannot read the plugin: %s", plugin, strerror(errno));
-
-	const char *tmpdir = getenv("TMPDIR");
-	char *dir = xasprintf("%s/spgo-emulate.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-	if (!mkdtemp(dir))
-		spgo_die("%s: cannot create a temporary directory: %s", dir, strerror(errno));
-	char *trace = xasprintf("%s/trace", dir), *counts = xasprintf("%s/counts", dir);
-	const char *files[] = {trace, counts, NULL};
-	if (strchr(dir, ',') || strchr(plugin, ','))
-		spgo_die("%s: paths given to the QEMU plugin cannot contain ','", dir);
-
-	char *pargs = xasprintf("%s,trace=%s%s%s,event=%s,period=%llu,lbr=%u,skid=%u,maxstack=%u,"
-				"truncate=%u,seed=%llu",
-				plugin, trace, o.truth ? ",counts=" : "", o.truth ? counts : "",
-				o.instructions ? "instructions" : "branches",
-				(unsigned long long)o.period, o.lbr, o.skid, o.max_stack, o.truncate,
-				(unsigned long long)o.seed);
-	int nargs = argc - optind;
-	char **qargv = xcalloc((size_t)nargs + 4, sizeof *qargv);
-	qargv[0] = (char *)qemu;
-	qargv[1] = "-plugin";
-	qargv[2] = pargs;
-	for (int i = 0; i < nargs; i++)
-		qargv[3 + i] = argv[optind + i];
-
-	spgo_info("running %s with %s", qemu, plugin);
-	double t0 = spgo_now();
-	pid_t pid = fork();
-	if (pid < 0)
-		spgo_die("fork: %s", strerror(errno));
-	if (pid == 0) {
-		execvp(qemu, qargv);
-		fprintf(stderr, "spgo: %s: cannot run: %s\n", qemu, strerror(errno));
-		_exit(127);
+	if (access(r.plugin, R_OK) != 0)
+		spgo_die("%s: cannot read the plugin: %s", r.plugin, strerror(errno));
+	/* The program as a shell finds it (qemu-user looks in the current
+	 * directory only). */
+	char *prog = spgo_emu_which(argv[optind]);
+	if (!prog) {
+		free((char *)r.plugin);
+		fprintf(stderr, "spgo: %s\n", spgo_errmsg());
+		return 127;
 	}
-	/* Ctrl-C goes to the program; we wait for it and still convert. */
-	signal(SIGINT, SIG_IGN);
-	int status;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	signal(SIGINT, SIG_DFL);
-	spgo_info("emulation took %.2f s", spgo_now() - t0);
-	int rc = 0;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-		rc = 1; /* exec failed, already reported */
-	} else {
-		if (WIFSIGNALED(status))
-			spgo_warn("%s was killed by signal %d", argv[optind], WTERMSIG(status));
-		else if (WEXITSTATUS(status) != 0)
-			spgo_warn("%s exited with status %d", argv[optind], WEXITSTATUS(status));
-		struct stat st;
-		if (stat(trace, &st) != 0) {
-			fprintf(stderr, "spgo: the QEMU plugin wrote no trace (did qemu load it?)\n");
-			rc = 1;
-		} else if (st.st_size <= 8) {
-			fprintf(stderr, "spgo: %s: did not run under %s\n", argv[optind], qemu);
-			rc = 1;
-		} else {
-			/* The command line recorded in perf.data: "spgo emulate ...". */
-			char **cmd = xcalloc((size_t)argc + 2, sizeof *cmd);
-			cmd[0] = "spgo";
-			memcpy(cmd + 1, argv, (size_t)argc * sizeof *argv);
-			if (emu_convert(&o, trace, counts, argc + 1, cmd) < 0)
-				rc = cli_fail();
-			free(cmd);
-		}
-	}
-	rmtree(dir, files);
-	free(qargv);
-	free(pargs);
-	free(trace);
-	free(counts);
-	free(dir);
-	free(plugin);
+	r.cmd = xcalloc((size_t)(argc - optind) + 1, sizeof *r.cmd);
+	r.cmd[0] = prog;
+	memcpy(r.cmd + 1, argv + optind + 1, (size_t)(argc - optind - 1) * sizeof *argv);
+	/* The command line recorded in perf.data: "spgo emulate ...". */
+	r.argc = argc + 1;
+	r.argv = xcalloc((size_t)argc + 2, sizeof *r.argv);
+	r.argv[0] = "spgo";
+	memcpy(r.argv + 1, argv, (size_t)argc * sizeof *argv);
+	int rc = spgo_emu_run(&o, &r) < 0 ? cli_fail() : 0;
+	if (rc == 0)
+		report(&o, &r, argv[optind]);
+	else if (r.signal)
+		rc = 128 + r.signal;
+	free(r.argv);
+	free(r.cmd);
+	free(prog);
+	free((char *)r.plugin);
 	return rc;
 }

@@ -318,43 +318,24 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int num_arg(const char *s, int64_t *out)
-{
-	uint64_t v;
-	if (spgo_parse_u64(s, &v) || v > 1000000000)
-		return spgo_error("bad number '%s'", s);
-	*out = (int64_t)v;
-	return 0;
-}
-
 /* The options of the command line that change an algorithm's defaults
- * (-1, 0: not given). */
+ * (-1, 0: not given), in the order of the keys O_K_INC.. */
+enum { K_INC, K_DEC, K_INC0, K_ENTRY_INC, K_ENTRY_DEC, K_DEC_FLOOR, DEC_FLOOR, K_UNKNOWN_INC, K_LAYOUT, NK };
 struct overrides {
-	int64_t k_inc, k_dec, k_inc0, k_entry_inc, k_entry_dec, k_dec_floor, dec_floor, k_unknown_inc, k_layout;
+	int64_t k[NK];
 	int no_join, no_rebalance, no_greedy, no_even, cyclic;
 };
 
 static void infer_opts(struct spgo_infer_opts *o, int algo, const struct overrides *v)
 {
 	spgo_infer_defaults(o, (enum spgo_algo)algo);
-	if (v->k_inc >= 0)
-		o->k_inc = v->k_inc;
-	if (v->k_dec >= 0)
-		o->k_dec = v->k_dec;
-	if (v->k_inc0 >= 0)
-		o->k_inc0 = v->k_inc0;
-	if (v->k_entry_inc >= 0)
-		o->k_entry_inc = v->k_entry_inc;
-	if (v->k_entry_dec >= 0)
-		o->k_entry_dec = v->k_entry_dec;
-	if (v->k_dec_floor >= 0)
-		o->k_dec_floor = v->k_dec_floor;
-	if (v->dec_floor >= 0)
-		o->dec_floor_pct = (int)v->dec_floor;
-	if (v->k_unknown_inc >= 0)
-		o->k_unknown_inc = v->k_unknown_inc;
-	if (v->k_layout >= 0)
-		o->k_layout = v->k_layout;
+	int64_t *field[NK] = {&o->k_inc, &o->k_dec, &o->k_inc0, &o->k_entry_inc, &o->k_entry_dec,
+			      &o->k_dec_floor, NULL, &o->k_unknown_inc, &o->k_layout};
+	for (int i = 0; i < NK; i++)
+		if (v->k[i] >= 0 && field[i])
+			*field[i] = v->k[i];
+	if (v->k[DEC_FLOOR] >= 0)
+		o->dec_floor_pct = (int)v->k[DEC_FLOOR];
 	if (v->no_join)
 		o->join_islands = 0;
 	if (v->no_rebalance)
@@ -366,128 +347,109 @@ static void infer_opts(struct spgo_infer_opts *o, int algo, const struct overrid
 		o->even_split = 0;
 }
 
+enum {
+	O_ALGO = CLI_LONG, O_CFG, O_INSNS, O_BINARY, O_FUNCTION, O_EMIT_CFG, O_EVAL, O_EVAL_MIN, O_TIME,
+	O_NO_JOIN, O_NO_REBALANCE, O_CYCLIC, O_NO_GREEDY, O_NO_EVEN,
+	O_K = CLI_LONG + 100, /* + K_INC.. */
+};
+static const struct cli_opt opts[] = {
+	CLI_VAL("algo", O_ALGO),
+	CLI_VAL("cfg", O_CFG),
+	CLI_VAL("insns", O_INSNS),
+	CLI_VAL("binary", O_BINARY),
+	CLI_VAL("function", O_FUNCTION),
+	CLI_FLAG("emit-cfg", O_EMIT_CFG),
+	CLI_VAL("o", 'o'), CLI_VAL("output", 'o'),
+	CLI_FLAG("eval", O_EVAL),
+	CLI_VAL("eval-min", O_EVAL_MIN),
+	CLI_VAL("time", O_TIME),
+	CLI_VAL("k-inc", O_K + K_INC),
+	CLI_VAL("k-dec", O_K + K_DEC),
+	CLI_VAL("k-inc0", O_K + K_INC0),
+	CLI_VAL("k-entry-inc", O_K + K_ENTRY_INC),
+	CLI_VAL("k-entry-dec", O_K + K_ENTRY_DEC),
+	CLI_VAL("k-dec-floor", O_K + K_DEC_FLOOR),
+	CLI_VAL("dec-floor", O_K + DEC_FLOOR),
+	CLI_VAL("k-unknown-inc", O_K + K_UNKNOWN_INC),
+	CLI_VAL("k-layout", O_K + K_LAYOUT),
+	CLI_FLAG("no-join", O_NO_JOIN),
+	CLI_FLAG("no-rebalance", O_NO_REBALANCE),
+	CLI_FLAG("rebalance-cyclic", O_CYCLIC),
+	CLI_FLAG("no-greedy", O_NO_GREEDY),
+	CLI_FLAG("no-even", O_NO_EVEN),
+	{0},
+};
+static const struct cli_cmd cmd = {.name = "infer", .usage = usage, .opts = opts};
+
+/* --algo A or A,B,... (with --time): 0, or CLI_ERR reported. */
+static int algo_list(const struct cli_parser *op, int *algos, int max, int *nalgo)
+{
+	char *list = xstrdup(op->val), *save = NULL;
+	int rc = 0;
+	*nalgo = 0;
+	for (char *t = strtok_r(list, ",", &save); t && rc == 0; t = strtok_r(NULL, ",", &save)) {
+		if (*nalgo == max)
+			rc = cli_bad(op, "option '%s': more than %d algorithms", op->opt, max);
+		else if ((algos[(*nalgo)++] = spgo_algo_parse(t)) < 0)
+			rc = cli_bad(op, "option '%s': unknown algorithm '%s'", op->opt, t);
+	}
+	if (rc == 0 && *nalgo == 0)
+		rc = cli_bad(op, "option '%s': no algorithm", op->opt);
+	free(list);
+	return rc;
+}
+
 int cmd_infer(int argc, char **argv)
 {
 	const char *cfg_path = "-", *out_path = "-", *insns_path = NULL, *bin_path = NULL, *fname = NULL;
 	int emit_cfg = 0;
-	int eval = 0, algo = SPGO_ALGO_PROFI;
+	int eval = 0;
 	int algos[5], nalgo = 0; /* --algo A,B,... (with --time) */
-	uint64_t time_runs = 0, eval_min = 1;
-	struct overrides ov = {-1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0};
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(a, "--algo") && v && strchr(v, ',')) {
-			char *list = xstrdup(v), *save = NULL;
-			nalgo = 0;
-			for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-				if (nalgo == (int)SPGO_ARRAY_LEN(algos) || (algos[nalgo++] = spgo_algo_parse(t)) < 0) {
-					fprintf(stderr, "spgo: infer: bad algorithm list '%s'\n", v);
-					free(list);
-					return 2;
-				}
-			}
-			free(list);
-			algo = algos[0];
-			i++;
-		} else if (!strcmp(a, "--algo") && v) {
-			nalgo = 0;
-			if ((algo = spgo_algo_parse(v)) < 0) {
-				fprintf(stderr, "spgo: infer: unknown algorithm '%s'\n", v);
+	uint64_t time_runs = 0, eval_min = 1, v;
+	struct overrides ov = {{-1, -1, -1, -1, -1, -1, -1, -1, -1}, 0, 0, 0, 0, 0};
+	struct cli_parser op;
+	cli_init(&op, &cmd, argc, argv);
+	for (int k; (k = cli_next(&op)) != CLI_END;) {
+		switch (k) {
+		case CLI_HELP: return 0;
+		case CLI_ERR: return 2;
+		case O_ALGO:
+			if (algo_list(&op, algos, (int)SPGO_ARRAY_LEN(algos), &nalgo) < 0)
 				return 2;
-			}
-			i++;
-		} else if (!strcmp(a, "--cfg") && v) {
-			cfg_path = v, i++;
-		} else if (!strcmp(a, "--insns") && v) {
-			insns_path = v, i++;
-		} else if (!strcmp(a, "--binary") && v) {
-			bin_path = v, i++;
-		} else if (!strcmp(a, "--function") && v) {
-			fname = v, i++;
-		} else if (!strcmp(a, "--emit-cfg")) {
-			emit_cfg = 1;
-		} else if (!strcmp(a, "-o") && v) {
-			out_path = v, i++;
-		} else if (!strcmp(a, "--eval")) {
-			eval = 1;
-		} else if (!strcmp(a, "--eval-min") && v) {
-			if (spgo_parse_u64(v, &eval_min)) {
-				fprintf(stderr, "spgo: infer: bad --eval-min '%s'\n", v);
+			break;
+		case O_CFG: cfg_path = op.val; break;
+		case O_INSNS: insns_path = op.val; break;
+		case O_BINARY: bin_path = op.val; break;
+		case O_FUNCTION: fname = op.val; break;
+		case O_EMIT_CFG: emit_cfg = 1; break;
+		case 'o': out_path = op.val; break;
+		case O_EVAL: eval = 1; break;
+		case O_EVAL_MIN:
+			if (cli_u64(&op, 0, UINT64_MAX, &eval_min) < 0)
 				return 2;
-			}
-			i++;
-		} else if (!strcmp(a, "--time") && v) {
-			if (spgo_parse_u64(v, &time_runs) || time_runs == 0 || time_runs > 100000) {
-				fprintf(stderr, "spgo: infer: bad --time '%s'\n", v);
+			break;
+		case O_TIME:
+			if (cli_u64(&op, 1, 100000, &time_runs) < 0)
 				return 2;
-			}
-			i++;
-		} else if (!strcmp(a, "--k-inc") && v) {
-			if (num_arg(v, &ov.k_inc))
-				return cli_fail();
-			i++;
-		} else if (!strcmp(a, "--k-dec") && v) {
-			if (num_arg(v, &ov.k_dec))
-				return cli_fail();
-			i++;
-		} else if (!strcmp(a, "--k-inc0") && v) {
-			if (num_arg(v, &ov.k_inc0))
-				return cli_fail();
-			i++;
-		} else if (!strcmp(a, "--k-entry-inc") && v) {
-			if (num_arg(v, &ov.k_entry_inc))
-				return cli_fail();
-			i++;
-		} else if (!strcmp(a, "--k-entry-dec") && v) {
-			if (num_arg(v, &ov.k_entry_dec))
-				return cli_fail();
-			i++;
-		} else if (!strcmp(a, "--k-dec-floor") && v) {
-			if (num_arg(v, &ov.k_dec_floor))
-				return cli_fail();
-			i++;
-		} else if (!strcmp(a, "--k-layout") && v) {
-			if (num_arg(v, &ov.k_layout))
-				return cli_fail();
-			i++;
-		} else if (!strcmp(a, "--k-unknown-inc") && v) {
-			if (num_arg(v, &ov.k_unknown_inc))
-				return cli_fail();
-			i++;
-		} else if (!strcmp(a, "--dec-floor") && v) {
-			if (num_arg(v, &ov.dec_floor))
-				return cli_fail();
-			if (ov.dec_floor > 100) {
-				fprintf(stderr, "spgo: infer: bad --dec-floor '%s' (a percentage)\n", v);
+			break;
+		case O_NO_JOIN: ov.no_join = 1; break;
+		case O_NO_REBALANCE: ov.no_rebalance = 1; break;
+		case O_CYCLIC: ov.cyclic = 1; break;
+		case O_NO_GREEDY: ov.no_greedy = 1; break;
+		case O_NO_EVEN: ov.no_even = 1; break;
+		case CLI_ARG: return cli_usage(&op, "unexpected argument '%s' (the input is --cfg FILE)", op.val);
+		default:
+			if (cli_u64(&op, 0, k == O_K + DEC_FLOOR ? 100 : 1000000000, &v) < 0)
 				return 2;
-			}
-			i++;
-		} else if (!strcmp(a, "--no-join")) {
-			ov.no_join = 1;
-		} else if (!strcmp(a, "--no-rebalance")) {
-			ov.no_rebalance = 1;
-		} else if (!strcmp(a, "--rebalance-cyclic")) {
-			ov.cyclic = 1;
-		} else if (!strcmp(a, "--no-greedy")) {
-			ov.no_greedy = 1;
-		} else if (!strcmp(a, "--no-even")) {
-			ov.no_even = 1;
-		} else {
-			fprintf(stderr, "spgo: infer: unexpected argument '%s'\n", a);
-			usage(stderr);
-			return 2;
+			ov.k[k - O_K] = (int64_t)v;
 		}
 	}
-	if (nalgo && !time_runs) {
-		fprintf(stderr, "spgo: infer: a list of algorithms needs --time\n");
-		return 2;
-	}
+	if (nalgo > 1 && !time_runs)
+		return cli_usage(&op, "a list of algorithms (--algo A,B) needs --time");
+	if (fname && !bin_path)
+		return cli_usage(&op, "--function needs --binary");
 	if (!nalgo)
-		algos[nalgo++] = algo;
+		algos[nalgo++] = SPGO_ALGO_PROFI;
 	struct spgo_infer_opts o, oa[SPGO_ARRAY_LEN(algos)];
 	for (int k = 0; k < nalgo; k++)
 		infer_opts(&oa[k], algos[k], &ov);
@@ -495,10 +457,6 @@ int cmd_infer(int argc, char **argv)
 
 	struct spgo_cfg_file f;
 	struct bin_stats st;
-	if (fname && !bin_path) {
-		fprintf(stderr, "spgo: infer: --function needs --binary\n");
-		return 2;
-	}
 	if (bin_path ? read_binary(&f, bin_path, fname, &st)
 		     : insns_path ? read_insns(&f, insns_path) : spgo_cfg_parse_file(&f, cfg_path))
 		return cli_fail();

@@ -4,13 +4,15 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/profile_cli.h"
 
 static void usage(FILE *fp)
 {
 	fprintf(fp, "usage: spgo merge -o OUT [--weight W:FILE]... [--flatten|--cs-nested] [options] FILES...\n"
 		    "Merges sample profiles (text, extended binary, gcov; CS or not), each\n"
-		    "multiplied by its weight (default 1).  --flatten merges CS contexts into\n"
+		    "multiplied by its weight (default 1; also llvm-profdata's\n"
+		    "--weighted-input=W,FILE; its --sample is accepted).  Merging GCC (gcov)\n"
+		    "with LLVM profiles gives a warning: their line offsets and discriminators\n"
+		    "do not mean the same.  --flatten merges CS contexts into\n"
 		    "their leaf functions; --cs-nested turns CS contexts into the nested form\n"
 		    "(inlinees of their caller contexts), as llvm-profdata's\n"
 		    "--convert-sample-profile-layout=nest does.\n%s",
@@ -35,72 +37,76 @@ static struct spgo_profile *flatten(struct spgo_profile *p)
 	return f;
 }
 
+enum { O_WEIGHT = CLI_LONG, O_WEIGHTED_INPUT, O_FLATTEN, O_NEST };
+static const struct cli_opt opts[] = {
+	CLI_VAL("o", 'o'), CLI_VAL("output", 'o'),
+	CLI_VAL("w", O_WEIGHT), CLI_VAL("weight", O_WEIGHT),
+	CLI_VAL("weighted-input", O_WEIGHTED_INPUT), /* llvm-profdata's W,FILE */
+	CLI_FLAG("flatten", O_FLATTEN),
+	CLI_FLAG("cs-nested", O_NEST),
+	CLI_FLAG("sample", CLI_IGNORE),
+	CLI_WRITE_OPTS,
+	{0},
+};
+static const struct cli_cmd cmd = {.name = "merge", .usage = usage, .opts = opts};
+
+/* W:FILE (W,FILE for --weighted-input): the weight, >= 1, and the file. */
+static int weighted(const struct cli_parser *op, char sep, uint64_t *w, const char **file)
+{
+	const char *c = strchr(op->val, sep);
+	char *end;
+	*w = c ? strtoull(op->val, &end, 10) : 0;
+	if (!c || end != c || *w == 0)
+		return cli_bad(op, "option '%s' takes W%cFILE with a weight W >= 1, not '%s'", op->opt,
+			       sep, op->val);
+	*file = c + 1;
+	return 0;
+}
+
 int cmd_merge(int argc, char **argv)
 {
-	const char *out = NULL, *v;
+	const char *out = NULL;
 	enum spgo_format fmt = SPGO_FMT_UNKNOWN;
 	struct spgo_write_opts o = {0};
 	int flat = 0, nest = 0, n = 0;
 	const char **files = xcalloc((size_t)argc, sizeof *files);
 	uint64_t *weights = xcalloc((size_t)argc, sizeof *weights);
-	for (int i = 1; i < argc; i++) {
-		int r;
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
+	struct cli_parser op;
+	cli_init(&op, &cmd, argc, argv);
+	for (int k; (k = cli_next(&op)) != CLI_END;) {
+		switch (k) {
+		case CLI_HELP:
 			free(files);
 			free(weights);
 			return 0;
-		}
-		if ((r = cli_opt(argc, argv, &i, "-o", &v)) != 0 ||
-		    (r = cli_opt(argc, argv, &i, "--output", &v)) != 0) {
-			if (r < 0)
+		case CLI_ERR: goto bad;
+		case 'o': out = op.val; break;
+		case O_WEIGHT:
+		case O_WEIGHTED_INPUT:
+			if (weighted(&op, k == O_WEIGHT ? ':' : ',', &weights[n], &files[n]) < 0)
 				goto bad;
-			out = v;
-			continue;
-		}
-		if ((r = cli_opt(argc, argv, &i, "--weight", &v)) != 0 ||
-		    (r = cli_opt(argc, argv, &i, "-w", &v)) != 0) {
-			if (r < 0)
+			n++;
+			break;
+		case O_FLATTEN: flat = 1; break;
+		case O_NEST: nest = 1; break;
+		case CLI_ARG:
+			files[n] = op.val;
+			weights[n++] = 1;
+			break;
+		default:
+			if (cli_write_take(&op, k, &fmt, &o) < 0)
 				goto bad;
-			const char *c = strchr(v, ':');
-			char *end;
-			unsigned long long w = c ? strtoull(v, &end, 10) : 0;
-			if (!c || end != c || w == 0) {
-				fprintf(stderr, "spgo: merge: --weight takes W:FILE with W >= 1\n");
-				goto bad;
-			}
-			files[n] = c + 1;
-			weights[n++] = w;
-			continue;
 		}
-		if (!strcmp(argv[i], "--flatten")) {
-			flat = 1;
-			continue;
-		}
-		if (!strcmp(argv[i], "--cs-nested")) {
-			nest = 1;
-			continue;
-		}
-		if ((r = cli_write_opt(argc, argv, &i, &fmt, &o)) != 0) {
-			if (r < 0)
-				goto bad;
-			continue;
-		}
-		if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "spgo: merge: unknown option '%s'\n", argv[i]);
-			goto bad;
-		}
-		files[n] = argv[i];
-		weights[n++] = 1;
 	}
 	if (!out || n == 0) {
-		usage(stderr);
+		cli_bad(&op, "%s", !out ? "no output: -o OUT" : "no input profiles");
 		goto bad;
 	}
 	/* Each input is read straight into the accumulated profile, its counts
 	 * times its weight; with --flatten, CS inputs are flattened first. */
 	struct spgo_profile *acc = spgo_profile_new();
 	int kind = -1; /* 1: context-sensitive, 0: plain, -1: not yet known */
+	enum spgo_format first = SPGO_FMT_UNKNOWN;
 	for (int i = 0; i < n; i++) {
 		enum spgo_format f;
 		size_t before = acc->top.n;
@@ -125,6 +131,12 @@ int cmd_merge(int argc, char **argv)
 		}
 		if (fmt == SPGO_FMT_UNKNOWN)
 			fmt = f;
+		if (i > 0 && (f == SPGO_FMT_GCOV) != (first == SPGO_FMT_GCOV))
+			spgo_warn("merging a GCC profile (gcov) with an LLVM one (%s is %s, %s is %s): "
+				  "their line offsets and discriminators follow different conventions",
+				  files[0], spgo_format_name(first), files[i], spgo_format_name(f));
+		if (i == 0)
+			first = f;
 		for (size_t j = before; j < acc->top.n; j++) {
 			int cs = spgo_fn(acc, acc->top.v[j])->ctx != SPGO_NONE;
 			if (kind >= 0 && cs != kind) {

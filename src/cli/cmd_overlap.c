@@ -4,45 +4,47 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/profile_cli.h"
+
+static void usage(FILE *fp)
+{
+	fprintf(fp, "usage: spgo overlap BASE TEST [--top N]\n"
+		    "Prints the program-level overlap measures of llvm-profdata overlap\n"
+		    "--sample: similarity, sample overlap, function, hot-function and\n"
+		    "hot-block overlap (hot: each profile's 99%% summary threshold);\n"
+		    "--top N adds the function-level figures of the N functions with\n"
+		    "the most samples in either profile.  --sample is accepted.\n");
+}
+
+enum { O_TOP = CLI_LONG };
+static const struct cli_opt opts[] = {
+	CLI_VAL("top", O_TOP),
+	CLI_FLAG("sample", CLI_IGNORE), /* llvm-profdata overlap --sample */
+	{0},
+};
+static const struct cli_cmd cmd = {.name = "overlap", .usage = usage, .opts = opts};
 
 int cmd_overlap(int argc, char **argv)
 {
-	const char *a = NULL, *b = NULL, *v;
-	long top = 0;
-	for (int i = 1; i < argc; i++) {
-		int r;
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: spgo overlap BASE TEST [--top N]\n"
-			       "Prints the program-level overlap measures of llvm-profdata overlap\n"
-			       "--sample: similarity, sample overlap, function, hot-function and\n"
-			       "hot-block overlap (hot: each profile's 99%% summary threshold);\n"
-			       "--top N adds the function-level figures of the N functions with\n"
-			       "the most samples in either profile.\n");
-			return 0;
-		}
-		if ((r = cli_opt(argc, argv, &i, "--top", &v)) != 0) {
-			char *end;
-			if (r < 0)
+	const char *a = NULL, *b = NULL;
+	uint64_t top = 0;
+	struct cli_parser op;
+	cli_init(&op, &cmd, argc, argv);
+	for (int k; (k = cli_next(&op)) != CLI_END;) {
+		switch (k) {
+		case CLI_HELP: return 0;
+		case CLI_ERR: return 2;
+		case O_TOP:
+			if (cli_u64(&op, 0, UINT32_MAX, &top) < 0)
 				return 2;
-			top = strtol(v, &end, 10);
-			if (*end || top < 0) {
-				fprintf(stderr, "spgo: overlap: --top takes a number\n");
-				return 2;
-			}
-			continue;
+			break;
+		case CLI_ARG:
+			if (b)
+				return cli_usage(&op, "two profiles only (BASE TEST), not '%s' too", op.val);
+			*(a ? &b : &a) = op.val;
 		}
-		if (!a)
-			a = argv[i];
-		else if (!b)
-			b = argv[i];
-		else
-			a = NULL;
 	}
-	if (!a || !b) {
-		fprintf(stderr, "usage: spgo overlap BASE TEST\n");
-		return 2;
-	}
+	if (!a || !b)
+		return cli_usage(&op, "two profiles needed: BASE TEST");
 	struct spgo_profile *pa = spgo_profile_read(a, NULL), *pb = NULL;
 	if (!pa || !(pb = spgo_profile_read(b, NULL))) {
 		spgo_profile_free(pa);
@@ -83,7 +85,7 @@ int cmd_overlap(int argc, char **argv)
 	       (unsigned long long)(o.hot_block_test - o.hot_block_overlap));
 	if (top > 0 && o.nfuncs) {
 		/* the hottest functions of either profile first */
-		size_t n = o.nfuncs, k = (size_t)top < n ? (size_t)top : n;
+		size_t n = o.nfuncs, k = top < n ? (size_t)top : n;
 		for (size_t i = 0; i < k; i++) { /* partial selection sort: k is small */
 			size_t best = i;
 			for (size_t j = i + 1; j < n; j++) {

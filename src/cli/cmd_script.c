@@ -19,10 +19,10 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
-#include "cli/perf_rewrite.h"
 #include "spgo/aggregate.h"
 #include "spgo/common.h"
 #include "spgo/perf.h"
+#include "spgo/perf_write.h"
 
 enum { F_IP = 1, F_BRSTACK = 2, F_PID = 4, F_TID = 8 };
 
@@ -349,7 +349,7 @@ static int parse_fields(const char *spec, unsigned *fields)
 		else if (!strcmp(t, "tid"))
 			*fields |= F_TID;
 		else {
-			spgo_error("script: field '%s' is not supported (ip, brstack, pid, tid)", t);
+			spgo_error("field '%s' is not supported (ip, brstack, pid, tid)", t);
 			free(copy);
 			return -1;
 		}
@@ -424,50 +424,51 @@ static int run_aggregate(const char *in, int text, const char *binary, struct ob
 	return rc;
 }
 
+enum { O_MMAP = CLI_LONG, O_AGGREGATE, O_MAP_TO, O_TEXT, O_REWRITE, O_RAW_STACKS };
+static const struct cli_opt opts[] = {
+	CLI_VAL("i", 'i'), CLI_VAL("input", 'i'),
+	CLI_VAL("F", 'F'), CLI_VAL("fields", 'F'),
+	CLI_VAL("o", 'o'), CLI_VAL("output", 'o'),
+	CLI_FLAG("show-mmap-events", O_MMAP),
+	CLI_FLAG("raw-stacks", O_RAW_STACKS),
+	CLI_VAL("aggregate", O_AGGREGATE),
+	CLI_VAL("map-to", O_MAP_TO),
+	CLI_FLAG("text", O_TEXT),
+	CLI_VAL("rewrite", O_REWRITE),
+	CLI_FLAG("v", 'v'), CLI_FLAG("verbose", 'v'),
+	{0},
+};
+static const struct cli_cmd cmd = {.name = "script", .usage = usage, .opts = opts};
+
 int cmd_script(int argc, char **argv)
 {
 	const char *in = "perf.data", *out = "-", *fspec = NULL, *aggregate = NULL, *map_to = NULL;
 	const char *rewrite = NULL;
 	int show_mmap = 0, text = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if ((!strcmp(a, "-i") || !strcmp(a, "--input")) && i + 1 < argc)
-			in = argv[++i];
-		else if (!strncmp(a, "--input=", 8))
-			in = a + 8;
-		else if ((!strcmp(a, "-F") || !strcmp(a, "--fields")) && i + 1 < argc)
-			fspec = argv[++i];
-		else if (!strncmp(a, "--fields=", 9))
-			fspec = a + 9;
-		else if (!strcmp(a, "-o") && i + 1 < argc)
-			out = argv[++i];
-		else if (!strcmp(a, "--show-mmap-events"))
-			show_mmap = 1;
-		else if (!strcmp(a, "--raw-stacks"))
-			raw_stacks = 1;
-		else if (!strcmp(a, "--aggregate") && i + 1 < argc)
-			aggregate = argv[++i];
-		else if (!strcmp(a, "--map-to") && i + 1 < argc)
-			map_to = argv[++i];
-		else if (!strcmp(a, "--text"))
-			text = 1;
-		else if (!strcmp(a, "--rewrite") && i + 1 < argc) /* see perf_rewrite.c */
-			rewrite = argv[++i];
-		else if (!strcmp(a, "-v"))
-			spgo_verbose = 1;
-		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		} else {
-			usage(stderr);
-			return 2;
+	struct cli_parser op;
+	cli_init(&op, &cmd, argc, argv);
+	for (int k; (k = cli_next(&op)) != CLI_END;) {
+		switch (k) {
+		case CLI_HELP: return 0;
+		case CLI_ERR: return 2;
+		case 'i': in = op.val; break;
+		case 'F': fspec = op.val; break;
+		case 'o': out = op.val; break;
+		case O_MMAP: show_mmap = 1; break;
+		case O_RAW_STACKS: raw_stacks = 1; break;
+		case O_AGGREGATE: aggregate = op.val; break;
+		case O_MAP_TO: map_to = op.val; break;
+		case O_TEXT: text = 1; break;
+		case O_REWRITE: rewrite = op.val; break; /* see src/perf/rewrite.c */
+		case 'v': spgo_verbose = 1; break;
+		case CLI_ARG: return cli_usage(&op, "unexpected argument '%s' (the input is -i FILE)", op.val);
 		}
 	}
 	if (rewrite)
-		return perf_rewrite(in, rewrite) < 0 ? cli_fail() : 0;
+		return spgo_perf_rewrite(in, rewrite) < 0 ? cli_fail() : 0;
 	unsigned fields = 0;
 	if (fspec && parse_fields(fspec, &fields) < 0)
-		return cli_fail();
+		return cli_usage(&op, "option '-F': %s", spgo_errmsg());
 
 	struct spgo_out so;
 	if (spgo_out_open(&so, out) < 0)

@@ -4,14 +4,20 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/profile_cli.h"
 
 static void usage(FILE *fp)
 {
 	fprintf(fp, "usage: spgo show PROFILE [--function NAME] [--top N] [--summary]\n"
 		    "Prints the kind of profile, its totals and its N hottest functions\n"
 		    "(default 20; 0 = all); --function prints one function's line offsets,\n"
-		    "counts, call targets and inlinees; --summary the profile summary.\n");
+		    "counts, call targets and inlinees; --summary the profile summary.\n"
+		    "\n"
+		    "total samples: the sum of the functions' total samples (inlined code\n"
+		    "included), as llvm-profdata show --sample counts them.  The summary\n"
+		    "(--summary) is what the compiler takes its hot and cold thresholds from:\n"
+		    "every line and call-site count of the profile, inlined ones each on their\n"
+		    "own, so its sum (\"counts add up to\") differs from total samples.\n"
+		    "--sample (llvm-profdata's) is accepted and changes nothing.\n");
 }
 
 static void flags_line(const struct spgo_profile *p, enum spgo_format fmt)
@@ -67,46 +73,42 @@ static void show_func(struct spgo_profile *p, uint32_t f, int ind)
 	free(cb);
 }
 
+enum { O_FUNCTION = CLI_LONG, O_TOP, O_SUMMARY };
+static const struct cli_opt opts[] = {
+	CLI_VAL("function", O_FUNCTION),
+	CLI_VAL("top", O_TOP),
+	CLI_FLAG("summary", O_SUMMARY),
+	CLI_FLAG("sample", CLI_IGNORE), /* llvm-profdata show --sample */
+	{0},
+};
+static const struct cli_cmd cmd = {.name = "show", .usage = usage, .opts = opts};
+
 int cmd_show(int argc, char **argv)
 {
-	const char *in = NULL, *fname = NULL, *v;
-	long top = 20;
+	const char *in = NULL, *fname = NULL;
+	uint64_t top = 20;
 	int summary = 0;
-	for (int i = 1; i < argc; i++) {
-		int r;
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		}
-		if ((r = cli_opt(argc, argv, &i, "--function", &v)) != 0) {
-			if (r < 0)
+	struct cli_parser op;
+	cli_init(&op, &cmd, argc, argv);
+	for (int k; (k = cli_next(&op)) != CLI_END;) {
+		switch (k) {
+		case CLI_HELP: return 0;
+		case CLI_ERR: return 2;
+		case O_FUNCTION: fname = op.val; break;
+		case O_TOP:
+			if (cli_u64(&op, 0, UINT32_MAX, &top) < 0)
 				return 2;
-			fname = v;
-		} else if ((r = cli_opt(argc, argv, &i, "--top", &v)) != 0) {
-			char *end;
-			if (r < 0)
-				return 2;
-			top = strtol(v, &end, 10);
-			if (*end || top < 0) {
-				fprintf(stderr, "spgo: show: --top takes a number\n");
-				return 2;
-			}
-		} else if (!strcmp(argv[i], "--summary")) {
-			summary = 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "spgo: show: unknown option '%s'\n", argv[i]);
-			return 2;
-		} else if (!in) {
-			in = argv[i];
-		} else {
-			usage(stderr);
-			return 2;
+			break;
+		case O_SUMMARY: summary = 1; break;
+		case CLI_ARG:
+			if (in)
+				return cli_usage(&op, "one profile only ('%s' and '%s')", in, op.val);
+			in = op.val;
+			break;
 		}
 	}
-	if (!in) {
-		usage(stderr);
-		return 2;
-	}
+	if (!in)
+		return cli_usage(&op, "no profile to show");
 	enum spgo_format fmt;
 	struct spgo_profile *p = spgo_profile_read(in, &fmt);
 	if (!p)
@@ -132,15 +134,17 @@ int cmd_show(int argc, char **argv)
 	       (unsigned long long)p->summary.max_func_count, (unsigned long long)p->summary.max_count);
 	if (summary) {
 		const struct spgo_summary *s = &p->summary;
-		printf("summary: total %llu, %llu counts, %llu functions\n", (unsigned long long)s->total,
-		       (unsigned long long)s->num_counts, (unsigned long long)s->num_funcs);
+		/* not a second "total": see the usage */
+		printf("summary: %llu counts (lines and call sites) add up to %llu, %llu functions\n",
+		       (unsigned long long)s->num_counts, (unsigned long long)s->total,
+		       (unsigned long long)s->num_funcs);
 		for (unsigned i = 0; i < s->nentries; i++)
 			printf("  %8.4f%% of the samples: %llu counts >= %llu\n",
 			       s->entries[i].cutoff / 1e4, (unsigned long long)s->entries[i].num_counts,
 			       (unsigned long long)s->entries[i].min_count);
 	}
 	uint32_t *order = spgo_profile_sorted(p);
-	size_t n = top == 0 || (size_t)top > p->top.n ? p->top.n : (size_t)top;
+	size_t n = top == 0 || top > p->top.n ? p->top.n : (size_t)top;
 	if (n)
 		printf("%-14s %-12s %s\n", "total", "head", "function");
 	for (size_t i = 0; i < n; i++) {

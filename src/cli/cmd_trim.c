@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/profile_cli.h"
 
 static void usage(FILE *fp)
 {
@@ -22,48 +21,47 @@ static void usage(FILE *fp)
 		cli_write_help);
 }
 
+enum { O_PERCENTILE = CLI_LONG, O_MERGE_COLD };
+static const struct cli_opt opts[] = {
+	CLI_VAL("o", 'o'), CLI_VAL("output", 'o'),
+	CLI_VAL("percentile", O_PERCENTILE),
+	CLI_FLAG("merge-cold", O_MERGE_COLD),
+	CLI_WRITE_OPTS,
+	{0},
+};
+static const struct cli_cmd cmd = {.name = "trim", .usage = usage, .opts = opts};
+
 int cmd_trim(int argc, char **argv)
 {
-	const char *in = NULL, *out = NULL, *v;
+	const char *in = NULL, *out = NULL;
 	double pct = 99.9;
 	int merge_cold = 0;
 	enum spgo_format fmt = SPGO_FMT_UNKNOWN, infmt;
 	struct spgo_write_opts o = {0};
-	for (int i = 1; i < argc; i++) {
-		int r;
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		}
-		if ((r = cli_opt(argc, argv, &i, "-o", &v)) != 0) {
-			if (r < 0)
+	struct cli_parser op;
+	cli_init(&op, &cmd, argc, argv);
+	for (int k; (k = cli_next(&op)) != CLI_END;) {
+		switch (k) {
+		case CLI_HELP: return 0;
+		case CLI_ERR: return 2;
+		case 'o': out = op.val; break;
+		case O_PERCENTILE:
+			if (cli_double(&op, 0, 99.9999, &pct) < 0)
 				return 2;
-			out = v;
-		} else if ((r = cli_opt(argc, argv, &i, "--percentile", &v)) != 0) {
-			char *end;
-			if (r < 0)
+			break;
+		case O_MERGE_COLD: merge_cold = 1; break;
+		case CLI_ARG:
+			if (in)
+				return cli_usage(&op, "one input only ('%s' and '%s')", in, op.val);
+			in = op.val;
+			break;
+		default:
+			if (cli_write_take(&op, k, &fmt, &o) < 0)
 				return 2;
-			pct = strtod(v, &end);
-			if (*end || pct <= 0 || pct > 99.9999) {
-				fprintf(stderr, "spgo: trim: --percentile takes a number in (0, 99.9999]\n");
-				return 2;
-			}
-		} else if (!strcmp(argv[i], "--merge-cold")) {
-			merge_cold = 1;
-		} else if ((r = cli_write_opt(argc, argv, &i, &fmt, &o)) != 0) {
-			if (r < 0)
-				return 2;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "spgo: trim: unknown option '%s'\n", argv[i]);
-			return 2;
-		} else {
-			in = argv[i];
 		}
 	}
-	if (!in || !out) {
-		usage(stderr);
-		return 2;
-	}
+	if (!in || !out)
+		return cli_usage(&op, "%s", !in ? "no input profile" : "no output: -o OUT");
 	struct spgo_profile *p = spgo_profile_read(in, &infmt);
 	if (!p)
 		return cli_fail();

@@ -2,13 +2,19 @@
  * spgo: the command-line front end.  The pipeline, in the order a sample
  * travels: record -> script/aggregate -> gen (binary model, generation,
  * inference) -> profile tools.  Every subcommand lives in cmd_NAME.c.
+ *
+ *   spgo COMMAND [ARGS...]   run COMMAND
+ *   spgo help [COMMAND]      this list, or COMMAND's help (= COMMAND --help)
+ *   spgo --version           the version and the git revision it was built from
+ *
+ * An unknown command is a usage error (exit 2).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "spgo/binary.h"
 #include "spgo/common.h"
+#include "spgo_revision.h"
 
 static const struct {
 	const char *name;
@@ -19,7 +25,7 @@ static const struct {
 	{"emulate", cmd_emulate, "LBR and call-stack samples plus ground truth under QEMU"},
 	{"script", cmd_script, "print perf.data as `perf script` text"},
 	{"symbolize", cmd_symbolize, "addresses to inline frames, lines and discriminators"},
-	{"gen", cmd_gen, "generate a compiler profile from samples and the binary"},
+	{"gen", cmd_gen_args, "generate a compiler profile from samples and the binary"},
 	{"infer", cmd_infer, "infer consistent block and edge counts on a CFG"},
 	{"show", cmd_show, "show a profile"},
 	{"merge", cmd_merge, "merge profiles"},
@@ -33,50 +39,22 @@ static void usage(FILE *fp)
 	fprintf(fp, "usage: spgo COMMAND [ARGS...]\n\ncommands:\n");
 	for (size_t i = 0; i < SPGO_ARRAY_LEN(commands); i++)
 		fprintf(fp, "  %-10s %s\n", commands[i].name, commands[i].help);
-	fprintf(fp, "\n`spgo COMMAND --help` describes each.\n");
+	fprintf(fp, "\n`spgo help COMMAND` (or `spgo COMMAND --help`) describes each;\n"
+		    "`spgo --version` prints the version.\n");
 }
 
-int cli_fail(void)
+static int find(const char *name)
 {
-	fprintf(stderr, "spgo: %s\n", spgo_errmsg());
-	return 1;
+	for (size_t i = 0; i < SPGO_ARRAY_LEN(commands); i++)
+		if (!strcmp(name, commands[i].name))
+			return (int)i;
+	return -1;
 }
 
-int cli_split_arg(struct cli_split *s, int argc, char **argv, int *i)
+static int unknown(const char *name)
 {
-	const char *a = argv[*i], *val = NULL;
-	int dwp;
-	if (!strcmp(a, "--dwp") || !strcmp(a, "--dwo-dir")) {
-		if (*i + 1 >= argc) {
-			fprintf(stderr, "spgo: %s needs a value\n", a);
-			return -1;
-		}
-		dwp = a[4] == 'p';
-		val = argv[++*i];
-	} else if (!strncmp(a, "--dwp=", 6)) {
-		dwp = 1, val = a + 6;
-	} else if (!strncmp(a, "--dwo-dir=", 10)) {
-		dwp = 0, val = a + 10;
-	} else {
-		return 0;
-	}
-	if (dwp) {
-		s->dwp = val;
-	} else if (s->ndirs < CLI_MAX_DWO_DIRS) {
-		s->dirs[s->ndirs++] = val;
-	} else {
-		fprintf(stderr, "spgo: more than %d --dwo-dir options\n", CLI_MAX_DWO_DIRS);
-		return -1;
-	}
-	return 1;
-}
-
-void cli_split_apply(const struct cli_split *s, struct spgo_binary *bin)
-{
-	if (s->dwp)
-		spgo_binary_set_dwp(bin, s->dwp);
-	for (int k = 0; k < s->ndirs; k++)
-		spgo_binary_add_dwo_dir(bin, s->dirs[k]);
+	fprintf(stderr, "spgo: unknown command '%s'\nTry 'spgo help' for the list of commands.\n", name);
+	return 2;
 }
 
 int main(int argc, char **argv)
@@ -85,18 +63,28 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+	const char *a = argv[1];
+	if (!strcmp(a, "-h") || !strcmp(a, "--help") || (!strcmp(a, "help") && argc == 2)) {
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "--version")) {
-		printf("spgo 0.1\n");
+	if (!strcmp(a, "help")) {
+		int k = find(argv[2]);
+		if (k < 0)
+			return unknown(argv[2]);
+		char *hargv[] = {argv[2], "--help", NULL};
+		return commands[k].run(2, hargv);
+	}
+	if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
+		printf("spgo %s (git %s)\n", SPGO_VERSION, SPGO_GIT_REVISION);
 		return 0;
 	}
-	for (size_t i = 0; i < SPGO_ARRAY_LEN(commands); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "spgo: unknown command '%s'\n", argv[1]);
-	usage(stderr);
-	return 2;
+	if (a[0] == '-') {
+		fprintf(stderr, "spgo: unknown option '%s'\nTry 'spgo help' for more information.\n", a);
+		return 2;
+	}
+	int k = find(a);
+	if (k < 0)
+		return unknown(a);
+	return commands[k].run(argc - 1, argv + 1);
 }

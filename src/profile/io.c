@@ -67,6 +67,12 @@ int spgo_profile_read_into(struct spgo_profile *p, const char *path, uint64_t we
 	struct spgo_file f;
 	if (spgo_file_map(&f, path) < 0)
 		return -1;
+	/* An empty file is a failed or unfinished write, not an empty
+	 * profile: taking it as one hides the failure. */
+	if (f.size == 0) {
+		spgo_file_unmap(&f);
+		return spgo_error("%s: offset 0x0: empty file (0 bytes), not a sample profile", path);
+	}
 	enum spgo_format fmt = spgo_format_detect(f.data, f.size);
 	int rc;
 	uint64_t magic;

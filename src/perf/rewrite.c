@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/perf_rewrite.h"
 #include "spgo/common.h"
 #include "spgo/perf.h"
 #include "spgo/perf_write.h"
@@ -49,7 +48,7 @@ static int keep(uint32_t type)
 	return (type >= 1 && type <= 16) || type == SPGO_PERF_RECORD_FINISHED_ROUND;
 }
 
-int perf_rewrite(const char *in, const char *out)
+int spgo_perf_rewrite(const char *in, const char *out)
 {
 	struct spgo_perf_reader *r;
 	if (spgo_perf_open(&r, in, 0) < 0)

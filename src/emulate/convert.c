@@ -1,6 +1,6 @@
 /*
- * emulate_convert.c: turn the QEMU plugin's trace and counts files (see
- * emulate_trace.h) into a perf.data (spgo/perf_write.h) and a ground-truth
+ * convert.c: turn the QEMU plugin's trace and counts files (see
+ * trace.h) into a perf.data (spgo/perf_write.h) and a ground-truth
  * file (spgo/ground_truth.h).
  *
  * The plugin sees the guest's own mmap() calls (shared objects mapped by the
@@ -16,13 +16,14 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "cli/emulate.h"
-#include "cli/emulate_trace.h"
+#include "emulate/trace.h"
 #include "spgo/binary.h"
 #include "spgo/common.h"
+#include "spgo/emulate.h"
 #include "spgo/ground_truth.h"
 #include "spgo/perf_write.h"
 
@@ -43,12 +44,13 @@ struct mapping {
 };
 
 struct conv {
-	const struct emu_options *opt;
+	const struct spgo_emu_options *opt;
 	VEC(struct dso) dsos;
 	VEC(struct mapping) maps;
 	struct spgo_perf_writer *w;
 	uint32_t pid;
-	uint64_t nsamples;
+	uint64_t nsamples, threads, forks, execs;
+	int exited, exit_code; /* the program's exit_group() */
 };
 
 static size_t dso_get(struct conv *c, const char *path)
@@ -439,8 +441,8 @@ out:
 
 /* ---- the trace ---------------------------------------------------------------- */
 
-int emu_convert(const struct emu_options *opt, const char *trace, const char *counts, int argc,
-		char **argv)
+int spgo_emu_convert(const struct spgo_emu_options *opt, const char *trace, const char *counts,
+		     int argc, char **argv, struct spgo_emu_stats *st)
 {
 	struct conv c = {.opt = opt};
 	struct spgo_file f;
@@ -518,6 +520,7 @@ int emu_convert(const struct emu_options *opt, const char *trace, const char *co
 			const struct emu_thread *t = r;
 			struct spgo_pw_sample_id sid = {.pid = h.pid, .tid = h.tid, .time = h.time};
 			bad = h.size < sizeof *t;
+			c.threads++;
 			if (!bad && (spgo_pw_fork(c.w, h.pid, h.pid, h.tid, t->ptid, h.time, &sid) < 0 ||
 				     spgo_pw_comm(c.w, h.pid, h.tid,
 						  c.dsos.n ? comm_of(c.dsos.v[0].path) : "?", 0, &sid) < 0))
@@ -530,6 +533,20 @@ int emu_convert(const struct emu_options *opt, const char *trace, const char *co
 			      (h.size - sizeof *s) / 8 < (uint64_t)s->n_stack + 2 * (uint64_t)s->n_br;
 			if (!bad && on_sample(&c, s, ai) < 0)
 				goto out;
+			break;
+		}
+		case EMU_REC_CHILD: {
+			const struct emu_child *ch = r;
+			bad = h.size < sizeof *ch;
+			if (!bad)
+				*(ch->exec ? &c.execs : &c.forks) += 1;
+			break;
+		}
+		case EMU_REC_EXIT: {
+			const struct emu_exit *e = r;
+			bad = h.size < sizeof *e;
+			if (!bad)
+				c.exit_code = e->code, c.exited = 1;
 			break;
 		}
 		default:
@@ -550,6 +567,16 @@ int emu_convert(const struct emu_options *opt, const char *trace, const char *co
 	c.w = NULL;
 	if (rc == 0)
 		spgo_info("%s: %" PRIu64 " samples", opt->output, c.nsamples);
+	if (rc == 0 && st) {
+		struct stat sb;
+		st->samples = c.nsamples;
+		st->threads = c.threads + 1;
+		st->forks = c.forks;
+		st->execs = c.execs;
+		st->exited = c.exited;
+		st->exit_code = c.exit_code;
+		st->bytes = stat(opt->output, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+	}
 	if (rc == 0 && opt->truth)
 		rc = write_truth(&c, counts, opt->truth);
 out:

@@ -1,5 +1,5 @@
 /*
- * emulate_trace.h: the two files the QEMU plugin (emulate/spgo_emu.c) hands
+ * trace.h: the two files the QEMU plugin (emulate/spgo_emu.c) hands
  * to `spgo emulate`, which turns them into perf.data and the ground-truth
  * file.  Internal to spgo: both sides are built from the same tree, so the
  * layout is host byte order and versioned only by the magic numbers.
@@ -28,6 +28,9 @@ enum emu_rec_type {
 	EMU_REC_MMAP = 2,   /* an executable file mapping made by the guest */
 	EMU_REC_THREAD = 3, /* a new thread's first instruction */
 	EMU_REC_SAMPLE = 4,
+	EMU_REC_CHILD = 5,  /* the guest started a process (fork) or a program
+			     * (execve) the emulation does not follow */
+	EMU_REC_EXIT = 6,   /* exit_group(code) */
 };
 
 struct emu_rec {
@@ -65,6 +68,18 @@ struct emu_sample {
 	uint32_t n_stack; /* return addresses, innermost first */
 	uint32_t n_br;    /* (from, to) pairs, newest first */
 	uint64_t data[];  /* n_stack addresses, then 2 * n_br */
+};
+
+struct emu_child {
+	struct emu_rec h;
+	uint32_t exec; /* 1: execve (the trace ends here), 0: fork */
+	uint32_t pad;
+};
+
+struct emu_exit {
+	struct emu_rec h;
+	int32_t code;
+	uint32_t pad;
 };
 
 /* Classes of a block's last instruction (what the LBR and stacks need). */

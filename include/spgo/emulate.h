@@ -1,0 +1,89 @@
+/*
+ * spgo/emulate.h: emulated sampling, the stage behind `spgo emulate`.  The
+ * QEMU plugin (emulate/spgo_emu.c) writes a trace of the run and, for
+ * ground truth, the exact counts; this stage turns them into what `perf
+ * record -b -g` would have written on a machine with LBR (a perf.data with
+ * IP, TID, TIME, PERIOD, CALLCHAIN and BRANCH_STACK samples, COMM, FORK and
+ * MMAP2 records with build-ids) and the ground-truth file
+ * (spgo/ground_truth.h); and it runs QEMU with the plugin.
+ *
+ * Contract
+ *  - The trace format is internal (src/emulate/trace.h): the plugin and
+ *    this stage are built from the same tree.
+ *  - Errors: -1 with spgo_error() naming the file and offset; no output
+ *    file is left behind (spgo/perf_write.h).
+ *
+ * Owns src/emulate/; depends on spgo/common.h, spgo/binary.h (the mapped
+ * images' segments and build-ids), spgo/perf_write.h and
+ * spgo/ground_truth.h.
+ */
+#ifndef SPGO_EMULATE_H
+#define SPGO_EMULATE_H
+
+#include <stdint.h>
+
+struct spgo_emu_options {
+	const char *output;   /* perf.data */
+	const char *truth;    /* ground-truth file, or NULL */
+	int truth_all;        /* ground truth for shared objects too */
+	int instructions;     /* sample on instructions, not taken branches */
+	uint64_t period;      /* mean sampling period */
+	unsigned lbr;         /* branch stack depth (16 or 32) */
+	unsigned skid;        /* maximal skid in blocks */
+	unsigned max_stack;   /* callchain entries kept (IP included) */
+	unsigned truncate;    /* percent of stacks cut short */
+	uint64_t seed;
+};
+
+/* What a conversion saw. */
+struct spgo_emu_stats {
+	uint64_t samples;
+	uint64_t threads; /* the main thread and those it started */
+	uint64_t forks;   /* processes it started, which the emulation did not follow */
+	uint64_t execs;   /* programs it executed (execve), not followed either */
+	uint64_t bytes;   /* of the perf.data written */
+	int exited;       /* the program called exit_group(exit_code) */
+	int exit_code;
+};
+
+/* Convert the plugin's files into opt->output (and opt->truth); argv is
+ * recorded as the perf.data command line.  st may be NULL. */
+int spgo_emu_convert(const struct spgo_emu_options *opt, const char *trace, const char *counts,
+		     int argc, char **argv, struct spgo_emu_stats *st);
+
+/* ---- running QEMU (src/emulate/run.c) ---- */
+
+/* The plugin: given (if not NULL), else $SPGO_EMULATE_PLUGIN, else
+ * emulate/spgo-emulate.so beside the running program (a build tree), else
+ * ../lib/spgo/spgo-emulate.so relative to it (an installation); NULL when
+ * none is found.  Free the result. */
+char *spgo_emu_find_plugin(const char *given);
+/* cmd as a shell finds it: a name with a '/' as it is, else the first
+ * executable regular file of that name in $PATH; NULL with spgo_error()
+ * ("CMD: command not found").  Free the result. */
+char *spgo_emu_which(const char *cmd);
+
+struct spgo_emu_run {
+	const char *qemu;   /* the qemu-x86_64 program (from PATH) */
+	const char *plugin; /* spgo_emu_find_plugin() */
+	char **cmd;         /* the program (a path: spgo_emu_which()) and its arguments */
+	int argc;           /* the command line recorded in perf.data */
+	char **argv;
+	/* Results. */
+	int status;       /* the program's exit status, or 128 + its signal */
+	int signal;       /* the signal that stopped the run (SIGTERM, SIGINT, SIGHUP), or 0 */
+	double seconds;   /* the emulation's wall time */
+	struct spgo_emu_stats stats;
+};
+
+/*
+ * Run r->cmd under QEMU with the plugin, its files in a temporary directory
+ * ($TMPDIR or /tmp), and convert them (spgo_emu_convert).  SIGTERM, SIGINT
+ * and SIGHUP are passed on to QEMU; after SIGTERM or SIGHUP nothing is
+ * converted (-1, r->signal set); after SIGINT (Ctrl-C: the program was
+ * stopped on purpose) what was traced is.  QEMU dies with spgo (its parent
+ * death signal), and the temporary files are removed in every case.
+ */
+int spgo_emu_run(const struct spgo_emu_options *opt, struct spgo_emu_run *r);
+
+#endif

@@ -1,0 +1,195 @@
+/*
+ * run.c: running a program under QEMU with spgo's plugin (spgo/emulate.h):
+ * finding the plugin and the program, the temporary files, the signals,
+ * and the conversion of what the plugin wrote.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "spgo/common.h"
+#include "spgo/emulate.h"
+
+char *spgo_emu_find_plugin(const char *given)
+{
+	if (given)
+		return xstrdup(given);
+	const char *env = getenv("SPGO_EMULATE_PLUGIN");
+	if (env && *env)
+		return xstrdup(env);
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n > 0) {
+		self[n] = 0;
+		char *slash = strrchr(self, '/');
+		if (slash)
+			*slash = 0;
+		const char *rel[] = {"emulate/spgo-emulate.so", "../lib/spgo/spgo-emulate.so"};
+		for (size_t i = 0; i < SPGO_ARRAY_LEN(rel); i++) {
+			char *p = xasprintf("%s/%s", self, rel[i]);
+			if (access(p, R_OK) == 0)
+				return p;
+			free(p);
+		}
+	}
+	return NULL;
+}
+
+char *spgo_emu_which(const char *cmd)
+{
+	if (strchr(cmd, '/'))
+		return xstrdup(cmd);
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = path;; p++) {
+		const char *e = strchr(p, ':');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		/* an empty entry is the current directory, as for the shell */
+		char *f = len ? xasprintf("%.*s/%s", (int)len, p, cmd) : xasprintf("./%s", cmd);
+		struct stat st;
+		if (stat(f, &st) == 0 && S_ISREG(st.st_mode) && access(f, X_OK) == 0)
+			return f;
+		free(f);
+		if (!e)
+			break;
+		p = e;
+	}
+	spgo_error("%s: command not found", cmd);
+	return NULL;
+}
+
+/* The signal that stopped us, for the handler to hand on. */
+static volatile sig_atomic_t got_signal;
+static volatile pid_t qemu_pid;
+
+static void on_signal(int sig)
+{
+	if (!got_signal || sig != SIGINT)
+		got_signal = sig;
+	if (qemu_pid > 0)
+		kill(qemu_pid, sig);
+}
+
+/* Run QEMU; its wait status, or -1 with spgo_error(). */
+static int run_qemu(char **qargv)
+{
+	struct sigaction sa, old[3];
+	const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	got_signal = 0;
+	/* Blocked until the child's pid is known, so none is lost. */
+	sigset_t block, prev;
+	sigemptyset(&block);
+	for (int i = 0; i < 3; i++) {
+		sigaction(sigs[i], &sa, &old[i]);
+		sigaddset(&block, sigs[i]);
+	}
+	sigprocmask(SIG_BLOCK, &block, &prev);
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* QEMU does not outlive us, whatever kills us. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		for (int i = 0; i < 3; i++)
+			sigaction(sigs[i], &old[i], NULL);
+		sigprocmask(SIG_SETMASK, &prev, NULL);
+		execvp(qargv[0], qargv);
+		fprintf(stderr, "spgo: %s: cannot run: %s\n", qargv[0], strerror(errno));
+		_exit(127);
+	}
+	qemu_pid = pid;
+	sigprocmask(SIG_SETMASK, &prev, NULL);
+	int status = -1;
+	if (pid < 0)
+		spgo_error("fork: %s", strerror(errno));
+	else
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	qemu_pid = 0;
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], &old[i], NULL);
+	return status;
+}
+
+int spgo_emu_run(const struct spgo_emu_options *o, struct spgo_emu_run *r)
+{
+	r->signal = 0;
+	r->status = 0;
+	memset(&r->stats, 0, sizeof r->stats);
+	const char *tmpdir = getenv("TMPDIR");
+	char *dir = xasprintf("%s/spgo-emulate.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(dir)) {
+		spgo_error("%s: cannot create a temporary directory: %s", dir, strerror(errno));
+		free(dir);
+		return -1;
+	}
+	char *trace = xasprintf("%s/trace", dir), *counts = xasprintf("%s/counts", dir);
+	char *pargs = xasprintf("%s,trace=%s%s%s,event=%s,period=%llu,lbr=%u,skid=%u,maxstack=%u,"
+				"truncate=%u,seed=%llu",
+				r->plugin, trace, o->truth ? ",counts=" : "", o->truth ? counts : "",
+				o->instructions ? "instructions" : "branches",
+				(unsigned long long)o->period, o->lbr, o->skid, o->max_stack, o->truncate,
+				(unsigned long long)o->seed);
+	size_t nargs = 0;
+	while (r->cmd[nargs])
+		nargs++;
+	char **qargv = xcalloc(nargs + 4, sizeof *qargv);
+	qargv[0] = (char *)r->qemu;
+	qargv[1] = "-plugin";
+	qargv[2] = pargs;
+	memcpy(qargv + 3, r->cmd, nargs * sizeof *qargv);
+	int rc = -1;
+	struct stat st;
+	if (strchr(dir, ',') || strchr(r->plugin, ',')) {
+		spgo_error("%s: paths given to the QEMU plugin cannot contain ','", dir);
+		goto out;
+	}
+	spgo_info("running %s with %s", r->qemu, r->plugin);
+	double t0 = spgo_now();
+	int status = run_qemu(qargv);
+	r->seconds = spgo_now() - t0;
+	r->signal = got_signal;
+	if (status == -1)
+		goto out;
+	if (r->signal == SIGTERM || r->signal == SIGHUP) {
+		spgo_error("stopped by signal %d (%s): nothing written", r->signal, strsignal(r->signal));
+		goto out;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && stat(trace, &st) != 0) {
+		spgo_error("%s: did not start", r->qemu); /* reported by the child */
+		goto out;
+	}
+	r->status = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+	if (stat(trace, &st) != 0)
+		spgo_error("the QEMU plugin wrote no trace (did qemu load it?)");
+	else if (st.st_size <= 8)
+		spgo_error("%s: did not run under %s", r->cmd[0], r->qemu);
+	else
+		rc = spgo_emu_convert(o, trace, counts, r->argc, r->argv, &r->stats);
+	/* The program's own exit status, when it said it (not QEMU's, which
+	 * differs when QEMU itself fails). */
+	if (rc == 0 && r->stats.exited && WIFEXITED(status))
+		r->status = r->stats.exit_code & 0xff;
+out:
+	unlink(trace);
+	unlink(counts);
+	rmdir(dir);
+	free(qargv);
+	free(pargs);
+	free(trace);
+	free(counts);
+	free(dir);
+	return rc;
+}

@@ -1,0 +1,199 @@
+/*
+ * The sampling event of `spgo record` and its perf command line: see
+ * spgo/perf_record.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "spgo/common.h"
+#include "spgo/perf.h"
+#include "spgo/perf_record.h"
+
+/* The candidates, best first, with the attribute perf makes of each. */
+static const struct {
+	struct spgo_rec_event ev;
+	uint32_t type;
+	uint64_t config;
+	int precise;
+} candidates[] = {
+	{{"GenuineIntel", "br_inst_retired.near_taken:uppp", 1, "Intel LBR on taken branches"},
+	 PERF_TYPE_RAW, 0x20c4, 3},
+	{{"AuthenticAMD", "cycles:u", 1, "AMD branch stacks (LbrExtV2)"},
+	 PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0},
+	{{"AuthenticAMD", "branch-brs", 1, "AMD Zen 3 branch sampling"}, PERF_TYPE_RAW, 0xc4, 0},
+	{{"arm", "cycles:u", 1, "ARM branch record buffer (BRBE)"},
+	 PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0},
+	{{NULL, "cycles:u", 0, "hardware cycle counter (no branch stacks)"},
+	 PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0},
+	{{NULL, "cpu-clock", 0, "timer sampling (no hardware counters available)"},
+	 PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 0},
+};
+
+static const char *cpu_vendor(void)
+{
+#if defined(__aarch64__) || defined(__arm__)
+	return "arm";
+#else
+	static char vendor[64];
+	FILE *fp = fopen("/proc/cpuinfo", "r");
+	if (!fp)
+		return "";
+	char line[256];
+	while (fgets(line, sizeof line, fp)) {
+		if (!strncmp(line, "vendor_id", 9)) {
+			char *c = strchr(line, ':');
+			if (c && sscanf(c + 1, " %63s", vendor) == 1)
+				break;
+		}
+	}
+	fclose(fp);
+	return vendor;
+#endif
+}
+
+/* Does the kernel open candidate k for this process, as perf would? */
+static int kernel_accepts(size_t k)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof a);
+	a.size = sizeof a;
+	a.type = candidates[k].type;
+	a.config = candidates[k].config;
+	a.sample_period = 100003;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
+	a.precise_ip = (unsigned)candidates[k].precise;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.disabled = 1;
+	if (candidates[k].ev.lbr) {
+		a.sample_type |= PERF_SAMPLE_BRANCH_STACK;
+		a.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER;
+	}
+	long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0)
+		return 0;
+	close((int)fd);
+	return 1;
+}
+
+/* Run argv quietly; its exit status, or -1 if it could not run. */
+static int run_quiet(char *const argv[])
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The fallback: does perf record `true` with candidate c? */
+static int perf_accepts(const char *perf, const struct spgo_rec_event *c)
+{
+	char tmp[] = "/tmp/spgo-probe-XXXXXX";
+	int fd = mkstemp(tmp);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	const char *argv[] = {perf, "record", "-q", "-e", c->event, "--call-graph", "fp", "-o", tmp,
+			      c->lbr ? "-b" : "--", c->lbr ? "--" : "true", c->lbr ? "true" : NULL,
+			      NULL};
+	int rc = run_quiet((char *const *)argv), ok = 0;
+	/* perf silently falls back from cycles to cpu-clock when there is no
+	 * PMU: check that the file holds the event we asked for. */
+	struct spgo_perf_reader *r;
+	if (rc == 0 && spgo_perf_open(&r, tmp, 0) == 0) {
+		const struct spgo_perf_attr *a = spgo_perf_attr(r, 0);
+		ok = a && (a->attr.type != PERF_TYPE_SOFTWARE || !strcmp(c->event, "cpu-clock")) &&
+		     (!c->lbr || (a->attr.sample_type & PERF_SAMPLE_BRANCH_STACK));
+		spgo_perf_close(r);
+	}
+	unlink(tmp);
+	return ok;
+}
+
+const struct spgo_rec_event *spgo_rec_best_event(const char *perf, char *refused, size_t cap)
+{
+	const char *vendor = cpu_vendor();
+	for (int pass = 0; pass < 2; pass++) {
+		size_t n = 0;
+		refused[0] = 0;
+		for (size_t k = 0; k < SPGO_ARRAY_LEN(candidates); k++) {
+			const struct spgo_rec_event *c = &candidates[k].ev;
+			if (c->vendor && strcmp(c->vendor, vendor))
+				continue;
+			if (pass == 0 ? kernel_accepts(k) : perf_accepts(perf, c))
+				return c;
+			if (n < cap)
+				n += (size_t)snprintf(refused + n, cap - n, "%s'%s%s' unavailable",
+						      n ? ", " : "", c->event, c->lbr ? " -b" : "");
+		}
+	}
+	return NULL;
+}
+
+const char *spgo_rec_call_graph_arg(const char *mode)
+{
+	return !strcmp(mode, "dwarf") ? "dwarf,2048" : !strcmp(mode, "fp") ? "fp" : NULL;
+}
+
+char **spgo_rec_argv(const struct spgo_rec_opts *o)
+{
+	size_t ncmd = 0;
+	while (o->cmd && o->cmd[ncmd])
+		ncmd++;
+	const char **v = xcalloc(ncmd + 24, sizeof *v);
+	size_t n = 0;
+	const char *cg = spgo_rec_call_graph_arg(o->call_graph);
+	v[n++] = o->perf;
+	v[n++] = "record";
+	v[n++] = "-e";
+	v[n++] = o->event;
+	if (o->lbr)
+		v[n++] = "-b";
+	if (cg) {
+		v[n++] = "--call-graph";
+		v[n++] = cg;
+	}
+	if (o->freq) {
+		v[n++] = "-F";
+		v[n++] = o->freq;
+	}
+	if (o->count) {
+		v[n++] = "-c";
+		v[n++] = o->count;
+	}
+	v[n++] = "-o";
+	v[n++] = o->output;
+	if (o->all_cpus)
+		v[n++] = "-a";
+	if (o->pid) {
+		v[n++] = "-p";
+		v[n++] = o->pid;
+	}
+	if (ncmd) {
+		v[n++] = "--";
+		for (size_t i = 0; i < ncmd; i++)
+			v[n++] = o->cmd[i];
+	}
+	v[n] = NULL;
+	return (char **)v;
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# spgo emulate stopped by a signal: under `timeout -s TERM 3`, and by
+# SIGHUP sent to spgo alone, no qemu process is left and no temporary file
+# (the trace grows with the run) nor a partial perf.data.  Also: CMD is
+# found on PATH as a shell finds it, and a program that starts others it
+# cannot follow is named in a warning.
+. "$(dirname "$0")/lib/common.sh" || exit 1
+: "${SPGO:?}" "${SPGO_BUILD:?}"
+need gcc qemu-x86_64 timeout
+[ -r "$SPGO_BUILD/emulate/spgo-emulate.so" ] || { echo "skip: the QEMU plugin is not built"; exit 77; }
+scratch
+printf '#include <stdlib.h>\nint main(int c, char **v) { volatile long s = 0; long n = c > 1 ? atol(v[1]) : 1000;\n  for (long i = 0; i < n; i++) s += i; return 0; }\n' > spin.c
+gcc -O1 -o spin spin.c
+mkdir t && export TMPDIR=$tmp/t
+# left_behind WHAT: fails when a qemu of this test or a temporary file remains
+left_behind() {
+  sleep 0.5
+  if pgrep -f "$tmp/t/spgo-emulate" >/dev/null; then bad "$1: a qemu process is left"; pkill -KILL -f "$tmp/t/spgo-emulate"; fi
+  [ -z "$(ls -A t)" ] || bad "$1: temporary files left: $(ls -R t | head -5)"
+  [ -e out.data ] && bad "$1: a perf.data was written"
+  ls out.data.* >/dev/null 2>&1 && bad "$1: a partial perf.data was left"
+  echo "ok   $1"
+}
+timeout -s TERM 3 "$SPGO" emulate -o out.data -- ./spin 100000000000 2> err; rc=$?
+[ $rc -eq 124 ] || bad "timeout: exit $rc ($(cat err))"
+left_behind "SIGTERM from timeout"
+# SIGHUP to spgo alone (not its process group): it passes it on
+"$SPGO" emulate -o out.data -- ./spin 100000000000 2> err & pid=$!
+sleep 2; kill -HUP $pid; wait $pid; rc=$?
+[ $rc -eq $((128 + 1)) ] || bad "SIGHUP: exit $rc, want 129 ($(cat err))"
+left_behind "SIGHUP to spgo alone"
+# PATH lookup, the summary line, the program's exit status
+mkdir bin && cp spin bin/spinner
+PATH="$tmp/bin:$PATH" "$SPGO" emulate -o ok.data -- spinner 100000 2> err || bad "spinner on PATH: $(cat err)"
+grep -q "^spgo: emulate: ok.data: [0-9]* samples, 1 thread, [0-9.]* MB, [0-9.]* s" err &&
+  echo "ok   found on PATH; summary: $(tail -1 err)" || bad "summary line: $(cat err)"
+# a wrapper: the warning says its children are not followed
+"$SPGO" emulate -o w.data -- /bin/sh -c './spin 1000; true' 2> err
+grep -q "warning: /bin/sh started 1 process" err && echo "ok   wrapper warning" || bad "no wrapper warning: $(cat err)"
+exit $fail

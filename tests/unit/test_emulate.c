@@ -1,0 +1,140 @@
+/*
+ * The emulator's conversion (spgo/emulate.h), in-process: a trace written
+ * here as the QEMU plugin writes it (src/emulate/trace.h) becomes a
+ * perf.data that spgo's reader reads back with the sample, its branch
+ * stack and call chain, and the MMAP2 of the program; the statistics count
+ * samples, threads, children and the exit code; a cut trace is an error
+ * naming the offset and leaves no file.
+ */
+#include "harness.h"
+#include "emulate/trace.h"
+#include "spgo/common.h"
+#include "spgo/emulate.h"
+#include "spgo/perf.h"
+
+static char dir[] = "/tmp/spgo-test-emulate-XXXXXX";
+
+/* Append a record (size rounded up to 8) to f. */
+static void put(FILE *f, void *rec, size_t size)
+{
+	static const char zero[8];
+	size_t pad = (size + 7) & ~(size_t)7;
+	((struct emu_rec *)rec)->size = (uint32_t)pad;
+	fwrite(rec, 1, size, f);
+	fwrite(zero, 1, pad - size, f);
+}
+
+/* A trace: start, a thread, a fork, one sample, exit(5); cut after
+ * cut bytes when cut is not 0.  Returns its path. */
+static char *write_trace(const char *name, long cut)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(path, "w+");
+	uint64_t magic = EMU_TRACE_MAGIC;
+	fwrite(&magic, 8, 1, f);
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	exe[n > 0 ? n : 0] = 0;
+	struct emu_start *s = xcalloc(1, sizeof *s + strlen(exe) + 1);
+	s->h = (struct emu_rec){EMU_REC_START, 0, 1000, 42, 42};
+	s->start_code = 0x555555554000 + 0x1000; /* the bias plus the text segment's vaddr, roughly */
+	s->entry_code = 0x7ffff7fe0000;
+	strcpy(s->path, exe);
+	put(f, s, sizeof *s + strlen(exe) + 1);
+	free(s);
+	struct emu_thread t = {{EMU_REC_THREAD, 0, 1100, 42, 43}, 42, 42};
+	put(f, &t, sizeof t);
+	struct emu_child c = {{EMU_REC_CHILD, 0, 1150, 42, 42}, 0, 0};
+	put(f, &c, sizeof c);
+	struct {
+		struct emu_sample s;
+		uint64_t data[1 + 2];
+	} smp = {{{EMU_REC_SAMPLE, 0, 1200, 42, 43}, 0x555555555100, 20011, 1, 1}, {0x555555555200, 0x555555555050, 0x555555555100}};
+	put(f, &smp, sizeof smp);
+	struct emu_exit e = {{EMU_REC_EXIT, 0, 1300, 42, 42}, 5, 0};
+	put(f, &e, sizeof e);
+	fflush(f);
+	if (cut && ftruncate(fileno(f), cut) != 0)
+		perror("ftruncate");
+	fclose(f);
+	return path;
+}
+
+static void test_convert(void)
+{
+	char *trace = write_trace("trace", 0), *out = xasprintf("%s/perf.data", dir);
+	struct spgo_emu_options o = {.output = out, .period = 20011, .lbr = 32, .max_stack = 127};
+	char *argv[] = {"spgo", "emulate", "--", "prog"};
+	struct spgo_emu_stats st;
+	REQUIRE(spgo_emu_convert(&o, trace, NULL, 4, argv, &st) == 0);
+	CHECK_EQ_U64(st.samples, 1);
+	CHECK_EQ_U64(st.threads, 2);
+	CHECK_EQ_U64(st.forks, 1);
+	CHECK_EQ_U64(st.execs, 0);
+	CHECK(st.exited && st.exit_code == 5);
+	CHECK(st.bytes > 0);
+	struct spgo_perf_reader *r;
+	REQUIRE(spgo_perf_open(&r, out, 0) == 0);
+	struct spgo_perf_record rec;
+	int samples = 0, mmaps = 0, forks = 0;
+	while (spgo_perf_next(r, &rec) > 0) {
+		if (rec.type == PERF_RECORD_SAMPLE) {
+			samples++;
+			CHECK_EQ_U64(rec.sample.ip, 0x555555555100);
+			CHECK_EQ_U64(rec.sample.tid, 43);
+			CHECK_EQ_U64(rec.sample.branch_nr, 1);
+			CHECK_EQ_U64(rec.sample.branches[0].from, 0x555555555050);
+			CHECK_EQ_U64(rec.sample.branches[0].to, 0x555555555100);
+			/* PERF_CONTEXT_USER, the ip, the return address */
+			CHECK_EQ_U64(rec.sample.callchain_nr, 3);
+			CHECK_EQ_U64(rec.sample.callchain[2], 0x555555555200);
+		}
+		mmaps += rec.type == PERF_RECORD_MMAP2;
+		forks += rec.type == PERF_RECORD_FORK;
+	}
+	CHECK_EQ_U64(samples, 1);
+	CHECK(mmaps >= 1);
+	CHECK_EQ_U64(forks, 1);
+	CHECK_STREQ(spgo_perf_cmdline(r), "spgo emulate -- prog");
+	spgo_perf_close(r);
+	unlink(out);
+	unlink(trace);
+	free(trace);
+	free(out);
+}
+
+static void test_cut_trace(void)
+{
+	char *trace = write_trace("cut", 8 + 100), *out = xasprintf("%s/cut.data", dir);
+	struct spgo_emu_options o = {.output = out, .period = 20011, .lbr = 32, .max_stack = 127};
+	char *argv[] = {"spgo"};
+	CHECK(spgo_emu_convert(&o, trace, NULL, 1, argv, NULL) < 0);
+	CHECK(strstr(spgo_errmsg(), "cut: offset 0x") != NULL);
+	CHECK(access(out, F_OK) != 0);
+	unlink(trace);
+	free(trace);
+	free(out);
+}
+
+static void test_which(void)
+{
+	char *p = spgo_emu_which("sh");
+	CHECK(p && p[0] == '/' && strstr(p, "/sh"));
+	free(p);
+	p = spgo_emu_which("./relative/prog");
+	CHECK_STREQ(p, "./relative/prog");
+	free(p);
+	CHECK(spgo_emu_which("no-such-program-here") == NULL);
+	CHECK(strstr(spgo_errmsg(), "command not found") != NULL);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir))
+		return 1;
+	RUN(test_convert);
+	RUN(test_cut_trace);
+	RUN(test_which);
+	rmdir(dir);
+	DONE();
+}
