@@ -33,6 +33,40 @@ static int bad(struct reader *r, const char *what, const char *s, size_t n)
 	return spgo_error("%s: line %zu: %s: '%.*s'", r->path, r->lineno, what, (int)n, s);
 }
 
+/*
+ * A context "main:3 @ foo:2.1 @ bar": frames joined by " @ ", each a
+ * non-empty name, every one but the leaf followed by ":LINE[.DISC]".
+ */
+static int valid_context(const char *c, size_t n)
+{
+	const char *end = c + n;
+	for (;;) {
+		const char *sep = NULL;
+		for (const char *q = c; q + 3 <= end; q++)
+			if (q[0] == ' ' && q[1] == '@' && q[2] == ' ') {
+				sep = q;
+				break;
+			}
+		const char *fe = sep ? sep : end;
+		if (fe == c)
+			return 0; /* an empty frame */
+		if (sep) {
+			const char *colon = NULL;
+			for (const char *q = c; q < fe; q++)
+				if (*q == ':')
+					colon = q;
+			if (!colon || colon == c || colon + 1 == fe)
+				return 0;
+			for (const char *q = colon + 1; q < fe; q++)
+				if (!((*q >= '0' && *q <= '9') || *q == '.'))
+					return 0;
+			c = sep + 3;
+			continue;
+		}
+		return 1;
+	}
+}
+
 /* Parse all of [s, s+n) as a decimal number. */
 static int num(const char *s, size_t n, uint64_t *out)
 {
@@ -151,7 +185,7 @@ int spgo_read_text(struct spgo_profile *p, const char *path, const uint8_t *data
 			}
 			uint32_t f;
 			if (s[0] == '[') {
-				if (c1[-1] != ']' || c1 - s < 3) {
+				if (c1[-1] != ']' || c1 - s < 3 || !valid_context(s + 1, (size_t)(c1 - s - 2))) {
 					VEC_FREE(&stack);
 					return bad(&r, "bad context", s, n);
 				}
