@@ -22,12 +22,16 @@
 #include "cli/cli.h"
 #include "cli/emulate.h"
 #include "spgo/common.h"
+#include "spgo/ground_truth.h"
 
 static const char usage[] =
 	"usage: spgo emulate [options] -o perf.data [--ground-truth FILE] -- CMD [ARGS...]\n"
 	"  -o, --output FILE        perf.data to write (required)\n"
 	"  --ground-truth FILE      also write exact instruction and edge counts\n"
 	"  --ground-truth-all       ... for shared objects too (default: main program)\n"
+	"  --ground-truth-cs FILE   also write the main program's counts per calling\n"
+	"                           context (frame-pointer and true views; contexts\n"
+	"                           of at most --max-stack - 1 call sites)\n"
 	"  -e, --event EV           count 'branches' (taken, default) or 'instructions'\n"
 	"  -c, --period N           mean sampling period (default 20011; randomized\n"
 	"                           uniformly in [N/2, 3N/2])\n"
@@ -84,11 +88,12 @@ int cmd_emulate(int argc, char **argv)
 {
 	struct emu_options o = {.period = 20011, .lbr = 32, .max_stack = 127, .seed = 1};
 	const char *qemu = "qemu-x86_64", *plugin_opt = NULL;
-	enum { O_TRUTH = 256, O_TRUTH_ALL, O_LBR, O_SKID, O_MAXSTACK, O_TRUNC, O_SEED, O_QEMU, O_PLUGIN };
+	enum { O_TRUTH = 256, O_TRUTH_ALL, O_TRUTH_CS, O_LBR, O_SKID, O_MAXSTACK, O_TRUNC, O_SEED, O_QEMU, O_PLUGIN };
 	static const struct option longopts[] = {
 		{"output", required_argument, 0, 'o'},
 		{"ground-truth", required_argument, 0, O_TRUTH},
 		{"ground-truth-all", no_argument, 0, O_TRUTH_ALL},
+		{"ground-truth-cs", required_argument, 0, O_TRUTH_CS},
 		{"event", required_argument, 0, 'e'},
 		{"period", required_argument, 0, 'c'},
 		{"lbr", required_argument, 0, O_LBR},
@@ -115,6 +120,9 @@ int cmd_emulate(int argc, char **argv)
 			break;
 		case O_TRUTH_ALL:
 			o.truth_all = 1;
+			break;
+		case O_TRUTH_CS:
+			o.truth_cs = optarg;
 			break;
 		case 'e':
 			if (strcmp(optarg, "instructions") == 0)
@@ -176,7 +184,7 @@ int cmd_emulate(int argc, char **argv)
 	if (strcmp(o.output, "-") == 0)
 		spgo_die("-o -: perf.data cannot be written to stdout (the header needs a seekable file)");
 	/* Fail before a long emulation, not after, when outputs cannot be written. */
-	const char *outs[] = {o.output, o.truth};
+	const char *outs[] = {o.output, o.truth, o.truth_cs};
 	for (size_t i = 0; i < SPGO_ARRAY_LEN(outs); i++) {
 		if (!outs[i])
 			continue;
@@ -199,13 +207,25 @@ int cmd_emulate(int argc, char **argv)
 	if (!mkdtemp(dir))
 		spgo_die("%s: cannot create a temporary directory: %s", dir, strerror(errno));
 	char *trace = xasprintf("%s/trace", dir), *counts = xasprintf("%s/counts", dir);
-	const char *files[] = {trace, counts, NULL};
+	char *cscounts = xasprintf("%s/cscounts", dir), *entries = xasprintf("%s/entries", dir);
+	const char *files[] = {trace, counts, cscounts, entries, NULL};
+	char *csargs = xstrdup("");
+	if (o.truth_cs) {
+		/* The plugin tells tail calls by the program's function entries. */
+		if (spgo_gt_cs_write_entries(argv[optind], entries) < 0) {
+			rmtree(dir, files);
+			spgo_die("%s", spgo_errmsg());
+		}
+		free(csargs);
+		csargs = xasprintf(",cscounts=%s,entries=%s,csdepth=%u", cscounts, entries,
+				   o.max_stack > 1 ? o.max_stack - 1 : 1);
+	}
 	if (strchr(dir, ',') || strchr(plugin, ','))
 		spgo_die("%s: paths given to the QEMU plugin cannot contain ','", dir);
 
-	char *pargs = xasprintf("%s,trace=%s%s%s,event=%s,period=%llu,lbr=%u,skid=%u,maxstack=%u,"
+	char *pargs = xasprintf("%s,trace=%s%s%s%s,event=%s,period=%llu,lbr=%u,skid=%u,maxstack=%u,"
 				"truncate=%u,seed=%llu",
-				plugin, trace, o.truth ? ",counts=" : "", o.truth ? counts : "",
+				plugin, trace, o.truth ? ",counts=" : "", o.truth ? counts : "", csargs,
 				o.instructions ? "instructions" : "branches",
 				(unsigned long long)o.period, o.lbr, o.skid, o.max_stack, o.truncate,
 				(unsigned long long)o.seed);
@@ -254,6 +274,7 @@ int cmd_emulate(int argc, char **argv)
 			char **cmd = xcalloc((size_t)argc + 2, sizeof *cmd);
 			cmd[0] = "spgo";
 			memcpy(cmd + 1, argv, (size_t)argc * sizeof *argv);
+			o.cscounts = cscounts;
 			if (emu_convert(&o, trace, counts, argc + 1, cmd) < 0)
 				rc = cli_fail();
 			free(cmd);
@@ -264,6 +285,9 @@ int cmd_emulate(int argc, char **argv)
 	free(pargs);
 	free(trace);
 	free(counts);
+	free(cscounts);
+	free(entries);
+	free(csargs);
 	free(dir);
 	free(plugin);
 	return rc;

@@ -10,6 +10,8 @@
 struct emu_options {
 	const char *output;   /* perf.data */
 	const char *truth;    /* ground-truth file, or NULL */
+	const char *truth_cs; /* context-sensitive ground-truth file, or NULL */
+	const char *cscounts; /* ... made from the plugin's file there */
 	int truth_all;        /* ground truth for shared objects too */
 	int instructions;     /* sample on instructions, not taken branches */
 	uint64_t period;      /* mean sampling period */
