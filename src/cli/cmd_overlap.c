@@ -8,8 +8,9 @@
 
 int cmd_overlap(int argc, char **argv)
 {
-	const char *a = NULL, *b = NULL, *v;
+	const char *a = NULL, *b = NULL, *v, *cs_truth = NULL;
 	long top = 0;
+	int cs_view = SPGO_CSO_CONTEXT, cs_inline = SPGO_CSO_INLINE_MARKED;
 	for (int i = 1; i < argc; i++) {
 		int r;
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -18,8 +19,39 @@ int cmd_overlap(int argc, char **argv)
 			       "--sample: similarity, sample overlap, function, hot-function and\n"
 			       "hot-block overlap (hot: each profile's 99%% summary threshold);\n"
 			       "--top N adds the function-level figures of the N functions with\n"
-			       "the most samples in either profile.\n");
+			       "the most samples in either profile.\n"
+			       "\n"
+			       "usage: spgo overlap --cs-truth REF PROFILE [--view context|inline]\n"
+			       "                    [--inline marked|all|none] [--top N]\n"
+			       "Block overlap of PROFILE against REF (spgo gen --ground-truth-cs),\n"
+			       "context by context (the CSSPGO paper's metric), weighted by samples;\n"
+			       "--view inline: the post-inline view (each inlined copy of PROFILE's\n"
+			       "nested form against the truth of that copy; inlinees count as inlined\n"
+			       "when marked ShouldBeInlined, or --inline all / none).\n");
 			return 0;
+		}
+		if ((r = cli_opt(argc, argv, &i, "--cs-truth", &v)) != 0) {
+			if (r < 0)
+				return 2;
+			cs_truth = v;
+			continue;
+		}
+		if ((r = cli_opt(argc, argv, &i, "--view", &v)) != 0) {
+			if (r < 0 || (strcmp(v, "context") && strcmp(v, "inline"))) {
+				fprintf(stderr, "spgo: overlap: --view takes context or inline\n");
+				return 2;
+			}
+			cs_view = strcmp(v, "inline") ? SPGO_CSO_CONTEXT : SPGO_CSO_INLINE;
+			continue;
+		}
+		if ((r = cli_opt(argc, argv, &i, "--inline", &v)) != 0) {
+			if (r < 0 || (strcmp(v, "marked") && strcmp(v, "all") && strcmp(v, "none"))) {
+				fprintf(stderr, "spgo: overlap: --inline takes marked, all or none\n");
+				return 2;
+			}
+			cs_inline = !strcmp(v, "all") ? SPGO_CSO_INLINE_ALL
+				  : !strcmp(v, "none") ? SPGO_CSO_INLINE_NONE : SPGO_CSO_INLINE_MARKED;
+			continue;
 		}
 		if ((r = cli_opt(argc, argv, &i, "--top", &v)) != 0) {
 			char *end;
@@ -39,9 +71,28 @@ int cmd_overlap(int argc, char **argv)
 		else
 			a = NULL;
 	}
+	if (cs_truth && a && !b)
+		b = a, a = cs_truth;
+	else if (cs_truth)
+		a = NULL;
 	if (!a || !b) {
-		fprintf(stderr, "usage: spgo overlap BASE TEST\n");
+		fprintf(stderr, "usage: spgo overlap BASE TEST | --cs-truth REF PROFILE\n");
 		return 2;
+	}
+	if (cs_truth) {
+		struct spgo_profile *ref = spgo_profile_read(a, NULL), *p = NULL;
+		struct spgo_cs_overlap co;
+		if (!ref || !(p = spgo_profile_read(b, NULL)) ||
+		    spgo_cs_overlap(ref, p, cs_view, cs_inline, &co) < 0) {
+			spgo_profile_free(ref);
+			spgo_profile_free(p);
+			return cli_fail();
+		}
+		spgo_cs_overlap_print(&co, stdout, top ? top : -1);
+		spgo_cs_overlap_free(&co);
+		spgo_profile_free(ref);
+		spgo_profile_free(p);
+		return 0;
 	}
 	struct spgo_profile *pa = spgo_profile_read(a, NULL), *pb = NULL;
 	if (!pa || !(pb = spgo_profile_read(b, NULL))) {
