@@ -74,6 +74,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+struct smap;
+
 /* One translated block. */
 struct tb {
 	/* The first 64 bytes (one cache line) are all an execution touches. */
@@ -87,17 +89,12 @@ struct tb {
 	uint8_t cls;       /* enum emu_cls of the last instruction */
 	uint8_t last_size; /* so the fall-through address is last + last_size */
 	struct tb *next;   /* all blocks, for the dump at exit */
-	/* Context-sensitive counts (cscounts=): caches of the first two
-	 * (pair, count) and (pair, successor, count) keys; the rest go to the
-	 * cs_blocks and cs_edges tables. */
-	struct {
-		uint32_t pair;
-		uint64_t n;
-	} cc[2];
-	struct {
-		uint32_t pair;
-		uint64_t to, n;
-	} ce[2];
+	/* Context-sensitive counts (cscounts=): the pair this block's call or
+	 * tail call last led from and to (+ 1; 0 none). */
+	uint32_t step_from, step_to;
+	uint32_t cc_pair; /* the block's current (pair, count) slot */
+	uint64_t cc_n;
+	struct smap *cmap, *emap; /* (pair) -> count; (pair, to) -> count */
 	uint32_t dump_idx; /* index in the dump's block table, + 1 */
 	uint8_t entry;     /* starts at a function entry of the main binary */
 	uint32_t insn[]; /* offset << 16 | size << 8 | cls */
@@ -516,8 +513,6 @@ static struct pair *pairs;
 static uint32_t pairs_n, pairs_cap;
 static struct ktab pair_index; /* (fp, tv) -> pair + 1 */
 static struct ktab pair_next;  /* (pair, site, 0 call | 1 tail call) -> pair + 1 */
-static struct ktab cs_blocks;  /* (tb, pair) -> count, beyond the tb caches */
-static struct ktab cs_edges;   /* (from, to, pair) -> count, likewise */
 
 static size_t sites_hash(const uint64_t *s, uint32_t n)
 {
@@ -633,8 +628,20 @@ __attribute__((noinline)) static uint32_t pair_step(uint32_t pair, uint64_t site
 	return r;
 }
 
+/* pair_step through the cache in the block p whose last instruction is the
+ * call or jump (one site, one kind per block). */
+static inline uint32_t pair_step_at(struct tb *p, uint32_t pair, int tail)
+{
+	if (p->step_from == pair + 1 && p->step_to)
+		return p->step_to - 1;
+	uint32_t r = pair_step(pair, p->last, tail);
+	if (!mt)
+		p->step_from = pair + 1, p->step_to = r + 1;
+	return r;
+}
+
 /* A call at site: remember the pair to restore when this frame returns. */
-static void cs_call(struct vcpu *v, uint64_t site)
+static void cs_call(struct vcpu *v, struct tb *p)
 {
 	if (UNLIKELY(v->depth >= v->saved_cap)) {
 		uint64_t cap = v->saved_cap ? v->saved_cap * 2 : 1024;
@@ -649,46 +656,72 @@ static void cs_call(struct vcpu *v, uint64_t site)
 		v->saved_cap = cap;
 	}
 	v->saved[v->depth] = v->pair;
-	v->pair = pair_step(v->pair, site, 0);
+	v->pair = pair_step_at(p, v->pair, 0);
 }
 
-__attribute__((noinline)) static void cs_block_slow(struct tb *tb, uint32_t pair)
-{
-	(*ktab_get(&cs_blocks, (uint64_t)(uintptr_t)tb, pair, 0))++;
-}
+/*
+ * Counts live with their block: a slot for the pair it ran under last (its
+ * cache line is loaded anyway, and a loop runs its blocks in one context),
+ * then a small hash table per block, (pair) -> count, which stays hot with
+ * the block.  Edges go to a table per source block, (pair, to) -> count,
+ * but for fall-throughs out of a conditional branch (spgo derives them
+ * from the counts).
+ */
+struct sent {
+	uint64_t to, pair, n;
+};
+struct smap {
+	uint32_t cap, n;
+	struct sent e[];
+};
 
-__attribute__((noinline)) static void cs_edge_slow(uint64_t from, uint64_t to, uint32_t pair)
+__attribute__((noinline)) static void smap_add(struct smap **mp, uint64_t to, uint32_t pair, uint64_t n)
 {
-	(*ktab_get(&cs_edges, from, to, pair))++;
+	struct smap *m = *mp;
+	if (!m || (m->n + 1) * 4 > m->cap * 3) {
+		uint32_t cap = m ? m->cap * 2 : 4;
+		struct smap *x = xcalloc_or_die(1, sizeof *x + cap * sizeof(struct sent));
+		x->cap = cap;
+		for (uint32_t i = 0; m && i < m->cap; i++) {
+			if (!m->e[i].n)
+				continue;
+			size_t h = khash(m->e[i].to, m->e[i].pair, 0);
+			while (x->e[h & (cap - 1)].n)
+				h++;
+			x->e[h & (cap - 1)] = m->e[i];
+			x->n++;
+		}
+		free(m);
+		*mp = m = x;
+	}
+	for (size_t h = khash(to, pair, 0);; h++) {
+		struct sent *e = &m->e[h & (m->cap - 1)];
+		if (!e->n) {
+			e->to = to, e->pair = pair, e->n = n;
+			m->n++;
+			return;
+		}
+		if (e->to == to && e->pair == pair) {
+			e->n += n;
+			return;
+		}
+	}
 }
 
 /* Count an execution of tb under pair, and the edge from p (run under
- * pair p_pair) to tb; caller holds lock when mt. */
+ * p_pair) to tb; caller holds lock when mt. */
 static inline void cs_count(struct tb *p, uint32_t p_pair, struct tb *tb, uint32_t pair)
 {
-	if (tb->cc[0].pair == pair && tb->cc[0].n)
-		tb->cc[0].n++;
-	else if (tb->cc[1].pair == pair && tb->cc[1].n)
-		tb->cc[1].n++;
-	else if (!tb->cc[0].n)
-		tb->cc[0].pair = pair, tb->cc[0].n = 1;
-	else if (!tb->cc[1].n)
-		tb->cc[1].pair = pair, tb->cc[1].n = 1;
-	else
-		cs_block_slow(tb, pair);
-	if (!p)
+	if (LIKELY(tb->cc_pair == pair && tb->cc_n)) {
+		tb->cc_n++;
+	} else {
+		if (tb->cc_n)
+			smap_add(&tb->cmap, 0, tb->cc_pair, tb->cc_n);
+		tb->cc_pair = pair, tb->cc_n = 1;
+	}
+	if (!p || (tb->start == p->last + p->last_size && p->cls == EMU_CLS_COND))
 		return;
-	uint64_t to = tb->start;
-	if (p->ce[0].pair == p_pair && p->ce[0].to == to && p->ce[0].n)
-		p->ce[0].n++;
-	else if (p->ce[1].pair == p_pair && p->ce[1].to == to && p->ce[1].n)
-		p->ce[1].n++;
-	else if (!p->ce[0].n)
-		p->ce[0].pair = p_pair, p->ce[0].to = to, p->ce[0].n = 1;
-	else if (!p->ce[1].n)
-		p->ce[1].pair = p_pair, p->ce[1].to = to, p->ce[1].n = 1;
-	else
-		cs_edge_slow(p->last, to, p_pair);
+	smap_add(&p->emap, tb->start, p_pair, 1);
 }
 
 /* Function entries of the main binary (entries=FILE from spgo: u64 lowest
@@ -749,7 +782,7 @@ static void taken_branch(struct vcpu *v, struct tb *p, struct tb *tb)
 		v->lbr_n++;
 	if (p->cls == EMU_CLS_CALL || p->cls == EMU_CLS_ICALL) {
 		if (want_cs)
-			cs_call(v, p->last);
+			cs_call(v, p);
 		v->stack[v->depth % STACK_MAX] = p->last + p->last_size;
 		v->depth++;
 	} else if (p->cls == EMU_CLS_RET && v->depth) {
@@ -764,7 +797,7 @@ static void taken_branch(struct vcpu *v, struct tb *p, struct tb *tb)
 			v->pair = v->saved[v->depth];
 	} else if (want_cs && tb->entry &&
 		   (p->cls == EMU_CLS_JUMP || p->cls == EMU_CLS_IJUMP || p->cls == EMU_CLS_COND)) {
-		v->pair = pair_step(v->pair, p->last, 1); /* a tail call */
+		v->pair = pair_step_at(p, v->pair, 1); /* a tail call */
 	}
 	if (!ev_insns)
 		v->countdown--;
@@ -1054,19 +1087,16 @@ static void dump_cscounts(void)
 	cput(&n, 8);
 	for (uint32_t i = 0; i < pairs_n; i++)
 		cput(&pairs[i], 8);
-	/* Blocks: those with a count, numbered in this order. */
+	/* The blocks that ran, numbered, then their counts and edges. */
 	n = 0;
-	for (struct tb *t = all_tbs; t; t = t->next)
-		if (t->cc[0].n)
+	for (struct tb *t = all_tbs; t; t = t->next) {
+		if (t->cc_n)
+			smap_add(&t->cmap, 0, t->cc_pair, t->cc_n);
+		t->cc_n = 0;
+		if (t->cmap)
 			t->dump_idx = (uint32_t)++n;
-	for (size_t i = 0; i < cs_blocks.cap; i++)
-		if (cs_blocks.e[i].v) {
-			struct tb *t = (struct tb *)(uintptr_t)cs_blocks.e[i].a;
-			if (!t->dump_idx)
-				t->dump_idx = (uint32_t)++n;
-		}
+	}
 	cput(&n, 8);
-	/* Each block record names its index, so any order will do. */
 	for (struct tb *t = all_tbs; t; t = t->next) {
 		if (!t->dump_idx)
 			continue;
@@ -1077,40 +1107,28 @@ static void dump_cscounts(void)
 		if (t->n_insns & 1)
 			cput(hdr + 1, 4);
 	}
-	n = cs_blocks.n;
+	n = 0;
 	for (struct tb *t = all_tbs; t; t = t->next)
-		n += (t->cc[0].n != 0) + (t->cc[1].n != 0);
+		n += t->cmap ? t->cmap->n : 0;
 	cput(&n, 8);
 	for (struct tb *t = all_tbs; t; t = t->next)
-		for (int i = 0; i < 2; i++)
-			if (t->cc[i].n) {
-				uint32_t r[2] = {t->dump_idx - 1, t->cc[i].pair};
+		for (uint32_t i = 0; t->cmap && i < t->cmap->cap; i++)
+			if (t->cmap->e[i].n) {
+				uint32_t r[2] = {t->dump_idx - 1, (uint32_t)t->cmap->e[i].pair};
 				cput(r, 8);
-				cput(&t->cc[i].n, 8);
+				cput(&t->cmap->e[i].n, 8);
 			}
-	for (size_t i = 0; i < cs_blocks.cap; i++)
-		if (cs_blocks.e[i].v) {
-			const struct kent *e = &cs_blocks.e[i];
-			uint32_t r[2] = {((struct tb *)(uintptr_t)e->a)->dump_idx - 1, (uint32_t)e->b};
-			cput(r, 8);
-			cput(&e->v, 8);
-		}
-	n = cs_edges.n;
+	n = 0;
 	for (struct tb *t = all_tbs; t; t = t->next)
-		n += (t->ce[0].n != 0) + (t->ce[1].n != 0);
+		n += t->emap ? t->emap->n : 0;
 	cput(&n, 8);
 	for (struct tb *t = all_tbs; t; t = t->next)
-		for (int i = 0; i < 2; i++)
-			if (t->ce[i].n) {
-				uint64_t r[4] = {t->last, t->ce[i].to, t->ce[i].pair, t->ce[i].n};
+		for (uint32_t i = 0; t->emap && i < t->emap->cap; i++)
+			if (t->emap->e[i].n) {
+				const struct sent *e = &t->emap->e[i];
+				uint64_t r[4] = {t->last, e->to, e->pair, e->n};
 				cput(r, sizeof r);
 			}
-	for (size_t i = 0; i < cs_edges.cap; i++)
-		if (cs_edges.e[i].v) {
-			const struct kent *e = &cs_edges.e[i];
-			uint64_t r[4] = {e->a, e->b, e->c, e->v};
-			cput(r, sizeof r);
-		}
 	if (write_all(cfd, cbuf, cbuf_n) < 0)
 		cbad = 1;
 	cbuf_n = 0;

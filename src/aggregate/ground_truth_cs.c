@@ -416,7 +416,12 @@ int spgo_gt_cs_convert(const char *cscounts, spgo_gt_map_fn map, void *arg, cons
 	VEC(uint32_t) pair_fp = {0}, pair_tv = {0};
 	VEC(size_t) block_at = {0};    /* block index -> offset of its record */
 	struct spgo_kmap last_cls;     /* runtime last insn -> end << 8 | cls */
+	struct spgo_kmap cond_end;     /* conditional branch p_vaddr -> fall-through p_vaddr + 1 */
+	struct spgo_kmap taken[2];     /* per view: (ctx, conditional branch) -> taken count */
 	spgo_kmap_init(&last_cls, 1);
+	spgo_kmap_init(&cond_end, 1);
+	spgo_kmap_init(&taken[0], 2);
+	spgo_kmap_init(&taken[1], 2);
 	VEC(char) txt = {0};
 	struct spgo_gt_cs gt = {0};
 	spgo_strtab_init(&texts);
@@ -497,7 +502,10 @@ int spgo_gt_cs_convert(const char *cscounts, spgo_gt_map_fn map, void *arg, cons
 		uint32_t last;
 		memcpy(&last, r.d + r.pos + 4 * (size_t)(ni - 1), 4);
 		uint64_t la = start + (last >> 16);
-		*spgo_kmap_upsert(&last_cls, &la) = (la + ((last >> 8) & 0xff)) << 8 | (last & 0xff);
+		uint64_t end = la + ((last >> 8) & 0xff), lva, eva;
+		*spgo_kmap_upsert(&last_cls, &la) = end << 8 | (last & 0xff);
+		if ((last & 0xff) == EMU_CLS_COND && map(arg, la, &lva))
+			*spgo_kmap_upsert(&cond_end, &lva) = (map(arg, end, &eva) ? eva : SPGO_GT_OUTSIDE) + 1;
 		r.pos += bytes;
 	}
 	if (r.bad)
@@ -545,8 +553,10 @@ int spgo_gt_cs_convert(const char *cscounts, spgo_gt_map_fn map, void *arg, cons
 		char kind;
 		if (cls_kind_taken[cls & 7])
 			kind = 'T';
+		else if (cls == EMU_CLS_COND && to == end)
+			continue; /* the plugin leaves these out; derived below */
 		else if (cls == EMU_CLS_COND)
-			kind = to == end ? 'F' : 'T';
+			kind = 'T';
 		else if (to == end)
 			continue; /* a block split: sequential flow */
 		else
@@ -562,10 +572,30 @@ int spgo_gt_cs_convert(const char *cscounts, spgo_gt_map_fn map, void *arg, cons
 					   fin ? fva : SPGO_GT_OUTSIDE, tin ? tva : SPGO_GT_OUTSIDE,
 					   (uint64_t)kind};
 			*spgo_kmap_upsert(&cv[v].edges, key) += count;
+			if (fin && cls == EMU_CLS_COND) {
+				uint64_t tk[2] = {key[0], fva};
+				*spgo_kmap_upsert(&taken[v], tk) += count;
+			}
 		}
 	}
 	if (r.bad)
 		goto trunc;
+	/* Fall-throughs of conditional branches: executions less taken ones. */
+	for (int v = 0; v < 2; v++) {
+		const uint64_t *key;
+		uint64_t *val;
+		for (size_t it = 0; spgo_kmap_next(&cv[v].insns, &it, &key, &val);) {
+			uint64_t *ce = spgo_kmap_find(&cond_end, &key[1]);
+			if (!ce)
+				continue;
+			uint64_t *tk = spgo_kmap_find(&taken[v], key);
+			uint64_t t = tk ? *tk : 0;
+			if (*val <= t)
+				continue;
+			uint64_t ek[4] = {key[0], key[1], *ce - 1, 'F'};
+			*spgo_kmap_upsert(&cv[v].edges, ek) += *val - t;
+		}
+	}
 
 	/* Per view: the contexts used, numbered by their text (the empty one
 	 * first), then the sorted records. */
@@ -644,6 +674,9 @@ out:
 		spgo_kmap_free(&cv[v].edges);
 	}
 	spgo_kmap_free(&last_cls);
+	spgo_kmap_free(&cond_end);
+	spgo_kmap_free(&taken[0]);
+	spgo_kmap_free(&taken[1]);
 	VEC_FREE(&pair_fp);
 	VEC_FREE(&pair_tv);
 	VEC_FREE(&block_at);

@@ -22,7 +22,8 @@
  * that many { u64 start; u32 n_insns, index; n_insns x u32 as above,
  * padded to 8 bytes }, u64 n_counts and that many { u32 block index, pair;
  * u64 count }, u64 n_edges and that many { u64 from, to, pair, count }
- * (pair: the context of the block that ran `from`).
+ * (pair: the context of the block that ran `from`; fall-throughs of
+ * conditional branches are left out: spgo derives them from the counts).
  */
 #ifndef SPGO_EMULATE_TRACE_H
 #define SPGO_EMULATE_TRACE_H
