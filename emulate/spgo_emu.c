@@ -20,14 +20,28 @@
  *  - Ground truth: each TB counts its executions (the per-instruction
  *    counts follow), and each (last instruction, next block) pair counts as
  *    an edge.
+ *  - Context-sensitive ground truth (cscounts=FILE): the same counts per
+ *    calling context.  A context is the list of call sites on the shadow
+ *    stack, interned to a small id: a call maps (context, call site) to
+ *    the child context through a cache, a return restores the id saved when
+ *    the returning frame was pushed.  Two views run side by side: the
+ *    frame-pointer view (a tail call replaces the caller's frame, as above)
+ *    and the true view, where a jump to a function entry of the main binary
+ *    (entries=FILE, from spgo) pushes the jump as a call site that the next
+ *    return pops with its caller.  A (frame-pointer, true) pair of ids is
+ *    interned once more, so blocks and edges count under one 32-bit key.
+ *    Contexts stay bounded: adjacent repeated call-site sequences are
+ *    removed as they form (llvm-profgen's compressRecursionContext, done
+ *    incrementally), and only the innermost csdepth call sites are kept.
  *
  * One callback per executed TB does all this; nothing is done per
  * instruction.  The plugin writes two files (see src/emulate/trace.h);
  * `spgo emulate` turns them into perf.data and the ground-truth file.
  *
  * Arguments (plugin args, key=value): trace=FILE (required), counts=FILE,
- * event=branches|instructions, period=N, lbr=N (1..32), skid=N (blocks),
- * maxstack=N, truncate=PERCENT, seed=N.
+ * cscounts=FILE, entries=FILE, csdepth=N, event=branches|instructions,
+ * period=N, lbr=N (1..32), skid=N (blocks), maxstack=N, truncate=PERCENT,
+ * seed=N.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -60,6 +74,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+struct smap;
+
 /* One translated block. */
 struct tb {
 	/* The first 64 bytes (one cache line) are all an execution touches. */
@@ -73,6 +89,14 @@ struct tb {
 	uint8_t cls;       /* enum emu_cls of the last instruction */
 	uint8_t last_size; /* so the fall-through address is last + last_size */
 	struct tb *next;   /* all blocks, for the dump at exit */
+	/* Context-sensitive counts (cscounts=): the pair this block's call or
+	 * tail call last led from and to (+ 1; 0 none). */
+	uint32_t step_from, step_to;
+	uint32_t cc_pair; /* the block's current (pair, count) slot */
+	uint64_t cc_n;
+	struct smap *cmap, *emap; /* (pair) -> count; (pair, to) -> count */
+	uint32_t dump_idx; /* index in the dump's block table, + 1 */
+	uint8_t entry;     /* starts at a function entry of the main binary */
 	uint32_t insn[]; /* offset << 16 | size << 8 | cls */
 };
 
@@ -94,6 +118,11 @@ struct vcpu {
 	uint64_t sys_a[6];
 	struct lbr_entry lbr[LBR_MAX];
 	uint64_t stack[STACK_MAX]; /* ring: the innermost STACK_MAX frames */
+	/* Contexts (cscounts=): the current (fp, true) pair id and, per
+	 * shadow-stack depth, the pair id to restore when that frame returns. */
+	uint32_t pair;
+	uint32_t *saved;
+	uint64_t saved_cap;
 };
 
 /* Settings. */
@@ -106,7 +135,10 @@ static uint32_t truncate_pct;
 static uint64_t seed = 1;
 static int want_counts;
 
-static char *trace_path, *counts_path;
+static int want_cs;            /* context-sensitive counts */
+static uint32_t cs_depth = 126; /* call sites kept per context */
+
+static char *trace_path, *counts_path, *cscounts_path, *entries_path;
 static int trace_fd = -1;
 static pid_t our_pid;
 static int disabled; /* in a forked child: write nothing */
@@ -251,7 +283,11 @@ __attribute__((noinline, cold)) static struct vcpu *vcpu_new(unsigned int vi)
 		}
 		vcpus[vi] = v;
 	} else {
+		uint32_t *saved = v->saved; /* keep the context stack's memory */
+		uint64_t cap = v->saved_cap;
 		memset(v, 0, sizeof *v);
+		v->saved = saved;
+		v->saved_cap = cap;
 	}
 	v->rng = (seed ^ (0x9E3779B97F4A7C15ULL * (vi + 1))) | 1;
 	v->skid_left = -1;
@@ -394,6 +430,346 @@ static inline void edge_add(struct tb *p, uint64_t to)
 		edge_slow(p->last, to);
 }
 
+
+/* ---- calling contexts (cscounts=) ------------------------------------------------------------ */
+
+/* A small open-addressing table of three-word keys; an entry is in use when
+ * v != 0, so callers store counts (>= 1) or ids + 1.  Caller holds lock
+ * when mt. */
+struct kent {
+	uint64_t a, b, c, v;
+};
+struct ktab {
+	struct kent *e;
+	size_t cap, n;
+};
+
+static inline size_t khash(uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t h = a * 0x9E3779B97F4A7C15ULL ^ b * 0xC2B2AE3D27D4EB4FULL ^ c * 0x165667B19E3779F9ULL;
+	h ^= h >> 29;
+	return (size_t)(h * 0xff51afd7ed558ccdULL >> 17);
+}
+
+static void *xcalloc_or_die(size_t n, size_t size)
+{
+	void *p = calloc(n, size);
+	if (!p) {
+		fprintf(stderr, "spgo-emulate: out of memory\n");
+		_exit(70);
+	}
+	return p;
+}
+
+/* The value slot of key (a, b, c), inserted with v = 0 if new: the caller
+ * then sets it non-zero before the next call. */
+static uint64_t *ktab_get(struct ktab *t, uint64_t a, uint64_t b, uint64_t c)
+{
+	if ((t->n + 1) * 2 > t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 1024;
+		struct kent *e = xcalloc_or_die(cap, sizeof *e);
+		for (size_t i = 0; i < t->cap; i++) {
+			if (!t->e[i].v)
+				continue;
+			size_t h = khash(t->e[i].a, t->e[i].b, t->e[i].c);
+			while (e[h & (cap - 1)].v)
+				h++;
+			e[h & (cap - 1)] = t->e[i];
+		}
+		free(t->e);
+		t->e = e;
+		t->cap = cap;
+	}
+	for (size_t h = khash(a, b, c);; h++) {
+		struct kent *x = &t->e[h & (t->cap - 1)];
+		if (!x->v) {
+			x->a = a, x->b = b, x->c = c;
+			t->n++;
+			return &x->v;
+		}
+		if (x->a == a && x->b == b && x->c == c)
+			return &x->v;
+	}
+}
+
+/* Context lists: id -> sites[off .. off + len), call sites root first (the
+ * address of the call or tail-call jump).  Id 0 is the empty context. */
+struct ctx {
+	uint64_t off;
+	uint32_t len;
+};
+static struct ctx *ctxs;
+static uint32_t ctxs_n, ctxs_cap;
+static uint64_t *ctx_sites;
+static size_t ctx_sites_n, ctx_sites_cap;
+static uint32_t *ctx_index; /* content hash: id + 1, open addressing */
+static size_t ctx_index_cap;
+
+/* Pairs: id -> (frame-pointer context, true context); pair 0 is (0, 0). */
+struct pair {
+	uint32_t fp, tv;
+};
+static struct pair *pairs;
+static uint32_t pairs_n, pairs_cap;
+static struct ktab pair_index; /* (fp, tv) -> pair + 1 */
+static struct ktab pair_next;  /* (pair, site, 0 call | 1 tail call) -> pair + 1 */
+
+static size_t sites_hash(const uint64_t *s, uint32_t n)
+{
+	uint64_t h = n;
+	for (uint32_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 0x100000001B3ULL + (h >> 31);
+	return khash(h, n, 0);
+}
+
+static uint32_t ctx_intern(const uint64_t *s, uint32_t n)
+{
+	if ((ctxs_n + 1) * 2 > ctx_index_cap) {
+		size_t cap = ctx_index_cap ? ctx_index_cap * 2 : 1024;
+		uint32_t *ix = xcalloc_or_die(cap, sizeof *ix);
+		for (uint32_t id = 0; id < ctxs_n; id++) {
+			size_t h = sites_hash(ctx_sites + ctxs[id].off, ctxs[id].len);
+			while (ix[h & (cap - 1)])
+				h++;
+			ix[h & (cap - 1)] = id + 1;
+		}
+		free(ctx_index);
+		ctx_index = ix;
+		ctx_index_cap = cap;
+	}
+	size_t h = sites_hash(s, n);
+	for (;; h++) {
+		uint32_t *slot = &ctx_index[h & (ctx_index_cap - 1)];
+		if (!*slot) {
+			if (ctxs_n == ctxs_cap) {
+				ctxs_cap = ctxs_cap ? ctxs_cap * 2 : 1024;
+				ctxs = realloc(ctxs, ctxs_cap * sizeof *ctxs);
+			}
+			if (ctx_sites_n + n > ctx_sites_cap || !ctx_sites) {
+				while (ctx_sites_n + n > ctx_sites_cap || !ctx_sites_cap)
+					ctx_sites_cap = ctx_sites_cap ? ctx_sites_cap * 2 : 4096;
+				ctx_sites = realloc(ctx_sites, ctx_sites_cap * sizeof *ctx_sites);
+			}
+			if (!ctxs || !ctx_sites) {
+				fprintf(stderr, "spgo-emulate: out of memory\n");
+				_exit(70);
+			}
+			if (n)
+				memcpy(ctx_sites + ctx_sites_n, s, n * sizeof *s);
+			ctxs[ctxs_n].off = ctx_sites_n;
+			ctxs[ctxs_n].len = n;
+			ctx_sites_n += n;
+			*slot = ++ctxs_n;
+			return ctxs_n - 1;
+		}
+		const struct ctx *c = &ctxs[*slot - 1];
+		if (c->len == n && (!n || !memcmp(ctx_sites + c->off, s, n * sizeof *s)))
+			return *slot - 1;
+	}
+}
+
+/*
+ * The context of parent followed by site.  Parent has no adjacent repeated
+ * sequence, so one can only end at the new site: the shortest one found is
+ * removed (what is left is a prefix of parent, free of repeats again).
+ * Then only the innermost cs_depth sites are kept.
+ */
+static uint32_t ctx_child(uint32_t parent, uint64_t site)
+{
+	static uint64_t buf[STACK_MAX + 1];
+	uint32_t n = ctxs[parent].len;
+	memcpy(buf, ctx_sites + ctxs[parent].off, n * sizeof *buf);
+	buf[n++] = site;
+	for (uint32_t len = 1; 2 * len <= n; len++)
+		if (!memcmp(buf + n - 2 * len, buf + n - len, len * sizeof *buf)) {
+			n -= len;
+			break;
+		}
+	uint32_t from = n > cs_depth ? n - cs_depth : 0;
+	return ctx_intern(buf + from, n - from);
+}
+
+static uint32_t pair_of(uint32_t fp, uint32_t tv)
+{
+	uint64_t *v = ktab_get(&pair_index, fp, tv, 0);
+	if (!*v) {
+		if (pairs_n == pairs_cap) {
+			pairs_cap = pairs_cap ? pairs_cap * 2 : 1024;
+			pairs = realloc(pairs, pairs_cap * sizeof *pairs);
+			if (!pairs) {
+				fprintf(stderr, "spgo-emulate: out of memory\n");
+				_exit(70);
+			}
+		}
+		pairs[pairs_n] = (struct pair){fp, tv};
+		*v = ++pairs_n;
+	}
+	return (uint32_t)(*v - 1);
+}
+
+/* The pair after a call (tail = 0: both views push the site) or a tail call
+ * (tail = 1: only the true view does). */
+__attribute__((noinline)) static uint32_t pair_step(uint32_t pair, uint64_t site, int tail)
+{
+	if (mt)
+		pthread_mutex_lock(&lock);
+	uint64_t *v = ktab_get(&pair_next, pair, site, (uint64_t)tail);
+	if (!*v) {
+		struct pair p = pairs[pair];
+		uint32_t fp = tail ? p.fp : ctx_child(p.fp, site);
+		uint32_t tv = ctx_child(p.tv, site);
+		uint32_t next = pair_of(fp, tv);
+		v = ktab_get(&pair_next, pair, site, (uint64_t)tail); /* the table may have grown */
+		*v = (uint64_t)next + 1;
+	}
+	uint32_t r = (uint32_t)(*v - 1);
+	if (mt)
+		pthread_mutex_unlock(&lock);
+	return r;
+}
+
+/* pair_step through the cache in the block p whose last instruction is the
+ * call or jump (one site, one kind per block). */
+static inline uint32_t pair_step_at(struct tb *p, uint32_t pair, int tail)
+{
+	if (p->step_from == pair + 1 && p->step_to)
+		return p->step_to - 1;
+	uint32_t r = pair_step(pair, p->last, tail);
+	if (!mt)
+		p->step_from = pair + 1, p->step_to = r + 1;
+	return r;
+}
+
+/* A call at site: remember the pair to restore when this frame returns. */
+static void cs_call(struct vcpu *v, struct tb *p)
+{
+	if (UNLIKELY(v->depth >= v->saved_cap)) {
+		uint64_t cap = v->saved_cap ? v->saved_cap * 2 : 1024;
+		while (cap <= v->depth)
+			cap *= 2;
+		uint32_t *s = realloc(v->saved, cap * sizeof *s);
+		if (!s) {
+			fprintf(stderr, "spgo-emulate: out of memory\n");
+			_exit(70);
+		}
+		v->saved = s;
+		v->saved_cap = cap;
+	}
+	v->saved[v->depth] = v->pair;
+	v->pair = pair_step_at(p, v->pair, 0);
+}
+
+/*
+ * Counts live with their block: a slot for the pair it ran under last (its
+ * cache line is loaded anyway, and a loop runs its blocks in one context),
+ * then a small hash table per block, (pair) -> count, which stays hot with
+ * the block.  Edges go to a table per source block, (pair, to) -> count,
+ * but for fall-throughs out of a conditional branch (spgo derives them
+ * from the counts).
+ */
+struct sent {
+	uint64_t to, pair, n;
+};
+struct smap {
+	uint32_t cap, n;
+	struct sent e[];
+};
+
+__attribute__((noinline)) static void smap_add(struct smap **mp, uint64_t to, uint32_t pair, uint64_t n)
+{
+	struct smap *m = *mp;
+	if (!m || (m->n + 1) * 4 > m->cap * 3) {
+		uint32_t cap = m ? m->cap * 2 : 4;
+		struct smap *x = xcalloc_or_die(1, sizeof *x + cap * sizeof(struct sent));
+		x->cap = cap;
+		for (uint32_t i = 0; m && i < m->cap; i++) {
+			if (!m->e[i].n)
+				continue;
+			size_t h = khash(m->e[i].to, m->e[i].pair, 0);
+			while (x->e[h & (cap - 1)].n)
+				h++;
+			x->e[h & (cap - 1)] = m->e[i];
+			x->n++;
+		}
+		free(m);
+		*mp = m = x;
+	}
+	for (size_t h = khash(to, pair, 0);; h++) {
+		struct sent *e = &m->e[h & (m->cap - 1)];
+		if (!e->n) {
+			e->to = to, e->pair = pair, e->n = n;
+			m->n++;
+			return;
+		}
+		if (e->to == to && e->pair == pair) {
+			e->n += n;
+			return;
+		}
+	}
+}
+
+/* Count an execution of tb under pair, and the edge from p (run under
+ * p_pair) to tb; caller holds lock when mt. */
+static inline void cs_count(struct tb *p, uint32_t p_pair, struct tb *tb, uint32_t pair)
+{
+	if (LIKELY(tb->cc_pair == pair && tb->cc_n)) {
+		tb->cc_n++;
+	} else {
+		if (tb->cc_n)
+			smap_add(&tb->cmap, 0, tb->cc_pair, tb->cc_n);
+		tb->cc_pair = pair, tb->cc_n = 1;
+	}
+	if (!p || (tb->start == p->last + p->last_size && p->cls == EMU_CLS_COND))
+		return;
+	smap_add(&p->emap, tb->start, p_pair, 1);
+}
+
+/* Function entries of the main binary (entries=FILE from spgo: u64 lowest
+ * executable p_vaddr, u64 n, n sorted entry p_vaddrs): where a jump is a
+ * tail call in the true view. */
+static uint64_t *entries, n_entries, entries_lowest;
+static int64_t entries_bias;
+static int entries_biased;
+
+static int load_entries(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	uint64_t hdr[2];
+	if (!f || fread(hdr, 8, 2, f) != 2 || hdr[1] > (1u << 28)) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	entries_lowest = hdr[0];
+	n_entries = hdr[1];
+	entries = malloc((n_entries + 1) * 8);
+	int rc = entries && fread(entries, 8, n_entries, f) == n_entries ? 0 : -1;
+	fclose(f);
+	return rc;
+}
+
+static int is_entry(uint64_t addr)
+{
+	if (!n_entries)
+		return 0;
+	if (!entries_biased) {
+		/* QEMU's start_code is the lowest executable segment's runtime
+		 * address (the image is loaded before any block is translated). */
+		entries_bias = (int64_t)(qemu_plugin_start_code() - entries_lowest);
+		entries_biased = 1;
+	}
+	uint64_t va = addr - (uint64_t)entries_bias;
+	size_t lo = 0, hi = n_entries;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (entries[mid] < va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n_entries && entries[lo] == va;
+}
+
 /* ---- the per-block callback -------------------------------------------------------------- */
 
 static void taken_branch(struct vcpu *v, struct tb *p, struct tb *tb)
@@ -405,6 +781,8 @@ static void taken_branch(struct vcpu *v, struct tb *p, struct tb *tb)
 	if (v->lbr_n < LBR_MAX)
 		v->lbr_n++;
 	if (p->cls == EMU_CLS_CALL || p->cls == EMU_CLS_ICALL) {
+		if (want_cs)
+			cs_call(v, p);
 		v->stack[v->depth % STACK_MAX] = p->last + p->last_size;
 		v->depth++;
 	} else if (p->cls == EMU_CLS_RET && v->depth) {
@@ -415,6 +793,11 @@ static void taken_branch(struct vcpu *v, struct tb *p, struct tb *tb)
 		while (k < lim && v->stack[(v->depth - 1 - k) % STACK_MAX] != tb->start)
 			k++;
 		v->depth -= k < lim ? k + 1 : 1;
+		if (want_cs)
+			v->pair = v->saved[v->depth];
+	} else if (want_cs && tb->entry &&
+		   (p->cls == EMU_CLS_JUMP || p->cls == EMU_CLS_IJUMP || p->cls == EMU_CLS_COND)) {
+		v->pair = pair_step_at(p, v->pair, 1); /* a tail call */
 	}
 	if (!ev_insns)
 		v->countdown--;
@@ -465,6 +848,7 @@ static void tb_exec(unsigned int vi, void *udata)
 	}
 
 	struct tb *p = v->prev;
+	uint32_t p_pair = v->pair; /* the context p ran in */
 	v->prev = tb;
 	if (UNLIKELY(!p)) {
 		thread_start(v, tb);
@@ -481,6 +865,15 @@ static void tb_exec(unsigned int vi, void *udata)
 				edge_add(p, tb->start);
 				pthread_mutex_unlock(&lock);
 			}
+		}
+	}
+	if (want_cs) {
+		if (LIKELY(!mt)) {
+			cs_count(p, p_pair, tb, v->pair);
+		} else {
+			pthread_mutex_lock(&lock);
+			cs_count(p, p_pair, tb, v->pair);
+			pthread_mutex_unlock(&lock);
 		}
 	}
 
@@ -507,6 +900,8 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *qtb)
 	}
 	tb->start = qemu_plugin_tb_vaddr(qtb);
 	tb->n_insns = (uint32_t)n;
+	if (want_cs)
+		tb->entry = (uint8_t)is_entry(tb->start);
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *in = qemu_plugin_tb_get_insn(qtb, i);
 		uint64_t a = qemu_plugin_insn_vaddr(in);
@@ -691,6 +1086,81 @@ static void dump_counts(void)
 		fprintf(stderr, "spgo-emulate: %s: write failed\n", counts_path);
 }
 
+/*
+ * The context-sensitive counts (layout in emulate_trace.h): contexts, pairs,
+ * the blocks that ran with their instructions, then (block, pair) and
+ * (from, to, pair) counts, the tb caches and the tables together.
+ */
+static void dump_cscounts(void)
+{
+	cfd = open(cscounts_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (cfd < 0) {
+		fprintf(stderr, "spgo-emulate: %s: %s\n", cscounts_path, strerror(errno));
+		return;
+	}
+	cbuf_n = 0;
+	cbad = 0;
+	uint64_t magic = EMU_CSCOUNTS_MAGIC, n = ctxs_n;
+	cput(&magic, 8);
+	cput(&n, 8);
+	for (uint32_t i = 0; i < ctxs_n; i++) {
+		uint64_t len = ctxs[i].len;
+		cput(&len, 8);
+		cput(ctx_sites + ctxs[i].off, 8 * len);
+	}
+	n = pairs_n;
+	cput(&n, 8);
+	for (uint32_t i = 0; i < pairs_n; i++)
+		cput(&pairs[i], 8);
+	/* The blocks that ran, numbered, then their counts and edges. */
+	n = 0;
+	for (struct tb *t = all_tbs; t; t = t->next) {
+		if (t->cc_n)
+			smap_add(&t->cmap, 0, t->cc_pair, t->cc_n);
+		t->cc_n = 0;
+		if (t->cmap)
+			t->dump_idx = (uint32_t)++n;
+	}
+	cput(&n, 8);
+	for (struct tb *t = all_tbs; t; t = t->next) {
+		if (!t->dump_idx)
+			continue;
+		uint32_t hdr[2] = {t->n_insns, t->dump_idx - 1};
+		cput(&t->start, 8);
+		cput(hdr, 8);
+		cput(t->insn, 4 * (size_t)t->n_insns);
+		if (t->n_insns & 1)
+			cput(hdr + 1, 4);
+	}
+	n = 0;
+	for (struct tb *t = all_tbs; t; t = t->next)
+		n += t->cmap ? t->cmap->n : 0;
+	cput(&n, 8);
+	for (struct tb *t = all_tbs; t; t = t->next)
+		for (uint32_t i = 0; t->cmap && i < t->cmap->cap; i++)
+			if (t->cmap->e[i].n) {
+				uint32_t r[2] = {t->dump_idx - 1, (uint32_t)t->cmap->e[i].pair};
+				cput(r, 8);
+				cput(&t->cmap->e[i].n, 8);
+			}
+	n = 0;
+	for (struct tb *t = all_tbs; t; t = t->next)
+		n += t->emap ? t->emap->n : 0;
+	cput(&n, 8);
+	for (struct tb *t = all_tbs; t; t = t->next)
+		for (uint32_t i = 0; t->emap && i < t->emap->cap; i++)
+			if (t->emap->e[i].n) {
+				const struct sent *e = &t->emap->e[i];
+				uint64_t r[4] = {t->last, e->to, e->pair, e->n};
+				cput(r, sizeof r);
+			}
+	if (write_all(cfd, cbuf, cbuf_n) < 0)
+		cbad = 1;
+	cbuf_n = 0;
+	if (close(cfd) < 0 || cbad)
+		fprintf(stderr, "spgo-emulate: %s: write failed\n", cscounts_path);
+}
+
 static void at_exit(qemu_plugin_id_t id, void *p)
 {
 	if (disabled || getpid() != our_pid)
@@ -700,6 +1170,8 @@ static void at_exit(qemu_plugin_id_t id, void *p)
 	close(trace_fd);
 	if (want_counts)
 		dump_counts();
+	if (want_cs)
+		dump_cscounts();
 	pthread_mutex_unlock(&lock);
 }
 
@@ -738,6 +1210,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		} else if (KEY("counts")) {
 			counts_path = strdup(val);
 			want_counts = 1;
+		} else if (KEY("cscounts")) {
+			cscounts_path = strdup(val);
+			want_cs = 1;
+		} else if (KEY("entries")) {
+			entries_path = strdup(val);
 		} else if (KEY("event")) {
 			if (strcmp(val, "instructions") == 0)
 				ev_insns = 1;
@@ -759,6 +1236,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			truncate_pct = (uint32_t)u;
 		} else if (KEY("seed")) {
 			seed = u;
+		} else if (KEY("csdepth") && u >= 1 && u <= STACK_MAX) {
+			cs_depth = (uint32_t)u;
 		} else {
 			goto bad;
 		}
@@ -783,6 +1262,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	uint64_t magic = EMU_TRACE_MAGIC;
 	if (write_all(trace_fd, &magic, 8) < 0)
 		return -1;
+	if (entries_path && load_entries(entries_path) < 0) {
+		fprintf(stderr, "spgo-emulate: %s: cannot read the function entries\n", entries_path);
+		return -1;
+	}
+	if (want_cs) { /* context 0 is the empty one, pair 0 is (0, 0) */
+		ctx_intern(NULL, 0);
+		pair_of(0, 0);
+	}
 	our_pid = getpid();
 
 	qemu_plugin_register_vcpu_init_cb(id, vcpu_init);

@@ -20,11 +20,14 @@
 #ifndef SPGO_EMULATE_H
 #define SPGO_EMULATE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct spgo_emu_options {
 	const char *output;   /* perf.data */
 	const char *truth;    /* ground-truth file, or NULL */
+	const char *truth_cs; /* context-sensitive ground-truth file, or NULL */
+	const char *cscounts; /* (set by spgo_emu_run) the plugin's CS counts file */
 	int truth_all;        /* ground truth for shared objects too */
 	int instructions;     /* sample on instructions, not taken branches */
 	uint64_t period;      /* mean sampling period */
@@ -85,5 +88,22 @@ struct spgo_emu_run {
  * death signal), and the temporary files are removed in every case.
  */
 int spgo_emu_run(const struct spgo_emu_options *opt, struct spgo_emu_run *r);
+
+/* The context-sensitive ground truth's emulator side (src/emulate/truth_cs.c). */
+/*
+ * the main binary's function entries, for the plugin to
+ * tell tail calls (its entries=FILE: u64 lowest executable p_vaddr, u64 n,
+ * n sorted p_vaddrs).
+ */
+int spgo_gt_cs_write_entries(const char *binary, const char *out);
+/*
+ * the plugin's context-sensitive counts (cscounts=FILE)
+ * into the file above.  map() turns a runtime address into the main
+ * binary's p_vaddr (1) or says it lies elsewhere (0); path, build-id and
+ * depth go to the header.
+ */
+typedef int (*spgo_gt_map_fn)(void *arg, uint64_t addr, uint64_t *vaddr);
+int spgo_gt_cs_convert(const char *cscounts, spgo_gt_map_fn map, void *arg, const char *path,
+		       const uint8_t *build_id, size_t build_id_len, unsigned depth, const char *out);
 
 #endif

@@ -184,6 +184,17 @@ int spgo_gen_truth(struct spgo_binary *bin, const struct spgo_gt_dso *truth,
 		   const struct spgo_gen_opts *o, struct spgo_profile **out,
 		   struct spgo_gen_stats *stats);
 
+/*
+ * The reference context-sensitive profile of one view of a context-
+ * sensitive ground truth (spgo/ground_truth.h), by the source-level rules
+ * of spgo_cs_gen() (src/gen/gen_cs_truth.c says which) on exact counts;
+ * every context kept (no cold merging), recursion compressed with the
+ * given limit (-1: none, as spgo_cs_opts.compress_recursion).
+ */
+struct spgo_gt_cs_view;
+int spgo_gen_truth_cs(struct spgo_binary *bin, const struct spgo_gt_cs_view *view, int compress,
+		      struct spgo_profile **out);
+
 /* The canonical function name as llvm-profgen writes it (".llvm.N" and
  * ".part.N" suffixes stripped; ".__uniq.N" kept); returns its length. */
 size_t spgo_gen_canonical_name(const char *name, size_t len);

@@ -320,4 +320,49 @@ int spgo_profile_overlap(struct spgo_profile *base, struct spgo_profile *test,
 			 struct spgo_overlap *out);
 void spgo_overlap_free(struct spgo_overlap *o);
 
+/* ---- context-sensitive block overlap ---------------------------------------- */
+
+/*
+ * The CSSPGO paper's block overlap (section IV-C), context by context:
+ * for each unit V (a function's profile in one context), D(V) = sum over
+ * its blocks v (body samples by line offset and discriminator) of
+ * min(f(v) / sum f, gt(v) / sum gt), f the measured profile, gt the
+ * reference (`spgo gen --ground-truth-cs`); the program's figure is the
+ * mean of D(V) weighted by each unit's share of the measured profile's
+ * samples (and, second figure, of the reference's).  The measured profile
+ * defines the units (src/profile/cs_overlap.c tells how a reference
+ * context finds its unit):
+ *  - SPGO_CSO_CONTEXT: its contexts (inlinees of nested or non-CS profiles
+ *    as "caller:loc @ callee"); a reference context it lacks counts for the
+ *    base profile of its leaf function;
+ *  - SPGO_CSO_INLINE (post-inline): each function's out-of-line copy and
+ *    each inlined copy, inlinees being inlined when marked ShouldBeInlined
+ *    (SPGO_CSO_INLINE_MARKED), always (_ALL: a non-CS profile's inline
+ *    tree, or every context) or never (_NONE: context-insensitive).
+ */
+enum { SPGO_CSO_CONTEXT = 0, SPGO_CSO_INLINE = 1 };
+enum { SPGO_CSO_INLINE_MARKED = 0, SPGO_CSO_INLINE_ALL = 1, SPGO_CSO_INLINE_NONE = 2 };
+
+struct spgo_cso_unit {
+	char *key;                 /* "main:3 @ foo", or "foo" for a base profile */
+	uint64_t test_sum, ref_sum; /* body samples of the unit */
+	double overlap;            /* D(V), 0 when one side has no samples */
+	int inlined;               /* a context (inlined copy), not a base profile */
+};
+
+struct spgo_cs_overlap {
+	double overlap;      /* weighted by the measured profile's samples */
+	double ref_weighted; /* weighted by the reference's samples */
+	uint64_t test_total, ref_total;
+	size_t matched, test_only, ref_only; /* units with samples in both / one */
+	struct spgo_cso_unit *units;         /* measured samples descending */
+	size_t n_units;
+};
+
+int spgo_cs_overlap(struct spgo_profile *ref, struct spgo_profile *test, int view, int inline_mode,
+		    struct spgo_cs_overlap *out);
+/* The figures, then the top units (all when top is 0... none when -1). */
+void spgo_cs_overlap_print(const struct spgo_cs_overlap *o, FILE *fp, long top);
+void spgo_cs_overlap_free(struct spgo_cs_overlap *o);
+
 #endif

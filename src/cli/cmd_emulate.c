@@ -26,6 +26,12 @@ static const char usage[] =
 	"  -o, --output FILE        perf.data to write (required)\n"
 	"  --ground-truth FILE      also write exact instruction and edge counts\n"
 	"  --ground-truth-all       ... for shared objects too (default: main program)\n"
+	"  --ground-truth-cs FILE   also write the main program's counts per calling\n"
+	"                           context (frame-pointer and true views; contexts\n"
+	"                           of at most --max-stack - 1 call sites)\n"
+	"  --ground-truth-cs FILE   also write the main program's counts per calling\n"
+	"                           context (frame-pointer and true views; contexts\n"
+	"                           of at most --max-stack - 1 call sites)\n"
 	"  -e, --event EV           count 'branches' (taken, default) or 'instructions'\n"
 	"  -c, --period N           mean sampling period (default 20011; randomized\n"
 	"                           uniformly in [N/2, 3N/2])\n"
@@ -43,11 +49,12 @@ static void print_usage(FILE *fp)
 	fputs(usage, fp);
 }
 
-enum { O_TRUTH = CLI_LONG, O_TRUTH_ALL, O_LBR, O_SKID, O_MAXSTACK, O_TRUNC, O_SEED, O_QEMU, O_PLUGIN };
+enum { O_TRUTH = CLI_LONG, O_TRUTH_ALL, O_TRUTH_CS, O_LBR, O_SKID, O_MAXSTACK, O_TRUNC, O_SEED, O_QEMU, O_PLUGIN };
 static const struct cli_opt opts[] = {
 	CLI_VAL("o", 'o'), CLI_VAL("output", 'o'),
 	CLI_VAL("ground-truth", O_TRUTH),
 	CLI_FLAG("ground-truth-all", O_TRUTH_ALL),
+	CLI_VAL("ground-truth-cs", O_TRUTH_CS),
 	CLI_VAL("e", 'e'), CLI_VAL("event", 'e'),
 	CLI_VAL("c", 'c'), CLI_VAL("period", 'c'),
 	/* the order of O_LBR..O_TRUNC is that of their ranges in cmd_emulate() */
@@ -98,6 +105,7 @@ int cmd_emulate(int argc, char **argv)
 		case 'o': o.output = op.val; break;
 		case O_TRUTH: o.truth = op.val; break;
 		case O_TRUTH_ALL: o.truth_all = 1; break;
+		case O_TRUTH_CS: o.truth_cs = op.val; break;
 		case 'e':
 			if (cli_choice(&op, "branches\0instructions\0", &o.instructions) < 0)
 				return 2;
@@ -131,7 +139,7 @@ int cmd_emulate(int argc, char **argv)
 	if (strcmp(o.output, "-") == 0)
 		spgo_die("-o -: perf.data cannot be written to stdout (the header needs a seekable file)");
 	/* Fail before a long emulation, not after, when outputs cannot be written. */
-	const char *outs[] = {o.output, o.truth};
+	const char *outs[] = {o.output, o.truth, o.truth_cs};
 	for (size_t i = 0; i < SPGO_ARRAY_LEN(outs); i++) {
 		if (!outs[i])
 			continue;

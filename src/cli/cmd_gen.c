@@ -24,6 +24,7 @@ static const char usage[] =
 	"                [--gcov-version 1|2] [--update-total-samples] [--use-dwarf-correlation]\n"
 	"                [--cs [--cs-nested] [--cs-infer-tail-calls]] [--quiet]\n"
 	"       spgo gen --binary BIN [--debug-binary DBG] --ground-truth GT -o OUT [--format F]\n"
+	"       spgo gen --binary BIN --ground-truth-cs GT [--truth-view fp|true] -o OUT [--format F]\n"
 	"\n"
 	"Generate an AutoFDO sample profile of BIN from perf samples of it.\n"
 	"  --binary BIN        the profiled (optimized) binary, as it ran\n"
@@ -35,6 +36,9 @@ static const char usage[] =
 	"                      aggregated counts\n"
 	"  --ground-truth GT   exact counts from `spgo emulate --ground-truth` instead:\n"
 	"                      the reference profile sampled ones are measured against\n"
+	"  --ground-truth-cs GT  the reference CS profile from `spgo emulate\n"
+	"                      --ground-truth-cs` (every context; --cs's rules)\n"
+	"  --truth-view V      its frame-pointer view (fp, default) or true view\n"
 	"  -o OUT              the profile to write (\"-\" = stdout)\n"
 	"  --format F          extbinary (default; clang -fprofile-sample-use), text,\n"
 	"                      or gcov (gcc -fauto-profile; implies GCC conventions)\n"
@@ -122,6 +126,29 @@ static int check_event(struct spgo_aggregate *agg, struct spgo_gen_opts *o, cons
 	return 0;
 }
 
+/* --ground-truth-cs: the reference CS profile of one view. */
+static int gen_truth_cs(const char *binary, const char *debug, const struct cli_split *split,
+			const char *truth, int view, const char *out, enum spgo_format fmt,
+			const struct spgo_write_opts *wo)
+{
+	struct spgo_binary *bin;
+	struct spgo_gt_cs gt;
+	struct spgo_profile *p = NULL;
+	if (spgo_binary_open(&bin, binary, debug) < 0)
+		return cli_fail();
+	cli_split_apply(split, bin);
+	int rc = spgo_gt_cs_read(&gt, truth);
+	if (rc == 0) {
+		rc = spgo_gen_truth_cs(bin, &gt.views[view], -1, &p);
+		spgo_gt_cs_free(&gt);
+	}
+	spgo_binary_close(bin);
+	if (rc == 0)
+		rc = spgo_profile_write(p, out, fmt, wo);
+	spgo_profile_free(p);
+	return rc < 0 ? cli_fail() : 0;
+}
+
 static int gen_truth(const char *binary, const char *debug, const struct cli_split *split, const char *truth,
 		     const struct spgo_gen_opts *o, const char *out, enum spgo_format fmt,
 		     const struct spgo_write_opts *wo, int quiet)
@@ -184,7 +211,8 @@ static int gen_cs(struct spgo_aggregate *agg, const struct spgo_cs_opts *o, int 
 int cmd_gen(int argc, char **argv)
 {
 	const char *binary = NULL, *debug = NULL, *data = NULL, *script = NULL, *out = NULL;
-	const char *truth = NULL;
+	const char *truth = NULL, *truth_cs = NULL;
+	int truth_view = SPGO_GT_VIEW_FP;
 	const char *format = "extbinary";
 	int have_pid = 0, quiet = 0, cs = 0, cs_nested = 0, stacks_lbr = 0;
 	struct spgo_cs_opts cso;
@@ -217,6 +245,11 @@ int cmd_gen(int argc, char **argv)
 			script = val;
 		} else if (ARG("--ground-truth")) {
 			truth = val;
+		} else if (ARG("--ground-truth-cs")) {
+			truth_cs = val;
+		} else if (ARG("--truth-view")) {
+			if ((truth_view = spgo_gt_cs_view_parse(val)) < 0)
+				goto bad;
 		} else if (ARG("-o") || ARG("--output")) {
 			out = val;
 		} else if (ARG("--format")) {
@@ -282,7 +315,7 @@ int cmd_gen(int argc, char **argv)
 		return 2;
 #undef ARG
 	}
-	if (!binary || !out || (data != NULL) + (script != NULL) + (truth != NULL) != 1) {
+	if (!binary || !out || (data != NULL) + (script != NULL) + (truth != NULL) + (truth_cs != NULL) != 1) {
 		fputs(usage, stderr);
 		return 2;
 	}
@@ -300,6 +333,8 @@ int cmd_gen(int argc, char **argv)
 		fprintf(stderr, "spgo gen: --cs needs --perf-data or --perf-script and an LLVM format\n");
 		return 2;
 	}
+	if (truth_cs)
+		return gen_truth_cs(binary, debug, &split, truth_cs, truth_view, out, fmt, &wo);
 	if (truth)
 		return gen_truth(binary, debug, &split, truth, &o, out, fmt, &wo, quiet);
 

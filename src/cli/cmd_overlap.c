@@ -12,12 +12,23 @@ static void usage(FILE *fp)
 		    "--sample: similarity, sample overlap, function, hot-function and\n"
 		    "hot-block overlap (hot: each profile's 99%% summary threshold);\n"
 		    "--top N adds the function-level figures of the N functions with\n"
-		    "the most samples in either profile.  --sample is accepted.\n");
+		    "the most samples in either profile.  --sample is accepted.\n"
+		    "\n"
+		    "usage: spgo overlap --cs-truth REF PROFILE [--view context|inline]\n"
+		    "                    [--inline marked|all|none] [--top N]\n"
+		    "Block overlap of PROFILE against REF (spgo gen --ground-truth-cs),\n"
+		    "context by context (the CSSPGO paper's metric), weighted by samples;\n"
+		    "--view inline: the post-inline view (each inlined copy of PROFILE's\n"
+		    "nested form against the truth of that copy; inlinees count as inlined\n"
+		    "when marked ShouldBeInlined, or --inline all / none).\n");
 }
 
-enum { O_TOP = CLI_LONG };
+enum { O_TOP = CLI_LONG, O_CS_TRUTH, O_VIEW, O_INLINE };
 static const struct cli_opt opts[] = {
 	CLI_VAL("top", O_TOP),
+	CLI_VAL("cs-truth", O_CS_TRUTH),
+	CLI_VAL("view", O_VIEW),
+	CLI_VAL("inline", O_INLINE),
 	CLI_FLAG("sample", CLI_IGNORE), /* llvm-profdata overlap --sample */
 	{0},
 };
@@ -25,8 +36,9 @@ static const struct cli_cmd cmd = {.name = "overlap", .usage = usage, .opts = op
 
 int cmd_overlap(int argc, char **argv)
 {
-	const char *a = NULL, *b = NULL;
+	const char *a = NULL, *b = NULL, *cs_truth = NULL;
 	uint64_t top = 0;
+	int cs_view = SPGO_CSO_CONTEXT, cs_inline = SPGO_CSO_INLINE_MARKED;
 	struct cli_parser op;
 	cli_init(&op, &cmd, argc, argv);
 	for (int k; (k = cli_next(&op)) != CLI_END;) {
@@ -37,11 +49,37 @@ int cmd_overlap(int argc, char **argv)
 			if (cli_u64(&op, 0, UINT32_MAX, &top) < 0)
 				return 2;
 			break;
+		case O_CS_TRUTH: cs_truth = op.val; break;
+		case O_VIEW: /* context = SPGO_CSO_CONTEXT, inline = SPGO_CSO_INLINE */
+			if (cli_choice(&op, "context\0inline\0", &cs_view) < 0)
+				return 2;
+			break;
+		case O_INLINE: /* marked, all, none: SPGO_CSO_INLINE_* in that order */
+			if (cli_choice(&op, "marked\0all\0none\0", &cs_inline) < 0)
+				return 2;
+			break;
 		case CLI_ARG:
 			if (b)
 				return cli_usage(&op, "two profiles only (BASE TEST), not '%s' too", op.val);
 			*(a ? &b : &a) = op.val;
 		}
+	}
+	if (cs_truth) {
+		if (!a || b)
+			return cli_usage(&op, "--cs-truth REF takes one profile: PROFILE");
+		struct spgo_profile *ref = spgo_profile_read(cs_truth, NULL), *p = NULL;
+		struct spgo_cs_overlap co;
+		if (!ref || !(p = spgo_profile_read(a, NULL)) ||
+		    spgo_cs_overlap(ref, p, cs_view, cs_inline, &co) < 0) {
+			spgo_profile_free(ref);
+			spgo_profile_free(p);
+			return cli_fail();
+		}
+		spgo_cs_overlap_print(&co, stdout, top ? (long)top : -1);
+		spgo_cs_overlap_free(&co);
+		spgo_profile_free(ref);
+		spgo_profile_free(p);
+		return 0;
 	}
 	if (!a || !b)
 		return cli_usage(&op, "two profiles needed: BASE TEST");

@@ -439,6 +439,26 @@ out:
 	return rc;
 }
 
+/* The context-sensitive ground truth (src/aggregate/ground_truth_cs.c):
+ * addresses map into the main program only. */
+static int map_main(void *arg, uint64_t addr, uint64_t *vaddr)
+{
+	const struct conv *c = arg;
+	long di = to_vaddr(c, addr, vaddr);
+	return di >= 0 && c->dsos.v[di].is_main;
+}
+
+static int write_truth_cs(struct conv *c)
+{
+	for (size_t i = 0; i < c->dsos.n; i++)
+		if (c->dsos.v[i].is_main)
+			return spgo_gt_cs_convert(c->opt->cscounts, map_main, c, c->dsos.v[i].path,
+						  c->dsos.v[i].build_id, c->dsos.v[i].build_id_len,
+						  c->opt->max_stack > 1 ? c->opt->max_stack - 1 : 1,
+						  c->opt->truth_cs);
+	return spgo_error("%s: the main program was not found in the trace", c->opt->cscounts);
+}
+
 /* ---- the trace ---------------------------------------------------------------- */
 
 int spgo_emu_convert(const struct spgo_emu_options *opt, const char *trace, const char *counts,
@@ -579,6 +599,8 @@ int spgo_emu_convert(const struct spgo_emu_options *opt, const char *trace, cons
 	}
 	if (rc == 0 && opt->truth)
 		rc = write_truth(&c, counts, opt->truth);
+	if (rc == 0 && opt->truth_cs)
+		rc = write_truth_cs(&c);
 out:
 	if (c.w)
 		spgo_pw_abort(c.w);

@@ -16,6 +16,7 @@
 
 #include "spgo/common.h"
 #include "spgo/emulate.h"
+#include "spgo/ground_truth.h"
 
 char *spgo_emu_find_plugin(const char *given)
 {
@@ -136,9 +137,25 @@ int spgo_emu_run(const struct spgo_emu_options *o, struct spgo_emu_run *r)
 		return -1;
 	}
 	char *trace = xasprintf("%s/trace", dir), *counts = xasprintf("%s/counts", dir);
-	char *pargs = xasprintf("%s,trace=%s%s%s,event=%s,period=%llu,lbr=%u,skid=%u,maxstack=%u,"
+	char *cscounts = xasprintf("%s/cscounts", dir), *entries = xasprintf("%s/entries", dir);
+	char *csargs = xstrdup("");
+	struct spgo_emu_options oc = *o;
+	if (o->truth_cs) {
+		/* The plugin tells tail calls by the program's function entries. */
+		if (spgo_gt_cs_write_entries(r->cmd[0], entries) < 0) {
+			unlink(entries);
+			rmdir(dir);
+			free(trace), free(counts), free(cscounts), free(entries), free(csargs), free(dir);
+			return -1;
+		}
+		free(csargs);
+		csargs = xasprintf(",cscounts=%s,entries=%s,csdepth=%u", cscounts, entries,
+				   o->max_stack > 1 ? o->max_stack - 1 : 1);
+		oc.cscounts = cscounts;
+	}
+	char *pargs = xasprintf("%s,trace=%s%s%s%s,event=%s,period=%llu,lbr=%u,skid=%u,maxstack=%u,"
 				"truncate=%u,seed=%llu",
-				r->plugin, trace, o->truth ? ",counts=" : "", o->truth ? counts : "",
+				r->plugin, trace, o->truth ? ",counts=" : "", o->truth ? counts : "", csargs,
 				o->instructions ? "instructions" : "branches",
 				(unsigned long long)o->period, o->lbr, o->skid, o->max_stack, o->truncate,
 				(unsigned long long)o->seed);
@@ -177,7 +194,7 @@ int spgo_emu_run(const struct spgo_emu_options *o, struct spgo_emu_run *r)
 	else if (st.st_size <= 8)
 		spgo_error("%s: did not run under %s", r->cmd[0], r->qemu);
 	else
-		rc = spgo_emu_convert(o, trace, counts, r->argc, r->argv, &r->stats);
+		rc = spgo_emu_convert(&oc, trace, counts, r->argc, r->argv, &r->stats);
 	/* The program's own exit status, when it said it (not QEMU's, which
 	 * differs when QEMU itself fails). */
 	if (rc == 0 && r->stats.exited && WIFEXITED(status))
@@ -185,11 +202,16 @@ int spgo_emu_run(const struct spgo_emu_options *o, struct spgo_emu_run *r)
 out:
 	unlink(trace);
 	unlink(counts);
+	unlink(cscounts);
+	unlink(entries);
 	rmdir(dir);
 	free(qargv);
 	free(pargs);
 	free(trace);
 	free(counts);
+	free(cscounts);
+	free(entries);
+	free(csargs);
 	free(dir);
 	return rc;
 }

@@ -14,6 +14,16 @@
  * translation block (the same address may appear in several: merge them);
  * an edge goes from the last instruction of a block to the start of the
  * block executed next on the same thread.
+ *
+ * Context-sensitive counts file (cscounts=, written at exit): the magic,
+ * then u64 n_contexts and that many { u64 len; len x u64 call site }
+ * (root first; context 0 is empty), u64 n_pairs and that many { u32 fp,
+ * tv } (context ids of the frame-pointer and true views), u64 n_blocks and
+ * that many { u64 start; u32 n_insns, index; n_insns x u32 as above,
+ * padded to 8 bytes }, u64 n_counts and that many { u32 block index, pair;
+ * u64 count }, u64 n_edges and that many { u64 from, to, pair, count }
+ * (pair: the context of the block that ran `from`; fall-throughs of
+ * conditional branches are left out: spgo derives them from the counts).
  */
 #ifndef SPGO_EMULATE_TRACE_H
 #define SPGO_EMULATE_TRACE_H
@@ -22,6 +32,7 @@
 
 #define EMU_TRACE_MAGIC 0x3154524f55454753ULL  /* "SGEUORT1" */
 #define EMU_COUNTS_MAGIC 0x31544e4355454753ULL /* "SGEUCNT1" */
+#define EMU_CSCOUNTS_MAGIC 0x3143534355454753ULL /* "SGEUCSC1" */
 
 enum emu_rec_type {
 	EMU_REC_START = 1,  /* the main thread's first instruction */
