@@ -79,7 +79,10 @@
 #include "spgo/profile.h"
 
 struct spgo_cs_opts {
-	int infer_missing_frames; /* insert unique tail-call chains (default 0) */
+	int infer_missing_frames; /* insert unique tail-call chains: 1, 0, or -1
+				     (default): on for probe-based profiles only */
+	int dwarf_lines;          /* 1: key contexts by DWARF lines even when the
+				     binary has pseudo-probes (default 0) */
 	int compress_recursion;   /* -1: no size limit (default), 0: off, N: max length */
 	int merge_cold;           /* merge contexts under the hot threshold (default 1) */
 	int drop_bogus;           /* drop samples whose leaf is far from LBR[0].to (0) */
@@ -112,6 +115,14 @@ struct spgo_cs_stats {
 	uint64_t tail_unreached;   /* ... reached by no chain (left alone) */
 	uint64_t tail_frames;      /* frames inserted */
 	uint64_t count_no_debug;   /* instruction counts in code without DWARF lines */
+	/* probe-based profiles */
+	int probes;                /* 1: the profile is keyed by pseudo-probes */
+	uint64_t ranges_no_probe;  /* sampled ranges in functions without probes
+				      (built without them, or asm): no counts */
+	uint64_t cut_no_callprobe; /* call sites without a call probe that cut contexts
+				      (the older frames dropped; a call the
+				      compiler merged, or code without probes) */
+	uint64_t cut_zero_site;    /* leaf contexts cut at an inline site of probe id 0 */
 };
 
 /*
@@ -154,6 +165,7 @@ struct spgo_cs_trie {
 	struct spgo_kmap branches; /* {node, from, to} -> count */
 	struct spgo_cs_stats *st;
 	int drop_bogus;
+	int probes; /* probe mode: ranges and branches on the leaf's parent frame */
 	/* scratch (no allocation per sample once grown) */
 	VEC(uint64_t) stack;
 	VEC(uint64_t) lbr;
