@@ -115,6 +115,10 @@ struct spgo_cs_stats {
 	uint64_t tail_unreached;   /* ... reached by no chain (left alone) */
 	uint64_t tail_frames;      /* frames inserted */
 	uint64_t count_no_debug;   /* instruction counts in code without DWARF lines */
+	uint64_t truncated;        /* samples whose stack ends inside the program
+				      in a function other than the outermost one
+				      most stacks end in (truncated stacks) */
+	char root_func[96];        /* that outermost function ("" if none) */
 	/* probe-based profiles */
 	int probes;                /* 1: the profile is keyed by pseudo-probes */
 	uint64_t ranges_no_probe;  /* sampled ranges in functions without probes

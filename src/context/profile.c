@@ -552,6 +552,42 @@ static int check_inputs(struct spgo_binary *bin, const struct spgo_cs_opts *o)
 	return probes;
 }
 
+/*
+ * Truncated stacks (perf's --max-stack, a broken frame chain): a complete
+ * stack ends in the program's outermost function (_start) or in external
+ * code (a thread started by libc).  Stacks ending inside the program in
+ * another function are counted: their contexts start at the cut, as
+ * llvm-profgen takes them too.  The outermost function is the one most
+ * stacks end in.
+ */
+static void count_truncated(struct spgo_aggregate *agg, const struct spgo_cs_code *c,
+			    struct spgo_cs_stats *st)
+{
+	struct spgo_kmap roots;
+	spgo_kmap_init(&roots, 1);
+	struct spgo_agg_stack s;
+	uint64_t best = 0, best_n = 0;
+	for (size_t it = 0; spgo_agg_next_stack(agg, &it, &s);) {
+		if (!s.nframes || s.frames[s.nframes - 1] == SPGO_AGG_EXTERNAL)
+			continue;
+		uint64_t f = (uint64_t)(cs_func_of(c, s.frames[s.nframes - 1]) + 1);
+		uint64_t *n = spgo_kmap_upsert(&roots, &f);
+		*n += s.count;
+		if (*n > best_n) {
+			best_n = *n;
+			best = f;
+		}
+	}
+	const uint64_t *key;
+	uint64_t *val;
+	for (size_t it = 0; spgo_kmap_next(&roots, &it, &key, &val);)
+		if (key[0] != best)
+			st->truncated += *val;
+	if (best && st->truncated)
+		snprintf(st->root_func, sizeof st->root_func, "%s", c->funcs[best - 1].name);
+	spgo_kmap_free(&roots);
+}
+
 int spgo_cs_gen(struct spgo_aggregate *agg, const struct spgo_cs_opts *o, struct spgo_profile **out,
 		struct spgo_cs_stats *st)
 {
@@ -595,6 +631,7 @@ int spgo_cs_gen(struct spgo_aggregate *agg, const struct spgo_cs_opts *o, struct
 	struct spgo_cs_trie trie;
 	spgo_cs_trie_init(&trie, &code, &eff, st);
 	trie.probes = probes;
+	count_truncated(agg, &code, st);
 	struct spgo_agg_stack s;
 	int with_lbr = 0;
 	for (size_t it = 0; spgo_agg_next_stack(agg, &it, &s);) {
@@ -666,6 +703,13 @@ void spgo_cs_print_stats(const struct spgo_cs_stats *st, FILE *fp)
 		    "into base profiles\n",
 		(unsigned long long)st->frames, (unsigned long long)st->contexts,
 		(unsigned long long)st->contexts_cold, (unsigned long long)st->hot_threshold);
+	if (st->truncated)
+		fprintf(fp, "spgo: gen --cs: %llu samples (%.1f%%) have a truncated stack: it ends inside the "
+			    "program, not in %s or external code; their contexts start where it was cut "
+			    "(record with a larger perf --max-stack)\n",
+			(unsigned long long)st->truncated,
+			st->samples ? 100.0 * (double)st->truncated / (double)st->samples : 0.0,
+			st->root_func[0] ? st->root_func : "the outermost function");
 	if (st->probes)
 		fprintf(fp, "spgo: gen --cs: probe-based; contexts cut at %llu call sites without a call "
 			    "probe (older frames dropped), %llu inline chains cut at an unknown inline site (probe id 0); %llu "
