@@ -2,7 +2,9 @@
  * spgo/context.h: calling contexts.  The distinct (call stack, LBR) samples
  * of an aggregate (spgo/aggregate.h) in, a context-sensitive (CS) sample
  * profile (spgo/profile.h) out: the CSSPGO paper's section III, the way
- * llvm-profgen (LLVM 19) does it for binaries with DWARF lines.
+ * llvm-profgen (LLVM 19) does it for binaries with DWARF lines, and for
+ * binaries with pseudo-probes (probe-based contexts; src/context/probe.c
+ * describes them; --use-dwarf-correlation keeps lines).
  *
  * What it implements
  *  - Virtual unwinding (the paper's Algorithm 1; llvm-profgen's
@@ -32,13 +34,17 @@
  *    0x100) is counted as a bogus trace, and dropped with drop_bogus.
  *  - Contexts: the trie path of a frame, root first, is a list of
  *    addresses (call sites, then the leaf).  Profile generation expands
- *    each address to its inline frames (DWARF); a probe-based expansion
- *    can later key the same address contexts by probes.  Missing frames
+ *    each address to its inline frames (DWARF).  In probe mode (trie
+ *    probes = 1) ranges and branches are recorded whole on the leaf's
+ *    parent frame and keyed by probes at generation.  As llvm-profgen's
+ *    reader, addresses that are no instruction start of a function (PLT
+ *    stubs, a return address inside an instruction) are external.
+ *    Missing frames
  *    of tail calls (paper III-B): a graph of the call and tail-call edges
  *    seen in the LBR; between a call site and the next frame, the unique
  *    chain of tail calls that leads there is inserted; none or several
  *    chains insert nothing and are counted.  llvm-profgen 19 runs this
- *    for probe-based profiles only, so it is off by default here.
+ *    for probe-based profiles only, and so does the default here.
  *    Recursion compression: adjacent repeated frame sequences of the
  *    expanded context (leaf excluded) are removed (llvm-profgen's
  *    compressRecursionContext, no size limit by default).
