@@ -270,7 +270,8 @@ static uint32_t leaf_profile(struct pgen *g, uint32_t x, const struct spgo_probe
 	build_prefix(g, x, pr->addr, lf);
 	g->frames.n = 0;
 	VEC_GROW(&g->frames, g->prefix.n + 1);
-	memcpy(g->frames.v, g->prefix.v, g->prefix.n * sizeof *g->frames.v);
+	if (g->prefix.n) /* (an empty prefix may have no buffer yet) */
+		memcpy(g->frames.v, g->prefix.v, g->prefix.n * sizeof *g->frames.v);
 	g->frames.n = g->prefix.n;
 	append_chain(g, &g->frames, pr);
 	size_t m = g->frames.n - 1; /* the leaf keeps no location */
