@@ -2,7 +2,9 @@
  * spgo/context.h: calling contexts.  The distinct (call stack, LBR) samples
  * of an aggregate (spgo/aggregate.h) in, a context-sensitive (CS) sample
  * profile (spgo/profile.h) out: the CSSPGO paper's section III, the way
- * llvm-profgen (LLVM 19) does it for binaries with DWARF lines.
+ * llvm-profgen (LLVM 19) does it for binaries with DWARF lines, and for
+ * binaries with pseudo-probes (probe-based contexts; src/context/probe.c
+ * describes them; --use-dwarf-correlation keeps lines).
  *
  * What it implements
  *  - Virtual unwinding (the paper's Algorithm 1; llvm-profgen's
@@ -32,13 +34,17 @@
  *    0x100) is counted as a bogus trace, and dropped with drop_bogus.
  *  - Contexts: the trie path of a frame, root first, is a list of
  *    addresses (call sites, then the leaf).  Profile generation expands
- *    each address to its inline frames (DWARF); a probe-based expansion
- *    can later key the same address contexts by probes.  Missing frames
+ *    each address to its inline frames (DWARF).  In probe mode (trie
+ *    probes = 1) ranges and branches are recorded whole on the leaf's
+ *    parent frame and keyed by probes at generation.  As llvm-profgen's
+ *    reader, addresses that are no instruction start of a function (PLT
+ *    stubs, a return address inside an instruction) are external.
+ *    Missing frames
  *    of tail calls (paper III-B): a graph of the call and tail-call edges
  *    seen in the LBR; between a call site and the next frame, the unique
  *    chain of tail calls that leads there is inserted; none or several
  *    chains insert nothing and are counted.  llvm-profgen 19 runs this
- *    for probe-based profiles only, so it is off by default here.
+ *    for probe-based profiles only, and so does the default here.
  *    Recursion compression: adjacent repeated frame sequences of the
  *    expanded context (leaf excluded) are removed (llvm-profgen's
  *    compressRecursionContext, no size limit by default).
@@ -79,7 +85,10 @@
 #include "spgo/profile.h"
 
 struct spgo_cs_opts {
-	int infer_missing_frames; /* insert unique tail-call chains (default 0) */
+	int infer_missing_frames; /* insert unique tail-call chains: 1, 0, or -1
+				     (default): on for probe-based profiles only */
+	int dwarf_lines;          /* 1: key contexts by DWARF lines even when the
+				     binary has pseudo-probes (default 0) */
 	int compress_recursion;   /* -1: no size limit (default), 0: off, N: max length */
 	int merge_cold;           /* merge contexts under the hot threshold (default 1) */
 	int drop_bogus;           /* drop samples whose leaf is far from LBR[0].to (0) */
@@ -112,6 +121,18 @@ struct spgo_cs_stats {
 	uint64_t tail_unreached;   /* ... reached by no chain (left alone) */
 	uint64_t tail_frames;      /* frames inserted */
 	uint64_t count_no_debug;   /* instruction counts in code without DWARF lines */
+	uint64_t truncated;        /* samples whose stack ends inside the program
+				      in a function other than the outermost one
+				      most stacks end in (truncated stacks) */
+	char root_func[96];        /* that outermost function ("" if none) */
+	/* probe-based profiles */
+	int probes;                /* 1: the profile is keyed by pseudo-probes */
+	uint64_t ranges_no_probe;  /* sampled ranges in functions without probes
+				      (built without them, or asm): no counts */
+	uint64_t cut_no_callprobe; /* call sites without a call probe that cut contexts
+				      (the older frames dropped; a call the
+				      compiler merged, or code without probes) */
+	uint64_t cut_zero_site;    /* leaf contexts cut at an inline site of probe id 0 */
 };
 
 /*
@@ -154,6 +175,7 @@ struct spgo_cs_trie {
 	struct spgo_kmap branches; /* {node, from, to} -> count */
 	struct spgo_cs_stats *st;
 	int drop_bogus;
+	int probes; /* probe mode: ranges and branches on the leaf's parent frame */
 	/* scratch (no allocation per sample once grown) */
 	VEC(uint64_t) stack;
 	VEC(uint64_t) lbr;

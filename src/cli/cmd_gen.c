@@ -22,7 +22,8 @@ static const char usage[] =
 	"                -o OUT [--format text|extbinary|gcov] [--pid PID] [--mode auto|lbr|ip]\n"
 	"                [--event N|NAME] [--infer ALGO | --no-infer] [--llvm 14|19]\n"
 	"                [--gcov-version 1|2] [--update-total-samples] [--use-dwarf-correlation]\n"
-	"                [--cs [--cs-nested] [--cs-infer-tail-calls]] [--quiet]\n"
+	"                [--cs [--cs-nested] [--cs-infer-tail-calls | --cs-no-infer-tail-calls]]\n"
+	"                [--quiet]\n"
 	"       spgo gen --binary BIN [--debug-binary DBG] --ground-truth GT -o OUT [--format F]\n"
 	"       spgo gen --binary BIN --ground-truth-cs GT [--truth-view fp|true] -o OUT [--format F]\n"
 	"\n"
@@ -62,10 +63,14 @@ static const char usage[] =
 	"  --confidence        IP mode, profi: weigh each block's cost by the samples\n"
 	"                      behind it (closer to exact counts; not faster so far)\n"
 	"  --cs                context-sensitive (CSSPGO) profile from LBR + call stacks\n"
-	"                      (perf record -b -g); flat contexts [main:3 @ foo]\n"
+	"                      (perf record -b -g); flat contexts [main:3 @ foo]; keyed\n"
+	"                      by pseudo-probes when BIN has them (--use-dwarf-correlation:\n"
+	"                      by DWARF lines)\n"
 	"  --cs-nested         ... in the nested form (contexts as inlinees)\n"
 	"  --cs-infer-tail-calls  ... with frames lost to tail calls inserted where a\n"
-	"                      unique chain of sampled tail calls explains them\n"
+	"                      unique chain of sampled tail calls explains them (the\n"
+	"                      default for probe-based profiles, as llvm-profgen)\n"
+	"  --cs-no-infer-tail-calls  ... without (llvm-profgen --infer-missing-frames=0)\n"
 	"  --quiet             no statistics on stderr\n";
 
 /*
@@ -303,6 +308,9 @@ int cmd_gen(int argc, char **argv)
 			cs = cs_nested = 1;
 		} else if (!strcmp(a, "--cs-infer-tail-calls")) {
 			cs = cso.infer_missing_frames = 1;
+		} else if (!strcmp(a, "--cs-no-infer-tail-calls")) {
+			cs = 1;
+			cso.infer_missing_frames = 0;
 		} else if (!strcmp(a, "--quiet")) {
 			quiet = 1;
 		} else {
@@ -357,6 +365,7 @@ int cmd_gen(int argc, char **argv)
 		rc = check_event(agg, &o, script ? script : data);
 	if (cs) {
 		spgo_gen_icalls_free(icalls);
+		cso.dwarf_lines = o.dwarf_lines;
 		return gen_cs(agg, &cso, cs_nested, out, fmt, &wo, quiet, rc);
 	}
 	struct spgo_profile *p = NULL;

@@ -1,7 +1,8 @@
 /*
  * context_impl.h: what the files of the context stage share.  unwind.c has
  * the code facts, the frame trie and the unwinder; tailcall.c the
- * missing-frame inference; profile.c turns the trie into a CS profile.
+ * missing-frame inference; profile.c turns the trie into a CS profile
+ * keyed by DWARF lines, probe.c into one keyed by pseudo-probes.
  */
 #ifndef SPGO_CONTEXT_IMPL_H
 #define SPGO_CONTEXT_IMPL_H
@@ -25,5 +26,21 @@ long cs_insn_index(const struct spgo_cs_code *c, uint64_t addr);
  * getCallAddrFromFrameAddr): its address, 0 when the instruction before is
  * no call; SPGO_AGG_EXTERNAL stays external. */
 uint64_t cs_call_before(const struct spgo_cs_code *c, uint64_t ret);
+
+/* The function holding addr (its first part: split parts fold into it),
+ * as an index in c->funcs, or -1. */
+long cs_func_of(const struct spgo_cs_code *c, uint64_t addr);
+/* The function entered at addr, as llvm-profgen's getCalleeNameForAddress
+ * takes it (not a split part such as foo.cold; with need_debug, only a
+ * function DWARF describes), or NULL. */
+const struct spgo_function *cs_entry_at(struct spgo_binary *bin, uint64_t addr, int need_debug);
+/* The profile name id of a function's linkage name, canonical (".llvm.N",
+ * ".part.N" suffixes stripped) as llvm-profgen writes it. */
+uint32_t cs_name_id(struct spgo_profile *p, const char *name);
+/* probe.c: the flat probe-based CS profile of the trie (before cold
+ * contexts are merged); contexts and counts as described there. */
+struct spgo_profile *cs_probe_profile(struct spgo_binary *bin, const struct spgo_cs_code *code,
+				      struct spgo_cs_trie *trie, const struct spgo_cs_opts *o,
+				      struct spgo_cs_stats *st);
 
 #endif

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "context/context_impl.h"
+#include "spgo/probe.h"
 
 #define CTX_EMPTY (SPGO_NONE - 1) /* no context: the root, or no debug info */
 
@@ -73,9 +74,14 @@ static size_t canonical_len(const char *name)
 	return cand;
 }
 
+uint32_t cs_name_id(struct spgo_profile *p, const char *name)
+{
+	return spgo_name_id(p, name, canonical_len(name));
+}
+
 static uint32_t name_id(struct csgen *g, const char *name)
 {
-	return spgo_name_id(g->p, name, canonical_len(name));
+	return cs_name_id(g->p, name);
 }
 
 /* Named inline frames at addr, outermost first in g->fr[n - 1 ..]; returns
@@ -257,11 +263,10 @@ static void gen_bodies(struct csgen *g)
 
 /* ---- boundary samples: calls and head samples ---------------------------------------- */
 
-/* The function entered at addr (not a split part such as foo.cold), or NULL. */
-static const struct spgo_function *entry_at(struct csgen *g, uint64_t addr)
+const struct spgo_function *cs_entry_at(struct spgo_binary *bin, uint64_t addr, int need_debug)
 {
-	const struct spgo_function *f = spgo_binary_function_at(g->bin, addr);
-	if (!f || f->start != addr || !f->has_debug)
+	const struct spgo_function *f = spgo_binary_function_at(bin, addr);
+	if (!f || f->start != addr || (need_debug && !f->has_debug))
 		return NULL;
 	if (f->parent >= 0 && !strstr(f->symbol, ".part."))
 		return NULL;
@@ -287,7 +292,7 @@ static void gen_boundaries(struct csgen *g)
 	for (size_t i = 0; i < nrows; i++) {
 		uint32_t node = (uint32_t)rows[4 * i];
 		uint64_t from = rows[4 * i + 1], to = rows[4 * i + 2], c = rows[4 * i + 3];
-		const struct spgo_function *callee = entry_at(g, to);
+		const struct spgo_function *callee = cs_entry_at(g->bin, to, 1);
 		if (!callee)
 			continue;
 		uint32_t callee_name = name_id(g, callee->name);
@@ -422,9 +427,9 @@ static int ambiguous(const char *name)
  * function (llvm-profgen's SampleContextTrimmer with cold-context depth 1):
  * a hot base profile keeps its attributes, a new one has none.
  */
-static struct spgo_profile *merge_cold(struct csgen *g)
+static struct spgo_profile *merge_cold(struct spgo_profile *p, const struct spgo_cs_opts *o,
+				       struct spgo_cs_stats *st)
 {
-	struct spgo_profile *p = g->p;
 	spgo_profile_finalize(p, 0);
 	uint64_t thr = 0;
 	for (unsigned i = 0; i < p->summary.nentries; i++)
@@ -432,9 +437,9 @@ static struct spgo_profile *merge_cold(struct csgen *g)
 			thr = p->summary.entries[i].min_count;
 			break;
 		}
-	if (!g->o->merge_cold)
+	if (!o->merge_cold)
 		thr = 0;
-	g->st->hot_threshold = thr;
+	st->hot_threshold = thr;
 	struct spgo_profile *q = spgo_profile_new();
 	uint32_t *namemap = xmalloc((p->names.n + 1) * sizeof *namemap);
 	for (size_t i = 0; i < p->names.n; i++)
@@ -455,7 +460,7 @@ static struct spgo_profile *merge_cold(struct csgen *g)
 				spgo_func_merge(q, d, p, f, 1, namemap);
 				continue;
 			}
-			g->st->contexts_cold++;
+			st->contexts_cold++;
 			uint32_t d = spgo_func_get_ctx(q, leaf, strlen(leaf));
 			uint32_t attrs = q->funcs.v[d].attrs;
 			spgo_func_merge(q, d, p, f, 1, namemap);
@@ -471,6 +476,7 @@ static struct spgo_profile *merge_cold(struct csgen *g)
 void spgo_cs_defaults(struct spgo_cs_opts *o)
 {
 	memset(o, 0, sizeof *o);
+	o->infer_missing_frames = -1;
 	o->compress_recursion = -1;
 	o->merge_cold = 1;
 }
@@ -483,6 +489,103 @@ static int has_samples(const struct spgo_profile *p)
 			return 1;
 	}
 	return 0;
+}
+
+/* The DWARF-line CS profile of the trie (before cold contexts are merged). */
+static struct spgo_profile *line_profile(struct spgo_binary *bin, struct spgo_cs_code *code,
+					 struct spgo_cs_trie *trie, const struct spgo_cs_opts *o,
+					 struct spgo_cs_stats *st)
+{
+	struct csgen g = {0};
+	g.bin = bin;
+	g.code = code;
+	g.trie = trie;
+	g.o = o;
+	g.st = st;
+	g.p = spgo_profile_new();
+	g.node_ctx = xcalloc(trie->nodes.n, sizeof *g.node_ctx);
+	g.leaf = xcalloc(code->ninsns, sizeof *g.leaf);
+	VEC_GROW(&g.addrs, 64);
+	if (o->infer_missing_frames > 0)
+		g.tc = spgo_cs_tailcalls_new(trie);
+	gen_bodies(&g);
+	gen_boundaries(&g);
+	gen_inferred(&g);
+	raise_to_targets(g.p);
+	spgo_cs_tailcalls_free(g.tc);
+	free(g.node_ctx);
+	free(g.leaf);
+	VEC_FREE(&g.addrs);
+	VEC_FREE(&g.addrs2);
+	VEC_FREE(&g.frames);
+	VEC_FREE(&g.str);
+	return g.p;
+}
+
+/*
+ * Which kind of profile: probe-based when the binary has pseudo-probes and
+ * DWARF lines were not asked for (as llvm-profgen), else line-based; 1
+ * probes, 0 lines, -1 with the error.
+ */
+static int check_inputs(struct spgo_binary *bin, const struct spgo_cs_opts *o)
+{
+	const char *path = spgo_binary_path(bin);
+	int probes = 0;
+	if (!o->dwarf_lines) {
+		probes = spgo_binary_load_probes(bin);
+		if (probes < 0)
+			return spgo_error("%s; pass --use-dwarf-correlation for a profile keyed by DWARF "
+					  "lines",
+					  spgo_errmsg());
+	}
+	/* Probe-based: names come from the probe descriptors; DWARF (if
+	 * any) only names call targets. */
+	if (spgo_binary_load_debug(bin) < 0 && !probes)
+		return spgo_error("%s: no debug information (DWARF) to map samples to source lines: "
+				  "build with -g (clang: -g -fdebug-info-for-profiling), or pass the "
+				  "unstripped file or its .debug file with --debug-binary",
+				  path);
+	if (!probes && spgo_binary_disc_kind(bin) == SPGO_DISC_LLVM_FS)
+		return spgo_error("%s: flow-sensitive discriminators are not supported in context-sensitive "
+				  "profiles (as in llvm-profgen): build without -mllvm -enable-fs-discriminator",
+				  path);
+	return probes;
+}
+
+/*
+ * Truncated stacks (perf's --max-stack, a broken frame chain): a complete
+ * stack ends in the program's outermost function (_start) or in external
+ * code (a thread started by libc).  Stacks ending inside the program in
+ * another function are counted: their contexts start at the cut, as
+ * llvm-profgen takes them too.  The outermost function is the one most
+ * stacks end in.
+ */
+static void count_truncated(struct spgo_aggregate *agg, const struct spgo_cs_code *c,
+			    struct spgo_cs_stats *st)
+{
+	struct spgo_kmap roots;
+	spgo_kmap_init(&roots, 1);
+	struct spgo_agg_stack s;
+	uint64_t best = 0, best_n = 0;
+	for (size_t it = 0; spgo_agg_next_stack(agg, &it, &s);) {
+		if (!s.nframes || s.frames[s.nframes - 1] == SPGO_AGG_EXTERNAL)
+			continue;
+		uint64_t f = (uint64_t)(cs_func_of(c, s.frames[s.nframes - 1]) + 1);
+		uint64_t *n = spgo_kmap_upsert(&roots, &f);
+		*n += s.count;
+		if (*n > best_n) {
+			best_n = *n;
+			best = f;
+		}
+	}
+	const uint64_t *key;
+	uint64_t *val;
+	for (size_t it = 0; spgo_kmap_next(&roots, &it, &key, &val);)
+		if (key[0] != best)
+			st->truncated += *val;
+	if (best && st->truncated)
+		snprintf(st->root_func, sizeof st->root_func, "%s", c->funcs[best - 1].name);
+	spgo_kmap_free(&roots);
 }
 
 int spgo_cs_gen(struct spgo_aggregate *agg, const struct spgo_cs_opts *o, struct spgo_profile **out,
@@ -512,21 +615,23 @@ int spgo_cs_gen(struct spgo_aggregate *agg, const struct spgo_cs_opts *o, struct
 		return spgo_error("%s: the samples have no branch stacks (LBR): a context-sensitive profile "
 				  "needs LBR and call stacks together (perf record -b -g)",
 				  path);
-	if (spgo_binary_load_debug(bin) < 0)
-		return spgo_error("%s: no debug information (DWARF) to map samples to source lines: "
-				  "build with -g (clang: -g -fdebug-info-for-profiling), or pass the "
-				  "unstripped file or its .debug file with --debug-binary",
-				  path);
-	if (spgo_binary_disc_kind(bin) == SPGO_DISC_LLVM_FS)
-		return spgo_error("%s: flow-sensitive discriminators are not supported in context-sensitive "
-				  "profiles (as in llvm-profgen): build without -mllvm -enable-fs-discriminator",
-				  path);
+	int probes = check_inputs(bin, o);
+	if (probes < 0)
+		return -1;
+	st->probes = probes;
+	/* llvm-profgen 19 infers missing frames by default for probe-based
+	 * profiles only. */
+	struct spgo_cs_opts eff = *o;
+	if (eff.infer_missing_frames < 0)
+		eff.infer_missing_frames = probes;
 
 	struct spgo_cs_code code;
 	if (spgo_cs_code_init(&code, bin) < 0)
 		return -1;
 	struct spgo_cs_trie trie;
-	spgo_cs_trie_init(&trie, &code, o, st);
+	spgo_cs_trie_init(&trie, &code, &eff, st);
+	trie.probes = probes;
+	count_truncated(agg, &code, st);
 	struct spgo_agg_stack s;
 	int with_lbr = 0;
 	for (size_t it = 0; spgo_agg_next_stack(agg, &it, &s);) {
@@ -546,39 +651,25 @@ int spgo_cs_gen(struct spgo_aggregate *agg, const struct spgo_cs_opts *o, struct
 				(unsigned long long)st->prolog_epilog);
 	struct spgo_profile *q = NULL;
 	if (rc == 0) {
-		struct csgen g = {0};
-		g.bin = bin;
-		g.code = &code;
-		g.trie = &trie;
-		g.o = o;
-		g.st = st;
-		g.p = spgo_profile_new();
-		g.node_ctx = xcalloc(trie.nodes.n, sizeof *g.node_ctx);
-		g.leaf = xcalloc(code.ninsns, sizeof *g.leaf);
-		VEC_GROW(&g.addrs, 64);
-		if (o->infer_missing_frames)
-			g.tc = spgo_cs_tailcalls_new(&trie);
-		gen_bodies(&g);
-		gen_boundaries(&g);
-		gen_inferred(&g);
-		raise_to_targets(g.p);
-		st->contexts = g.p->top.n;
-		q = merge_cold(&g);
-		spgo_cs_tailcalls_free(g.tc);
-		spgo_profile_free(g.p);
-		free(g.node_ctx);
-		free(g.leaf);
-		VEC_FREE(&g.addrs);
-		VEC_FREE(&g.addrs2);
-		VEC_FREE(&g.frames);
-		VEC_FREE(&g.str);
+		struct spgo_profile *p = probes ? cs_probe_profile(bin, &code, &trie, &eff, st)
+						: line_profile(bin, &code, &trie, &eff, st);
+		st->contexts = p->top.n;
+		q = merge_cold(p, &eff, st);
+		spgo_profile_free(p);
 		if (!has_samples(q)) {
 			spgo_profile_free(q);
 			q = NULL;
-			rc = spgo_error("%s: the unwound samples fall only in code without debug information "
-					"(no DWARF line for any sampled instruction): build with -g, or pass "
-					"the debug file with --debug-binary",
-					path);
+			if (probes)
+				rc = spgo_error("%s: the unwound samples fall only in code without pseudo-probes "
+						"(%llu sampled ranges in functions without probes): build every "
+						"file with -fpseudo-probe-for-profiling, or pass "
+						"--use-dwarf-correlation for a profile keyed by DWARF lines",
+						path, (unsigned long long)st->ranges_no_probe);
+			else
+				rc = spgo_error("%s: the unwound samples fall only in code without debug "
+						"information (no DWARF line for any sampled instruction): build "
+						"with -g, or pass the debug file with --debug-binary",
+						path);
 		}
 	}
 	spgo_cs_trie_free(&trie);
@@ -612,6 +703,19 @@ void spgo_cs_print_stats(const struct spgo_cs_stats *st, FILE *fp)
 		    "into base profiles\n",
 		(unsigned long long)st->frames, (unsigned long long)st->contexts,
 		(unsigned long long)st->contexts_cold, (unsigned long long)st->hot_threshold);
+	if (st->truncated)
+		fprintf(fp, "spgo: gen --cs: %llu samples (%.1f%%) have a truncated stack: it ends inside the "
+			    "program, not in %s or external code; their contexts start where it was cut "
+			    "(record with a larger perf --max-stack)\n",
+			(unsigned long long)st->truncated,
+			st->samples ? 100.0 * (double)st->truncated / (double)st->samples : 0.0,
+			st->root_func[0] ? st->root_func : "the outermost function");
+	if (st->probes)
+		fprintf(fp, "spgo: gen --cs: probe-based; contexts cut at %llu call sites without a call "
+			    "probe (older frames dropped), %llu inline chains cut at an unknown inline site (probe id 0); %llu "
+			    "sampled ranges in functions without pseudo-probes (not counted)\n",
+			(unsigned long long)st->cut_no_callprobe, (unsigned long long)st->cut_zero_site,
+			(unsigned long long)st->ranges_no_probe);
 	if (st->tail_unique || st->tail_ambiguous || st->tail_unreached)
 		fprintf(fp, "spgo: gen --cs: tail calls: %llu frame pairs joined by a unique chain "
 			    "(%llu frames inserted), %llu with several chains, %llu with none\n",

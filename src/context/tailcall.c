@@ -34,8 +34,7 @@ struct spgo_cs_tailcalls {
 	VEC(uint64_t) path;          /* the search's current path */
 };
 
-/* The function (its first part: split parts fold into it) holding addr, or -1. */
-static long func_of(const struct spgo_cs_code *c, uint64_t addr)
+long cs_func_of(const struct spgo_cs_code *c, uint64_t addr)
 {
 	size_t lo;
 	SPGO_LOWER_BOUND(lo, c->funcs, c->nfuncs, start, addr + 1);
@@ -96,7 +95,7 @@ struct spgo_cs_tailcalls *spgo_cs_tailcalls_new(const struct spgo_cs_trie *t)
 		if (from == SPGO_AGG_EXTERNAL || to == SPGO_AGG_EXTERNAL)
 			continue;
 		long k = cs_insn_index(c, from);
-		long tf = func_of(c, to), ff = func_of(c, from);
+		long tf = cs_func_of(c, to), ff = cs_func_of(c, from);
 		if (k < 0 || tf < 0 || ff < 0)
 			continue;
 		unsigned cls = c->insns[k].cls;
@@ -196,7 +195,7 @@ static void infer_pair(struct spgo_cs_tailcalls *tc, uint64_t from, uint64_t to,
 {
 	VEC_PUSH(&tc->path, from);
 	size_t pos = tc->path.n;
-	long tf = func_of(tc->code, to);
+	long tf = cs_func_of(tc->code, to);
 	size_t first, end = edges_of(tc->calls.v, tc->calls.n, from, &first);
 	if (tf < 0 || first == end)
 		return;

@@ -246,6 +246,16 @@ static void unwind_linear(struct state *s, uint64_t target)
 		s->invalid = 1;
 		return;
 	}
+	if (t->probes) {
+		/* Probe mode (llvm-profgen's AddressStack): the whole range on
+		 * the parent frame; the probes at its instructions carry their
+		 * own inline contexts, expanded at generation. */
+		uint32_t parent = t->nodes.v[s->cur].parent;
+		uint64_t key[3] = {parent, target, end};
+		*spgo_kmap_upsert(&t->ranges, key) += s->count;
+		s->ip = target;
+		return;
+	}
 	long e = ie;
 	for (long k = ie; k > ib; k--) {
 		uint64_t kk = insn_key(c, (size_t)k), kp = insn_key(c, (size_t)k - 1);
@@ -260,6 +270,23 @@ static void unwind_linear(struct state *s, uint64_t target)
 	s->ip = target;
 }
 
+/*
+ * addr, or SPGO_AGG_EXTERNAL when it is not the start of an instruction of
+ * a function (llvm-profgen's addressIsCode): llvm-profgen disassembles
+ * function symbols only, so code outside them (the PLT stubs) is external
+ * to it -- a call into the PLT is a call into a library -- and so is an
+ * address inside an instruction (a bogus return address of a stack walked
+ * in a prologue).
+ */
+static uint64_t outside(const struct spgo_cs_code *c, uint64_t addr)
+{
+	if (addr == SPGO_AGG_EXTERNAL)
+		return addr;
+	if (cs_insn_index(c, addr) < 0 || (c->nfuncs && cs_func_of(c, addr) < 0))
+		return SPGO_AGG_EXTERNAL;
+	return addr;
+}
+
 int spgo_cs_unwind(struct spgo_cs_trie *t, const struct spgo_agg_stack *smp)
 {
 	const struct spgo_cs_code *c = t->code;
@@ -270,7 +297,7 @@ int spgo_cs_unwind(struct spgo_cs_trie *t, const struct spgo_agg_stack *smp)
 	/* The LBR, both-external entries left out (llvm-profgen's reader). */
 	t->lbr.n = 0;
 	for (uint32_t i = 0; i < smp->nbranches; i++) {
-		uint64_t from = smp->branches[2 * i], to = smp->branches[2 * i + 1];
+		uint64_t from = outside(c, smp->branches[2 * i]), to = outside(c, smp->branches[2 * i + 1]);
 		if (from == SPGO_AGG_EXTERNAL && to == SPGO_AGG_EXTERNAL)
 			continue;
 		VEC_PUSH(&t->lbr, from);
@@ -286,7 +313,7 @@ int spgo_cs_unwind(struct spgo_cs_trie *t, const struct spgo_agg_stack *smp)
 	/* The stack: return addresses -> call sites, external runs as one. */
 	t->stack.n = 0;
 	for (uint32_t i = 0; i < smp->nframes; i++) {
-		uint64_t a = smp->frames[i];
+		uint64_t a = outside(c, smp->frames[i]);
 		if (a == SPGO_AGG_EXTERNAL) {
 			if (!t->stack.n || t->stack.v[t->stack.n - 1] != SPGO_AGG_EXTERNAL)
 				VEC_PUSH(&t->stack, a);
@@ -376,7 +403,14 @@ int spgo_cs_unwind(struct spgo_cs_trie *t, const struct spgo_agg_stack *smp)
 		}
 		if (to == SPGO_AGG_EXTERNAL)
 			continue;
-		uint64_t key[3] = {src_ext ? SPGO_CS_ROOT : s.cur, from, to};
+		/* On the leaf frame (DWARF), on its parent in probe mode: the
+		 * call probe at the source carries the leaf's inline context. */
+		uint32_t at = s.cur;
+		if (src_ext)
+			at = SPGO_CS_ROOT;
+		else if (t->probes)
+			at = t->nodes.v[s.cur].parent;
+		uint64_t key[3] = {at, from, to};
 		*spgo_kmap_upsert(&t->branches, key) += cnt;
 	}
 	st->unwound += cnt;
