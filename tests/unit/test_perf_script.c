@@ -2,7 +2,8 @@
  * Unit tests of the perf-script printer (spgo/perf_script.h), in process:
  * a small perf.data made with the perf writer (spgo/perf_write.h) printed
  * with each option, compared with the text `perf script` 6.1 prints for the
- * same file (checked by hand with perf script -F ... on it): branch flags
+ * same file (perf script -F ... run on it when the test was written, the
+ * same bytes for every option here): branch flags
  * and types, call stacks with kernel frames and user frames as file
  * offsets, a corrupt stack, time order, mmap events in both forms, -F
  * parsing.
