@@ -185,5 +185,10 @@ int spgo_agg_next_stack(const struct spgo_aggregate *agg, size_t *iter, struct s
 /* Text dump (sorted; for tests and debugging): stats, ranges, branches,
  * ips per event, stacks. */
 void spgo_agg_dump(const struct spgo_aggregate *agg, FILE *fp);
+/* Each sample's ip of the perf.data at path as the binary's own virtual
+ * address, one per line in hex ("-" when it is outside the binary), in
+ * perf's order; agg sees the records (for tests and debugging: `spgo
+ * script --map-to`).  0, or -1 with spgo_error(). */
+int spgo_agg_map_samples(struct spgo_aggregate *agg, const char *path, FILE *fp);
 
 #endif

@@ -27,7 +27,8 @@
  *    entry that nothing enters is an island too).  spgo_flow_check()
  *    verifies both.  Blocks the entry cannot reach, or that reach no exit,
  *    always get 0.
- *  - Nothing here reads files except spgo_cfg_parse_file() and
+ *  - Nothing here reads files except spgo_cfg_parse_file(),
+ *    spgo_cfg_read_insns(), spgo_cfg_read_binary() and
  *    spgo_bb_addr_map_read(); errors go through spgo_error() naming the
  *    file and line (or byte offset).
  *  - Inference allocates its working memory per call and frees it; a CFG
@@ -377,5 +378,103 @@ int spgo_bb_addr_map_read(struct spgo_bb_addr_map *out, const char *path);
 void spgo_bb_addr_map_free(struct spgo_bb_addr_map *m);
 /* The function entry at addr, or NULL (funcs are sorted by addr). */
 const struct spgo_bb_func *spgo_bb_addr_map_find(const struct spgo_bb_addr_map *m, uint64_t addr);
+
+/* ---- CFG files from instructions (spgo infer --insns, --binary) ------------ */
+
+/*
+ * Instruction lists in text (path "-" = stdin), one function after another:
+ *
+ *     func NAME ENTRY
+ *     ADDR SIZE CLASS [TARGET] [noreturn] [table=T1,T2,...]
+ *
+ * addresses in hex (0x optional), SIZE in decimal (1..15), CLASS one of
+ * other jcc jmp ijmp call icall ret trap; addresses increase within a
+ * function; "noreturn" says the call's target does not return, "table="
+ * lists an indirect jump's targets; blank and '#' lines are skipped.  Each
+ * function becomes a CFG (spgo_cfg_from_insns) named NAME, its blocks
+ * labelled by address in hex, without truth.  Errors name the file and
+ * line (or the function whose CFG could not be built); no functions is an
+ * error.  On error out is left empty.
+ */
+int spgo_cfg_read_insns(struct spgo_cfg_file *out, const char *path);
+
+/* What spgo_cfg_read_binary() saw: functions built, indirect jumps, those
+ * with a recovered jump table, those taken for indirect tail calls, blocks
+ * ending in a trap or noreturn call. */
+struct spgo_cfg_bin_stats {
+	size_t funcs, ijmps, tables, tailcalls, noreturn;
+};
+
+/*
+ * The CFGs of an ELF binary's functions (spgo_cfg_from_binary, with the
+ * binary's .llvm_bb_addr_map when it has one): every function that starts
+ * at an instruction, split parts inside their parent's CFG; with function
+ * (may be NULL) only those of that linkage or symbol name.  Labels as in
+ * spgo_cfg_read_insns.  Errors: the binary's (unreadable, another machine),
+ * or none found ("no functions", "no function named NAME").
+ */
+int spgo_cfg_read_binary(struct spgo_cfg_file *out, const char *path, const char *function,
+			 struct spgo_cfg_bin_stats *st);
+
+/* ---- runs over a file of CFGs (spgo infer) ---------------------------------- */
+
+/*
+ * Time spgo_infer() on cfg with each of nalgos option sets: runs runs
+ * each (>= 1), the algorithms taking turns run by run (so that they meet
+ * the same machine), and the median of each in microseconds in
+ * median_us[0..nalgos).  The CFG keeps the counts of the last run.
+ */
+void spgo_infer_time(struct spgo_cfg *cfg, const struct spgo_infer_opts *algos, size_t nalgos,
+		     size_t runs, double *median_us);
+
+/*
+ * The evaluation against truth (spgo infer --eval): overlaps of inferred
+ * counts with exact ones, added up over CFGs for the means.  A CFG counts
+ * when it ran (truth > 0 somewhere) and has samples adding up to at least
+ * min_weight (and to more than 0): a function without samples is not in a
+ * profile, there is nothing to infer.
+ */
+struct spgo_infer_eval {
+	uint64_t min_weight;           /* set by the caller; 0 or 1: any samples */
+	size_t n;                      /* CFGs that counted */
+	size_t invalid;                /* CFGs whose inference gave an invalid flow
+					  (counted by spgo_infer_file) */
+	double vertex, edge, coverage; /* sums of their overlaps */
+	double wvertex, wedge, weight; /* sums weighted by the truth's total, and
+					  the sum of those totals */
+};
+/* Compare cfg's inferred counts with truth_block (one per block) and
+ * truth_edge (one per edge; NULL: edge overlap 0): 1 and *ov filled if the
+ * CFG counts (then added to e), 0 if not. */
+int spgo_infer_eval_add(struct spgo_infer_eval *e, const struct spgo_cfg *cfg,
+			const uint64_t *truth_block, const uint64_t *truth_edge,
+			struct spgo_flow_overlap *ov);
+
+enum spgo_infer_task {
+	SPGO_INFER_COUNTS, /* infer; print the counts (spgo_cfg_write_counts) */
+	SPGO_INFER_EVAL,   /* infer; per CFG that counts "overlap NAME BLOCKS VERTEX
+			      EDGE COVERAGE", then "mean ALGO cfgs=N vertex=
+			      edge= coverage= weighted_vertex= weighted_edge=
+			      invalid=N"; a CFG without truth is an error */
+	SPGO_INFER_TIME,   /* per CFG "time NAME BLOCKS EDGES US..." (a median of
+			      runs per algorithm, spgo_infer_time) */
+	SPGO_INFER_EMIT,   /* static probabilities, then the CFG itself
+			      (spgo_cfg_write) */
+};
+struct spgo_infer_run {
+	enum spgo_infer_task task;
+	const struct spgo_infer_opts *algos; /* the algorithms and their costs: all
+						are timed, the others use the first */
+	size_t nalgos;                       /* >= 1 */
+	size_t runs;                         /* SPGO_INFER_TIME: runs per algorithm */
+	uint64_t eval_min;                   /* SPGO_INFER_EVAL: min_weight */
+	const char *path;                    /* names the input in messages */
+};
+/*
+ * Do run's task on every CFG of f in order, printing to out (CFGs without
+ * a name print as "-").  An invalid flow is a warning naming path and CFG.
+ * Returns 0, or -1 with spgo_error() (what was printed before stays).
+ */
+int spgo_infer_file(struct spgo_cfg_file *f, FILE *out, const struct spgo_infer_run *run);
 
 #endif

@@ -856,3 +856,25 @@ void spgo_agg_dump(const struct spgo_aggregate *a, FILE *fp)
 	}
 	VEC_FREE(&offs);
 }
+
+int spgo_agg_map_samples(struct spgo_aggregate *a, const char *path, FILE *fp)
+{
+	struct spgo_perf_reader *r;
+	if (spgo_perf_open(&r, path, SPGO_PERF_ORDERED) < 0)
+		return -1;
+	spgo_agg_begin(a, r);
+	struct spgo_perf_record rec;
+	int rc;
+	while ((rc = spgo_perf_next(r, &rec)) > 0) {
+		spgo_agg_feed(a, &rec);
+		if (rec.type != PERF_RECORD_SAMPLE)
+			continue;
+		uint64_t v;
+		if (spgo_agg_map(a, rec.sample.pid, rec.sample.cpumode, rec.sample.ip, &v) == 0)
+			fprintf(fp, "%llx\n", (unsigned long long)v);
+		else
+			fputs("-\n", fp);
+	}
+	spgo_perf_close(r);
+	return rc < 0 ? -1 : 0;
+}

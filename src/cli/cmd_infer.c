@@ -2,284 +2,17 @@
  * spgo infer: profile inference on CFGs in the text format (README, "CFG
  * text format").  Prints the inferred counts; with --eval, the overlap with
  * the truth= counts of the file instead; with --time N, the median time of
- * N runs per CFG.
+ * N runs per CFG.  The CFGs built from --insns and --binary, the runs, the
+ * evaluation and the timing are the inference stage's (spgo/infer.h); this
+ * file reads the options.
  */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "spgo/binary.h"
 #include "spgo/common.h"
 #include "spgo/infer.h"
-
-/*
- * --insns FILE: instruction lists in text, one function after another,
- * until the binary model can disassemble (then the same code runs on
- * spgo_binary_insns()):
- *
- *     func NAME ENTRY
- *     ADDR SIZE CLASS [TARGET] [noreturn] [table=T1,T2,...]
- *
- * addresses in hex (0x optional), SIZE in decimal, CLASS one of other jcc
- * jmp ijmp call icall ret trap.  Each function becomes a CFG (spgo_cfg_from_insns) labelled by
- * block address.
- */
-struct insn_func {
-	char *name;
-	uint64_t entry;
-	VEC(struct spgo_insn) insns;
-	VEC(uint64_t) tables;   /* (insn index << 32 | count), then targets */
-	VEC(uint64_t) noreturn; /* call targets that do not return */
-};
-
-static const char *const insn_classes[] = {"other", "jcc", "jmp", "ijmp", "call", "icall", "ret", "trap"};
-
-static int hexnum(const char *s, uint64_t *v)
-{
-	char *end;
-	if (!*s)
-		return -1;
-	*v = strtoull(s, &end, 16);
-	return *end ? -1 : 0;
-}
-
-static size_t table_cb(void *ctx, const struct spgo_insn *jmp, uint64_t *targets, size_t max)
-{
-	const struct insn_func *f = ctx;
-	size_t idx = (size_t)(jmp - f->insns.v);
-	for (size_t k = 0; k < f->tables.n;) {
-		uint64_t head = f->tables.v[k];
-		size_t cnt = (size_t)(head & 0xffffffffu);
-		if ((head >> 32) == idx) {
-			size_t n = cnt < max ? cnt : max;
-			memcpy(targets, &f->tables.v[k + 1], n * sizeof *targets);
-			return n;
-		}
-		k += 1 + cnt;
-	}
-	return 0;
-}
-
-static int noreturn_cb(void *ctx, uint64_t target)
-{
-	const struct insn_func *f = ctx;
-	for (size_t k = 0; k < f->noreturn.n; k++)
-		if (f->noreturn.v[k] == target)
-			return 1;
-	return 0;
-}
-
-static void func_free(struct insn_func *f)
-{
-	free(f->name);
-	VEC_FREE(&f->insns);
-	VEC_FREE(&f->tables);
-	VEC_FREE(&f->noreturn);
-	memset(f, 0, sizeof *f);
-}
-
-/* Append a built CFG to out, labelled by block address. */
-static void add_cfg(struct spgo_cfg_file *out, struct spgo_cfg *c)
-{
-	out->cfgs = xrealloc(out->cfgs, (out->n + 1) * sizeof *out->cfgs);
-	out->labels = xrealloc(out->labels, (out->n + 1) * sizeof *out->labels);
-	out->truth_block = xrealloc(out->truth_block, (out->n + 1) * sizeof *out->truth_block);
-	out->truth_edge = xrealloc(out->truth_edge, (out->n + 1) * sizeof *out->truth_edge);
-	char **labels = xmalloc((c->nblocks + 1) * sizeof *labels);
-	for (size_t b = 0; b < c->nblocks; b++)
-		labels[b] = xasprintf("%llx", (unsigned long long)c->blocks[b].addr);
-	out->cfgs[out->n] = *c;
-	out->labels[out->n] = labels;
-	out->truth_block[out->n] = out->truth_edge[out->n] = NULL;
-	out->n++;
-}
-
-/* Build the CFG of f and append it to out (labels: block addresses). */
-static int func_cfg(struct insn_func *f, struct spgo_cfg_file *out)
-{
-	struct spgo_bincfg_opts o = {.jump_table = table_cb, .is_noreturn = noreturn_cb, .ctx = f};
-	struct spgo_cfg c;
-	if (spgo_cfg_from_insns(&c, f->insns.v, f->insns.n, f->entry, &o)) {
-		char *msg = xstrdup(spgo_errmsg());
-		spgo_error("function %s: %s", f->name, msg);
-		free(msg);
-		return -1;
-	}
-	c.name = xstrdup(f->name);
-	add_cfg(out, &c);
-	return 0;
-}
-
-static int read_insns(struct spgo_cfg_file *out, const char *path)
-{
-	memset(out, 0, sizeof *out);
-	FILE *fp = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	if (!fp)
-		return spgo_error("%s: cannot open", path);
-	struct insn_func f = {0};
-	char line[1 << 16];
-	size_t lineno = 0;
-	int rc = 0, have = 0;
-	while (rc == 0 && fgets(line, sizeof line, fp)) {
-		lineno++;
-		char *save = NULL, *tok[8];
-		int nt = 0;
-		for (char *t = strtok_r(line, " \t\r\n", &save); t && nt < 8; t = strtok_r(NULL, " \t\r\n", &save))
-			tok[nt++] = t;
-		if (nt == 0 || tok[0][0] == '#')
-			continue;
-		if (!strcmp(tok[0], "func")) {
-			if (have && f.insns.n)
-				rc = func_cfg(&f, out);
-			func_free(&f);
-			if (rc)
-				break;
-			if (nt != 3 || hexnum(tok[2], &f.entry)) {
-				rc = spgo_error("%s: line %zu: expected 'func NAME ENTRY'", path, lineno);
-				break;
-			}
-			f.name = xstrdup(tok[1]);
-			have = 1;
-			continue;
-		}
-		struct spgo_insn in = {0};
-		uint64_t a, sz;
-		int cls = -1;
-		char *szend;
-		sz = strtoull(tok[1], &szend, 10);
-		if (!have || nt < 3 || hexnum(tok[0], &a) || *szend || sz == 0 || sz > 15) {
-			rc = spgo_error("%s: line %zu: expected 'ADDR SIZE CLASS [TARGET]' after a 'func' line",
-					path, lineno);
-			break;
-		}
-		for (size_t k = 0; k < SPGO_ARRAY_LEN(insn_classes); k++)
-			if (!strcmp(tok[2], insn_classes[k]))
-				cls = (int)k;
-		if (cls < 0) {
-			rc = spgo_error("%s: line %zu: unknown instruction class '%s'", path, lineno, tok[2]);
-			break;
-		}
-		if (f.insns.n && a <= f.insns.v[f.insns.n - 1].addr) {
-			rc = spgo_error("%s: line %zu: addresses must increase", path, lineno);
-			break;
-		}
-		in.addr = a, in.size = (uint8_t)sz, in.cls = (uint8_t)cls;
-		for (int k = 3; k < nt && rc == 0; k++) {
-			uint64_t t;
-			if (!strcmp(tok[k], "noreturn")) {
-				if (in.target)
-					VEC_PUSH(&f.noreturn, in.target);
-			} else if (!strncmp(tok[k], "table=", 6)) {
-				size_t at = f.tables.n;
-				VEC_PUSH(&f.tables, (uint64_t)f.insns.n << 32);
-				char *s2 = NULL;
-				for (char *t2 = strtok_r(tok[k] + 6, ",", &s2); t2; t2 = strtok_r(NULL, ",", &s2)) {
-					if (hexnum(t2, &t)) {
-						rc = spgo_error("%s: line %zu: bad table entry '%s'", path, lineno, t2);
-						break;
-					}
-					VEC_PUSH(&f.tables, t);
-					f.tables.v[at]++;
-				}
-			} else if (!hexnum(tok[k], &t)) {
-				in.target = t;
-			} else {
-				rc = spgo_error("%s: line %zu: unexpected '%s'", path, lineno, tok[k]);
-			}
-		}
-		VEC_PUSH(&f.insns, in);
-	}
-	if (rc == 0 && have && f.insns.n)
-		rc = func_cfg(&f, out);
-	func_free(&f);
-	if (fp != stdin)
-		fclose(fp);
-	if (rc == 0 && out->n == 0)
-		rc = spgo_error("%s: no functions", path);
-	if (rc)
-		spgo_cfg_file_free(out);
-	return rc;
-}
-
-/* What --binary saw, for the summary line of --emit-cfg. */
-struct bin_stats {
-	size_t funcs, ijmps, tables, tailcalls, noreturn;
-};
-
-/*
- * --binary FILE: the CFG of every function (split parts with their parent)
- * or of those named fname (linkage or symbol name), from the binary model.
- */
-static int read_binary(struct spgo_cfg_file *out, const char *path, const char *fname, struct bin_stats *st)
-{
-	memset(out, 0, sizeof *out);
-	memset(st, 0, sizeof *st);
-	struct spgo_binary *bin;
-	if (spgo_binary_open(&bin, path, NULL))
-		return -1;
-	if (spgo_binary_check_machine(bin)) {
-		spgo_binary_close(bin);
-		return -1;
-	}
-	struct spgo_bb_addr_map bbmap;
-	if (spgo_bb_addr_map_read(&bbmap, path)) {
-		spgo_binary_close(bin);
-		return -1;
-	}
-	size_t nf, ni;
-	const struct spgo_function *fs = spgo_binary_functions(bin, &nf);
-	const struct spgo_insn *insns = spgo_binary_insns(bin, &ni);
-	int rc = 0;
-	uint64_t last = UINT64_MAX;
-	for (size_t i = 0; i < nf && rc == 0; i++) {
-		const struct spgo_function *f = &fs[i];
-		if (f->parent >= 0 || f->start == last)
-			continue;
-		if (fname && strcmp(fname, f->name) && (!f->symbol || strcmp(fname, f->symbol)))
-			continue;
-		const struct spgo_insn *in = spgo_binary_insn_at(bin, f->start);
-		if (!in)
-			continue; /* data, or not in an executable section */
-		last = f->start;
-		struct spgo_cfg c;
-		if (spgo_cfg_from_binary(&c, bin, f->start, &bbmap)) {
-			rc = -1;
-			break;
-		}
-		st->funcs++;
-		for (size_t b = 0; b < c.nblocks; b++) {
-			const struct spgo_cfg_block *bl = &c.blocks[b];
-			if (bl->flags & SPGO_BLOCK_NORETURN)
-				st->noreturn++;
-			/* the block's last instruction: the one before its end */
-			size_t lo = 0, hi = ni;
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-				if (insns[mid].addr < bl->addr + bl->size)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			if (lo > 0 && insns[lo - 1].cls == SPGO_INSN_INDIRECT_JUMP) {
-				st->ijmps++;
-				if (bl->nout && c.edges[c.succ[bl->out]].kind == SPGO_EDGE_TABLE)
-					st->tables++;
-				else if (!(bl->flags & SPGO_BLOCK_UNKNOWN_SUCCS))
-					st->tailcalls++;
-			}
-		}
-		add_cfg(out, &c);
-	}
-	spgo_bb_addr_map_free(&bbmap);
-	spgo_binary_close(bin);
-	if (rc == 0 && out->n == 0)
-		rc = spgo_error(fname ? "%s: no function named %s" : "%s: no functions", path, fname);
-	if (rc)
-		spgo_cfg_file_free(out);
-	return rc;
-}
 
 static void usage(FILE *fp)
 {
@@ -310,12 +43,6 @@ static void usage(FILE *fp)
 		"  --emit-cfg  print the built CFGs in the text format instead of inferring\n"
 		"            (with --binary, a first '#' line counts functions, indirect\n"
 		"            jumps, recovered jump tables and noreturn blocks)\n");
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
 }
 
 /* The options of the command line that change an algorithm's defaults
@@ -450,100 +177,38 @@ int cmd_infer(int argc, char **argv)
 		return cli_usage(&op, "--function needs --binary");
 	if (!nalgo)
 		algos[nalgo++] = SPGO_ALGO_PROFI;
-	struct spgo_infer_opts o, oa[SPGO_ARRAY_LEN(algos)];
+	struct spgo_infer_opts oa[SPGO_ARRAY_LEN(algos)];
 	for (int k = 0; k < nalgo; k++)
 		infer_opts(&oa[k], algos[k], &ov);
-	o = oa[0];
 
 	struct spgo_cfg_file f;
-	struct bin_stats st;
-	if (bin_path ? read_binary(&f, bin_path, fname, &st)
-		     : insns_path ? read_insns(&f, insns_path) : spgo_cfg_parse_file(&f, cfg_path))
+	struct spgo_cfg_bin_stats st;
+	if (bin_path ? spgo_cfg_read_binary(&f, bin_path, fname, &st)
+		     : insns_path ? spgo_cfg_read_insns(&f, insns_path) : spgo_cfg_parse_file(&f, cfg_path))
 		return cli_fail();
-	if (bin_path)
-		cfg_path = bin_path;
 	struct spgo_out out;
 	if (spgo_out_open(&out, out_path)) {
 		spgo_cfg_file_free(&f);
 		return cli_fail();
 	}
-	int rc = 0;
 	if (emit_cfg && bin_path)
 		fprintf(out.fp,
 			"# %zu functions, %zu indirect jumps, %zu with a recovered jump table, %zu noreturn blocks, "
 			"%zu indirect tail calls\n",
 			st.funcs, st.ijmps, st.tables, st.noreturn, st.tailcalls);
-	double sv = 0, se = 0, sc = 0, wv = 0, we = 0, wsum = 0;
-	size_t neval = 0, ninvalid = 0;
-	double *times = time_runs ? xmalloc((size_t)nalgo * time_runs * sizeof *times) : NULL;
-	for (size_t i = 0; i < f.n && rc == 0; i++) {
-		struct spgo_cfg *cfg = &f.cfgs[i];
-		const char *name = cfg->name ? cfg->name : "-";
-		if (emit_cfg) {
-			spgo_cfg_static_probs(cfg); /* while the block flags are known */
-			spgo_cfg_write(out.fp, cfg, f.labels[i]);
-			continue;
-		}
-		if (time_runs) {
-			for (uint64_t r = 0; r < time_runs; r++)
-				for (int k = 0; k < nalgo; k++) {
-					double t0 = spgo_now();
-					spgo_infer(cfg, &oa[k]);
-					times[k * time_runs + r] = spgo_now() - t0;
-				}
-			fprintf(out.fp, "time %s %zu %zu", name, cfg->nblocks, cfg->nedges);
-			for (int k = 0; k < nalgo; k++) {
-				double *t = times + k * time_runs;
-				spgo_sort(t, time_runs, sizeof *t, cmp_double);
-				fprintf(out.fp, " %.1f", t[time_runs / 2] * 1e6);
-			}
-			fputc('\n', out.fp);
-			continue;
-		}
-		if (spgo_infer(cfg, &o)) {
-			rc = cli_fail();
-			break;
-		}
-		char why[160];
-		int valid = o.algo == SPGO_ALGO_NONE || spgo_flow_check(cfg, why, sizeof why) == 0;
-		if (!valid) {
-			ninvalid++;
-			spgo_warn("%s: cfg %s: invalid flow: %s", cfg_path, name, why);
-		}
-		if (!eval) {
-			spgo_cfg_write_counts(out.fp, cfg, f.labels[i]);
-			continue;
-		}
-		if (!f.truth_block[i]) {
-			rc = spgo_error("%s: cfg %s: --eval needs truth= counts", cfg_path, name);
-			rc = cli_fail();
-			break;
-		}
-		uint64_t gsum = 0, wsum_in = 0;
-		for (size_t b = 0; b < cfg->nblocks; b++) {
-			gsum += f.truth_block[i][b];
-			if (cfg->blocks[b].weight != SPGO_WEIGHT_UNKNOWN)
-				wsum_in += cfg->blocks[b].weight;
-		}
-		/* Compare the functions that ran and have samples: a function
-		 * without any is not in the profile, nothing to infer. */
-		if (gsum == 0 || wsum_in == 0 || wsum_in < eval_min)
-			continue;
-		struct spgo_flow_overlap ov;
-		spgo_flow_overlap(cfg, f.truth_block[i], f.truth_edge[i], &ov);
-		fprintf(out.fp, "overlap %s %zu %.6f %.6f %.6f\n", name, cfg->nblocks, ov.vertex, ov.edge,
-			ov.coverage);
-		neval++;
-		sv += ov.vertex, se += ov.edge, sc += ov.coverage;
-		wv += ov.vertex * (double)gsum, we += ov.edge * (double)gsum, wsum += (double)gsum;
-	}
-	if (rc == 0 && eval && neval)
-		fprintf(out.fp,
-			"mean %s cfgs=%zu vertex=%.4f edge=%.4f coverage=%.4f weighted_vertex=%.4f "
-			"weighted_edge=%.4f invalid=%zu\n",
-			spgo_algo_name(o.algo), neval, sv / neval, se / neval, sc / neval, wv / wsum, we / wsum,
-			ninvalid);
-	free(times);
+	struct spgo_infer_run run = {
+		.task = emit_cfg ? SPGO_INFER_EMIT
+			: time_runs ? SPGO_INFER_TIME
+			: eval ? SPGO_INFER_EVAL : SPGO_INFER_COUNTS,
+		.algos = oa,
+		.nalgos = (size_t)nalgo,
+		.runs = (size_t)time_runs,
+		.eval_min = eval_min,
+		.path = bin_path ? bin_path : cfg_path,
+	};
+	int rc = 0;
+	if (spgo_infer_file(&f, out.fp, &run) < 0)
+		rc = cli_fail();
 	if (rc == 0 && spgo_out_commit(&out))
 		rc = cli_fail();
 	else if (rc)
