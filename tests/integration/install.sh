@@ -51,8 +51,11 @@ int main(int argc, char **argv)
 C
 # The .pc file finds its prefix from where it lies (DESTDIR or a moved tree).
 export PKG_CONFIG_PATH=$dest/opt/spgo/lib/pkgconfig
-# shellcheck disable=SC2046
-cc -std=c17 -o use use.c $(pkg-config --cflags spgo) $(pkg-config --libs --static spgo) 2>cc.err ||
+# A sanitized build (make check's second pass) installs a sanitized libspgo.
+san=""
+grep -q '^SPGO_SANITIZE:BOOL=ON' "$SPGO_BUILD/CMakeCache.txt" 2>/dev/null && san="-fsanitize=address,undefined"
+# shellcheck disable=SC2046,SC2086
+cc -std=c17 $san -o use use.c $(pkg-config --cflags spgo) $(pkg-config --libs --static spgo) 2>cc.err ||
   { bad "compiling against the installed libspgo:"; head -5 cc.err; }
 want=$(readelf -n minivm | awk '/Build ID/ {print $3}')
 [ -x use ] && [ "$(./use minivm)" = "$want" ] || bad "the program on libspgo printed '$(./use minivm 2>&1)', not $want"
