@@ -81,6 +81,7 @@
 #include <stdio.h>
 
 #include "spgo/aggregate.h"
+#include "spgo/context.h"
 #include "spgo/profile.h"
 
 /*
@@ -230,5 +231,37 @@ void spgo_gen_icalls_stats(const struct spgo_gen_icalls *c, uint64_t *samples, u
 /* Print the statistics as a few lines of "spgo: ..." (for the command line). */
 void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_aggregate *agg,
 			  FILE *fp);
+
+/* ---- the whole job -------------------------------------------------------- */
+
+/*
+ * One run of `spgo gen` (src/gen/job.c): the binary opened (split DWARF
+ * options applied), the samples read and aggregated -- perf_data (only
+ * process pid when have_pid; call stacks kept for cs only) or perf_script
+ * text -- or exact counts read (truth, or truth_cs in view truth_view),
+ * the profile generated: context-sensitive with cs (the context stage,
+ * spgo/context.h; nested with cs_nested), else spgo_gen() with opts;
+ * statistics and notes on report (NULL: none); the profile written to out
+ * atomically in fmt (gcov implies opts.gcc).  Exactly one input must be
+ * set.  0, or -1 with spgo_error() set and no output file.
+ */
+struct spgo_gen_job {
+	const char *binary, *debug;
+	const char *dwp;               /* split DWARF: the package, or NULL */
+	const char *const *dwo_dirs;   /* ... and directories to find .dwo in */
+	size_t ndwo_dirs;
+	const char *perf_data, *perf_script, *truth, *truth_cs;
+	int truth_view;                /* SPGO_GT_VIEW_* */
+	int have_pid;
+	uint32_t pid;
+	int cs, cs_nested;
+	struct spgo_gen_opts opts;
+	struct spgo_cs_opts cs_opts;   /* cs_opts.dwarf_lines follows opts.dwarf_lines */
+	const char *out;
+	enum spgo_format fmt;
+	struct spgo_write_opts wo;
+	FILE *report;
+};
+int spgo_gen_job_run(const struct spgo_gen_job *job);
 
 #endif

@@ -27,9 +27,6 @@ int cmd_convert(int argc, char **argv);
 int cmd_overlap(int argc, char **argv);
 int cmd_trim(int argc, char **argv);
 
-/* gen_args.c: gen's option table on the shared parser, in front of
- * cmd_gen.c until that file reads its options with it (see there). */
-int cmd_gen_args(int argc, char **argv);
 
 /* Print "spgo: <spgo_errmsg()>" to stderr and return 1. */
 int cli_fail(void);
@@ -64,10 +61,6 @@ struct cli_split {
 	"  --dwo-dir DIR       split DWARF: look for .dwo files in DIR too (repeatable)\n"
 /* Take option key if it is one of them: 1, 0 if it is not, CLI_ERR. */
 int cli_split_take(struct cli_split *s, const struct cli_parser *p, int key);
-/* The same for a hand-written loop (cmd_gen.c): 1 if argv[*i] is one of
- * them (*i then moves past its value), 0 if not, -1 (message printed)
- * when the value is missing. */
-int cli_split_arg(struct cli_split *s, int argc, char **argv, int *i);
 /* Pass them to bin. */
 void cli_split_apply(const struct cli_split *s, struct spgo_binary *bin);
 

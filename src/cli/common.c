@@ -35,31 +35,6 @@ int cli_split_take(struct cli_split *s, const struct cli_parser *p, int key)
 	return 1;
 }
 
-int cli_split_arg(struct cli_split *s, int argc, char **argv, int *i)
-{
-	const char *a = argv[*i], *val = NULL;
-	int dwp;
-	if (!strcmp(a, "--dwp") || !strcmp(a, "--dwo-dir")) {
-		if (*i + 1 >= argc) {
-			fprintf(stderr, "spgo: %s needs a value\n", a);
-			return -1;
-		}
-		dwp = a[4] == 'p';
-		val = argv[++*i];
-	} else if (!strncmp(a, "--dwp=", 6)) {
-		dwp = 1, val = a + 6;
-	} else if (!strncmp(a, "--dwo-dir=", 10)) {
-		dwp = 0, val = a + 10;
-	} else {
-		return 0;
-	}
-	if (split_add(s, dwp, val) < 0) {
-		fprintf(stderr, "spgo: more than %d --dwo-dir options\n", CLI_MAX_DWO_DIRS);
-		return -1;
-	}
-	return 1;
-}
-
 void cli_split_apply(const struct cli_split *s, struct spgo_binary *bin)
 {
 	if (s->dwp)

@@ -170,9 +170,9 @@ usage_err "emulate bad --lbr" emulate "option '--lbr': '99' is not a number in \
 usage_err "emulate bad --event" emulate "option '--event': 'x' is not one of branches, instructions" --event=x -o e.data -- true
 usage_err "emulate no output" emulate "no output" -- true
 
-# ---- gen (gen_args.c in front of cmd_gen.c; llvm-profgen's names) ----
+# ---- gen (llvm-profgen's names) ----
 usage_err "gen missing value" gen "option '--perfdata' needs a value" --perfdata
-usage_err "gen unavailable option" gen "option '--use-md5' is not available in gen yet" --use-md5
+usage_err "gen bad mode" gen "'--mode'" --mode=fast
 "$SPGO" gen --no-such-option > out 2> err; rc=$?
 [ $rc -eq 2 ] && grep -q "'--no-such-option'" err && echo "ok   gen unknown option (cmd_gen.c's message)" ||
   bad "gen unknown option: exit $rc"
@@ -190,5 +190,8 @@ if [ -s p.data ]; then
   ok "gen --perfscript=" "$SPGO" gen --binary prog --perfscript=p.script -o g5.txt --format text
   same "gen --perfscript = --perf-script" g4.txt g5.txt
   ok "gen --target-llvm=14" "$SPGO" gen --binary prog --perfdata p.data -o g6.ext --target-llvm=14
+  ok "gen --use-md5 --compress-all-sections" "$SPGO" gen --binary prog --perfdata p.data -o g7.ext \
+    --use-md5 --compress-all-sections
+  "$SPGO" show g7.ext 2>/dev/null | grep -qi md5 || bad "gen --use-md5 did not write an MD5 profile"
 fi
 exit $fail

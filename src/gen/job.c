@@ -1,0 +1,231 @@
+/*
+ * One run of `spgo gen` as a whole (spgo_gen_job_run): the binary opened,
+ * the samples read and aggregated (perf.data or perf-script text) or the
+ * exact counts read, the profile of the kind asked for generated (AutoFDO
+ * or probe-based by gen.c, context-sensitive by the context stage, or the
+ * reference from exact counts), the statistics reported, the profile
+ * written atomically.  The command line only fills struct spgo_gen_job.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spgo/aggregate.h"
+#include "spgo/binary.h"
+#include "spgo/common.h"
+#include "spgo/context.h"
+#include "spgo/gen.h"
+#include "spgo/ground_truth.h"
+#include "spgo/perf.h"
+#include "spgo/profile.h"
+
+static void apply_split(const struct spgo_gen_job *j, struct spgo_binary *bin)
+{
+	if (j->dwp)
+		spgo_binary_set_dwp(bin, j->dwp);
+	for (size_t k = 0; k < j->ndwo_dirs; k++)
+		spgo_binary_add_dwo_dir(bin, j->dwo_dirs[k]);
+}
+
+/* Write p (which this frees) to the job's output. */
+static int write_out(const struct spgo_gen_job *j, struct spgo_profile *p)
+{
+	int rc = spgo_profile_write(p, j->out, j->fmt, &j->wo);
+	spgo_profile_free(p);
+	return rc;
+}
+
+/*
+ * Read perf.data into agg, only samples of pid when have_pid.  Call stacks
+ * are kept for context-sensitive work only: an AutoFDO profile does not use
+ * them, and the aggregate would keep every distinct stack with its branch
+ * stack, which costs time and memory per sample.  *stacks_lbr is set when
+ * samples had both.
+ */
+static int read_perf(struct spgo_aggregate *agg, const struct spgo_gen_job *j,
+		     struct spgo_gen_icalls *icalls, int *stacks_lbr)
+{
+	struct spgo_perf_reader *r;
+	if (spgo_perf_open(&r, j->perf_data, SPGO_PERF_ORDERED) < 0)
+		return -1;
+	spgo_agg_begin(agg, r);
+	struct spgo_perf_record rec;
+	int rc;
+	while ((rc = spgo_perf_next(r, &rec)) > 0) {
+		if (rec.type == PERF_RECORD_SAMPLE) {
+			if (j->have_pid && rec.sample.pid != j->pid)
+				continue;
+			if (rec.sample.callchain_nr && rec.sample.branch_nr)
+				*stacks_lbr = 1;
+			if (!j->cs)
+				rec.sample.callchain_nr = 0;
+		}
+		spgo_agg_feed(agg, &rec);
+		if (rec.type == PERF_RECORD_SAMPLE)
+			spgo_gen_icalls_feed(icalls, &rec);
+	}
+	spgo_agg_finish(agg);
+	agg->stats.bytes += spgo_perf_bytes_read(r);
+	spgo_perf_close(r);
+	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * After reading with an event selected: an event the data does not have is
+ * an error listing those it has; the selected one is the only one left, so
+ * IP mode takes it as event -1 ("the one with samples").
+ */
+static int check_event(struct spgo_aggregate *agg, struct spgo_gen_opts *o, const char *path)
+{
+	if (!o->event_name && o->event < 0)
+		return 0;
+	const struct spgo_agg_stats *st = spgo_agg_stats(agg);
+	if (!st->samples && st->samples_other_event) {
+		char *seen = spgo_agg_events_seen(agg);
+		char idx[32];
+		snprintf(idx, sizeof idx, "number %d", o->event);
+		spgo_error("%s: no samples of event %s%s%s; the data has: %s", path,
+			   o->event_name ? "'" : "", o->event_name ? o->event_name : idx,
+			   o->event_name ? "'" : "", seen);
+		free(seen);
+		return -1;
+	}
+	o->event = -1;
+	return 0;
+}
+
+/* --ground-truth-cs: the reference CS profile of one view. */
+static int run_truth_cs(const struct spgo_gen_job *j)
+{
+	struct spgo_binary *bin;
+	struct spgo_gt_cs gt;
+	struct spgo_profile *p = NULL;
+	if (spgo_binary_open(&bin, j->binary, j->debug) < 0)
+		return -1;
+	apply_split(j, bin);
+	int rc = spgo_gt_cs_read(&gt, j->truth_cs);
+	if (rc == 0) {
+		rc = spgo_gen_truth_cs(bin, &gt.views[j->truth_view], -1, &p);
+		spgo_gt_cs_free(&gt);
+	}
+	spgo_binary_close(bin);
+	return rc < 0 ? -1 : write_out(j, p);
+}
+
+/* --ground-truth: the reference profile from exact counts. */
+static int run_truth(const struct spgo_gen_job *j)
+{
+	struct spgo_binary *bin;
+	struct spgo_ground_truth gt = {0};
+	if (spgo_binary_open(&bin, j->binary, j->debug) < 0)
+		return -1;
+	apply_split(j, bin);
+	if (spgo_gt_read(&gt, j->truth) < 0) {
+		spgo_binary_close(bin);
+		return -1;
+	}
+	size_t idlen;
+	const uint8_t *id = spgo_binary_build_id(bin, &idlen);
+	const struct spgo_gt_dso *d = spgo_gt_find_dso(&gt, id, idlen, j->binary);
+	struct spgo_profile *p = NULL;
+	struct spgo_gen_stats st;
+	int rc = d ? spgo_gen_truth(bin, d, &j->opts, &p, &st)
+		   : spgo_error("%s: no section for %s in it (by build-id or file name)", j->truth, j->binary);
+	spgo_gt_free(&gt);
+	spgo_binary_close(bin);
+	if (rc < 0)
+		return -1;
+	if (j->report)
+		fprintf(j->report, "spgo: gen: ground truth: %llu executed instructions, %llu functions\n",
+			(unsigned long long)st.insns_counted, (unsigned long long)st.functions);
+	return write_out(j, p);
+}
+
+/* --cs: the context stage (spgo/context.h) on an aggregate that kept its
+ * stacks. */
+static int run_cs(const struct spgo_gen_job *j, struct spgo_aggregate *agg)
+{
+	struct spgo_profile *p = NULL;
+	struct spgo_cs_stats st;
+	struct spgo_cs_opts o = j->cs_opts;
+	o.dwarf_lines = j->opts.dwarf_lines;
+	if (spgo_cs_gen(agg, &o, &p, &st) < 0)
+		return -1;
+	if (j->report)
+		spgo_cs_print_stats(&st, j->report);
+	if (j->cs_nested) {
+		struct spgo_profile *n = spgo_profile_cs_nest(p);
+		spgo_profile_free(p);
+		if (!n)
+			return -1;
+		p = n;
+	}
+	return write_out(j, p);
+}
+
+/* What IP mode learned of indirect calls from the samples' stacks. */
+static void report_icalls(FILE *fp, const struct spgo_gen_icalls *icalls, const struct spgo_gen_stats *st)
+{
+	uint64_t ns, nu, dok, dbad, np;
+	spgo_gen_icalls_stats(icalls, &ns, &nu, &dok, &dbad, &np);
+	if (nu)
+		fprintf(fp, "spgo: indirect calls: %llu of %llu samples unwound to their caller (direct calls: "
+			    "%llu to the sampled function, %llu not); %llu call targets written, count %llu\n",
+			(unsigned long long)nu, (unsigned long long)ns, (unsigned long long)dok,
+			(unsigned long long)dbad, (unsigned long long)st->icalls,
+			(unsigned long long)st->icall_count);
+}
+
+int spgo_gen_job_run(const struct spgo_gen_job *job)
+{
+	struct spgo_gen_job j = *job;
+	if (j.fmt == SPGO_FMT_GCOV)
+		j.opts.gcc = 1;
+	if (j.truth_cs)
+		return run_truth_cs(&j);
+	if (j.truth)
+		return run_truth(&j);
+	struct spgo_aggregate *agg;
+	if (spgo_agg_new(&agg, j.binary, j.debug) < 0)
+		return -1;
+	apply_split(&j, agg->bin);
+	int rc, stacks_lbr = 0;
+	struct spgo_gen_icalls *icalls = NULL;
+	if (j.opts.event_name || j.opts.event >= 0)
+		spgo_agg_select_event(agg, j.opts.event, j.opts.event_name);
+	if (j.perf_script) {
+		rc = spgo_agg_read_text(agg, j.perf_script);
+	} else {
+		spgo_gen_icalls_new(&icalls, agg);
+		rc = read_perf(agg, &j, icalls, &stacks_lbr);
+		j.opts.icalls = icalls;
+	}
+	if (rc == 0)
+		rc = check_event(agg, &j.opts, j.perf_script ? j.perf_script : j.perf_data);
+	if (j.cs) {
+		spgo_gen_icalls_free(icalls);
+		rc = rc < 0 ? -1 : run_cs(&j, agg);
+		spgo_agg_free(agg);
+		return rc;
+	}
+	struct spgo_profile *p = NULL;
+	struct spgo_gen_stats st;
+	if (rc == 0)
+		rc = spgo_gen(agg, &j.opts, &p, &st);
+	if (rc == 0 && j.report) {
+		spgo_gen_print_stats(&st, agg, j.report);
+		if ((stacks_lbr || agg->stats.stack_samples) && agg->stats.lbr_samples)
+			fprintf(j.report, "spgo: gen: note: the data has call stacks with LBR: a "
+					  "context-sensitive (CSSPGO) profile is available with --cs\n");
+		if (icalls && st.mode == SPGO_GEN_IP)
+			report_icalls(j.report, icalls, &st);
+		/* A profile of a handful of samples guides the compiler badly. */
+		if (st.count_debug < 1000)
+			spgo_warn("the profile is tiny (%llu counts in code with debug information): record "
+				  "longer or at a higher frequency (perf record -F, -c)",
+				  (unsigned long long)st.count_debug);
+	}
+	spgo_gen_icalls_free(icalls);
+	spgo_agg_free(agg);
+	return rc < 0 ? -1 : write_out(&j, p);
+}
