@@ -371,6 +371,20 @@ static void count_stack(struct spgo_agg_impl *I, uint32_t nframes, uint32_t nbra
 	}
 }
 
+void spgo_agg_add_stack(struct spgo_aggregate *a, const uint64_t *frames, uint32_t nframes,
+			const uint64_t *branches, uint32_t nbranches, uint64_t count)
+{
+	struct spgo_agg_impl *I = a->impl;
+	size_t nw = nframes + 2 * (size_t)nbranches;
+	VEC_GROW(&I->scratch, nw + 1);
+	if (nframes)
+		memcpy(I->scratch.v, frames, nframes * 8);
+	if (nbranches)
+		memcpy(I->scratch.v + nframes, branches, 2 * (size_t)nbranches * 8);
+	I->scratch.n = nw;
+	count_stack(I, nframes, nbranches, count);
+}
+
 void spgo_agg_set_functions(struct spgo_aggregate *a, const struct spgo_function *fns, size_t n)
 {
 	a->impl->fns = fns;

@@ -26,6 +26,17 @@ int cmd_merge(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_overlap(int argc, char **argv);
 int cmd_trim(int argc, char **argv);
+int cmd_aggregate(int argc, char **argv); /* samples -> unsymbolized profile */
+
+/* cmd_aggregate.c: unsymbolized profiles (spgo/unsym.h) in merge and gen.
+ * cli_merge_unsym: add up files (weights), trim cold keys (trim > 0), write
+ * in format ("bin", "text", "profgen"; NULL: the first input's); returns the
+ * exit status.  cli_gen_unsym: fill gen's fresh aggregate from files; 0 or
+ * -1 (spgo_errmsg). */
+struct spgo_aggregate;
+int cli_merge_unsym(const char *out, const char **files, const uint64_t *weights, int n,
+		    const char *format, double trim, int quiet);
+int cli_gen_unsym(struct spgo_aggregate *agg, char **files, int n, const char *event_name);
 
 /* gen_args.c: gen's option table on the shared parser, in front of
  * cmd_gen.c until that file reads its options with it (see there). */

@@ -29,6 +29,8 @@ static const char usage[] =
 	"  --binary BIN        the profiled (optimized) binary, as it ran\n"
 	"  --debug-binary DBG  read DWARF from DBG (a separate debug file)\n"
 	CLI_SPLIT_USAGE	"  --perf-data P       perf.data (\"-\" = stdin; file or pipe format)\n"
+	"  --unsymbolized F... unsymbolized profiles (spgo aggregate, spgo merge, llvm-profgen\n"
+	"                      --skip-symbolization) instead, added up\n"
 	"  --perf-script S     `perf script -F ip,brstack` (or `-F ip`) text instead;\n"
 	"                      with --show-mmap-events for a PIE; also reads the pid,\n"
 	"                      tid and event fields, call stacks, llvm-profgen's\n"
@@ -185,6 +187,8 @@ int cmd_gen(int argc, char **argv)
 {
 	const char *binary = NULL, *debug = NULL, *data = NULL, *script = NULL, *out = NULL;
 	const char *truth = NULL;
+	char **unsym = NULL;
+	int nunsym = 0;
 	const char *format = "extbinary";
 	int have_pid = 0, quiet = 0, cs = 0, cs_nested = 0, stacks_lbr = 0;
 	struct spgo_cs_opts cso;
@@ -211,6 +215,9 @@ int cmd_gen(int argc, char **argv)
 			binary = val;
 		} else if (ARG("--debug-binary")) {
 			debug = val;
+		} else if (!strcmp(a, "--unsymbolized") && val) { /* FILE... (spgo/unsym.h) */
+			for (unsym = argv + i + 1; i + 1 < argc && argv[i + 1][0] != '-'; i++)
+				nunsym++;
 		} else if (ARG("--perf-data")) {
 			data = val;
 		} else if (ARG("--perf-script")) {
@@ -282,7 +289,7 @@ int cmd_gen(int argc, char **argv)
 		return 2;
 #undef ARG
 	}
-	if (!binary || !out || (data != NULL) + (script != NULL) + (truth != NULL) != 1) {
+	if (!binary || !out || (data != NULL) + (script != NULL) + (truth != NULL) + (nunsym > 0) != 1) {
 		fputs(usage, stderr);
 		return 2;
 	}
@@ -311,7 +318,9 @@ int cmd_gen(int argc, char **argv)
 	struct spgo_gen_icalls *icalls = NULL;
 	if (o.event_name || o.event >= 0)
 		spgo_agg_select_event(agg, o.event, o.event_name);
-	if (script) {
+	if (nunsym) {
+		rc = cli_gen_unsym(agg, unsym, nunsym, o.event_name);
+	} else if (script) {
 		rc = spgo_agg_read_text(agg, script);
 	} else {
 		spgo_gen_icalls_new(&icalls, agg);
@@ -319,7 +328,7 @@ int cmd_gen(int argc, char **argv)
 		o.icalls = icalls;
 	}
 	if (rc == 0)
-		rc = check_event(agg, &o, script ? script : data);
+		rc = check_event(agg, &o, script ? script : data ? data : unsym[0]);
 	if (cs) {
 		spgo_gen_icalls_free(icalls);
 		return gen_cs(agg, &cso, cs_nested, out, fmt, &wo, quiet, rc);
