@@ -93,7 +93,7 @@ struct spgo_unsym_event {
 
 struct spgo_unsym_bin {
 	char *build_id; /* lower-case hex, "" if none */
-	char *path;     /* "" if unknown */
+	char *path;     /* as the data names it (mmap), else as opened; "" if unknown */
 	uint64_t base;  /* preferred base (offsets are vaddr - base) */
 	int has_base;   /* 0: not known (llvm-profgen text): the binary's own */
 	unsigned kinds; /* SPGO_UNSYM_* */

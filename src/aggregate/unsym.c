@@ -167,7 +167,11 @@ void spgo_unsym_add_agg(struct spgo_unsym *u, const struct spgo_aggregate *agg, 
 	const uint8_t *id = spgo_binary_build_id(agg->bin, &idlen);
 	char *hex = xmalloc(2 * idlen + 1);
 	spgo_build_id_hex(id, idlen, hex);
-	struct spgo_unsym_bin *s = spgo_unsym_section(u, hex, spgo_binary_path(agg->bin));
+	/* the path the data names it by (the host's), else the one opened */
+	size_t nm;
+	const struct spgo_agg_match *m = spgo_agg_matches(agg, &nm);
+	struct spgo_unsym_bin *s =
+		spgo_unsym_section(u, hex, nm ? m[0].name : spgo_binary_path(agg->bin));
 	free(hex);
 	uint64_t base = spgo_unsym_base(agg->bin), ext = 1 - base;
 	set_base(s, base, spgo_binary_path(agg->bin)); /* same build-id: same base */
