@@ -182,6 +182,10 @@ int spgo_agg_check_matched(struct spgo_aggregate *agg);
 /* Iterate the distinct stack samples: for (size_t it = 0; spgo_agg_next_stack(a, &it, &s);) */
 int spgo_agg_next_stack(const struct spgo_aggregate *agg, size_t *iter, struct spgo_agg_stack *s);
 
+/* Keep the distinct (stack, LBR) samples (the default) or not: without
+ * them memory and time are those of ranges, branches and ips alone. */
+void spgo_agg_keep_stacks(struct spgo_aggregate *agg, int keep);
+
 /* Count one stack sample (frames and branch pairs already the binary's
  * addresses, SPGO_AGG_EXTERNAL outside) count times, as if fed: how an
  * aggregate is filled from an unsymbolized profile (spgo/unsym.h). */

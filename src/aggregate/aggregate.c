@@ -80,6 +80,7 @@ struct spgo_agg_impl {
 	size_t build_id_len;
 	const char *base; /* base name of the binary */
 	int text;	  /* input is perf script text (see map_slow) */
+	int no_stacks;	  /* spgo_agg_keep_stacks(agg, 0): call stacks ignored */
 	VEC(struct spgo_agg_match) matches;
 
 	/* Translation cache: pid, runtime [lo, lo + len), delta, dso. */
@@ -385,6 +386,8 @@ void spgo_agg_add_stack(struct spgo_aggregate *a, const uint64_t *frames, uint32
 	count_stack(I, nframes, nbranches, count);
 }
 
+void spgo_agg_keep_stacks(struct spgo_aggregate *a, int keep) { a->impl->no_stacks = !keep; }
+
 void spgo_agg_set_functions(struct spgo_aggregate *a, const struct spgo_function *fns, size_t n)
 {
 	a->impl->fns = fns;
@@ -587,7 +590,7 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 	}
 
 	/* The call stack with its LBR. */
-	if (s->callchain_nr) {
+	if (s->callchain_nr && !I->no_stacks) {
 		unsigned mode = PERF_RECORD_MISC_USER;
 		int inside = 0;
 		I->scratch.n = 0;

@@ -56,8 +56,8 @@ static const struct cli_opt opts[] = {
 };
 static const struct cli_cmd cmd = {.name = "aggregate", .usage = usage, .opts = opts};
 
-/* Read one perf.data into every aggregate; call stacks only with cs. */
-static int read_perf(struct spgo_aggregate **aggs, int n, const char *path, int cs)
+/* Read one perf.data into every aggregate. */
+static int read_perf(struct spgo_aggregate **aggs, int n, const char *path)
 {
 	struct spgo_perf_reader *r;
 	if (spgo_perf_open(&r, path, SPGO_PERF_ORDERED) < 0)
@@ -67,8 +67,6 @@ static int read_perf(struct spgo_aggregate **aggs, int n, const char *path, int 
 	struct spgo_perf_record rec;
 	int rc;
 	while ((rc = spgo_perf_next(r, &rec)) > 0) {
-		if (rec.type == PERF_RECORD_SAMPLE && !cs)
-			rec.sample.callchain_nr = 0; /* as spgo gen without --cs */
 		for (int k = 0; k < n; k++)
 			spgo_agg_feed(aggs[k], &rec);
 	}
@@ -131,6 +129,7 @@ int cmd_aggregate(int argc, char **argv)
 		for (int b = 0; b < nbin; b++) {
 			if (spgo_agg_new(&aggs[b], bins[b], NULL) < 0)
 				goto fail;
+			spgo_agg_keep_stacks(aggs[b], cs); /* as spgo gen without --cs */
 			if (event) {
 				uint64_t v;
 				if (!spgo_parse_u64(event, &v))
@@ -143,7 +142,7 @@ int cmd_aggregate(int argc, char **argv)
 			for (int b = 0; b < nbin; b++)
 				if (spgo_agg_read_text(aggs[b], ins[i]) < 0)
 					goto fail;
-		} else if (read_perf(aggs, nbin, ins[i], cs) < 0) {
+		} else if (read_perf(aggs, nbin, ins[i]) < 0) {
 			goto fail;
 		}
 		for (int b = 0; b < nbin; b++) {
