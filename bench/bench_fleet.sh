@@ -130,6 +130,11 @@ rate() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }';
   echo "| llvm-profdata-19 merge --sample, symbolized (extbinary) | $nsym | $sym_mb | $lp_t | $(rate $sym_mb $lp_t) | $(rate $nsym $lp_t) | $(( lp_r / 1024 )) |"
   echo "| spgo merge, symbolized (extbinary) | $nsym | $sym_mb | $sp_t | $(rate $sym_mb $sp_t) | $(rate $nsym $sp_t) | $(( sp_r / 1024 )) |"
   echo
+  echo "minivm is small ($keys keys in all): the merge times are per-file costs (process"
+  echo "start, open, map, parse), not per-byte ones; a larger binary has more keys per file."
+  echo "Merging symbolized profiles is not exact: a body sample is the maximum over its"
+  echo "instructions, and a sum of maxima is not the maximum of sums (similarity below)."
+  echo
   echo "A tree of fan-in 10 (101 spgo merge processes, one after another): $tree_s s;"
   echo "byte-identical to the flat merge: $tree_same."
   echo "The symbolized route first needs a profile per host (spgo gen, 2 processes): $gen_s s."
