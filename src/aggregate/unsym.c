@@ -68,7 +68,7 @@ void spgo_unsym_free(struct spgo_unsym *u)
 /* Sections are keyed by build-id, by path when there is none. */
 static int same_key(const struct spgo_unsym_bin *s, const char *id, const char *path)
 {
-	return *id || *s->build_id ? !strcmp(s->build_id, id) : !strcmp(s->path, path);
+	return *id || *s->build_id ? !strcasecmp(s->build_id, id) : !strcmp(s->path, path);
 }
 
 struct spgo_unsym_bin *spgo_unsym_section(struct spgo_unsym *u, const char *build_id,
@@ -87,6 +87,8 @@ struct spgo_unsym_bin *spgo_unsym_section(struct spgo_unsym *u, const char *buil
 	}
 	struct spgo_unsym_bin *s = xcalloc(1, sizeof *s);
 	s->build_id = xstrdup(build_id);
+	for (char *c = s->build_id; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
 	s->path = xstrdup(path);
 	spgo_kmap_init(&s->ranges, 2);
 	spgo_kmap_init(&s->branches, 2);
@@ -378,6 +380,19 @@ static void write_bin_section(struct wbuf *w, const struct spgo_unsym_bin *s)
 	free(st);
 }
 
+/* A path or event name the text form can carry: printable, not blank-
+ * edged, not "-" (which stands for none there). */
+static int str_ok(const char *s)
+{
+	size_t n = strlen(s);
+	if (!strcmp(s, "-") || (n && (s[0] == ' ' || s[n - 1] == ' ')))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return 0;
+	return 1;
+}
+
 /* Reading: a cursor over the bytes; every failure sets err once. */
 struct rd {
 	const char *name;
@@ -438,9 +453,18 @@ static char *get_str(struct rd *r)
 		return xstrdup("");
 	char *s = xstrndup((const char *)r->p, (size_t)n);
 	r->p += n;
-	if (strlen(s) != n)
-		rd_fail(r, "NUL in a string");
+	if (strlen(s) != n || !str_ok(s))
+		rd_fail(r, "bad string");
 	return s;
+}
+
+/* A build-id is hex digits (stored in lower case). */
+static int hex_id(const char *id)
+{
+	for (const char *c = id; *c; c++)
+		if (!isxdigit((unsigned char)*c))
+			return 0;
+	return 1;
 }
 
 static void get_map(struct rd *r, struct spgo_kmap *m, uint64_t weight, uint64_t *total)
@@ -479,6 +503,8 @@ static int read_bin(struct spgo_unsym *u, const char *name, const uint8_t *data,
 			break;
 		}
 		char *id = get_str(&r), *path = get_str(&r);
+		if (!r.err && !hex_id(id))
+			rd_fail(&r, "build-id not in hex");
 		struct spgo_unsym_bin *s = r.err ? NULL : spgo_unsym_section(u, id, path);
 		free(id);
 		free(path);
@@ -509,6 +535,8 @@ static int read_bin(struct spgo_unsym *u, const char *name, const uint8_t *data,
 		evs.n = 0;
 		for (uint64_t i = 0; i < nev && !r.err; i++) {
 			char *en = get_str(&r);
+			if (!r.err && !*en)
+				rd_fail(&r, "event without a name");
 			uint64_t sm = get_uv(&r), pd = get_uv(&r);
 			if (!r.err) {
 				struct spgo_unsym_event *e = event_named(s, en);
@@ -814,8 +842,12 @@ static int read_text(struct spgo_unsym *u, const char *name, const uint8_t *data
 			char *id = xstrndup(a, (size_t)(sp - a));
 			const char *pp = skip_ws(sp, e);
 			char *path = xstrndup(pp, (size_t)(e - pp));
-			for (char *c = id; *c; c++)
-				*c = (char)tolower((unsigned char)*c);
+			if ((strcmp(id, "-") && !hex_id(id)) || (strcmp(path, "-") && !str_ok(path))) {
+				free(id);
+				free(path);
+				tr_fail(&t, "bad binary line (a build-id in hex, a path)");
+				break;
+			}
 			cur = spgo_unsym_section(u, strcmp(id, "-") ? id : "",
 						 strcmp(path, "-") ? path : "");
 			free(id);
@@ -865,6 +897,11 @@ static int read_text(struct spgo_unsym *u, const char *name, const uint8_t *data
 				tr_fail(&t, "bad event line");
 			} else {
 				char *en = xstrndup(q, (size_t)(e - q));
+				if (!str_ok(en)) {
+					free(en);
+					tr_fail(&t, "bad event name");
+					break;
+				}
 				struct spgo_unsym_event *ev = event_named(cur, en);
 				free(en);
 				ev->samples += v[0] * weight;
@@ -968,9 +1005,7 @@ static int read_text(struct spgo_unsym *u, const char *name, const uint8_t *data
 			if (colon && colon > leaf && colon + 2 < close && colon[1] == '0' &&
 			    colon[2] == 'x') {
 				char *id = xstrndup(leaf, (size_t)(colon - leaf));
-				for (char *c = id; *c; c++)
-					*c = (char)tolower((unsigned char)*c);
-				to = spgo_unsym_section(u, id, "");
+				to = hex_id(id) ? spgo_unsym_section(u, id, "") : cur;
 				free(id);
 			}
 			if (!to)
