@@ -9,7 +9,7 @@ dir=$1; spgo=${2:-}
 [ -f "$dir/.done" ] && exit 0
 src=${SPGO_SRC:-$(dirname "$0")/..}
 mkdir -p "$dir/elf" "$dir/debug_line" "$dir/perf_data" "$dir/perf_script" "$dir/profile" \
-  "$dir/cfg" "$dir/ground_truth"
+  "$dir/cfg" "$dir/ground_truth" "$dir/unsym"
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 has() { command -v "$1" >/dev/null 2>&1; }
 c=$src/tests/data/perf_prog.c
@@ -40,4 +40,10 @@ for p in "$src"/fuzz/corpus/profile/*.txt; do
   has llvm-profdata-19 && llvm-profdata-19 merge --sample --extbinary -o "$dir/profile/$b.extbin" "$p" 2>/dev/null
   [ -n "$spgo" ] && "$spgo" merge --format gcov -o "$dir/profile/$b.gcov" "$p" 2>/dev/null
 done
+# Unsymbolized profiles in spgo's binary form, from the text seeds.
+if [ -n "$spgo" ]; then
+  for p in "$src"/fuzz/corpus/unsym/*.txt; do
+    "$spgo" merge --format bin -o "$dir/unsym/$(basename "$p" .txt).bin" "$p" 2>/dev/null
+  done
+fi
 touch "$dir/.done"

@@ -182,6 +182,16 @@ int spgo_agg_check_matched(struct spgo_aggregate *agg);
 /* Iterate the distinct stack samples: for (size_t it = 0; spgo_agg_next_stack(a, &it, &s);) */
 int spgo_agg_next_stack(const struct spgo_aggregate *agg, size_t *iter, struct spgo_agg_stack *s);
 
+/* Keep the distinct (stack, LBR) samples (the default) or not: without
+ * them memory and time are those of ranges, branches and ips alone. */
+void spgo_agg_keep_stacks(struct spgo_aggregate *agg, int keep);
+
+/* Count one stack sample (frames and branch pairs already the binary's
+ * addresses, SPGO_AGG_EXTERNAL outside) count times, as if fed: how an
+ * aggregate is filled from an unsymbolized profile (spgo/unsym.h). */
+void spgo_agg_add_stack(struct spgo_aggregate *agg, const uint64_t *frames, uint32_t nframes,
+			const uint64_t *branches, uint32_t nbranches, uint64_t count);
+
 /* Text dump (sorted; for tests and debugging): stats, ranges, branches,
  * ips per event, stacks. */
 void spgo_agg_dump(const struct spgo_aggregate *agg, FILE *fp);

@@ -251,6 +251,8 @@ struct spgo_gen_job {
 	const char *const *dwo_dirs;   /* ... and directories to find .dwo in */
 	size_t ndwo_dirs;
 	const char *perf_data, *perf_script, *truth, *truth_cs;
+	const char *const *unsym;      /* or unsymbolized profiles (spgo/unsym.h), added up */
+	size_t nunsym;
 	int truth_view;                /* SPGO_GT_VIEW_* */
 	int have_pid;
 	uint32_t pid;

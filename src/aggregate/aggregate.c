@@ -80,6 +80,7 @@ struct spgo_agg_impl {
 	size_t build_id_len;
 	const char *base; /* base name of the binary */
 	int text;	  /* input is perf script text (see map_slow) */
+	int no_stacks;	  /* spgo_agg_keep_stacks(agg, 0): call stacks ignored */
 	VEC(struct spgo_agg_match) matches;
 
 	/* Translation cache: pid, runtime [lo, lo + len), delta, dso. */
@@ -371,6 +372,22 @@ static void count_stack(struct spgo_agg_impl *I, uint32_t nframes, uint32_t nbra
 	}
 }
 
+void spgo_agg_add_stack(struct spgo_aggregate *a, const uint64_t *frames, uint32_t nframes,
+			const uint64_t *branches, uint32_t nbranches, uint64_t count)
+{
+	struct spgo_agg_impl *I = a->impl;
+	size_t nw = nframes + 2 * (size_t)nbranches;
+	VEC_GROW(&I->scratch, nw + 1);
+	if (nframes)
+		memcpy(I->scratch.v, frames, nframes * 8);
+	if (nbranches)
+		memcpy(I->scratch.v + nframes, branches, 2 * (size_t)nbranches * 8);
+	I->scratch.n = nw;
+	count_stack(I, nframes, nbranches, count);
+}
+
+void spgo_agg_keep_stacks(struct spgo_aggregate *a, int keep) { a->impl->no_stacks = !keep; }
+
 void spgo_agg_set_functions(struct spgo_aggregate *a, const struct spgo_function *fns, size_t n)
 {
 	a->impl->fns = fns;
@@ -573,7 +590,7 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 	}
 
 	/* The call stack with its LBR. */
-	if (s->callchain_nr) {
+	if (s->callchain_nr && !I->no_stacks) {
 		unsigned mode = PERF_RECORD_MISC_USER;
 		int inside = 0;
 		I->scratch.n = 0;

@@ -26,6 +26,14 @@ int cmd_merge(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_overlap(int argc, char **argv);
 int cmd_trim(int argc, char **argv);
+int cmd_aggregate(int argc, char **argv); /* samples -> unsymbolized profile */
+
+/* cmd_aggregate.c: the merge of unsymbolized profiles (spgo/unsym.h) for
+ * merge: add up files (weights), trim cold keys (trim > 0), write in format
+ * ("bin", "text", "profgen"; NULL: the first input's); returns the exit
+ * status. */
+int cli_merge_unsym(const char *out, const char **files, const uint64_t *weights, int n,
+		    const char *format, double trim, int quiet);
 
 
 /* Print "spgo: <spgo_errmsg()>" to stderr and return 1. */

@@ -5,6 +5,7 @@
  * (--perfdata, --perfscript, --output, --use-md5, ...).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -25,6 +26,10 @@ static const char usage_text[] =
 	"  --binary BIN        the profiled (optimized) binary, as it ran\n"
 	"  --debug-binary DBG  read DWARF from DBG (a separate debug file)\n"
 	CLI_SPLIT_USAGE	"  --perf-data P       perf.data (\"-\" = stdin; file or pipe format)\n"
+	"  --unsymbolized F... unsymbolized profiles (spgo aggregate, spgo merge, llvm-profgen\n"
+	"                      --skip-symbolization) instead, added up\n"
+	"  --unsymbolized F... unsymbolized profiles (spgo aggregate, spgo merge, llvm-profgen\n"
+	"                      --skip-symbolization) instead, added up\n"
 	"  --perf-script S     `perf script -F ip,brstack` (or `-F ip`) text instead;\n"
 	"                      with --show-mmap-events for a PIE; also reads the pid,\n"
 	"                      tid and event fields, call stacks, llvm-profgen's\n"
@@ -76,13 +81,14 @@ static void usage(FILE *fp)
 enum {
 	G_BINARY = CLI_LONG, G_DEBUG, G_DATA, G_SCRIPT, G_TRUTH, G_TRUTH_CS, G_VIEW, G_PID, G_MODE,
 	G_EVENT, G_DWARF, G_UPDATE, G_INFER, G_NO_INFER, G_CONFIDENCE, G_CS, G_CS_NESTED, G_CS_TAIL,
-	G_CS_NO_TAIL, G_QUIET,
+	G_CS_NO_TAIL, G_QUIET, G_UNSYM,
 };
 static const struct cli_opt opts[] = {
 	CLI_VAL("binary", G_BINARY),
 	CLI_VAL("debug-binary", G_DEBUG),
 	CLI_VAL("perf-data", G_DATA), CLI_VAL("perfdata", G_DATA),
 	CLI_VAL("perf-script", G_SCRIPT), CLI_VAL("perfscript", G_SCRIPT),
+	CLI_VAL("unsymbolized", G_UNSYM),
 	CLI_VAL("ground-truth", G_TRUTH),
 	CLI_VAL("ground-truth-cs", G_TRUTH_CS),
 	CLI_VAL("truth-view", G_VIEW),
@@ -113,6 +119,9 @@ int cmd_gen(int argc, char **argv)
 	spgo_cs_defaults(&j.cs_opts);
 	j.wo.gcov_version = 2;
 	struct cli_split split = {0};
+	/* --unsymbolized F...: the files after it until the next option */
+	const char **unsym = xcalloc((size_t)argc + 1, sizeof *unsym);
+	size_t nunsym = 0;
 	uint64_t v;
 	int k, r, choice;
 	struct cli_parser op;
@@ -126,7 +135,11 @@ int cmd_gen(int argc, char **argv)
 		switch (k) {
 		case CLI_HELP: return 0;
 		case CLI_ERR: return 2;
-		case CLI_ARG: return cli_usage(&op, "unexpected argument '%s'", op.val);
+		case CLI_ARG:
+			if (!nunsym)
+				return cli_usage(&op, "unexpected argument '%s'", op.val);
+			/* fall through: another unsymbolized profile */
+		case G_UNSYM: unsym[nunsym++] = op.val; break;
 		case G_BINARY: j.binary = op.val; break;
 		case G_DEBUG: j.debug = op.val; break;
 		case G_DATA: j.perf_data = op.val; break;
@@ -179,8 +192,12 @@ int cmd_gen(int argc, char **argv)
 		j.fmt = SPGO_FMT_EXTBINARY;
 	if (!j.binary || !j.out)
 		return cli_usage(&op, "--binary BIN and -o OUT are needed");
-	if ((j.perf_data != NULL) + (j.perf_script != NULL) + (j.truth != NULL) + (j.truth_cs != NULL) != 1)
-		return cli_usage(&op, "one input: --perf-data, --perf-script, --ground-truth or --ground-truth-cs");
+	j.unsym = unsym;
+	j.nunsym = nunsym;
+	if ((j.perf_data != NULL) + (j.perf_script != NULL) + (j.truth != NULL) + (j.truth_cs != NULL) +
+	    (nunsym > 0) != 1)
+		return cli_usage(&op, "one input: --perf-data, --perf-script, --unsymbolized, "
+				 "--ground-truth or --ground-truth-cs");
 	if (j.perf_script && j.have_pid)
 		return cli_usage(&op, "--pid works with --perf-data only");
 	if (j.cs && (j.truth || j.truth_cs || j.fmt == SPGO_FMT_GCOV))
@@ -188,5 +205,7 @@ int cmd_gen(int argc, char **argv)
 	j.dwp = split.dwp;
 	j.dwo_dirs = split.dirs;
 	j.ndwo_dirs = (size_t)split.ndirs;
-	return spgo_gen_job_run(&j) < 0 ? cli_fail() : 0;
+	int rc = spgo_gen_job_run(&j) < 0 ? cli_fail() : 0;
+	free(unsym);
+	return rc;
 }

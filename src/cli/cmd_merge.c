@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "spgo/unsym.h"
 
 static void usage(FILE *fp)
 {
@@ -15,7 +16,13 @@ static void usage(FILE *fp)
 		    "do not mean the same.  --flatten merges CS contexts into\n"
 		    "their leaf functions; --cs-nested turns CS contexts into the nested form\n"
 		    "(inlinees of their caller contexts), as llvm-profdata's\n"
-		    "--convert-sample-profile-layout=nest does.\n%s",
+		    "--convert-sample-profile-layout=nest does.\n"
+		    "Unsymbolized profiles (spgo aggregate; llvm-profgen --skip-symbolization),\n"
+		    "told by content, are added key by key per build-id, in any number, one\n"
+		    "file at a time; the output is sorted, so any order or grouping of merges\n"
+		    "gives the same bytes.  --format bin|text|profgen (default: the first\n"
+		    "input's form); --trim-cold EPS drops each map's coldest keys that add up\n"
+		    "to at most EPS (0 <= EPS < 1) of its total count.\n%s",
 		cli_write_help);
 }
 
@@ -37,7 +44,7 @@ static struct spgo_profile *flatten(struct spgo_profile *p)
 	return f;
 }
 
-enum { O_WEIGHT = CLI_LONG, O_WEIGHTED_INPUT, O_FLATTEN, O_NEST };
+enum { O_WEIGHT = CLI_LONG, O_WEIGHTED_INPUT, O_FLATTEN, O_NEST, O_TRIM };
 static const struct cli_opt opts[] = {
 	CLI_VAL("o", 'o'), CLI_VAL("output", 'o'),
 	CLI_VAL("w", O_WEIGHT), CLI_VAL("weight", O_WEIGHT),
@@ -45,6 +52,7 @@ static const struct cli_opt opts[] = {
 	CLI_FLAG("flatten", O_FLATTEN),
 	CLI_FLAG("cs-nested", O_NEST),
 	CLI_FLAG("sample", CLI_IGNORE),
+	CLI_VAL("trim-cold", O_TRIM),
 	CLI_WRITE_OPTS,
 	{0},
 };
@@ -69,6 +77,8 @@ int cmd_merge(int argc, char **argv)
 	enum spgo_format fmt = SPGO_FMT_UNKNOWN;
 	struct spgo_write_opts o = {0};
 	int flat = 0, nest = 0, n = 0;
+	const char *format = NULL; /* as given, for unsymbolized outputs */
+	double trim = 0;
 	const char **files = xcalloc((size_t)argc, sizeof *files);
 	uint64_t *weights = xcalloc((size_t)argc, sizeof *weights);
 	struct cli_parser op;
@@ -89,6 +99,18 @@ int cmd_merge(int argc, char **argv)
 			break;
 		case O_FLATTEN: flat = 1; break;
 		case O_NEST: nest = 1; break;
+		case O_TRIM:
+			if (cli_double(&op, -1e-12, 0.999, &trim) < 0)
+				goto bad;
+			break;
+		case CLI_KEY_FORMAT:
+			format = op.val;
+			if (strcmp(op.val, "text") &&
+			    !spgo_unsym_format_parse(op.val, &(enum spgo_unsym_format){0}))
+				break; /* bin, profgen: unsymbolized only (text is both) */
+			if (cli_write_take(&op, k, &fmt, &o) < 0)
+				goto bad;
+			break;
 		case CLI_ARG:
 			files[n] = op.val;
 			weights[n++] = 1;
@@ -100,6 +122,17 @@ int cmd_merge(int argc, char **argv)
 	}
 	if (!out || n == 0) {
 		cli_bad(&op, "%s", !out ? "no output: -o OUT" : "no input profiles");
+		goto bad;
+	}
+	if (spgo_unsym_sniff_file(files[0]) != SPGO_UNSYM_UNKNOWN) {
+		int rc = cli_merge_unsym(out, files, weights, n, format, trim, 0);
+		free(files);
+		free(weights);
+		return rc;
+	}
+	if (trim > 0 || (format && fmt == SPGO_FMT_UNKNOWN)) {
+		cli_bad(&op, "%s", trim > 0 ? "--trim-cold is for unsymbolized profiles"
+					    : "formats bin and profgen are for unsymbolized profiles");
 		goto bad;
 	}
 	/* Each input is read straight into the accumulated profile, its counts

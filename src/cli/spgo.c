@@ -25,6 +25,7 @@ static const struct {
 	{"emulate", cmd_emulate, "LBR and call-stack samples plus ground truth under QEMU"},
 	{"script", cmd_script, "print perf.data as `perf script` text"},
 	{"symbolize", cmd_symbolize, "addresses to inline frames, lines and discriminators"},
+	{"aggregate", cmd_aggregate, "samples to an unsymbolized profile (per build-id, mergeable)"},
 	{"gen", cmd_gen, "generate a compiler profile from samples and the binary"},
 	{"infer", cmd_infer, "infer consistent block and edge counts on a CFG"},
 	{"show", cmd_show, "show a profile"},

@@ -18,6 +18,7 @@
 #include "spgo/ground_truth.h"
 #include "spgo/perf.h"
 #include "spgo/profile.h"
+#include "spgo/unsym.h"
 
 static void apply_split(const struct spgo_gen_job *j, struct spgo_binary *bin)
 {
@@ -193,7 +194,16 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 	struct spgo_gen_icalls *icalls = NULL;
 	if (j.opts.event_name || j.opts.event >= 0)
 		spgo_agg_select_event(agg, j.opts.event, j.opts.event_name);
-	if (j.perf_script) {
+	if (j.nunsym) {
+		/* Unsymbolized profiles (fleet merges) fill the aggregate. */
+		struct spgo_unsym *u = spgo_unsym_new();
+		rc = 0;
+		for (size_t i = 0; i < j.nunsym && rc == 0; i++)
+			rc = spgo_unsym_read(u, j.unsym[i], 1);
+		if (rc == 0)
+			rc = spgo_unsym_fill(u, agg, j.opts.event_name);
+		spgo_unsym_free(u);
+	} else if (j.perf_script) {
 		rc = spgo_agg_read_text(agg, j.perf_script);
 	} else {
 		spgo_gen_icalls_new(&icalls, agg);
@@ -201,7 +211,7 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 		j.opts.icalls = icalls;
 	}
 	if (rc == 0)
-		rc = check_event(agg, &j.opts, j.perf_script ? j.perf_script : j.perf_data);
+		rc = check_event(agg, &j.opts, j.perf_script ? j.perf_script : j.perf_data ? j.perf_data : j.unsym[0]);
 	if (j.cs) {
 		spgo_gen_icalls_free(icalls);
 		rc = rc < 0 ? -1 : run_cs(&j, agg);
