@@ -138,7 +138,8 @@ int cmd_gen(int argc, char **argv)
 		case CLI_ARG:
 			if (!nunsym)
 				return cli_usage(&op, "unexpected argument '%s'", op.val);
-			/* fall through: another unsymbolized profile */
+			/* another unsymbolized profile */
+			/* fall through */
 		case G_UNSYM: unsym[nunsym++] = op.val; break;
 		case G_BINARY: j.binary = op.val; break;
 		case G_DEBUG: j.debug = op.val; break;
