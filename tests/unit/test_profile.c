@@ -529,6 +529,49 @@ static int write_bench(const char *dir, int n, int nfuncs, int pool)
 	return 0;
 }
 
+/*
+ * Degenerate profiles the fuzzers and users met (#16): empty profiles
+ * written as extbinary (plain and MD5) and gcov, an empty profile flagged
+ * context-sensitive or probe-based, each read back.  Under UBSan a qsort
+ * or memcpy of an empty table (NULL, 0) made these fail.
+ */
+static void test_empty_profiles(void)
+{
+	static const unsigned flags[] = {0, SPGO_PROF_CS, SPGO_PROF_PROBE, SPGO_PROF_CS | SPGO_PROF_MD5};
+	for (size_t f = 0; f < SPGO_ARRAY_LEN(flags); f++) {
+		for (int md5 = 0; md5 < 2; md5++) {
+			struct spgo_profile *p = spgo_profile_new();
+			p->flags |= flags[f];
+			spgo_profile_finalize(p, SPGO_FIN_TOTALS);
+			struct spgo_write_opts o = {.md5 = md5, .gcov_version = 2};
+			for (int fmt = 0; fmt < 3; fmt++) {
+				char *buf = NULL;
+				size_t n = 0;
+				FILE *fp = open_memstream(&buf, &n);
+				int rc = fmt == 0 ? spgo_write_text(p, fp)
+					 : fmt == 1 ? spgo_write_extbinary(p, fp, &o) : spgo_write_gcov(p, fp, &o);
+				fclose(fp);
+				/* gcov has no contexts: refused, with a reason */
+				if (fmt == 2 && (flags[f] & SPGO_PROF_CS)) {
+					CHECK(rc < 0 && *spgo_errmsg());
+					free(buf);
+					continue;
+				}
+				CHECK(rc == 0);
+				if (fmt > 0) { /* an empty text profile is empty: nothing to read */
+					struct spgo_profile *q = spgo_profile_new();
+					CHECK((fmt == 1 ? spgo_read_extbinary(q, "m", (uint8_t *)buf, n)
+						       : spgo_read_gcov(q, "m", (uint8_t *)buf, n)) == 0);
+					CHECK_EQ_U64(q->top.n, 0);
+					spgo_profile_free(q);
+				}
+				free(buf);
+			}
+			spgo_profile_free(p);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--corpus"))
@@ -545,5 +588,6 @@ int main(int argc, char **argv)
 	RUN(test_bad_binary);
 	RUN(test_byte_flips);
 	RUN(test_detect);
+	RUN(test_empty_profiles);
 	DONE();
 }
