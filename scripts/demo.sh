@@ -79,3 +79,4 @@ gcc -O2 -g -fauto-profile=gminivm.afdo -o gminivm.spgo "$prog"
 [ "$(./gminivm 3)" = "$(./gminivm.spgo 3)" ] || { echo "demo: outputs differ"; exit 1; }
 echo "== gcc: time both builds (minivm $scale, interleaved)"
 compare "gcc -O2" gminivm "gcc -O2 + spgo profile" gminivm.spgo "gcc AutoFDO"
+echo "== demo: the programs, perf.data files and profiles are in $out"
