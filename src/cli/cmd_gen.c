@@ -23,6 +23,7 @@ static const char usage[] =
 	"                [--event N|NAME] [--infer ALGO | --no-infer] [--llvm 14|19]\n"
 	"                [--gcov-version 1|2] [--update-total-samples] [--use-dwarf-correlation]\n"
 	"                [--cs [--cs-nested] [--cs-infer-tail-calls | --cs-no-infer-tail-calls]]\n"
+	"                [--preinline [--preinline-params LIST]]\n"
 	"                [--quiet]\n"
 	"       spgo gen --binary BIN [--debug-binary DBG] --ground-truth GT -o OUT [--format F]\n"
 	"       spgo gen --binary BIN --ground-truth-cs GT [--truth-view fp|true] -o OUT [--format F]\n"
@@ -71,6 +72,14 @@ static const char usage[] =
 	"                      unique chain of sampled tail calls explains them (the\n"
 	"                      default for probe-based profiles, as llvm-profgen)\n"
 	"  --cs-no-infer-tail-calls  ... without (llvm-profgen --infer-missing-frames=0)\n"
+	"  --preinline         --cs with the CSSPGO pre-inliner, nested, as llvm-profgen\n"
+	"                      19's default: contexts to inline marked ShouldBeInlined,\n"
+	"                      the others merged into base profiles (opt-in for now;\n"
+	"                      plain --cs stays flat without it)\n"
+	"  --preinline-params LIST  its thresholds, NAME=VALUE,...: hot (1500), cold (0),\n"
+	"                      growth (12), min (100), max (50000), prev-mult (100),\n"
+	"                      cutoff-cold (999999), cutoff-norm (100000), context-cost (1),\n"
+	"                      replay (0), zero-callers (0), inclusive (0), sort-scc (1)\n"
 	"  --quiet             no statistics on stderr\n";
 
 /*
@@ -311,6 +320,11 @@ int cmd_gen(int argc, char **argv)
 		} else if (!strcmp(a, "--cs-no-infer-tail-calls")) {
 			cs = 1;
 			cso.infer_missing_frames = 0;
+		} else if (!strcmp(a, "--preinline")) {
+			cs = cs_nested = cso.preinline = 1;
+		} else if (ARG("--preinline-params")) {
+			if (spgo_preinline_parse(&cso.pre, val) < 0)
+				return cli_fail();
 		} else if (!strcmp(a, "--quiet")) {
 			quiet = 1;
 		} else {

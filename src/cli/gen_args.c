@@ -17,7 +17,7 @@
 
 enum {
 	G_BINARY = CLI_LONG, G_DEBUG, G_DATA, G_SCRIPT, G_TRUTH, G_PID, G_MODE, G_EVENT,
-	G_UPDATE, G_INFER, G_NO_INFER, G_CONFIDENCE, G_QUIET,
+	G_UPDATE, G_INFER, G_NO_INFER, G_CONFIDENCE, G_QUIET, G_PREINLINE, G_PREINLINE_PARAMS,
 };
 
 static const struct cli_opt opts[] = {
@@ -35,6 +35,8 @@ static const struct cli_opt opts[] = {
 	CLI_FLAG("no-infer", G_NO_INFER),
 	CLI_FLAG("confidence", G_CONFIDENCE),
 	CLI_FLAG("quiet", G_QUIET),
+	CLI_FLAG("preinline", G_PREINLINE),
+	CLI_VAL("preinline-params", G_PREINLINE_PARAMS),
 	CLI_SPLIT_OPTS,
 	CLI_WRITE_OPTS,
 	{0},
@@ -58,6 +60,8 @@ static const char *gen_name(const struct cli_parser *p, int key)
 	case G_NO_INFER: return "--no-infer";
 	case G_CONFIDENCE: return "--confidence";
 	case G_QUIET: return "--quiet";
+	case G_PREINLINE: return "--preinline";
+	case G_PREINLINE_PARAMS: return "--preinline-params";
 	case CLI_KEY_DWP: return "--dwp";
 	case CLI_KEY_DWO_DIR: return "--dwo-dir";
 	case CLI_KEY_TARGET_LLVM: return "--llvm";
