@@ -278,8 +278,17 @@ static void merge_node(struct pre *r, uint32_t from, uint32_t to)
 	uint32_t fp = r->nodes.v[from].prof, tp = r->nodes.v[to].prof;
 	if (fp != SPGO_NONE && tp != SPGO_NONE) {
 		struct pprof *f = &r->profs.v[fp], *t = &r->profs.v[tp];
-		r->next_member[t->last] = f->first;
-		t->last = f->last;
+		/* t may be a profile merged away already (a recursive context
+		 * promoted into its own parent): what goes there is lost, as
+		 * in llvm-profgen */
+		if (f->first == SPGO_NONE) {
+		} else if (t->first == SPGO_NONE) {
+			t->first = f->first;
+			t->last = f->last;
+		} else {
+			r->next_member[t->last] = f->first;
+			t->last = f->last;
+		}
 		f->first = f->last = SPGO_NONE;
 		t->state |= ST_SYNTH;
 		f->state |= ST_MERGED;
