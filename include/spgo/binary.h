@@ -27,6 +27,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* A loadable (PT_LOAD) segment, as its program header says. */
 struct spgo_segment {
@@ -293,6 +294,47 @@ void spgo_binary_add_dwo_dir(struct spgo_binary *bin, const char *dir);
 /* The path of the file the DWARF was read from (the binary itself, the
  * --debug-binary file or one found by build-id), or NULL before loading. */
 const char *spgo_binary_debug_path(const struct spgo_binary *bin);
+
+/* ---- code size per inline context ------------------------------------ */
+
+/*
+ * The bytes of code each calling context holds (src/binary/inline_size.c;
+ * the CSSPGO paper's Algorithm 3, llvm-profgen 19's BinarySizeContextTracker):
+ * the out-of-line body of a function and each of its inlined copies,
+ * counted per DWARF inline chain, for the CSSPGO pre-inliner's costs.
+ *
+ * A context is given leaf first: ctx[0] the function (its location is not
+ * used), ctx[i] for i > 0 the function ctx[i - 1] was inlined into (or
+ * called from), with the call site in it: (line - decl_line) & 0xffff and
+ * the DWARF discriminator, or with probe_sites the call's probe id (and
+ * discriminator 0) as in probe-based profiles.  Names are linkage names.
+ */
+struct spgo_size_frame {
+	const char *name;
+	uint32_t line, disc;
+};
+struct spgo_inline_sizes;
+/* zero_callers: every caller context of an instruction is known, 0 when it
+ * holds no code of its own (the paper's rule; llvm-profgen leaves them
+ * unknown).  Names point into the binary: free before closing it. */
+struct spgo_inline_sizes *spgo_inline_sizes_new(struct spgo_binary *bin, int probe_sites,
+						int zero_callers);
+void spgo_inline_sizes_free(struct spgo_inline_sizes *s);
+/* Count every instruction starting in [start, end) (a function part). */
+int spgo_inline_sizes_add_range(struct spgo_inline_sizes *s, uint64_t start, uint64_t end);
+/* Binaries with pseudo-probes: every record of the probe inline tree under
+ * the top-level records of function guid that holds probes is known, size
+ * 0 unless instructions say more (inlinees optimized away entirely). */
+void spgo_inline_sizes_add_probe_tree(struct spgo_inline_sizes *s, uint64_t guid);
+/* The size of ctx[0..n): that of the longest prefix (leaf first) with a
+ * known size; with none, of the nearest known context below the deepest
+ * match by LLVM's call-site hash order, as llvm-profgen; -1 when there is
+ * nothing.  *exact (may be NULL): the whole context had a known size. */
+int64_t spgo_inline_sizes_get(const struct spgo_inline_sizes *s, const struct spgo_size_frame *ctx,
+			      size_t n, int *exact);
+/* Every known context "outer:loc @ ... @ leaf SIZE", one a line, in the
+ * order first seen (fp NULL: none); returns how many. */
+size_t spgo_inline_sizes_print(const struct spgo_inline_sizes *s, FILE *fp);
 
 /* ---- discriminators -------------------------------------------------- */
 

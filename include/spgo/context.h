@@ -84,6 +84,49 @@
 #include "spgo/common.h"
 #include "spgo/profile.h"
 
+/*
+ * The pre-inliner (src/context/preinline.c; the CSSPGO paper's Algorithm
+ * 2, llvm-profgen 19's CSPreInliner): its thresholds, named after the LLVM
+ * options they mirror, with llvm-profgen 19's defaults.
+ */
+struct spgo_preinline_opts {
+	uint32_t hot_threshold;    /* sample-profile-hot-inline-threshold: 1500 (the
+				      pre-inliner's default; clang's loader: 3000) */
+	uint32_t cold_threshold;   /* sample-profile-cold-inline-threshold: 0 (clang: 45) */
+	uint32_t growth_limit;     /* sample-profile-inline-growth-limit: 12 */
+	uint32_t limit_min;        /* sample-profile-inline-limit-min: 100 (bytes) */
+	uint32_t limit_max;        /* sample-profile-inline-limit-max: 50000 (the
+				      pre-inliner's default; clang's loader: 10000) */
+	uint32_t prev_inline_mult; /* csspgo-preinliner-multiplier-for-previous-inlining: 100 */
+	uint32_t cutoff_cold;      /* profile-summary-cutoff-cold: 999999 (per million):
+				      the cold count, the summary entry at that cutoff */
+	uint32_t cutoff_norm;      /* 100000: the count at which hotness reaches 1 */
+	int context_cost;          /* use-context-cost-for-preinliner: 1 (sizes from the
+				      binary); 0: the number of body samples */
+	int replay;                /* csspgo-replay-preinline: 0 (1: inline what the
+				      binary inlined) */
+	int zero_callers;          /* 0; 1: the paper's size rule (caller contexts
+				      without code of their own weigh 0) */
+	int inclusive;             /* 0: inline when size < threshold + 1 (LLVM 19);
+				      1: size <= threshold (older llvm-profgen) */
+	int sort_scc;              /* sort-profiled-scc-member: 1 */
+};
+
+/* What the pre-inliner did. */
+struct spgo_preinline_stats {
+	uint64_t contexts_in, contexts_out; /* context profiles before and after */
+	uint64_t functions;    /* functions with a base profile processed */
+	uint64_t promoted;     /* contexts moved or merged into a base profile */
+	uint64_t inlined;      /* candidates marked ShouldBeInlined */
+	uint64_t not_inlined;  /* candidates over their threshold */
+	uint64_t not_considered; /* candidates left when a size budget ran out */
+	uint64_t hit_limit;    /* functions whose budget ran out */
+	uint64_t dropped;      /* non-inlined contexts reached after their function
+				      was processed (dropped, as llvm-profgen) */
+	uint64_t size_unknown; /* size lookups without any known size (taken as 0) */
+	uint64_t cold_count, norm_upper; /* the counts used */
+};
+
 struct spgo_cs_opts {
 	int infer_missing_frames; /* insert unique tail-call chains: 1, 0, or -1
 				     (default): on for probe-based profiles only */
@@ -92,6 +135,9 @@ struct spgo_cs_opts {
 	int compress_recursion;   /* -1: no size limit (default), 0: off, N: max length */
 	int merge_cold;           /* merge contexts under the hot threshold (default 1) */
 	int drop_bogus;           /* drop samples whose leaf is far from LBR[0].to (0) */
+	int preinline;            /* run the pre-inliner (0; llvm-profgen 19: on);
+				     cold contexts are then not merged */
+	struct spgo_preinline_opts pre;
 };
 
 /* What unwinding and generation saw; counts are in samples (a distinct
@@ -133,6 +179,9 @@ struct spgo_cs_stats {
 				      (the older frames dropped; a call the
 				      compiler merged, or code without probes) */
 	uint64_t cut_zero_site;    /* leaf contexts cut at an inline site of probe id 0 */
+	/* with preinline */
+	struct spgo_preinline_stats pre;
+	uint64_t size_contexts;    /* inline contexts with a known code size */
 };
 
 /*
@@ -217,6 +266,24 @@ void spgo_cs_defaults(struct spgo_cs_opts *o);
  */
 int spgo_cs_gen(struct spgo_aggregate *agg, const struct spgo_cs_opts *o, struct spgo_profile **out,
 		struct spgo_cs_stats *st);
+/*
+ * The pre-inliner on a flat CS profile `cs` (finalized: its context-less
+ * summary gives the cold count and the hotness scale), sizes from the
+ * binary (spgo_inline_sizes_*, spgo/binary.h): a new finalized flat CS
+ * profile where the contexts chosen for inlining are marked
+ * SPGO_ATTR_SHOULD_INLINE under their caller's context and every other
+ * context is merged into the base profile of its function (names may be
+ * added to cs).  spgo_profile_cs_nest() then gives the form clang reads.
+ */
+void spgo_preinline_defaults(struct spgo_preinline_opts *o);
+/* "hot=3000,cold=45,growth=12,min=100,max=10000,prev-mult=100,cutoff-cold=
+ * 999999,cutoff-norm=100000,context-cost=1,replay=0,zero-callers=0,
+ * inclusive=0,sort-scc=1" (any subset) into o; -1 with spgo_error. */
+int spgo_preinline_parse(struct spgo_preinline_opts *o, const char *list);
+struct spgo_profile *spgo_cs_preinline(struct spgo_profile *cs, const struct spgo_inline_sizes *sizes,
+				       const struct spgo_preinline_opts *o,
+				       struct spgo_preinline_stats *st);
+
 /* A few "spgo: gen --cs: ..." lines: what was dropped and why. */
 void spgo_cs_print_stats(const struct spgo_cs_stats *st, FILE *fp);
 

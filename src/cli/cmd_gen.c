@@ -18,6 +18,7 @@ static const char usage_text[] =
 	"                [--event N|NAME] [--infer ALGO | --no-infer] [--target-llvm 14|19]\n"
 	"                [--gcov-version 1|2] [--update-total-samples] [--use-dwarf-correlation]\n"
 	"                [--cs [--cs-nested] [--cs-infer-tail-calls | --cs-no-infer-tail-calls]]\n"
+	"                [--preinline [--preinline-params LIST]]\n"
 	"                [--quiet]\n"
 	"       spgo gen --binary BIN [--debug-binary DBG] --ground-truth GT -o OUT [--format F]\n"
 	"       spgo gen --binary BIN --ground-truth-cs GT [--truth-view fp|true] -o OUT [--format F]\n"
@@ -71,6 +72,14 @@ static const char usage_text[] =
 	"                      unique chain of sampled tail calls explains them (the\n"
 	"                      default for probe-based profiles, as llvm-profgen)\n"
 	"  --cs-no-infer-tail-calls  ... without (llvm-profgen --infer-missing-frames=0)\n"
+	"  --preinline         --cs with the CSSPGO pre-inliner, nested, as llvm-profgen\n"
+	"                      19's default: contexts to inline marked ShouldBeInlined,\n"
+	"                      the others merged into base profiles (opt-in for now;\n"
+	"                      plain --cs stays flat without it)\n"
+	"  --preinline-params LIST  its thresholds, NAME=VALUE,...: hot (1500), cold (0),\n"
+	"                      growth (12), min (100), max (50000), prev-mult (100),\n"
+	"                      cutoff-cold (999999), cutoff-norm (100000), context-cost (1),\n"
+	"                      replay (0), zero-callers (0), inclusive (0), sort-scc (1)\n"
 	"  --quiet             no statistics on stderr\n";
 
 static void usage(FILE *fp)
@@ -81,7 +90,7 @@ static void usage(FILE *fp)
 enum {
 	G_BINARY = CLI_LONG, G_DEBUG, G_DATA, G_SCRIPT, G_TRUTH, G_TRUTH_CS, G_VIEW, G_PID, G_MODE,
 	G_EVENT, G_DWARF, G_UPDATE, G_INFER, G_NO_INFER, G_CONFIDENCE, G_CS, G_CS_NESTED, G_CS_TAIL,
-	G_CS_NO_TAIL, G_QUIET, G_UNSYM,
+	G_CS_NO_TAIL, G_QUIET, G_UNSYM, G_PREINLINE, G_PREINLINE_PARAMS,
 };
 static const struct cli_opt opts[] = {
 	CLI_VAL("binary", G_BINARY),
@@ -105,6 +114,8 @@ static const struct cli_opt opts[] = {
 	CLI_FLAG("cs-nested", G_CS_NESTED),
 	CLI_FLAG("cs-infer-tail-calls", G_CS_TAIL),
 	CLI_FLAG("cs-no-infer-tail-calls", G_CS_NO_TAIL),
+	CLI_FLAG("preinline", G_PREINLINE),
+	CLI_VAL("preinline-params", G_PREINLINE_PARAMS),
 	CLI_FLAG("quiet", G_QUIET),
 	CLI_SPLIT_OPTS,
 	CLI_WRITE_OPTS,
@@ -186,6 +197,11 @@ int cmd_gen(int argc, char **argv)
 		case G_CS_NESTED: j.cs = j.cs_nested = 1; break;
 		case G_CS_TAIL: j.cs = j.cs_opts.infer_missing_frames = 1; break;
 		case G_CS_NO_TAIL: j.cs = 1, j.cs_opts.infer_missing_frames = 0; break;
+		case G_PREINLINE: j.cs = j.cs_nested = j.cs_opts.preinline = 1; break;
+		case G_PREINLINE_PARAMS:
+			if (spgo_preinline_parse(&j.cs_opts.pre, op.val) < 0)
+				return cli_bad(&op, "option '%s': %s", op.opt, spgo_errmsg());
+			break;
 		case G_QUIET: j.report = NULL; break;
 		}
 	}

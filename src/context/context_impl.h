@@ -43,4 +43,8 @@ struct spgo_profile *cs_probe_profile(struct spgo_binary *bin, const struct spgo
 				      struct spgo_cs_trie *trie, const struct spgo_cs_opts *o,
 				      struct spgo_cs_stats *st);
 
+/* preinline.c: the code sizes of the functions the trie's samples touch. */
+struct spgo_inline_sizes *cs_trie_sizes(struct spgo_binary *bin, const struct spgo_cs_code *c,
+					const struct spgo_cs_trie *t, int probes, int zero_callers);
+
 #endif

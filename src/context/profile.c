@@ -479,6 +479,7 @@ void spgo_cs_defaults(struct spgo_cs_opts *o)
 	o->infer_missing_frames = -1;
 	o->compress_recursion = -1;
 	o->merge_cold = 1;
+	spgo_preinline_defaults(&o->pre);
 }
 
 static int has_samples(const struct spgo_profile *p)
@@ -654,6 +655,19 @@ int spgo_cs_gen(struct spgo_aggregate *agg, const struct spgo_cs_opts *o, struct
 		struct spgo_profile *p = probes ? cs_probe_profile(bin, &code, &trie, &eff, st)
 						: line_profile(bin, &code, &trie, &eff, st);
 		st->contexts = p->top.n;
+		if (eff.preinline) {
+			/* llvm-profgen 19: the pre-inliner, then no cold-context
+			 * merging unless asked (not offered here) */
+			struct spgo_inline_sizes *sz = cs_trie_sizes(bin, &code, &trie, probes,
+								     eff.pre.zero_callers);
+			st->size_contexts = spgo_inline_sizes_print(sz, NULL);
+			spgo_profile_finalize(p, 0);
+			struct spgo_profile *pi = spgo_cs_preinline(p, sz, &eff.pre, &st->pre);
+			spgo_inline_sizes_free(sz);
+			spgo_profile_free(p);
+			p = pi;
+			eff.merge_cold = 0;
+		}
 		q = merge_cold(p, &eff, st);
 		spgo_profile_free(p);
 		if (!has_samples(q)) {
@@ -703,6 +717,17 @@ void spgo_cs_print_stats(const struct spgo_cs_stats *st, FILE *fp)
 		    "into base profiles\n",
 		(unsigned long long)st->frames, (unsigned long long)st->contexts,
 		(unsigned long long)st->contexts_cold, (unsigned long long)st->hot_threshold);
+	if (st->pre.contexts_in)
+		fprintf(fp, "spgo: gen --cs: pre-inliner: %llu contexts in, %llu out; %llu functions, "
+			    "%llu candidates inlined, %llu not (over threshold), %llu left when %llu size "
+			    "budgets ran out, %llu contexts dropped; cold count %llu, hotness 1 at %llu; "
+			    "%llu contexts with a code size, %llu size lookups without one\n",
+			(unsigned long long)st->pre.contexts_in, (unsigned long long)st->pre.contexts_out,
+			(unsigned long long)st->pre.functions, (unsigned long long)st->pre.inlined,
+			(unsigned long long)st->pre.not_inlined, (unsigned long long)st->pre.not_considered,
+			(unsigned long long)st->pre.hit_limit, (unsigned long long)st->pre.dropped,
+			(unsigned long long)st->pre.cold_count, (unsigned long long)st->pre.norm_upper,
+			(unsigned long long)st->size_contexts, (unsigned long long)st->pre.size_unknown);
 	if (st->truncated)
 		fprintf(fp, "spgo: gen --cs: %llu samples (%.1f%%) have a truncated stack: it ends inside the "
 			    "program, not in %s or external code; their contexts start where it was cut "

@@ -1,0 +1,1049 @@
+/*
+ * The CSSPGO pre-inliner (the paper's Algorithm 2, as llvm-profgen 19's
+ * CSPreInliner with SampleContextTracker and ProfiledCallGraph): global
+ * top-down inline decisions on a flat CS profile, written back into it.
+ *
+ *  - The contexts form a trie ([main:3 @ foo] under [main]); a node may
+ *    hold a profile, which here is a list of input contexts merged into it
+ *    (counts are summed only when the output is written).
+ *  - Call graph: one node per function of the trie, an edge caller ->
+ *    callee per trie edge, weighing max(call-target count at the site in
+ *    the caller's profile, the callee's entry estimate) summed over
+ *    contexts (0 when either side has no profile), edges up to the cold
+ *    count trimmed.  Functions are visited top-down: Tarjan's SCCs from a
+ *    root linked to every function in name order, children in name order,
+ *    the SCC list reversed; the members of a cyclic SCC ordered by a
+ *    maximum spanning tree of its edges walked breadth first (LLVM's
+ *    scc_member_iterator), then reversed.
+ *  - Per function: every context of it not inlined so far moves to the
+ *    base profile [f] (its subtree along, merged node by node into what is
+ *    there; the first one moved keeps its attributes).  The base's size
+ *    from the binary (src/binary/inline_size.c) times the growth limit,
+ *    within [limit_min, limit_max], is the budget.  Candidates are the
+ *    profiled children of the base, popped by priority: zero-sized first,
+ *    then the higher call count (max of the call-site count and the
+ *    callee's entry estimate), the smaller size, the larger name GUID.  A
+ *    candidate is inlined when its size is below the threshold: the cold
+ *    threshold at or below the cold count, else hot x hotness x 100 +
+ *    cold + 1, hotness = (count - cold count) / (10% cutoff count - cold
+ *    count) at most 1, times the multiplier when the binary had it inlined;
+ *    it is then marked ShouldBeInlined, its size is spent and its children
+ *    become candidates.  The loop stops when the budget is spent.
+ *  - Afterwards profiles left at non-inlined, non-top contexts (callees
+ *    visited before a caller: cycles, cold edges) are dropped, as
+ *    llvm-profgen drops them.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context/context_impl.h"
+
+enum { ST_RAW = 1, ST_SYNTH = 2, ST_INLINED = 4, ST_MERGED = 8 };
+
+struct pnode {
+	uint32_t name;       /* name id in the input profile */
+	uint32_t line, disc; /* call site in the parent frame (0 at the top) */
+	uint32_t parent;     /* SPGO_NONE for the root */
+	uint32_t child, sibling;
+	uint32_t prof;       /* profile here, or SPGO_NONE */
+};
+
+struct pprof {
+	uint32_t node;
+	uint32_t first, last; /* input contexts merged here (next_member list) */
+	uint32_t attrs;
+	uint8_t state;
+};
+
+typedef VEC(char) charbuf;
+
+struct cand {
+	uint32_t prof;
+	uint64_t count, size;
+	uint64_t guid;
+};
+
+struct pre {
+	struct spgo_profile *in;
+	const struct spgo_inline_sizes *sizes;
+	const struct spgo_preinline_opts *o;
+	struct spgo_preinline_stats *st;
+	VEC(struct pnode) nodes;
+	VEC(struct pprof) profs;
+	uint32_t *next_member;   /* per input function */
+	struct spgo_kmap index;  /* {parent, disc << 32 | line, name} -> node + 1 (0: moved away) */
+	struct spgo_kmap byname; /* {name} -> head of the name's profile list + 1 */
+	uint32_t *name_next;     /* per profile: next profile of the same function */
+	uint64_t cold_count;
+	double norm_upper;
+	VEC(struct cand) heap;
+	VEC(struct spgo_size_frame) frames;
+};
+
+/* ---- the context trie --------------------------------------------------------------- */
+
+static uint32_t child_find(const struct pre *r, uint32_t parent, uint32_t line, uint32_t disc,
+			   uint32_t name)
+{
+	uint64_t key[3] = {parent, (uint64_t)disc << 32 | line, name};
+	uint64_t *v = spgo_kmap_find(&r->index, key);
+	return v && *v ? (uint32_t)(*v - 1) : SPGO_NONE;
+}
+
+static void link_child(struct pre *r, uint32_t parent, uint32_t k)
+{
+	struct pnode *n = &r->nodes.v[k];
+	n->parent = parent;
+	n->sibling = r->nodes.v[parent].child;
+	r->nodes.v[parent].child = k;
+	uint64_t key[3] = {parent, (uint64_t)n->disc << 32 | n->line, n->name};
+	*spgo_kmap_upsert(&r->index, key) = (uint64_t)k + 1;
+}
+
+static void unlink_child(struct pre *r, uint32_t k)
+{
+	struct pnode *n = &r->nodes.v[k];
+	uint32_t parent = n->parent;
+	uint32_t *pp = &r->nodes.v[parent].child;
+	while (*pp != SPGO_NONE && *pp != k)
+		pp = &r->nodes.v[*pp].sibling;
+	if (*pp == k)
+		*pp = n->sibling;
+	uint64_t key[3] = {parent, (uint64_t)n->disc << 32 | n->line, n->name};
+	uint64_t *v = spgo_kmap_find(&r->index, key);
+	if (v && *v == (uint64_t)k + 1)
+		*v = 0;
+	n->sibling = SPGO_NONE;
+}
+
+static uint32_t node_get(struct pre *r, uint32_t parent, uint32_t line, uint32_t disc, uint32_t name)
+{
+	uint32_t k = child_find(r, parent, line, disc, name);
+	if (k != SPGO_NONE)
+		return k;
+	struct pnode nd = {name, line, disc, SPGO_NONE, SPGO_NONE, SPGO_NONE, SPGO_NONE};
+	VEC_PUSH(&r->nodes, nd);
+	k = (uint32_t)(r->nodes.n - 1);
+	link_child(r, parent, k);
+	return k;
+}
+
+/* Parse "a:1 @ b:2.3 @ c" into trie nodes; the leaf node, or SPGO_NONE. */
+static uint32_t add_context(struct pre *r, const char *s)
+{
+	uint32_t cur = 0, line = 0, disc = 0;
+	for (;;) {
+		const char *end = strstr(s, " @ ");
+		size_t len = end ? (size_t)(end - s) : strlen(s);
+		size_t nlen = len;
+		uint32_t fl = 0, fd = 0;
+		if (end) { /* name:line[.disc] */
+			const char *colon = NULL;
+			for (const char *q = s; q < s + len; q++)
+				if (*q == ':')
+					colon = q;
+			if (!colon)
+				return SPGO_NONE;
+			nlen = (size_t)(colon - s);
+			char *e;
+			fl = (uint32_t)strtoul(colon + 1, &e, 10);
+			if (*e == '.')
+				fd = (uint32_t)strtoul(e + 1, &e, 10);
+		}
+		uint32_t name = spgo_name_id(r->in, s, nlen);
+		cur = node_get(r, cur, line, disc, name);
+		if (!end)
+			return cur;
+		line = fl;
+		disc = fd;
+		s = end + 3;
+	}
+}
+
+/* ---- profile queries (sums over the merged input contexts) ----------------------------- */
+
+static uint64_t prof_head(const struct pre *r, uint32_t p)
+{
+	uint64_t h = 0;
+	for (uint32_t m = r->profs.v[p].first; m != SPGO_NONE; m = r->next_member[m])
+		h += r->in->funcs.v[m].head;
+	return h;
+}
+
+static uint64_t prof_total(const struct pre *r, uint32_t p)
+{
+	uint64_t t = 0;
+	for (uint32_t m = r->profs.v[p].first; m != SPGO_NONE; m = r->next_member[m])
+		t += r->in->funcs.v[m].total;
+	return t;
+}
+
+/* LLVM's getHeadSamplesEstimate for a CS profile: head samples, else the
+ * body sample at the smallest location, else 1 if the total is not 0. */
+static uint64_t head_estimate(const struct pre *r, uint32_t p)
+{
+	uint64_t h = prof_head(r, p);
+	if (h)
+		return h;
+	const struct spgo_profile *in = r->in;
+	uint64_t best = UINT64_MAX, count = 0;
+	for (uint32_t m = r->profs.v[p].first; m != SPGO_NONE; m = r->next_member[m])
+		for (uint32_t b = in->funcs.v[m].bodies; b != SPGO_NONE; b = in->bodies.v[b].next) {
+			const struct spgo_body *x = &in->bodies.v[b];
+			uint64_t loc = (uint64_t)x->line << 32 | x->disc;
+			if (loc < best) {
+				best = loc;
+				count = 0;
+			}
+			if (loc == best)
+				count += x->count;
+		}
+	return count ? count : prof_total(r, p) > 0;
+}
+
+/* The call-target count to callee at (line, disc) in profile p. */
+static uint64_t site_count(const struct pre *r, uint32_t p, uint32_t line, uint32_t disc,
+			   uint32_t callee)
+{
+	const struct spgo_profile *in = r->in;
+	uint64_t c = 0;
+	for (uint32_t m = r->profs.v[p].first; m != SPGO_NONE; m = r->next_member[m])
+		for (uint32_t b = in->funcs.v[m].bodies; b != SPGO_NONE; b = in->bodies.v[b].next) {
+			const struct spgo_body *x = &in->bodies.v[b];
+			if (x->line != line || x->disc != disc)
+				continue;
+			for (uint32_t t = x->targets; t != SPGO_NONE; t = in->targets.v[t].next)
+				if (in->targets.v[t].name == callee)
+					c += in->targets.v[t].count;
+		}
+	return c;
+}
+
+/* max(call-site count, entry estimate) of the profiled child k of the
+ * profiled node holding caller profile cp. */
+static uint64_t call_count(const struct pre *r, uint32_t cp, uint32_t k)
+{
+	const struct pnode *n = &r->nodes.v[k];
+	uint64_t entry = head_estimate(r, n->prof);
+	uint64_t site = site_count(r, cp, n->line, n->disc, n->name);
+	return site > entry ? site : entry;
+}
+
+static uint64_t ctx_size(struct pre *r, uint32_t k)
+{
+	if (!r->o->context_cost) {
+		uint64_t nb = 0; /* distinct body locations */
+		struct spgo_kmap locs;
+		spgo_kmap_init(&locs, 1);
+		const struct spgo_profile *in = r->in;
+		for (uint32_t m = r->profs.v[r->nodes.v[k].prof].first; m != SPGO_NONE; m = r->next_member[m])
+			for (uint32_t b = in->funcs.v[m].bodies; b != SPGO_NONE; b = in->bodies.v[b].next) {
+				uint64_t key = (uint64_t)in->bodies.v[b].line << 32 | in->bodies.v[b].disc;
+				uint64_t *v = spgo_kmap_upsert(&locs, &key);
+				nb += !*v;
+				*v = 1;
+			}
+		spgo_kmap_free(&locs);
+		return nb;
+	}
+	r->frames.n = 0;
+	uint32_t line = 0, disc = 0;
+	for (uint32_t x = k; x != 0 && x != SPGO_NONE; x = r->nodes.v[x].parent) {
+		struct spgo_size_frame f = {spgo_name(r->in, r->nodes.v[x].name), line, disc};
+		VEC_PUSH(&r->frames, f);
+		line = r->nodes.v[x].line;
+		disc = r->nodes.v[x].disc;
+	}
+	int64_t s = spgo_inline_sizes_get(r->sizes, r->frames.v, r->frames.n, NULL);
+	if (s < 0) {
+		r->st->size_unknown++;
+		s = 0;
+	}
+	return (uint64_t)s;
+}
+
+/* ---- promotion (SampleContextTracker::promoteMergeContextSamplesTree) ------------------- */
+
+static void set_state_subtree(struct pre *r, uint32_t k)
+{
+	if (r->nodes.v[k].prof != SPGO_NONE)
+		r->profs.v[r->nodes.v[k].prof].state |= ST_SYNTH;
+	for (uint32_t c = r->nodes.v[k].child; c != SPGO_NONE; c = r->nodes.v[c].sibling)
+		set_state_subtree(r, c);
+}
+
+static void merge_node(struct pre *r, uint32_t from, uint32_t to)
+{
+	uint32_t fp = r->nodes.v[from].prof, tp = r->nodes.v[to].prof;
+	if (fp != SPGO_NONE && tp != SPGO_NONE) {
+		struct pprof *f = &r->profs.v[fp], *t = &r->profs.v[tp];
+		/* t may be a profile merged away already (a recursive context
+		 * promoted into its own parent): what goes there is lost, as
+		 * in llvm-profgen */
+		if (f->first == SPGO_NONE) {
+		} else if (t->first == SPGO_NONE) {
+			t->first = f->first;
+			t->last = f->last;
+		} else {
+			r->next_member[t->last] = f->first;
+			t->last = f->last;
+		}
+		f->first = f->last = SPGO_NONE;
+		t->state |= ST_SYNTH;
+		f->state |= ST_MERGED;
+		t->attrs |= f->attrs & SPGO_ATTR_SHOULD_INLINE;
+	} else if (fp != SPGO_NONE) {
+		r->nodes.v[to].prof = fp;
+		r->nodes.v[from].prof = SPGO_NONE;
+		r->profs.v[fp].node = to;
+		r->profs.v[fp].state |= ST_SYNTH;
+	}
+}
+
+static uint32_t promote(struct pre *r, uint32_t from, uint32_t to_parent, int depth)
+{
+	struct pnode *fn = &r->nodes.v[from];
+	int to_root = to_parent == 0;
+	uint32_t line = to_root ? 0 : fn->line, disc = to_root ? 0 : fn->disc;
+	uint32_t to = child_find(r, to_parent, line, disc, fn->name);
+	if (to == SPGO_NONE) {
+		unlink_child(r, from);
+		fn = &r->nodes.v[from];
+		fn->line = line;
+		fn->disc = disc;
+		link_child(r, to_parent, from);
+		set_state_subtree(r, from);
+		return from;
+	}
+	merge_node(r, from, to);
+	if (depth < 10000)
+		for (uint32_t c = r->nodes.v[from].child, next; c != SPGO_NONE; c = next) {
+			next = r->nodes.v[c].sibling;
+			promote(r, c, to, depth + 1);
+		}
+	r->nodes.v[from].child = SPGO_NONE;
+	if (to_root)
+		unlink_child(r, from);
+	return to;
+}
+
+/* SampleContextTracker::getBaseSamplesFor with merging. */
+static uint32_t base_profile(struct pre *r, uint32_t name)
+{
+	uint32_t node = child_find(r, 0, 0, 0, name);
+	uint64_t key = name;
+	uint64_t *v = spgo_kmap_find(&r->byname, &key);
+	for (uint32_t p = v ? (uint32_t)(*v - 1) : SPGO_NONE; p != SPGO_NONE; p = r->name_next[p]) {
+		if (r->profs.v[p].state & (ST_INLINED | ST_MERGED))
+			continue;
+		uint32_t from = r->profs.v[p].node;
+		if (from == node)
+			continue;
+		node = promote(r, from, 0, 0);
+		r->st->promoted++;
+	}
+	return node == SPGO_NONE ? SPGO_NONE : r->nodes.v[node].prof;
+}
+
+/* ---- the candidate queue (a max-heap, as std::priority_queue) ---------------------------- */
+
+/* ProfiledCandidateComparer: a has lower priority than b. */
+static int cand_less(const struct cand *a, const struct cand *b)
+{
+	if ((a->size == 0 || b->size == 0) && a->size != b->size)
+		return b->size == 0;
+	if (a->count != b->count)
+		return a->count < b->count;
+	if (a->size != b->size)
+		return a->size > b->size;
+	return a->guid < b->guid;
+}
+
+static void heap_push(struct pre *r, struct cand c)
+{
+	VEC_PUSH(&r->heap, c);
+	struct cand *h = r->heap.v;
+	size_t hole = r->heap.n - 1;
+	while (hole > 0) {
+		size_t parent = (hole - 1) / 2;
+		if (!cand_less(&h[parent], &c))
+			break;
+		h[hole] = h[parent];
+		hole = parent;
+	}
+	h[hole] = c;
+}
+
+/* std::pop_heap: the top out, the last element sifted down from the top. */
+static struct cand heap_pop(struct pre *r)
+{
+	struct cand *h = r->heap.v, top = h[0], v = h[r->heap.n - 1];
+	size_t len = --r->heap.n, hole = 0, child = 0;
+	if (!len)
+		return top;
+	while (child < (len - 1) / 2) {
+		child = 2 * (child + 1);
+		if (cand_less(&h[child], &h[child - 1]))
+			child--;
+		h[hole] = h[child];
+		hole = child;
+	}
+	if ((len & 1) == 0 && child == (len - 2) / 2) {
+		child = 2 * (child + 1);
+		h[hole] = h[child - 1];
+		hole = child - 1;
+	}
+	while (hole > 0) { /* push v back up from the hole */
+		size_t parent = (hole - 1) / 2;
+		if (!cand_less(&h[parent], &v))
+			break;
+		h[hole] = h[parent];
+		hole = parent;
+	}
+	h[hole] = v;
+	return top;
+}
+
+static void add_candidates(struct pre *r, uint32_t cp)
+{
+	uint32_t k = r->profs.v[cp].node;
+	for (uint32_t c = r->nodes.v[k].child; c != SPGO_NONE; c = r->nodes.v[c].sibling) {
+		if (r->nodes.v[c].prof == SPGO_NONE)
+			continue;
+		struct cand x = {r->nodes.v[c].prof, call_count(r, cp, c), ctx_size(r, c),
+				 spgo_guid(spgo_name(r->in, r->nodes.v[c].name))};
+		heap_push(r, x);
+	}
+}
+
+static int should_inline(struct pre *r, const struct cand *c)
+{
+	const struct spgo_preinline_opts *o = r->o;
+	int was = (r->profs.v[c->prof].attrs & SPGO_ATTR_WAS_INLINED) != 0;
+	if (o->replay)
+		return was;
+	uint32_t thr = o->cold_threshold;
+	if (c->count > r->cold_count) {
+		double norm = ((double)c->count - (double)r->cold_count) /
+			      (r->norm_upper - (double)r->cold_count);
+		if (!(norm <= 1.0))
+			norm = 1.0;
+		if (norm < 0)
+			norm = 0;
+		double t = (double)o->hot_threshold * norm * 100 + o->cold_threshold +
+			   (o->inclusive ? 0 : 1);
+		thr = t >= 4294967295.0 ? UINT32_MAX : (uint32_t)t;
+		if (was)
+			thr *= o->prev_inline_mult;
+	}
+	return o->inclusive ? c->size <= thr : c->size < thr;
+}
+
+static void process_function(struct pre *r, uint32_t name)
+{
+	uint32_t base = base_profile(r, name);
+	if (base == SPGO_NONE)
+		return;
+	const struct spgo_preinline_opts *o = r->o;
+	uint32_t size = (uint32_t)ctx_size(r, r->profs.v[base].node), final = size;
+	uint32_t limit = size * o->growth_limit;
+	if (limit > o->limit_max)
+		limit = o->limit_max;
+	if (limit < o->limit_min)
+		limit = o->limit_min;
+	r->heap.n = 0;
+	add_candidates(r, base);
+	while (r->heap.n && final < limit) {
+		struct cand c = heap_pop(r);
+		if (should_inline(r, &c)) {
+			struct pprof *p = &r->profs.v[c.prof];
+			p->state |= ST_INLINED;
+			p->attrs |= SPGO_ATTR_SHOULD_INLINE;
+			final += (uint32_t)c.size;
+			r->st->inlined++;
+			add_candidates(r, c.prof);
+		} else {
+			r->st->not_inlined++;
+		}
+	}
+	if (r->heap.n) {
+		r->st->hit_limit++;
+		r->st->not_considered += r->heap.n;
+	}
+	r->st->functions++;
+}
+
+/* ---- the profiled call graph and its top-down order --------------------------------------- */
+
+struct cg {
+	uint32_t nfn;
+	uint32_t *fname;       /* graph node -> name id */
+	uint32_t *edge_first;  /* CSR: edges of node i at [edge_first[i], edge_first[i + 1]) */
+	uint32_t *edge_to;
+	uint64_t *edge_w;
+};
+
+static const struct spgo_profile *sort_prof;
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(spgo_name(sort_prof, *(const uint32_t *)a), spgo_name(sort_prof, *(const uint32_t *)b));
+}
+
+/* Edge rows {from, to, weight} sorted by from, then to's name. */
+static const uint32_t *sort_rank;
+static int cmp_edge(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	uint32_t rx = sort_rank[x[1]], ry = sort_rank[y[1]];
+	return rx < ry ? -1 : rx > ry;
+}
+
+static void build_graph(struct pre *r, struct cg *g)
+{
+	struct spgo_kmap fns, edges;
+	spgo_kmap_init(&fns, 1);
+	spgo_kmap_init(&edges, 2);
+	VEC(uint32_t) names = {0};
+	for (size_t k = 1; k < r->nodes.n; k++) {
+		uint64_t key = r->nodes.v[k].name;
+		uint64_t *v = spgo_kmap_upsert(&fns, &key);
+		if (!*v) {
+			VEC_PUSH(&names, r->nodes.v[k].name);
+			*v = names.n;
+		}
+	}
+	/* graph nodes in name order (the root's edges, DFS order) */
+	sort_prof = r->in;
+	spgo_sort(names.v, names.n, sizeof *names.v, cmp_name);
+	g->nfn = (uint32_t)names.n;
+	g->fname = names.v;
+	uint32_t *rank = xmalloc((names.n + 1) * sizeof *rank);
+	for (size_t i = 0; i < names.n; i++) {
+		uint64_t key = names.v[i];
+		*spgo_kmap_upsert(&fns, &key) = i + 1;
+		rank[i] = (uint32_t)i;
+	}
+	for (size_t k = 1; k < r->nodes.n; k++) {
+		const struct pnode *n = &r->nodes.v[k];
+		for (uint32_t c = n->child; c != SPGO_NONE; c = r->nodes.v[c].sibling) {
+			uint64_t w = 0;
+			if (n->prof != SPGO_NONE && r->nodes.v[c].prof != SPGO_NONE)
+				w = call_count(r, n->prof, c);
+			uint64_t a = n->name, b = r->nodes.v[c].name;
+			uint64_t key[2] = {*spgo_kmap_find(&fns, &a) - 1, *spgo_kmap_find(&fns, &b) - 1};
+			uint64_t *v = spgo_kmap_upsert(&edges, key);
+			if (!*v)
+				*v = 1; /* present (weights are stored + 1) */
+			*v += w;
+		}
+	}
+	uint64_t *rows = spgo_kmap_sorted(&edges);
+	size_t ne = edges.n, kept = 0;
+	for (size_t i = 0; i < ne; i++) {
+		uint64_t *row = rows + 3 * i;
+		row[2] -= 1;
+		if (r->cold_count && row[2] <= r->cold_count)
+			continue; /* trimColdEges */
+		memmove(rows + 3 * kept, row, 3 * sizeof *row);
+		kept++;
+	}
+	sort_rank = rank;
+	spgo_sort(rows, kept, 3 * sizeof *rows, cmp_edge);
+	g->edge_first = xcalloc(g->nfn + 1, sizeof *g->edge_first);
+	g->edge_to = xmalloc((kept + 1) * sizeof *g->edge_to);
+	g->edge_w = xmalloc((kept + 1) * sizeof *g->edge_w);
+	for (size_t i = 0; i < kept; i++) {
+		g->edge_first[rows[3 * i] + 1]++;
+		g->edge_to[i] = (uint32_t)rows[3 * i + 1];
+		g->edge_w[i] = rows[3 * i + 2];
+	}
+	for (uint32_t i = 0; i < g->nfn; i++)
+		g->edge_first[i + 1] += g->edge_first[i];
+	free(rows);
+	free(rank);
+	spgo_kmap_free(&fns);
+	spgo_kmap_free(&edges);
+}
+
+/* Order the members of a cyclic SCC (LLVM's scc_member_iterator): a
+ * maximum spanning forest of the SCC's edges (Kruskal, heavier first,
+ * ties in insertion order), walked breadth first from its roots in the
+ * order of the sorted edges, then reversed. */
+struct uf {
+	uint32_t group, rank;
+};
+static uint32_t uf_find(struct uf *u, uint32_t x)
+{
+	while (u[x].group != x) {
+		u[x].group = u[u[x].group].group;
+		x = u[x].group;
+	}
+	return x;
+}
+
+static const uint64_t *sort_w;
+static int cmp_weight(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	if (sort_w[x] != sort_w[y])
+		return sort_w[x] > sort_w[y] ? -1 : 1;
+	return 0;
+}
+
+static void order_scc(const struct cg *g, uint32_t *scc, size_t n, int32_t *pos)
+{
+	/* pos[node] = index in scc, -1 outside */
+	VEC(uint32_t) es = {0};
+	for (size_t i = 0; i < n; i++)
+		for (uint32_t e = g->edge_first[scc[i]]; e < g->edge_first[scc[i] + 1]; e++)
+			if (pos[g->edge_to[e]] >= 0)
+				VEC_PUSH(&es, e);
+	/* a stable sort by weight, heavier first (a multiset keeps insertion order) */
+	uint64_t *w = xmalloc((es.n + 1) * sizeof *w);
+	uint32_t *idx = xmalloc((es.n + 1) * sizeof *idx);
+	for (size_t i = 0; i < es.n; i++)
+		idx[i] = (uint32_t)i, w[i] = g->edge_w[es.v[i]];
+	sort_w = w;
+	for (size_t i = 1; i < es.n; i++) /* insertion sort: stable */
+		for (size_t j = i; j > 0 && cmp_weight(&idx[j - 1], &idx[j]) > 0; j--) {
+			uint32_t t = idx[j];
+			idx[j] = idx[j - 1];
+			idx[j - 1] = t;
+		}
+	struct uf *u = xmalloc(n * sizeof *u);
+	for (size_t i = 0; i < n; i++)
+		u[i].group = (uint32_t)i, u[i].rank = 0;
+	uint8_t *mst = xcalloc(es.n + 1, 1);
+	uint32_t *src = xmalloc((es.n + 1) * sizeof *src);
+	/* sources of the SCC edges */
+	{
+		size_t j = 0;
+		for (size_t i = 0; i < n; i++)
+			for (uint32_t e = g->edge_first[scc[i]]; e < g->edge_first[scc[i] + 1]; e++)
+				if (pos[g->edge_to[e]] >= 0)
+					src[j++] = (uint32_t)i;
+	}
+	uint32_t *incoming = xcalloc(n, sizeof *incoming);
+	for (size_t k = 0; k < es.n; k++) {
+		uint32_t i = idx[k];
+		uint32_t a = uf_find(u, src[i]), b = uf_find(u, (uint32_t)pos[g->edge_to[es.v[i]]]);
+		if (a == b)
+			continue;
+		if (u[a].rank < u[b].rank) {
+			u[a].group = b;
+		} else {
+			u[b].group = a;
+			if (u[a].rank == u[b].rank)
+				u[a].rank++;
+		}
+		mst[i] = 1;
+		incoming[pos[g->edge_to[es.v[i]]]]++;
+	}
+	uint8_t *visited = xcalloc(n, 1);
+	uint32_t *queue = xmalloc((n + es.n + 1) * sizeof *queue), *out = xmalloc(n * sizeof *out);
+	size_t qh = 0, qt = 0, no = 0;
+	for (size_t k = 0; k < es.n; k++) {
+		uint32_t s = src[idx[k]];
+		if (!visited[s] && !incoming[s]) {
+			visited[s] = 1;
+			queue[qt++] = s;
+		}
+	}
+	while (qh < qt && no < n) {
+		uint32_t x = queue[qh++];
+		out[no++] = scc[x];
+		size_t j = 0; /* index of x's first SCC edge in es */
+		for (size_t i = 0; i < es.n; i++)
+			if (src[i] == x) {
+				j = i;
+				break;
+			}
+		for (uint32_t e = g->edge_first[scc[x]]; e < g->edge_first[scc[x] + 1]; e++) {
+			if (pos[g->edge_to[e]] < 0)
+				continue;
+			uint32_t t = (uint32_t)pos[g->edge_to[e]];
+			if (mst[j]) {
+				incoming[t]--;
+				if (!incoming[t])
+					queue[qt++] = t;
+			}
+			j++;
+		}
+	}
+	if (no == n) /* reversed */
+		for (size_t i = 0; i < n; i++)
+			scc[i] = out[n - 1 - i];
+	free(w);
+	free(idx);
+	free(u);
+	free(mst);
+	free(src);
+	free(incoming);
+	free(visited);
+	free(queue);
+	free(out);
+	VEC_FREE(&es);
+}
+
+/* Tarjan's SCCs as LLVM's scc_iterator finds them from a root linked to
+ * every function (in name order); the order is the reverse of the SCCs'. */
+static uint32_t *top_down(const struct cg *g, int sort_scc)
+{
+	uint32_t n = g->nfn, root = n;
+	uint32_t *num = xcalloc(n + 1, sizeof *num); /* visit number, 0 unvisited, UINT32_MAX done */
+	uint32_t *sccstack = xmalloc((n + 1) * sizeof *sccstack);
+	struct vis {
+		uint32_t node, next, min;
+	} *vs = xmalloc((n + 1) * sizeof *vs);
+	uint32_t *order = xmalloc((n + 1) * sizeof *order);
+	int32_t *pos = xmalloc((n + 1) * sizeof *pos);
+	for (uint32_t i = 0; i <= n; i++)
+		pos[i] = -1;
+	size_t nss = 0, nvs = 0, nord = 0, visit = 0;
+	/* the root's children are 0..n-1 (name order) */
+#define CHILDREN(x, i) ((x) == root ? (i) : g->edge_to[g->edge_first[x] + (i)])
+#define NCHILD(x) ((x) == root ? n : g->edge_first[(x) + 1] - g->edge_first[x])
+	num[root] = (uint32_t)++visit;
+	sccstack[nss++] = root;
+	vs[nvs++] = (struct vis){root, 0, num[root]};
+	while (nvs) {
+		struct vis *t = &vs[nvs - 1];
+		if (t->next < NCHILD(t->node)) {
+			uint32_t c = CHILDREN(t->node, t->next);
+			t->next++;
+			if (!num[c]) {
+				num[c] = (uint32_t)++visit;
+				sccstack[nss++] = c;
+				vs[nvs++] = (struct vis){c, 0, num[c]};
+			} else if (num[c] < t->min) {
+				t->min = num[c];
+			}
+			continue;
+		}
+		uint32_t x = t->node, m = t->min;
+		nvs--;
+		if (nvs && vs[nvs - 1].min > m)
+			vs[nvs - 1].min = m;
+		if (m != num[x])
+			continue;
+		size_t start = nord;
+		uint32_t y;
+		do {
+			y = sccstack[--nss];
+			num[y] = UINT32_MAX;
+			if (y != root)
+				order[nord++] = y;
+		} while (y != x);
+		size_t len = nord - start;
+		if (sort_scc && len > 1) {
+			for (size_t i = 0; i < len; i++)
+				pos[order[start + i]] = (int32_t)i;
+			order_scc(g, order + start, len, pos);
+			for (size_t i = 0; i < len; i++)
+				pos[order[start + i]] = -1;
+		}
+	}
+#undef CHILDREN
+#undef NCHILD
+	for (size_t i = 0; i < nord / 2; i++) {
+		uint32_t t = order[i];
+		order[i] = order[nord - 1 - i];
+		order[nord - 1 - i] = t;
+	}
+	free(num);
+	free(sccstack);
+	free(vs);
+	free(pos);
+	return order; /* g->nfn entries */
+}
+
+/* ---- the driver ------------------------------------------------------------------------------ */
+
+void spgo_preinline_defaults(struct spgo_preinline_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->hot_threshold = 1500;
+	o->cold_threshold = 0;
+	o->growth_limit = 12;
+	o->limit_min = 100;
+	o->limit_max = 50000;
+	o->prev_inline_mult = 100;
+	o->cutoff_cold = 999999;
+	o->cutoff_norm = 100000;
+	o->context_cost = 1;
+	o->sort_scc = 1;
+}
+
+int spgo_preinline_parse(struct spgo_preinline_opts *o, const char *list)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} keys[] = {
+		{"hot", offsetof(struct spgo_preinline_opts, hot_threshold)},
+		{"cold", offsetof(struct spgo_preinline_opts, cold_threshold)},
+		{"growth", offsetof(struct spgo_preinline_opts, growth_limit)},
+		{"min", offsetof(struct spgo_preinline_opts, limit_min)},
+		{"max", offsetof(struct spgo_preinline_opts, limit_max)},
+		{"prev-mult", offsetof(struct spgo_preinline_opts, prev_inline_mult)},
+		{"cutoff-cold", offsetof(struct spgo_preinline_opts, cutoff_cold)},
+		{"cutoff-norm", offsetof(struct spgo_preinline_opts, cutoff_norm)},
+		{"context-cost", offsetof(struct spgo_preinline_opts, context_cost)},
+		{"replay", offsetof(struct spgo_preinline_opts, replay)},
+		{"zero-callers", offsetof(struct spgo_preinline_opts, zero_callers)},
+		{"inclusive", offsetof(struct spgo_preinline_opts, inclusive)},
+		{"sort-scc", offsetof(struct spgo_preinline_opts, sort_scc)},
+	};
+	const char *s = list;
+	while (*s) {
+		const char *eq = strchr(s, '='), *end = strchr(s, ',');
+		if (!end)
+			end = s + strlen(s);
+		if (!eq || eq > end)
+			return spgo_error("--preinline-params: '%.*s' is not NAME=VALUE", (int)(end - s), s);
+		size_t k;
+		for (k = 0; k < SPGO_ARRAY_LEN(keys); k++)
+			if (strlen(keys[k].name) == (size_t)(eq - s) && !memcmp(keys[k].name, s, (size_t)(eq - s)))
+				break;
+		char *e;
+		unsigned long v = strtoul(eq + 1, &e, 10);
+		if (k == SPGO_ARRAY_LEN(keys) || e != end || eq + 1 == end || v > UINT32_MAX)
+			return spgo_error("--preinline-params: bad '%.*s' (names: hot, cold, growth, min, max, "
+					  "prev-mult, cutoff-cold, cutoff-norm, context-cost, replay, "
+					  "zero-callers, inclusive, sort-scc)",
+					  (int)(end - s), s);
+		if (keys[k].off >= offsetof(struct spgo_preinline_opts, context_cost))
+			*(int *)((char *)o + keys[k].off) = (int)v;
+		else
+			*(uint32_t *)((char *)o + keys[k].off) = (uint32_t)v;
+		s = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+/* The first summary entry whose cutoff is at least cutoff (getEntryForPercentile). */
+static uint64_t summary_count(const struct spgo_summary *s, uint32_t cutoff)
+{
+	for (unsigned i = 0; i < s->nentries; i++)
+		if (s->entries[i].cutoff >= cutoff)
+			return s->entries[i].min_count;
+	return s->nentries ? s->entries[s->nentries - 1].min_count : 0;
+}
+
+/* The context string of node k, root first. */
+static void node_ctx(const struct pre *r, uint32_t k, charbuf *out)
+{
+	uint32_t chain[4096];
+	size_t n = 0;
+	for (uint32_t x = k; x && n < SPGO_ARRAY_LEN(chain); x = r->nodes.v[x].parent)
+		chain[n++] = x;
+	out->n = 0;
+	char loc[32];
+	for (size_t i = n; i-- > 0;) {
+		const char *nm = spgo_name(r->in, r->nodes.v[chain[i]].name);
+		size_t l = strlen(nm);
+		VEC_GROW(out, out->n + l + 40);
+		memcpy(out->v + out->n, nm, l);
+		out->n += l;
+		if (i) {
+			const struct pnode *c = &r->nodes.v[chain[i - 1]];
+			int m = c->disc ? snprintf(loc, sizeof loc, ":%u.%u @ ", c->line, c->disc)
+					: snprintf(loc, sizeof loc, ":%u @ ", c->line);
+			memcpy(out->v + out->n, loc, (size_t)m);
+			out->n += (size_t)m;
+		}
+	}
+	VEC_GROW(out, out->n + 1);
+	out->v[out->n] = 0;
+}
+
+static void write_out(struct pre *r, struct spgo_profile *out, uint32_t k, uint32_t *namemap,
+		      charbuf *buf, int depth)
+{
+	const struct pnode *n = &r->nodes.v[k];
+	if (k && n->prof != SPGO_NONE) {
+		const struct pprof *p = &r->profs.v[n->prof];
+		if (n->parent != 0 && !(p->state & ST_INLINED)) {
+			r->st->dropped++;
+		} else {
+			node_ctx(r, k, buf);
+			uint32_t f = spgo_func_get_ctx(out, buf->v, buf->n);
+			for (uint32_t m = p->first; m != SPGO_NONE; m = r->next_member[m])
+				spgo_func_merge(out, f, r->in, m, 1, namemap);
+			out->funcs.v[f].attrs = p->attrs;
+		}
+	}
+	if (depth > 10000)
+		return;
+	for (uint32_t c = r->nodes.v[k].child; c != SPGO_NONE; c = r->nodes.v[c].sibling)
+		write_out(r, out, c, namemap, buf, depth + 1);
+}
+
+struct spgo_profile *spgo_cs_preinline(struct spgo_profile *in, const struct spgo_inline_sizes *sizes,
+				       const struct spgo_preinline_opts *o, struct spgo_preinline_stats *st)
+{
+	struct spgo_preinline_stats local;
+	if (!st)
+		st = &local;
+	memset(st, 0, sizeof *st);
+	struct pre r = {.in = in, .sizes = sizes, .o = o, .st = st};
+	spgo_kmap_init(&r.index, 3);
+	spgo_kmap_init(&r.byname, 1);
+	r.next_member = xmalloc((in->funcs.n + 1) * sizeof *r.next_member);
+	memset(r.next_member, 0xff, (in->funcs.n + 1) * sizeof *r.next_member);
+	struct pnode root = {SPGO_NONE, 0, 0, SPGO_NONE, SPGO_NONE, SPGO_NONE, SPGO_NONE};
+	VEC_PUSH(&r.nodes, root);
+	for (size_t i = 0; i < in->top.n; i++) {
+		uint32_t f = in->top.v[i];
+		const struct spgo_func *fn = &in->funcs.v[f];
+		uint32_t k = fn->ctx == SPGO_NONE ? node_get(&r, 0, 0, 0, fn->name)
+						  : add_context(&r, spgo_strtab_get(&in->contexts, fn->ctx));
+		if (k == SPGO_NONE)
+			continue;
+		if (r.nodes.v[k].prof == SPGO_NONE) {
+			struct pprof p = {k, f, f, fn->attrs, ST_RAW};
+			VEC_PUSH(&r.profs, p);
+			r.nodes.v[k].prof = (uint32_t)(r.profs.n - 1);
+		} else { /* the same context twice: one profile */
+			struct pprof *p = &r.profs.v[r.nodes.v[k].prof];
+			r.next_member[p->last] = f;
+			p->last = f;
+		}
+	}
+	st->contexts_in = r.profs.n;
+	/* contexts of each function, breadth first in LLVM's child order
+	 * (by call-site hash), as populateFuncToCtxtMap lists them */
+	r.name_next = xmalloc((r.profs.n + 1) * sizeof *r.name_next);
+	{
+		uint32_t *queue = xmalloc(r.nodes.n * sizeof *queue), *kids = NULL;
+		size_t qh = 0, qt = 0, cap = 0;
+		struct spgo_kmap tail;
+		spgo_kmap_init(&tail, 1);
+		queue[qt++] = 0;
+		while (qh < qt) {
+			uint32_t k = queue[qh++];
+			const struct pnode *n = &r.nodes.v[k];
+			if (k && n->prof != SPGO_NONE) {
+				uint64_t key = n->name;
+				uint64_t *h = spgo_kmap_upsert(&r.byname, &key), *t = spgo_kmap_upsert(&tail, &key);
+				r.name_next[n->prof] = SPGO_NONE;
+				if (!*h)
+					*h = (uint64_t)n->prof + 1;
+				else
+					r.name_next[*t - 1] = n->prof;
+				*t = (uint64_t)n->prof + 1;
+			}
+			size_t nk = 0;
+			for (uint32_t c = n->child; c != SPGO_NONE; c = r.nodes.v[c].sibling) {
+				if (nk == cap)
+					kids = xrealloc(kids, (cap = cap ? cap * 2 : 16) * sizeof *kids);
+				kids[nk++] = c;
+			}
+			/* by LLVM's hash: GUID(name) + loc * 33 */
+			for (size_t i = 1; i < nk; i++)
+				for (size_t j = i; j > 0; j--) {
+					const struct pnode *a = &r.nodes.v[kids[j - 1]], *b = &r.nodes.v[kids[j]];
+					uint64_t la = (uint64_t)a->disc << 32 | a->line, lb = (uint64_t)b->disc << 32 | b->line;
+					uint64_t ha = spgo_guid(spgo_name(in, a->name)) + (la << 5) + la;
+					uint64_t hb = spgo_guid(spgo_name(in, b->name)) + (lb << 5) + lb;
+					if (ha <= hb)
+						break;
+					uint32_t t = kids[j];
+					kids[j] = kids[j - 1];
+					kids[j - 1] = t;
+				}
+			for (size_t i = 0; i < nk; i++)
+				queue[qt++] = kids[i];
+		}
+		free(queue);
+		free(kids);
+		spgo_kmap_free(&tail);
+	}
+	r.cold_count = summary_count(&in->summary, o->cutoff_cold);
+	r.norm_upper = (double)summary_count(&in->summary, o->cutoff_norm);
+	st->cold_count = r.cold_count;
+	st->norm_upper = (uint64_t)r.norm_upper;
+
+	struct cg g = {0};
+	build_graph(&r, &g);
+	uint32_t *order = top_down(&g, o->sort_scc);
+	for (uint32_t i = 0; i < g.nfn; i++)
+		process_function(&r, g.fname[order[i]]);
+	free(order);
+	free(g.fname);
+	free(g.edge_first);
+	free(g.edge_to);
+	free(g.edge_w);
+
+	struct spgo_profile *out = spgo_profile_new();
+	out->flags = in->flags;
+	uint32_t *namemap = xmalloc((in->names.n + 1) * sizeof *namemap);
+	memset(namemap, 0xff, (in->names.n + 1) * sizeof *namemap);
+	charbuf buf = {0};
+	write_out(&r, out, 0, namemap, &buf, 0);
+	st->contexts_out = out->top.n;
+	VEC_FREE(&buf);
+	free(namemap);
+	free(r.next_member);
+	free(r.name_next);
+	VEC_FREE(&r.nodes);
+	VEC_FREE(&r.profs);
+	VEC_FREE(&r.heap);
+	VEC_FREE(&r.frames);
+	spgo_kmap_free(&r.index);
+	spgo_kmap_free(&r.byname);
+	spgo_profile_finalize(out, 0);
+	return out;
+}
+
+/* ---- sizes of the profiled functions ----------------------------------------------------- */
+
+static void mark_func(const struct spgo_cs_code *c, struct spgo_kmap *names, uint64_t addr)
+{
+	long f = cs_func_of(c, addr);
+	if (f < 0 || !c->funcs[f].has_debug)
+		return;
+	uint64_t key = spgo_guid(c->funcs[f].name);
+	*spgo_kmap_upsert(names, &key) = 1;
+}
+
+/*
+ * The code sizes llvm-profgen computes: every instruction of every function
+ * the samples touched (a frame, the start of a range, either end of a
+ * branch), all the DWARF parts of the function by name; with probes, the
+ * zero sizes of its inline tree.
+ */
+struct spgo_inline_sizes *cs_trie_sizes(struct spgo_binary *bin, const struct spgo_cs_code *c,
+					const struct spgo_cs_trie *t, int probes, int zero_callers)
+{
+	struct spgo_kmap names;
+	spgo_kmap_init(&names, 1);
+	for (size_t k = 1; k < t->nodes.n; k++)
+		mark_func(c, &names, t->nodes.v[k].addr);
+	const uint64_t *key;
+	uint64_t *val;
+	for (size_t it = 0; spgo_kmap_next(&t->ranges, &it, &key, &val);)
+		mark_func(c, &names, key[1]);
+	for (size_t it = 0; spgo_kmap_next(&t->branches, &it, &key, &val);) {
+		mark_func(c, &names, key[1]);
+		mark_func(c, &names, key[2]);
+	}
+	struct spgo_inline_sizes *s = spgo_inline_sizes_new(bin, probes, zero_callers);
+	for (size_t i = 0; i < c->nfuncs; i++) {
+		const struct spgo_function *f = &c->funcs[i];
+		uint64_t g = spgo_guid(f->name);
+		uint64_t *v = f->has_debug ? spgo_kmap_find(&names, &g) : NULL;
+		if (!v)
+			continue;
+		spgo_inline_sizes_add_range(s, f->start, f->end);
+		if (probes && *v == 1) {
+			spgo_inline_sizes_add_probe_tree(s, g);
+			*v = 2;
+		}
+	}
+	spgo_kmap_free(&names);
+	return s;
+}
