@@ -123,16 +123,17 @@ static const struct cli_opt opts[] = {
 };
 static const struct cli_cmd cmd = {.name = "gen", .usage = usage, .opts = opts};
 
-int cmd_gen(int argc, char **argv)
+/*
+ * Options into the job; -1 when the command is done (usage error or
+ * --help) with *status its exit status.  unsym gets the --unsymbolized
+ * files (room for argc).
+ */
+static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_split *sp, const char **unsym,
+		 int *status)
 {
-	struct spgo_gen_job j = {.truth_view = SPGO_GT_VIEW_FP, .fmt = SPGO_FMT_UNKNOWN, .report = stderr};
-	spgo_gen_defaults(&j.opts);
-	spgo_cs_defaults(&j.cs_opts);
-	j.wo.gcov_version = 2;
+	struct spgo_gen_job j = *jp;
 	struct cli_split split = {0};
-	/* --unsymbolized F...: the files after it until the next option */
-	const char **unsym = xcalloc((size_t)argc + 1, sizeof *unsym);
-	size_t nunsym = 0;
+	size_t nunsym = 0; /* --unsymbolized F...: the files after it until the next option */
 	uint64_t v;
 	int k, r, choice;
 	struct cli_parser op;
@@ -140,15 +141,15 @@ int cmd_gen(int argc, char **argv)
 	while ((k = cli_next(&op)) != CLI_END) {
 		if ((r = cli_split_take(&split, &op, k)) != 0 || (r = cli_write_take(&op, k, &j.fmt, &j.wo)) != 0) {
 			if (r == CLI_ERR)
-				return 2;
+				{ *status = 2; return -1; }
 			continue;
 		}
 		switch (k) {
-		case CLI_HELP: return 0;
-		case CLI_ERR: return 2;
+		case CLI_HELP: { *status = 0; return -1; }
+		case CLI_ERR: { *status = 2; return -1; }
 		case CLI_ARG:
 			if (!nunsym)
-				return cli_usage(&op, "unexpected argument '%s'", op.val);
+				{ *status = cli_usage(&op, "unexpected argument '%s'", op.val); return -1; }
 			/* another unsymbolized profile */
 			/* fall through */
 		case G_UNSYM: unsym[nunsym++] = op.val; break;
@@ -160,26 +161,26 @@ int cmd_gen(int argc, char **argv)
 		case G_TRUTH_CS: j.truth_cs = op.val; break;
 		case G_VIEW: /* in SPGO_GT_VIEW_* order */
 			if (cli_choice(&op, "fp\0true\0", &j.truth_view) < 0)
-				return 2;
+				{ *status = 2; return -1; }
 			break;
 		case 'o': j.out = op.val; break;
 		case G_PID:
 			if (cli_u64(&op, 0, UINT32_MAX, &v) < 0)
-				return 2;
+				{ *status = 2; return -1; }
 			j.have_pid = 1, j.pid = (uint32_t)v;
 			break;
 		case G_MODE: /* in enum spgo_gen_mode order */
 			if (cli_choice(&op, "auto\0lbr\0ip\0", &choice) < 0)
-				return 2;
+				{ *status = 2; return -1; }
 			j.opts.mode = (enum spgo_gen_mode)choice;
 			break;
 		case G_EVENT: /* a number, else a name as the data has it */
 			if (!spgo_parse_u64(op.val, &v)) {
 				if (cli_u64(&op, 0, 1000, &v) < 0)
-					return 2;
+					{ *status = 2; return -1; }
 				j.opts.event = (int)v;
 			} else if (!*op.val) {
-				return cli_bad(&op, "option '%s' needs an event number or name", op.opt);
+				{ *status = cli_bad(&op, "option '%s' needs an event number or name", op.opt); return -1; }
 			} else {
 				j.opts.event_name = op.val;
 			}
@@ -188,7 +189,7 @@ int cmd_gen(int argc, char **argv)
 		case G_UPDATE: j.opts.update_totals = 1; break;
 		case G_INFER:
 			if (spgo_gen_check_infer(op.val) < 0)
-				return cli_bad(&op, "option '%s': %s", op.opt, spgo_errmsg());
+				{ *status = cli_bad(&op, "option '%s': %s", op.opt, spgo_errmsg()); return -1; }
 			j.opts.infer_algo = op.val;
 			break;
 		case G_NO_INFER: j.opts.no_infer = 1; break;
@@ -200,7 +201,7 @@ int cmd_gen(int argc, char **argv)
 		case G_PREINLINE: j.cs = j.cs_nested = j.cs_opts.preinline = 1; break;
 		case G_PREINLINE_PARAMS:
 			if (spgo_preinline_parse(&j.cs_opts.pre, op.val) < 0)
-				return cli_bad(&op, "option '%s': %s", op.opt, spgo_errmsg());
+				{ *status = cli_bad(&op, "option '%s': %s", op.opt, spgo_errmsg()); return -1; }
 			break;
 		case G_QUIET: j.report = NULL; break;
 		}
@@ -208,21 +209,36 @@ int cmd_gen(int argc, char **argv)
 	if (j.fmt == SPGO_FMT_UNKNOWN)
 		j.fmt = SPGO_FMT_EXTBINARY;
 	if (!j.binary || !j.out)
-		return cli_usage(&op, "--binary BIN and -o OUT are needed");
+		{ *status = cli_usage(&op, "--binary BIN and -o OUT are needed"); return -1; }
 	j.unsym = unsym;
 	j.nunsym = nunsym;
 	if ((j.perf_data != NULL) + (j.perf_script != NULL) + (j.truth != NULL) + (j.truth_cs != NULL) +
 	    (nunsym > 0) != 1)
-		return cli_usage(&op, "one input: --perf-data, --perf-script, --unsymbolized, "
-				 "--ground-truth or --ground-truth-cs");
+		{ *status = cli_usage(&op, "one input: --perf-data, --perf-script, --unsymbolized, "
+				 "--ground-truth or --ground-truth-cs"); return -1; }
 	if (j.perf_script && j.have_pid)
-		return cli_usage(&op, "--pid works with --perf-data only");
+		{ *status = cli_usage(&op, "--pid works with --perf-data only"); return -1; }
 	if (j.cs && (j.truth || j.truth_cs || j.fmt == SPGO_FMT_GCOV))
-		return cli_usage(&op, "--cs needs --perf-data or --perf-script and an LLVM format");
-	j.dwp = split.dwp;
-	j.dwo_dirs = split.dirs;
-	j.ndwo_dirs = (size_t)split.ndirs;
-	int rc = spgo_gen_job_run(&j) < 0 ? cli_fail() : 0;
+		{ *status = cli_usage(&op, "--cs needs --perf-data or --perf-script and an LLVM format"); return -1; }
+	*sp = split; /* the job points into the caller's copy */
+	j.dwp = sp->dwp;
+	j.dwo_dirs = sp->dirs;
+	j.ndwo_dirs = (size_t)sp->ndirs;
+	*jp = j;
+	return 0;
+}
+
+int cmd_gen(int argc, char **argv)
+{
+	struct spgo_gen_job j = {.truth_view = SPGO_GT_VIEW_FP, .fmt = SPGO_FMT_UNKNOWN, .report = stderr};
+	spgo_gen_defaults(&j.opts);
+	spgo_cs_defaults(&j.cs_opts);
+	j.wo.gcov_version = 2;
+	const char **unsym = xcalloc((size_t)argc + 1, sizeof *unsym);
+	struct cli_split split;
+	int status = 0;
+	if (parse(argc, argv, &j, &split, unsym, &status) == 0)
+		status = spgo_gen_job_run(&j) < 0 ? cli_fail() : 0;
 	free(unsym);
-	return rc;
+	return status;
 }

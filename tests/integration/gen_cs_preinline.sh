@@ -98,7 +98,10 @@ cd probe || exit 1
 "$SPGO" gen --preinline --preinline-params hot=0,cold=0 --quiet --binary minivm --perf-data e.data -o none.txt \
 	--format text || bad "--preinline-params hot=0"
 n0=$(grep -c '!Attributes: [23]' none.txt); n1=$(grep -c '!Attributes: [23]' sp.txt)
-[ "$n0" -lt "$n1" ] || bad "hot=0 marked $n0 contexts ShouldBeInlined, the default $n1"
+# (the option must change the decisions; which way the count of marked
+# contexts moves depends on the capture: contexts not inlined at hot=0
+# move into base profiles, whose own inlinees are then marked)
+[ "$n0" -ne "$n1" ] || bad "hot=0 marked as many contexts ($n0) as the default: the option did nothing"
 llvm-profgen-19 --binary=minivm --perfscript=e.script --format=text --sample-profile-hot-inline-threshold=0 \
 	-o pg0.txt >/dev/null 2>&1 || bad "llvm-profgen-19 --sample-profile-hot-inline-threshold=0"
 awk -f "$decisions" pg0.txt | sort > pg0.dec; awk -f "$decisions" none.txt | sort > none.dec
