@@ -26,7 +26,8 @@
  *    that could not be placed that way); without mmap events the addresses
  *    are the binary's own (its preferred base), as llvm-profgen takes them.
  *  - Memory grows with the number of distinct keys only, never with the
- *    number of samples: identical samples are counted, not stored twice.
+ *    number of samples: identical samples are counted, not stored twice
+ *    (with spgo_agg_on_stack, stack samples are not stored at all).
  *  - LBR entries are newest first, as perf stores them.  For a branch stack
  *    b[0..n-1], each entry is a branch b[i].from -> b[i].to, and each pair of
  *    neighbours gives the range of straight-line code that ran between them:
@@ -185,6 +186,24 @@ int spgo_agg_next_stack(const struct spgo_aggregate *agg, size_t *iter, struct s
 /* Keep the distinct (stack, LBR) samples (the default) or not: without
  * them memory and time are those of ranges, branches and ips alone. */
 void spgo_agg_keep_stacks(struct spgo_aggregate *agg, int keep);
+
+/* Fill ranges and branches from the samples' LBRs (the default) or not
+ * (their statistics still count): the context stage unwinds the LBRs
+ * itself and does not read them. */
+void spgo_agg_keep_ranges(struct spgo_aggregate *agg, int keep);
+
+/* Hand the distinct stack samples to fn (ctx passed along) whenever those
+ * kept take more than max_bytes, then forget them: memory then stays
+ * bounded whatever the number of samples, and spgo_agg_next_stack yields
+ * only those kept since the last hand-over.  A distinct sample may thus
+ * come several times, each with the count seen since the previous time
+ * (consumers must add counts up).  The sample (its arrays) is valid
+ * during the call only.  fn NULL: hand over those kept, then keep all
+ * again.  How a later stage (the context stage) consumes samples while
+ * they are read. */
+typedef void (*spgo_agg_stack_fn)(void *ctx, const struct spgo_agg_stack *s);
+void spgo_agg_on_stack(struct spgo_aggregate *agg, spgo_agg_stack_fn fn, void *ctx,
+		       size_t max_bytes);
 
 /* Count one stack sample (frames and branch pairs already the binary's
  * addresses, SPGO_AGG_EXTERNAL outside) count times, as if fed: how an

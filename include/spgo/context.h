@@ -202,6 +202,12 @@ struct spgo_cs_code {
 	uint64_t *keys;    /* per instruction, computed on demand when bin */
 	uint8_t *flags;    /* per instruction: CS_* bits (src/context) */
 	uint32_t *barriers;/* barriers[i]: jumps, calls, returns among insns[0..i) */
+	/* Lookup buckets of 16 bytes from lo: ibucket[b] / fbucket[b], the
+	 * first instruction / function starting at or after lo + 16 b
+	 * (nbuckets + 1 entries each). */
+	uint64_t lo;
+	size_t nbuckets;
+	uint32_t *ibucket, *fbucket;
 };
 int spgo_cs_code_init(struct spgo_cs_code *c, struct spgo_binary *bin);
 void spgo_cs_code_init_arrays(struct spgo_cs_code *c, const struct spgo_insn *insns, size_t n,
@@ -228,6 +234,7 @@ struct spgo_cs_trie {
 	/* scratch (no allocation per sample once grown) */
 	VEC(uint64_t) stack;
 	VEC(uint64_t) lbr;
+	struct spgo_cs_kcache *kcache; /* recently counted keys (unwind.c) */
 };
 
 void spgo_cs_trie_init(struct spgo_cs_trie *t, const struct spgo_cs_code *code,
@@ -283,6 +290,21 @@ int spgo_preinline_parse(struct spgo_preinline_opts *o, const char *list);
 struct spgo_profile *spgo_cs_preinline(struct spgo_profile *cs, const struct spgo_inline_sizes *sizes,
 				       const struct spgo_preinline_opts *o,
 				       struct spgo_preinline_stats *st);
+
+/*
+ * The same, unwinding the stack samples while they are read instead of
+ * keeping them in the aggregate (memory then grows with the frame trie, not
+ * with the samples): spgo_cs_stream_begin() before reading (it registers a
+ * callback with spgo_agg_on_stack and checks the binary; NULL with the
+ * error when it cannot: then read as usual and call spgo_cs_gen, which
+ * reports it in its turn), spgo_cs_stream_gen() after (the same profile and
+ * statistics spgo_cs_gen would give), spgo_cs_stream_free() at the end.
+ */
+struct spgo_cs_stream;
+struct spgo_cs_stream *spgo_cs_stream_begin(struct spgo_aggregate *agg, const struct spgo_cs_opts *o);
+int spgo_cs_stream_gen(struct spgo_cs_stream *cs, struct spgo_aggregate *agg,
+		       struct spgo_profile **out, struct spgo_cs_stats *st);
+void spgo_cs_stream_free(struct spgo_cs_stream *cs);
 
 /* A few "spgo: gen --cs: ..." lines: what was dropped and why. */
 void spgo_cs_print_stats(const struct spgo_cs_stats *st, FILE *fp);

@@ -41,9 +41,17 @@ static size_t probe(const struct spgo_kmap *m, const uint64_t *key)
 {
 	size_t mask = m->cap - 1, i = key_hash(key, m->kw) & mask;
 	size_t row = m->kw + 1;
-	while (m->used[i] && memcmp(&m->slots[i * row], key, m->kw * 8) != 0)
-		i = (i + 1) & mask;
-	return i;
+	unsigned kw = m->kw;
+	for (;; i = (i + 1) & mask) {
+		if (!m->used[i])
+			return i;
+		const uint64_t *k = &m->slots[i * row];
+		unsigned w = 0;
+		while (w < kw && k[w] == key[w]) /* (no memcmp call: keys are 1-3 words) */
+			w++;
+		if (w == kw)
+			return i;
+	}
 }
 
 static void grow(struct spgo_kmap *m)

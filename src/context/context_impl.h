@@ -30,6 +30,8 @@ uint64_t cs_call_before(const struct spgo_cs_code *c, uint64_t ret);
 /* The function holding addr (its first part: split parts fold into it),
  * as an index in c->funcs, or -1. */
 long cs_func_of(const struct spgo_cs_code *c, uint64_t addr);
+/* The first function starting at or after addr (nfuncs if none). */
+size_t cs_func_lower_bound(const struct spgo_cs_code *c, uint64_t addr);
 /* The function entered at addr, as llvm-profgen's getCalleeNameForAddress
  * takes it (not a split part such as foo.cold; with need_debug, only a
  * function DWARF describes), or NULL. */

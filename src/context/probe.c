@@ -345,6 +345,8 @@ static void gen_bodies(struct pgen *g)
 	const struct spgo_cs_code *c = g->code;
 	uint64_t *rows = spgo_kmap_sorted(&g->trie->ranges);
 	size_t nrows = g->trie->ranges.n;
+	if (!g->o->preinline) /* only the pre-inliner's sizes read them again */
+		spgo_kmap_free(&g->trie->ranges);
 	VEC(struct event) ev = {0};
 	for (size_t i = 0; i < nrows;) {
 		uint64_t x = rows[4 * i];

@@ -554,6 +554,57 @@ static int check_inputs(struct spgo_binary *bin, const struct spgo_cs_opts *o)
 }
 
 /*
+ * The unwinding state of one generation: the code facts, the frame trie and
+ * what the samples' stacks end in.  Filled either from the stacks an
+ * aggregate kept (spgo_cs_gen) or while the samples stream in
+ * (spgo_cs_stream_begin: the aggregate hands each sample over and keeps
+ * none).  Unwinding is additive in the counts, so both give the same trie.
+ */
+/* Distinct samples the aggregate keeps before it hands them over: identical
+ * samples close in time are unwound once. */
+#define CS_STREAM_BYTES (16u << 20)
+
+struct spgo_cs_stream {
+	struct spgo_cs_opts eff;
+	int probes, with_lbr;
+	struct spgo_cs_stats st;
+	struct spgo_cs_code code;
+	struct spgo_cs_trie trie;
+	struct spgo_kmap roots; /* outermost function + 1 -> samples */
+	uint64_t best, best_n;  /* the function most stacks end in so far */
+};
+
+/* Check the binary, set up code facts and the trie: 0, or -1 with the error. */
+static int stream_init(struct spgo_cs_stream *cs, struct spgo_binary *bin, const struct spgo_cs_opts *o)
+{
+	memset(cs, 0, sizeof *cs);
+	int probes = check_inputs(bin, o);
+	if (probes < 0)
+		return -1;
+	cs->probes = probes;
+	cs->st.probes = probes;
+	/* llvm-profgen 19 infers missing frames by default for probe-based
+	 * profiles only. */
+	cs->eff = *o;
+	if (cs->eff.infer_missing_frames < 0)
+		cs->eff.infer_missing_frames = probes;
+	if (spgo_cs_code_init(&cs->code, bin) < 0)
+		return -1;
+	spgo_cs_trie_init(&cs->trie, &cs->code, &cs->eff, &cs->st);
+	cs->trie.probes = probes;
+	spgo_kmap_init(&cs->roots, 1);
+	return 0;
+}
+
+static void stream_release(struct spgo_cs_stream *cs)
+{
+	spgo_cs_trie_free(&cs->trie);
+	spgo_cs_code_free(&cs->code);
+	spgo_kmap_free(&cs->roots);
+}
+
+/*
+ * One stack sample: count where its stack ends, then unwind it.
  * Truncated stacks (perf's --max-stack, a broken frame chain): a complete
  * stack ends in the program's outermost function (_start) or in external
  * code (a thread started by libc).  Stacks ending inside the program in
@@ -561,47 +612,74 @@ static int check_inputs(struct spgo_binary *bin, const struct spgo_cs_opts *o)
  * llvm-profgen takes them too.  The outermost function is the one most
  * stacks end in.
  */
-static void count_truncated(struct spgo_aggregate *agg, const struct spgo_cs_code *c,
-			    struct spgo_cs_stats *st)
+static void stream_sample(struct spgo_cs_stream *cs, const struct spgo_agg_stack *s)
 {
-	struct spgo_kmap roots;
-	spgo_kmap_init(&roots, 1);
-	struct spgo_agg_stack s;
-	uint64_t best = 0, best_n = 0;
-	for (size_t it = 0; spgo_agg_next_stack(agg, &it, &s);) {
-		if (!s.nframes || s.frames[s.nframes - 1] == SPGO_AGG_EXTERNAL)
-			continue;
-		uint64_t f = (uint64_t)(cs_func_of(c, s.frames[s.nframes - 1]) + 1);
-		uint64_t *n = spgo_kmap_upsert(&roots, &f);
-		*n += s.count;
-		if (*n > best_n) {
-			best_n = *n;
-			best = f;
+	if (s->nframes && s->frames[s->nframes - 1] != SPGO_AGG_EXTERNAL) {
+		uint64_t f = (uint64_t)(cs_func_of(&cs->code, s->frames[s->nframes - 1]) + 1);
+		uint64_t *n = spgo_kmap_upsert(&cs->roots, &f);
+		*n += s->count;
+		if (*n > cs->best_n) {
+			cs->best_n = *n;
+			cs->best = f;
 		}
 	}
-	const uint64_t *key;
-	uint64_t *val;
-	for (size_t it = 0; spgo_kmap_next(&roots, &it, &key, &val);)
-		if (key[0] != best)
-			st->truncated += *val;
-	if (best && st->truncated)
-		snprintf(st->root_func, sizeof st->root_func, "%s", c->funcs[best - 1].name);
-	spgo_kmap_free(&roots);
+	cs->with_lbr |= s->nbranches > 0;
+	spgo_cs_unwind(&cs->trie, s);
 }
 
-int spgo_cs_gen(struct spgo_aggregate *agg, const struct spgo_cs_opts *o, struct spgo_profile **out,
-		struct spgo_cs_stats *st)
+static void stream_cb(void *ctx, const struct spgo_agg_stack *s) { stream_sample(ctx, s); }
+
+static void count_truncated(struct spgo_cs_stream *cs)
 {
-	struct spgo_cs_stats local;
+	struct spgo_cs_stats *st = &cs->st;
+	const uint64_t *key;
+	uint64_t *val;
+	for (size_t it = 0; spgo_kmap_next(&cs->roots, &it, &key, &val);)
+		if (key[0] != cs->best)
+			st->truncated += *val;
+	if (cs->best && st->truncated)
+		snprintf(st->root_func, sizeof st->root_func, "%s", cs->code.funcs[cs->best - 1].name);
+}
+
+struct spgo_cs_stream *spgo_cs_stream_begin(struct spgo_aggregate *agg, const struct spgo_cs_opts *o)
+{
 	struct spgo_cs_opts defaults;
-	if (!st)
-		st = &local;
 	if (!o) {
 		spgo_cs_defaults(&defaults);
 		o = &defaults;
 	}
-	memset(st, 0, sizeof *st);
+	struct spgo_cs_stream *cs = xmalloc(sizeof *cs);
+	if (stream_init(cs, agg->bin, o) < 0) {
+		free(cs);
+		return NULL;
+	}
+	spgo_agg_on_stack(agg, stream_cb, cs, CS_STREAM_BYTES);
+	return cs;
+}
+
+void spgo_cs_stream_free(struct spgo_cs_stream *cs)
+{
+	if (!cs)
+		return;
+	stream_release(cs);
+	free(cs);
+}
+
+static int cs_gen(struct spgo_aggregate *agg, struct spgo_cs_stream *streamed,
+		  const struct spgo_cs_opts *o, struct spgo_profile **out, struct spgo_cs_stats *st_out)
+{
+	struct spgo_cs_stats local;
+	struct spgo_cs_opts defaults;
+	if (!st_out)
+		st_out = &local;
+	if (!o) {
+		spgo_cs_defaults(&defaults);
+		o = &defaults;
+	}
+	memset(st_out, 0, sizeof *st_out);
 	*out = NULL;
+	if (streamed) /* the samples still kept come to the stream now */
+		spgo_agg_on_stack(agg, NULL, NULL, 0);
 	struct spgo_binary *bin = agg->bin;
 	const char *path = spgo_binary_path(bin);
 	if (spgo_agg_check_matched(agg) < 0)
@@ -616,29 +694,26 @@ int spgo_cs_gen(struct spgo_aggregate *agg, const struct spgo_cs_opts *o, struct
 		return spgo_error("%s: the samples have no branch stacks (LBR): a context-sensitive profile "
 				  "needs LBR and call stacks together (perf record -b -g)",
 				  path);
-	int probes = check_inputs(bin, o);
-	if (probes < 0)
-		return -1;
-	st->probes = probes;
-	/* llvm-profgen 19 infers missing frames by default for probe-based
-	 * profiles only. */
-	struct spgo_cs_opts eff = *o;
-	if (eff.infer_missing_frames < 0)
-		eff.infer_missing_frames = probes;
-
-	struct spgo_cs_code code;
-	if (spgo_cs_code_init(&code, bin) < 0)
-		return -1;
-	struct spgo_cs_trie trie;
-	spgo_cs_trie_init(&trie, &code, &eff, st);
-	trie.probes = probes;
-	count_truncated(agg, &code, st);
-	struct spgo_agg_stack s;
-	int with_lbr = 0;
-	for (size_t it = 0; spgo_agg_next_stack(agg, &it, &s);) {
-		with_lbr |= s.nbranches > 0;
-		spgo_cs_unwind(&trie, &s);
+	struct spgo_cs_stream own, *cs = streamed;
+	if (!cs) {
+		if (stream_init(&own, bin, o) < 0)
+			return -1;
+		cs = &own;
 	}
+	/* Stacks the aggregate kept (all of them unless streamed). */
+	struct spgo_agg_stack s;
+	for (size_t it = 0; spgo_agg_next_stack(agg, &it, &s);)
+		stream_sample(cs, &s);
+	count_truncated(cs);
+	/* Unwinding is over: the trie's frame index is no longer needed. */
+	spgo_kmap_free(&cs->trie.index);
+	free(cs->trie.kcache);
+	cs->trie.kcache = NULL;
+	struct spgo_cs_stats *st = &cs->st;
+	struct spgo_cs_opts eff = cs->eff;
+	struct spgo_cs_code *code = &cs->code;
+	int probes = cs->probes, with_lbr = cs->with_lbr;
+	struct spgo_cs_trie *trie = &cs->trie;
 	int rc = 0;
 	if (!with_lbr)
 		rc = spgo_error("%s: no sample has both a call stack and a branch stack (LBR) in this "
@@ -652,15 +727,16 @@ int spgo_cs_gen(struct spgo_aggregate *agg, const struct spgo_cs_opts *o, struct
 				(unsigned long long)st->prolog_epilog);
 	struct spgo_profile *q = NULL;
 	if (rc == 0) {
-		struct spgo_profile *p = probes ? cs_probe_profile(bin, &code, &trie, &eff, st)
-						: line_profile(bin, &code, &trie, &eff, st);
+		struct spgo_profile *p = probes ? cs_probe_profile(bin, code, trie, &eff, st)
+						: line_profile(bin, code, trie, &eff, st);
 		st->contexts = p->top.n;
 		if (eff.preinline) {
 			/* llvm-profgen 19: the pre-inliner, then no cold-context
 			 * merging unless asked (not offered here) */
-			struct spgo_inline_sizes *sz = cs_trie_sizes(bin, &code, &trie, probes,
+			struct spgo_inline_sizes *sz = cs_trie_sizes(bin, code, trie, probes,
 								     eff.pre.zero_callers);
 			st->size_contexts = spgo_inline_sizes_print(sz, NULL);
+			spgo_cs_trie_free(trie); /* done with (see below) */
 			spgo_profile_finalize(p, 0);
 			struct spgo_profile *pi = spgo_cs_preinline(p, sz, &eff.pre, &st->pre);
 			spgo_inline_sizes_free(sz);
@@ -668,6 +744,9 @@ int spgo_cs_gen(struct spgo_aggregate *agg, const struct spgo_cs_opts *o, struct
 			p = pi;
 			eff.merge_cold = 0;
 		}
+		/* The trie is done with: its memory back before merging copies
+		 * the profile. */
+		spgo_cs_trie_free(trie);
 		q = merge_cold(p, &eff, st);
 		spgo_profile_free(p);
 		if (!has_samples(q)) {
@@ -686,13 +765,26 @@ int spgo_cs_gen(struct spgo_aggregate *agg, const struct spgo_cs_opts *o, struct
 						path);
 		}
 	}
-	spgo_cs_trie_free(&trie);
-	spgo_cs_code_free(&code);
+	*st_out = *st;
+	if (!streamed)
+		stream_release(cs);
 	if (rc < 0)
 		return -1;
 	spgo_profile_finalize(q, 0);
 	*out = q;
 	return 0;
+}
+
+int spgo_cs_gen(struct spgo_aggregate *agg, const struct spgo_cs_opts *o, struct spgo_profile **out,
+		struct spgo_cs_stats *st)
+{
+	return cs_gen(agg, NULL, o, out, st);
+}
+
+int spgo_cs_stream_gen(struct spgo_cs_stream *cs, struct spgo_aggregate *agg,
+		       struct spgo_profile **out, struct spgo_cs_stats *st)
+{
+	return cs_gen(agg, cs, &cs->eff, out, st);
 }
 
 void spgo_cs_print_stats(const struct spgo_cs_stats *st, FILE *fp)

@@ -36,8 +36,7 @@ struct spgo_cs_tailcalls {
 
 long cs_func_of(const struct spgo_cs_code *c, uint64_t addr)
 {
-	size_t lo;
-	SPGO_LOWER_BOUND(lo, c->funcs, c->nfuncs, start, addr + 1);
+	size_t lo = cs_func_lower_bound(c, addr + 1);
 	if (lo == 0 || addr >= c->funcs[lo - 1].end)
 		return -1;
 	long f = (long)lo - 1;

@@ -17,6 +17,69 @@ static int is_barrier(const struct spgo_insn *in)
 	       in->cls == SPGO_INSN_INDIRECT_CALL || in->cls == SPGO_INSN_RETURN;
 }
 
+#define CS_BUCKET_SHIFT 4
+
+/* Bucket tables for the lower bounds of instruction and function starts. */
+static void code_buckets(struct spgo_cs_code *c)
+{
+	size_t n = c->ninsns, nf = c->nfuncs;
+	if (!n)
+		return;
+	uint64_t lo = c->insns[0].addr, hi = c->insns[n - 1].addr;
+	if (nf) {
+		if (c->funcs[0].start < lo)
+			lo = c->funcs[0].start;
+		if (c->funcs[nf - 1].end > hi)
+			hi = c->funcs[nf - 1].end;
+	}
+	size_t nb = (size_t)((hi - lo) >> CS_BUCKET_SHIFT) + 1;
+	if (nb > ((size_t)1 << 28))
+		return; /* sparse code: binary search */
+	c->lo = lo;
+	c->nbuckets = nb;
+	c->ibucket = xmalloc((nb + 1) * sizeof *c->ibucket);
+	c->fbucket = xmalloc((nb + 1) * sizeof *c->fbucket);
+	size_t i = 0, f = 0;
+	for (size_t b = 0; b <= nb; b++) {
+		uint64_t a = lo + ((uint64_t)b << CS_BUCKET_SHIFT);
+		while (i < n && c->insns[i].addr < a)
+			i++;
+		while (f < nf && c->funcs[f].start < a)
+			f++;
+		c->ibucket[b] = (uint32_t)i;
+		c->fbucket[b] = (uint32_t)f;
+	}
+}
+
+/* The first instruction starting at or after addr (ninsns if none). */
+static inline size_t insn_lower_bound(const struct spgo_cs_code *c, uint64_t addr)
+{
+	size_t lo;
+	if (c->nbuckets && addr >= c->lo && ((addr - c->lo) >> CS_BUCKET_SHIFT) < c->nbuckets) {
+		size_t b = (size_t)((addr - c->lo) >> CS_BUCKET_SHIFT);
+		size_t i = c->ibucket[b], e = c->ibucket[b + 1];
+		while (i < e && c->insns[i].addr < addr)
+			i++;
+		return i;
+	}
+	SPGO_LOWER_BOUND(lo, c->insns, c->ninsns, addr, addr);
+	return lo;
+}
+
+size_t cs_func_lower_bound(const struct spgo_cs_code *c, uint64_t addr)
+{
+	size_t lo;
+	if (c->nbuckets && addr >= c->lo && ((addr - c->lo) >> CS_BUCKET_SHIFT) < c->nbuckets) {
+		size_t b = (size_t)((addr - c->lo) >> CS_BUCKET_SHIFT);
+		size_t i = c->fbucket[b], e = c->fbucket[b + 1];
+		while (i < e && c->funcs[i].start < addr)
+			i++;
+		return i;
+	}
+	SPGO_LOWER_BOUND(lo, c->funcs, c->nfuncs, start, addr);
+	return lo;
+}
+
 /* Prologue (a function part's first two instructions) and epilogue (a
  * return and the instruction before it) flags, barrier prefix counts. */
 static void code_tables(struct spgo_cs_code *c)
@@ -25,6 +88,7 @@ static void code_tables(struct spgo_cs_code *c)
 	c->flags = xcalloc(n + 1, 1);
 	c->barriers = xmalloc((n + 1) * sizeof *c->barriers);
 	c->barriers[0] = 0;
+	code_buckets(c);
 	for (size_t i = 0; i < n; i++) {
 		c->barriers[i + 1] = c->barriers[i] + is_barrier(&c->insns[i]);
 		if (c->insns[i].cls == SPGO_INSN_RETURN) {
@@ -78,13 +142,14 @@ void spgo_cs_code_free(struct spgo_cs_code *c)
 	free(c->keys);
 	free(c->flags);
 	free(c->barriers);
+	free(c->ibucket);
+	free(c->fbucket);
 	memset(c, 0, sizeof *c);
 }
 
 long cs_insn_index(const struct spgo_cs_code *c, uint64_t addr)
 {
-	size_t lo;
-	SPGO_LOWER_BOUND(lo, c->insns, c->ninsns, addr, addr);
+	size_t lo = insn_lower_bound(c, addr);
 	return lo < c->ninsns && c->insns[lo].addr == addr ? (long)lo : -1;
 }
 
@@ -92,8 +157,7 @@ uint64_t cs_call_before(const struct spgo_cs_code *c, uint64_t ret)
 {
 	if (ret == SPGO_AGG_EXTERNAL)
 		return SPGO_AGG_EXTERNAL;
-	size_t lo;
-	SPGO_LOWER_BOUND(lo, c->insns, c->ninsns, addr, ret);
+	size_t lo = insn_lower_bound(c, ret);
 	if (lo == 0)
 		return 0;
 	const struct spgo_insn *in = &c->insns[lo - 1];
@@ -136,6 +200,41 @@ static uint64_t insn_key(const struct spgo_cs_code *c, size_t k)
 
 /* ---- the frame trie ---------------------------------------------------------- */
 
+/*
+ * A direct-mapped cache in front of the trie's maps: an LBR repeats the
+ * same ranges and branches (loops) and neighbouring samples the same
+ * frames, and a map lookup is a cache miss in a big table.  An entry holds
+ * the value pointer upsert gave, valid while the map keeps its capacity
+ * (slots move only when it grows).
+ */
+#define CS_KCACHE_BITS 9
+struct cs_kent {
+	uint64_t k[3];
+	uint64_t *val;
+	size_t cap;
+};
+struct spgo_cs_kcache {
+	struct cs_kent e[3][1u << CS_KCACHE_BITS]; /* index, ranges, branches */
+};
+
+static inline uint64_t *cached_upsert(struct spgo_cs_trie *t, int which, struct spgo_kmap *m,
+				      uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t h = (a * 0x9e3779b97f4a7c15ULL) ^ (b * 0xc2b2ae3d27d4eb4fULL) ^
+		     (c * 0x165667b19e3779f9ULL);
+	struct cs_kent *e = &t->kcache->e[which][h >> (64 - CS_KCACHE_BITS)];
+	if (e->val && e->cap == m->cap && e->k[0] == a && e->k[1] == b && e->k[2] == c)
+		return e->val;
+	uint64_t key[3] = {a, b, c};
+	uint64_t *v = spgo_kmap_upsert(m, key);
+	e->k[0] = a;
+	e->k[1] = b;
+	e->k[2] = c;
+	e->val = v;
+	e->cap = m->cap;
+	return v;
+}
+
 void spgo_cs_trie_init(struct spgo_cs_trie *t, const struct spgo_cs_code *code,
 		       const struct spgo_cs_opts *o, struct spgo_cs_stats *st)
 {
@@ -146,6 +245,7 @@ void spgo_cs_trie_init(struct spgo_cs_trie *t, const struct spgo_cs_code *code,
 	spgo_kmap_init(&t->index, 2);
 	spgo_kmap_init(&t->ranges, 3);
 	spgo_kmap_init(&t->branches, 3);
+	t->kcache = xcalloc(1, sizeof *t->kcache);
 	struct spgo_cs_node root = {CS_ROOT_ADDR, SPGO_NONE};
 	VEC_PUSH(&t->nodes, root);
 }
@@ -158,12 +258,13 @@ void spgo_cs_trie_free(struct spgo_cs_trie *t)
 	spgo_kmap_free(&t->branches);
 	VEC_FREE(&t->stack);
 	VEC_FREE(&t->lbr);
+	free(t->kcache);
+	t->kcache = NULL;
 }
 
 static uint32_t child(struct spgo_cs_trie *t, uint32_t parent, uint64_t addr)
 {
-	uint64_t key[2] = {parent, addr};
-	uint64_t *v = spgo_kmap_upsert(&t->index, key);
+	uint64_t *v = cached_upsert(t, 0, &t->index, parent, addr, 0);
 	if (!*v) {
 		struct spgo_cs_node nd = {addr, parent};
 		VEC_PUSH(&t->nodes, nd);
@@ -220,8 +321,7 @@ static void switch_to(struct state *s, uint64_t addr)
 
 static void record_range(struct state *s, uint64_t begin, uint64_t end)
 {
-	uint64_t key[3] = {s->cur, begin, end};
-	*spgo_kmap_upsert(&s->t->ranges, key) += s->count;
+	*cached_upsert(s->t, 1, &s->t->ranges, s->cur, begin, end) += s->count;
 }
 
 /* The straight-line code [target, ip] ran: record it, split by inline
@@ -251,8 +351,7 @@ static void unwind_linear(struct state *s, uint64_t target)
 		 * the parent frame; the probes at its instructions carry their
 		 * own inline contexts, expanded at generation. */
 		uint32_t parent = t->nodes.v[s->cur].parent;
-		uint64_t key[3] = {parent, target, end};
-		*spgo_kmap_upsert(&t->ranges, key) += s->count;
+		*cached_upsert(t, 1, &t->ranges, parent, target, end) += s->count;
 		s->ip = target;
 		return;
 	}
@@ -410,8 +509,7 @@ int spgo_cs_unwind(struct spgo_cs_trie *t, const struct spgo_agg_stack *smp)
 			at = SPGO_CS_ROOT;
 		else if (t->probes)
 			at = t->nodes.v[s.cur].parent;
-		uint64_t key[3] = {at, from, to};
-		*spgo_kmap_upsert(&t->branches, key) += cnt;
+		*cached_upsert(t, 2, &t->branches, at, from, to) += cnt;
 	}
 	st->unwound += cnt;
 	return 1;

@@ -144,13 +144,22 @@ static int run_truth(const struct spgo_gen_job *j)
 
 /* --cs: the context stage (spgo/context.h) on an aggregate that kept its
  * stacks. */
-static int run_cs(const struct spgo_gen_job *j, struct spgo_aggregate *agg)
+static void cs_opts_of(const struct spgo_gen_job *j, struct spgo_cs_opts *o)
+{
+	*o = j->cs_opts;
+	o->dwarf_lines = j->opts.dwarf_lines;
+}
+
+/* stream: the samples were unwound as they were read (NULL: the aggregate
+ * kept them). */
+static int run_cs(const struct spgo_gen_job *j, struct spgo_aggregate *agg,
+		  struct spgo_cs_stream *stream)
 {
 	struct spgo_profile *p = NULL;
 	struct spgo_cs_stats st;
-	struct spgo_cs_opts o = j->cs_opts;
-	o.dwarf_lines = j->opts.dwarf_lines;
-	if (spgo_cs_gen(agg, &o, &p, &st) < 0)
+	struct spgo_cs_opts o;
+	cs_opts_of(j, &o);
+	if ((stream ? spgo_cs_stream_gen(stream, agg, &p, &st) : spgo_cs_gen(agg, &o, &p, &st)) < 0)
 		return -1;
 	if (j->report)
 		spgo_cs_print_stats(&st, j->report);
@@ -194,6 +203,15 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 	struct spgo_gen_icalls *icalls = NULL;
 	if (j.opts.event_name || j.opts.event >= 0)
 		spgo_agg_select_event(agg, j.opts.event, j.opts.event_name);
+	/* --cs: each stack sample is unwound as it is read, none is kept (when
+	 * the binary cannot be used, spgo_cs_gen says why after reading). */
+	struct spgo_cs_stream *stream = NULL;
+	if (j.cs) {
+		struct spgo_cs_opts o;
+		cs_opts_of(&j, &o);
+		stream = spgo_cs_stream_begin(agg, &o);
+		spgo_agg_keep_ranges(agg, 0); /* (the context stage does not read them) */
+	}
 	if (j.nunsym) {
 		/* Unsymbolized profiles (fleet merges) fill the aggregate. */
 		struct spgo_unsym *u = spgo_unsym_new();
@@ -214,8 +232,9 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 		rc = check_event(agg, &j.opts, j.perf_script ? j.perf_script : j.perf_data ? j.perf_data : j.unsym[0]);
 	if (j.cs) {
 		spgo_gen_icalls_free(icalls);
-		rc = rc < 0 ? -1 : run_cs(&j, agg);
+		rc = rc < 0 ? -1 : run_cs(&j, agg, stream);
 		spgo_agg_free(agg);
+		spgo_cs_stream_free(stream);
 		return rc;
 	}
 	struct spgo_profile *p = NULL;

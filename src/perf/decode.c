@@ -501,6 +501,13 @@ int spgo_perf_next(struct spgo_perf_reader *r, struct spgo_perf_record *rec)
 			struct perf_event_header h;
 			memcpy(&h, p, sizeof h);
 			r->queued -= h.size;
+			if (e->ptr && r->mapped) {
+				size_t o = (size_t)(e->ptr - r->buf);
+				if (o < r->touch_lo)
+					r->touch_lo = o;
+				r->delivered += h.size;
+				perf_release_pages(r);
+			}
 			return decode_record(r, p, &h, e->off, rec) < 0 ? -1 : 1;
 		}
 		if (r->finished)

@@ -4,6 +4,9 @@
 #ifndef SPGO_PERF_IMPL_H
 #define SPGO_PERF_IMPL_H
 
+/* How often a mapped file's pages are given back (bytes read or delivered). */
+#define RELEASE_STEP ((size_t)16 << 20)
+
 #include "spgo/common.h"
 #include "spgo/perf.h"
 
@@ -27,13 +30,14 @@ struct spgo_perf_reader {
 	uint64_t buf_off, data_end, bytes_read, nrecords;
 	/* A regular file is mapped whole instead (buf = the mapping, read-only,
 	 * eof set): no copies, queued records stay where they are, and pages
-	 * below `released` were given back (MADV_DONTNEED) to bound RSS. */
+	 * below the read position are given back (MADV_DONTNEED) every
+	 * RELEASE_STEP bytes read or delivered to bound RSS; a queued record
+	 * given back is read again from the page cache when it goes out (the
+	 * mapping is private and never written: nothing is lost).  Pages
+	 * below `released` were given back, except those of records delivered
+	 * from touch_lo on (refaulted); `delivered` counts bytes since. */
 	int mapped;
-	size_t map_size, released;
-	/* The next read position at which perf_release_pages() looks at the
-	 * queue again (it scans the whole queue: at most once per 64 MiB
-	 * read, else data without FINISHED_ROUND records costs O(n^2)). */
-	size_t release_check;
+	size_t map_size, released, touch_lo, delivered;
 	int eof, hit_eof_early, read_errno, ended, warned_trunc;
 	uint64_t rec_copy[65536 / 8]; /* a record that must outlive a refill */
 

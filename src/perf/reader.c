@@ -343,27 +343,25 @@ static void map_whole(struct spgo_perf_reader *r, size_t size)
 	r->eof = 1;
 	r->bytes_read = r->len - r->pos;
 	r->released = 0;
-	r->release_check = 0;
+	r->touch_lo = SIZE_MAX;
+	r->delivered = 0;
 }
 
-/* Give back the pages of the mapping that nothing needs any more: below
- * the read position and below every queued record. */
+/* Give back the pages of the mapping below the read position (see
+ * perf_impl.h): queued records there are read again when they go out. */
 void perf_release_pages(struct spgo_perf_reader *r)
 {
-	size_t low = r->pos;
-	if (low - r->released < (64u << 20) || low < r->release_check)
+	if (r->pos - r->released < RELEASE_STEP && r->delivered < RELEASE_STEP)
 		return;
-	r->release_check = low + (64u << 20);
-	for (size_t i = r->q_next; i < r->q.n; i++) {
-		const uint8_t *p = r->q.v[i].ptr;
-		if (p && (size_t)(p - r->buf) < low)
-			low = (size_t)(p - r->buf);
-	}
-	size_t a = low & ~(size_t)4095;
-	if (a > r->released) {
-		madvise(r->buf + r->released, a - r->released, MADV_DONTNEED);
-		r->released = a;
-	}
+	size_t lo = r->released < r->touch_lo ? r->released : r->touch_lo;
+	lo &= ~(size_t)4095;
+	size_t hi = r->pos & ~(size_t)4095;
+	if (hi > lo)
+		madvise(r->buf + lo, hi - lo, MADV_DONTNEED);
+	if (hi > r->released)
+		r->released = hi;
+	r->touch_lo = SIZE_MAX;
+	r->delivered = 0;
 }
 
 int spgo_perf_open(struct spgo_perf_reader **out, const char *path, unsigned flags)
