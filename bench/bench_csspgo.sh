@@ -77,7 +77,10 @@ fi
 big="speedtest1-probe"
 period=${BIG_PERIOD:-400}
 if [ -x "$big" ]; then
-  [ -s big.data ] || "$SPGO" emulate -c "$period" -o big.data -- "./$big" --size 20 --memdb >/dev/null 2>&1
+  # (again when the binary was rebuilt: the capture must be of this build)
+  if [ ! -s big.data ] || [ "$big" -nt big.data ]; then
+    "$SPGO" emulate -c "$period" -o big.data -- "./$big" --size 20 --memdb >/dev/null 2>&1
+  fi
   size=$(stat -c %s big.data)
   t() { /usr/bin/time -f '%e %M' -o time.txt "$@"; cat time.txt; }
   read -r sw sr < <(t "$SPGO" gen --binary "$big" --perf-data big.data --cs -o big.spgo.txt --format text --quiet)
