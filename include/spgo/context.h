@@ -309,4 +309,14 @@ void spgo_cs_stream_free(struct spgo_cs_stream *cs);
 /* A few "spgo: gen --cs: ..." lines: what was dropped and why. */
 void spgo_cs_print_stats(const struct spgo_cs_stats *st, FILE *fp);
 
+/*
+ * The call-site samples of inlined callees, for a flat CS profile: a
+ * context without head samples was inlined (no call reached it), so its
+ * caller context gets, at the call site, a call target and body count
+ * estimated from the callee's entry (LLVM's getHeadSamplesEstimate),
+ * deepest contexts first (llvm-profgen's populateInferredFunctionSamples).
+ * Used by spgo_cs_gen() and by the reference profile of exact CS counts.
+ */
+void spgo_cs_infer_callsites(struct spgo_profile *p);
+
 #endif

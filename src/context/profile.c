@@ -358,26 +358,29 @@ static uint64_t head_estimate(const struct spgo_profile *p, uint32_t f)
  * entry, children before parents (the parents made here are handled at
  * their own depth).
  */
-static void gen_inferred(struct csgen *g)
+void spgo_cs_infer_callsites(struct spgo_profile *p)
 {
-	struct spgo_profile *p = g->p;
 	size_t maxd = 0;
 	for (size_t i = 0; i < p->top.n; i++) {
 		size_t d = ctx_depth(spgo_func_key(p, p->top.v[i]));
 		if (d > maxd)
 			maxd = d;
 	}
+	VEC(char) str = {0};
 	for (size_t d = maxd; d >= 1; d--) {
 		for (size_t i = 0; i < p->top.n; i++) {
 			uint32_t f = p->top.v[i];
 			if (p->funcs.v[f].head)
 				continue;
-			str_ctx(g, f);
-			VEC_PUSH(&g->str, '\0');
-			if (ctx_depth(g->str.v) != d)
+			const char *key = spgo_func_key(p, f);
+			size_t kl = strlen(key);
+			str.n = 0;
+			VEC_GROW(&str, kl + 1);
+			memcpy(str.v, key, kl + 1);
+			if (ctx_depth(str.v) != d)
 				continue;
 			/* "a:1 @ b:2.3 @ c" -> parent "a:1 @ b", call site 2.3, callee c */
-			char *s = g->str.v;
+			char *s = str.v;
 			char *at = NULL;
 			for (char *q = strstr(s, " @ "); q; q = strstr(q + 3, " @ "))
 				at = q;
@@ -399,6 +402,7 @@ static void gen_inferred(struct csgen *g)
 			spgo_add_total(p, parent, est);
 		}
 	}
+	VEC_FREE(&str);
 }
 
 /* A body sample is at least the sum of its call targets (updateCallsiteSamples). */
@@ -511,7 +515,7 @@ static struct spgo_profile *line_profile(struct spgo_binary *bin, struct spgo_cs
 		g.tc = spgo_cs_tailcalls_new(trie);
 	gen_bodies(&g);
 	gen_boundaries(&g);
-	gen_inferred(&g);
+	spgo_cs_infer_callsites(g.p);
 	raise_to_targets(g.p);
 	spgo_cs_tailcalls_free(g.tc);
 	free(g.node_ctx);

@@ -186,78 +186,6 @@ static const struct spgo_function *entry_at(struct tgen *g, uint64_t addr)
 	return f;
 }
 
-static size_t ctx_depth(const char *s)
-{
-	size_t d = 0;
-	for (const char *q = strstr(s, " @ "); q; q = strstr(q + 3, " @ "))
-		d++;
-	return d;
-}
-
-/* LLVM's getHeadSamplesEstimate (as src/context/profile.c). */
-static uint64_t head_estimate(const struct spgo_profile *p, uint32_t f)
-{
-	const struct spgo_func *fn = &p->funcs.v[f];
-	if (fn->head)
-		return fn->head;
-	const struct spgo_body *best = NULL;
-	for (uint32_t b = fn->bodies; b != SPGO_NONE; b = p->bodies.v[b].next) {
-		const struct spgo_body *x = &p->bodies.v[b];
-		if (!best || x->line < best->line || (x->line == best->line && x->disc < best->disc))
-			best = x;
-	}
-	uint64_t c = best ? best->count : 0;
-	if (!c)
-		c = fn->total > 0;
-	if (!c && !fn->nbodies)
-		c = 1;
-	return c;
-}
-
-/* Inlined copies (no head samples) give their callers call-site counts,
- * deepest contexts first (as src/context/profile.c's gen_inferred). */
-static void gen_inferred(struct tgen *g)
-{
-	struct spgo_profile *p = g->p;
-	size_t maxd = 0;
-	for (size_t i = 0; i < p->top.n; i++) {
-		size_t d = ctx_depth(spgo_func_key(p, p->top.v[i]));
-		if (d > maxd)
-			maxd = d;
-	}
-	for (size_t d = maxd; d >= 1; d--) {
-		for (size_t i = 0; i < p->top.n; i++) {
-			uint32_t f = p->top.v[i];
-			if (p->funcs.v[f].head)
-				continue;
-			g->str.n = 0;
-			const char *key = spgo_func_key(p, f);
-			str_add(g, key, strlen(key));
-			g->str.v[g->str.n] = 0;
-			if (ctx_depth(g->str.v) != d)
-				continue;
-			char *s = g->str.v, *at = NULL;
-			for (char *q = strstr(s, " @ "); q; q = strstr(q + 3, " @ "))
-				at = q;
-			*at = '\0';
-			char *colon = strrchr(s, ':');
-			if (!colon)
-				continue;
-			uint32_t line = (uint32_t)strtoul(colon + 1, NULL, 10), disc = 0;
-			char *dot = strchr(colon + 1, '.');
-			if (dot)
-				disc = (uint32_t)strtoul(dot + 1, NULL, 10);
-			uint64_t est = head_estimate(p, f);
-			uint32_t callee = p->funcs.v[f].name;
-			uint32_t parent = spgo_func_get_ctx(p, s, (size_t)(colon - s));
-			uint32_t b = spgo_body_get(p, parent, line, disc);
-			spgo_add_target_id(p, b, callee, est);
-			p->bodies.v[b].count += est;
-			spgo_add_total(p, parent, est);
-		}
-	}
-}
-
 static int ambiguous(const char *name)
 {
 	return !strncmp(name, "__cxx_global_var_init", 21) || !strncmp(name, "__tls_init", 10);
@@ -322,7 +250,7 @@ int spgo_gen_truth_cs(struct spgo_binary *bin, const struct spgo_gt_cs_view *w, 
 		str_add(&g, spgo_name(g.p, cname), spgo_name_len(g.p, cname));
 		spgo_add_head(g.p, spgo_func_get_ctx(g.p, g.str.v, g.str.n), e->count);
 	}
-	gen_inferred(&g);
+	spgo_cs_infer_callsites(g.p);
 	for (size_t b = 0; b < g.p->bodies.n; b++) { /* bodies cover their call targets */
 		struct spgo_body *body = &g.p->bodies.v[b];
 		uint64_t sum = 0;
