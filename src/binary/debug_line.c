@@ -22,7 +22,7 @@
  *    absolute path (see file_path()).
  *
  * Malformed input never reads outside the section: every read goes
- * through struct cursor, which stops at the end it was given and records
+ * through struct rd, which stops at the end it was given and records
  * that it did.  A table that cannot be read in full gives one warning
  * naming the file, the CU, the table's offset and what is wrong; the
  * sequences completed before the damage are kept (as LLVM keeps them), and
@@ -36,6 +36,7 @@
 #include <dwarf.h>
 
 #include "binary/binary_impl.h"
+#include "binary/bytes.h"
 
 /* DWARF 5 forms and content types that may be missing from old dwarf.h. */
 #ifndef DW_LNCT_path
@@ -49,97 +50,6 @@
 #define FORM_strx4 0x28
 #define FORM_line_strp 0x1f
 #define FORM_data16 0x1e
-
-/* ---- bounded reading ------------------------------------------------------ */
-
-struct cursor {
-	const uint8_t *p, *end;
-	int bad; /* a read ran past end */
-};
-
-static uint64_t rd_le(struct cursor *c, unsigned n)
-{
-	if (SPGO_UNLIKELY((size_t)(c->end - c->p) < n)) {
-		c->bad = 1;
-		c->p = c->end;
-		return 0;
-	}
-	uint64_t v = 0;
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)c->p[i] << (8 * i);
-	c->p += n;
-	return v;
-}
-
-static inline uint8_t rd_u8(struct cursor *c)
-{
-	if (SPGO_UNLIKELY(c->p >= c->end)) {
-		c->bad = 1;
-		return 0;
-	}
-	return *c->p++;
-}
-
-/* ULEB128; bits beyond 64 are dropped (LLVM reports them, nothing relies on
- * them). */
-static inline uint64_t rd_uleb(struct cursor *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	while (c->p < c->end) {
-		uint8_t b = *c->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	c->bad = 1;
-	return v;
-}
-
-static inline int64_t rd_sleb(struct cursor *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	while (c->p < c->end) {
-		uint8_t b = *c->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				v |= ~(uint64_t)0 << shift;
-			return (int64_t)v;
-		}
-	}
-	c->bad = 1;
-	return (int64_t)v;
-}
-
-/* A NUL-terminated string inside the cursor's bounds, or NULL. */
-static const char *rd_cstr(struct cursor *c)
-{
-	const uint8_t *z = memchr(c->p, 0, (size_t)(c->end - c->p));
-	if (!z) {
-		c->bad = 1;
-		c->p = c->end;
-		return NULL;
-	}
-	const char *s = (const char *)c->p;
-	c->p = z + 1;
-	return s;
-}
-
-static void skip(struct cursor *c, uint64_t n)
-{
-	if ((uint64_t)(c->end - c->p) < n) {
-		c->bad = 1;
-		c->p = c->end;
-		return;
-	}
-	c->p += n;
-}
 
 /* ---- one table -------------------------------------------------------------- */
 
@@ -229,7 +139,7 @@ static uint32_t file_path(struct table *t, const char *name, uint64_t dir)
 }
 
 /* A string of a DWARF 5 entry in form `form`, or NULL (and the error). */
-static const char *form_string(struct table *t, struct cursor *c, uint64_t form)
+static const char *form_string(struct table *t, struct rd *c, uint64_t form)
 {
 	const uint8_t *sec = NULL;
 	size_t size = 0;
@@ -263,7 +173,7 @@ static const char *form_string(struct table *t, struct cursor *c, uint64_t form)
 
 /* Skip a value of form `form` (DWARF 5 entry fields spgo does not use);
  * an unsigned constant's value goes to *val. */
-static int form_skip(struct table *t, struct cursor *c, uint64_t form, uint64_t *val)
+static int form_skip(struct table *t, struct rd *c, uint64_t form, uint64_t *val)
 {
 	*val = 0;
 	switch (form) {
@@ -283,7 +193,7 @@ static int form_skip(struct table *t, struct cursor *c, uint64_t form, uint64_t 
 		*val = rd_le(c, 8);
 		break;
 	case FORM_data16:
-		skip(c, 16);
+		rd_skip(c, 16);
 		break;
 	case DW_FORM_udata: case FORM_strx:
 		*val = rd_uleb(c);
@@ -295,19 +205,19 @@ static int form_skip(struct table *t, struct cursor *c, uint64_t form, uint64_t 
 		rd_cstr(c);
 		break;
 	case DW_FORM_strp: case FORM_line_strp: case DW_FORM_sec_offset:
-		skip(c, t->offset_size);
+		rd_skip(c, t->offset_size);
 		break;
 	case DW_FORM_block:
-		skip(c, rd_uleb(c));
+		rd_skip(c, rd_uleb(c));
 		break;
 	case DW_FORM_block1:
-		skip(c, rd_le(c, 1));
+		rd_skip(c, rd_le(c, 1));
 		break;
 	case DW_FORM_block2:
-		skip(c, rd_le(c, 2));
+		rd_skip(c, rd_le(c, 2));
 		break;
 	case DW_FORM_block4:
-		skip(c, rd_le(c, 4));
+		rd_skip(c, rd_le(c, 4));
 		break;
 	default:
 		table_error(t, "an entry field in form 0x%llx, which spgo does not know", (unsigned long long)form);
@@ -323,7 +233,7 @@ struct entry_format {
 	uint64_t type[32], form[32];
 };
 
-static int read_format(struct table *t, struct cursor *c, struct entry_format *f, const char *what)
+static int read_format(struct table *t, struct rd *c, struct entry_format *f, const char *what)
 {
 	unsigned n = rd_u8(c);
 	if (n > 32) {
@@ -349,7 +259,7 @@ static int read_format(struct table *t, struct cursor *c, struct entry_format *f
 }
 
 /* DWARF 5 directory and file tables. */
-static int read_v5_entries(struct table *t, struct cursor *c)
+static int read_v5_entries(struct table *t, struct rd *c)
 {
 	struct entry_format f;
 	if (read_format(t, c, &f, "directory") < 0)
@@ -407,7 +317,7 @@ static int read_v5_entries(struct table *t, struct cursor *c)
 }
 
 /* DWARF 2 to 4 directory and file tables; file index 0 does not exist. */
-static int read_v2_entries(struct table *t, struct cursor *c)
+static int read_v2_entries(struct table *t, struct rd *c)
 {
 	for (;;) {
 		const char *d = rd_cstr(c);
@@ -440,14 +350,14 @@ static int read_v2_entries(struct table *t, struct cursor *c)
  * The header up to the line program.  On return *prog holds the program's
  * bytes.  -1 when the program cannot be run (t->err says why).
  */
-static int read_header(struct table *t, struct cursor *prog)
+static int read_header(struct table *t, struct rd *prog)
 {
 	const struct spgo_line_input *in = t->in;
 	if (t->off >= in->line_size) {
 		table_error(t, "the table's offset is past the end of .debug_line (%zu bytes)", in->line_size);
 		return -1;
 	}
-	struct cursor c = {in->line + t->off, in->line + in->line_size, 0};
+	struct rd c = {in->line + t->off, in->line + in->line_size, 0};
 	uint64_t len = rd_le(&c, 4);
 	t->offset_size = 4;
 	if (len == 0xffffffff) {
@@ -482,8 +392,8 @@ static int read_header(struct table *t, struct cursor *prog)
 			    (size_t)(c.end - c.p));
 		return -1;
 	}
-	*prog = (struct cursor){c.p + hlen, c.end, 0};
-	struct cursor h = {c.p, c.p + hlen, 0};
+	*prog = (struct rd){c.p + hlen, c.end, 0};
+	struct rd h = {c.p, c.p + hlen, 0};
 	t->min_inst = rd_u8(&h);
 	t->max_ops = t->version >= 4 ? rd_u8(&h) : 1;
 	t->default_is_stmt = rd_u8(&h);
@@ -492,7 +402,7 @@ static int read_header(struct table *t, struct cursor *prog)
 	t->opcode_base = rd_u8(&h);
 	t->std_lengths = h.p;
 	if (t->opcode_base > 0)
-		skip(&h, t->opcode_base - 1u);
+		rd_skip(&h, t->opcode_base - 1u);
 	if (h.bad) {
 		table_error(t, "the header is too short for its fixed fields");
 		return -1;
@@ -516,7 +426,7 @@ static void regs_reset(struct regs *r)
 }
 
 /* Run the line program, appending rows and sequences. */
-static void run_program(struct table *t, struct cursor *c, const struct spgo_line_output *out)
+static void run_program(struct table *t, struct rd *c, const struct spgo_line_output *out)
 {
 	spgo_row_vec *rows = out->rows;
 	struct regs r;
@@ -557,7 +467,7 @@ static void run_program(struct table *t, struct cursor *c, const struct spgo_lin
 				break;
 			}
 			const uint8_t *next = c->p + len;
-			struct cursor e = {c->p, next, 0};
+			struct rd e = {c->p, next, 0};
 			uint8_t sub = rd_u8(&e);
 			switch (sub) {
 			case DW_LNE_end_sequence:
@@ -681,7 +591,7 @@ int spgo_read_line_table(const struct spgo_line_input *in, const struct spgo_lin
 			 const struct spgo_line_output *out, struct spgo_cu *cu)
 {
 	struct table t = {.in = in, .u = u, .off = u->stmt_list, .file_strs = out->file_strs};
-	struct cursor prog;
+	struct rd prog;
 	cu->seq_begin = out->seqs->n;
 	int ok = read_header(&t, &prog) == 0;
 	/* The file table, as far as it was read: call sites use it too. */

@@ -50,6 +50,7 @@
 #include <dwarf.h>
 
 #include "binary/binary_impl.h"
+#include "binary/bytes.h"
 
 #ifndef DW_AT_GNU_discriminator
 #define DW_AT_GNU_discriminator 0x2136
@@ -72,74 +73,12 @@ struct span {
 };
 
 /* A reader of a span: reads past the end give 0 and set bad. */
-struct rd {
-	const uint8_t *p, *end;
-	int bad;
-};
-
 static struct rd rd_at(struct span s, uint64_t off)
 {
 	struct rd r = {s.p + s.n, s.p + s.n, 1};
 	if (off <= s.n)
 		r.p = s.p + off, r.bad = 0;
 	return r;
-}
-
-static uint64_t rd_fixed(struct rd *r, unsigned n)
-{
-	if ((size_t)(r->end - r->p) < n) {
-		r->bad = 1;
-		r->p = r->end;
-		return 0;
-	}
-	uint64_t v = 0;
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)r->p[i] << (8 * i);
-	r->p += n;
-	return v;
-}
-
-static uint64_t rd_uleb(struct rd *r)
-{
-	uint64_t v = 0;
-	for (unsigned shift = 0; r->p < r->end; shift += 7) {
-		uint8_t b = *r->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-	}
-	r->bad = 1;
-	return 0;
-}
-
-static int64_t rd_sleb(struct rd *r)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	while (r->p < r->end) {
-		uint8_t b = *r->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				v |= ~(uint64_t)0 << shift;
-			return (int64_t)v;
-		}
-	}
-	r->bad = 1;
-	return 0;
-}
-
-static void rd_skip(struct rd *r, uint64_t n)
-{
-	if ((uint64_t)(r->end - r->p) < n) {
-		r->bad = 1;
-		r->p = r->end;
-		return;
-	}
-	r->p += n;
 }
 
 /* A NUL-terminated string at off of s, or NULL. */
@@ -154,10 +93,10 @@ static const char *span_str(struct span s, uint64_t off)
  * 4 or 8; 0 (and bad) when it is neither. */
 static uint64_t rd_length(struct rd *r, unsigned *offsz)
 {
-	uint64_t len = rd_fixed(r, 4);
+	uint64_t len = rd_le(r, 4);
 	*offsz = 4;
 	if (len == 0xffffffffu) {
-		len = rd_fixed(r, 8);
+		len = rd_le(r, 8);
 		*offsz = 8;
 	} else if (len >= 0xfffffff0u) {
 		r->bad = 1;
@@ -332,12 +271,12 @@ static const char *open_index(struct dwo_file *f)
 	if (!f->index.n)
 		return "no .debug_cu_index section";
 	struct rd r = rd_at(f->index, 0);
-	uint32_t v = (uint32_t)rd_fixed(&r, 4);
+	uint32_t v = (uint32_t)rd_le(&r, 4);
 	/* Version 2 is 4 bytes; version 5 is 2 bytes and 2 of padding. */
 	f->version = v == 2 ? 2 : (v & 0xffff) == 5 ? 5 : 0;
-	f->ncols = (uint32_t)rd_fixed(&r, 4);
-	f->nunits = (uint32_t)rd_fixed(&r, 4);
-	f->nslots = (uint32_t)rd_fixed(&r, 4);
+	f->ncols = (uint32_t)rd_le(&r, 4);
+	f->nunits = (uint32_t)rd_le(&r, 4);
+	f->nslots = (uint32_t)rd_le(&r, 4);
 	if (r.bad)
 		return "truncated .debug_cu_index header";
 	if (!f->version)
@@ -353,7 +292,7 @@ static const char *open_index(struct dwo_file *f)
 		f->col[i] = -1;
 	struct rd c = rd_at(f->index, 16 + (uint64_t)f->nslots * 12);
 	for (uint32_t i = 0; i < f->ncols; i++) {
-		int s = sect_of_column(f->version, (uint32_t)rd_fixed(&c, 4));
+		int s = sect_of_column(f->version, (uint32_t)rd_le(&c, 4));
 		if (s >= 0)
 			f->col[s] = (int)i;
 	}
@@ -376,8 +315,8 @@ static uint32_t index_row(const struct dwo_file *f, uint64_t id)
 		uint64_t mask = n - 1, h = id & mask, step = ((id >> 32) & mask) | 1;
 		for (uint32_t k = 0; k < n; k++, h = (h + step) & mask) {
 			struct rd a = rd_at(ss, h * 8), b = rd_at(rs, h * 4);
-			uint64_t sig = rd_fixed(&a, 8);
-			uint32_t row = (uint32_t)rd_fixed(&b, 4);
+			uint64_t sig = rd_le(&a, 8);
+			uint32_t row = (uint32_t)rd_le(&b, 4);
 			if (row == 0 && sig == 0)
 				return 0;
 			if (sig == id && row)
@@ -387,8 +326,8 @@ static uint32_t index_row(const struct dwo_file *f, uint64_t id)
 	}
 	for (uint32_t h = 0; h < n; h++) {
 		struct rd a = rd_at(ss, (uint64_t)h * 8), b = rd_at(rs, (uint64_t)h * 4);
-		uint64_t sig = rd_fixed(&a, 8);
-		uint32_t row = (uint32_t)rd_fixed(&b, 4);
+		uint64_t sig = rd_le(&a, 8);
+		uint32_t row = (uint32_t)rd_le(&b, 4);
 		if (sig == id && row)
 			return row;
 	}
@@ -447,7 +386,7 @@ static int contribution(const struct dwo_file *f, uint32_t row, int s, struct sp
 	uint64_t cell = ((uint64_t)(row - 1) * f->ncols + (uint64_t)f->col[s]) * 4;
 	struct rd o = rd_at(f->index, base + cell);
 	struct rd z = rd_at(f->index, base + (uint64_t)f->nunits * f->ncols * 4 + cell);
-	uint64_t off = rd_fixed(&o, 4), size = rd_fixed(&z, 4);
+	uint64_t off = rd_le(&o, 4), size = rd_le(&z, 4);
 	if (o.bad || z.bad || off > f->sect[s].n || size > f->sect[s].n - off)
 		return -1;
 	out->p = f->sect[s].p + off;
@@ -466,7 +405,7 @@ static int read_abbrevs(struct unit *u)
 		if (code == 0)
 			return 0;
 		struct abbrev a = {code, (uint32_t)rd_uleb(&r), 0, (uint32_t)u->sp->specs.n, 0};
-		a.children = (uint8_t)rd_fixed(&r, 1);
+		a.children = (uint8_t)rd_le(&r, 1);
 		for (;;) {
 			struct attr_spec s = {0, 0, 0};
 			s.at = (uint32_t)rd_uleb(&r);
@@ -516,20 +455,20 @@ static int read_value(struct unit *u, struct rd *r, uint32_t form, int64_t impli
 	v->kind = V_NONE;
 	v->s = NULL;
 	switch (form) {
-	case DW_FORM_addr: v->kind = V_ADDR, v->u = rd_fixed(r, u->addr_size); break;
-	case DW_FORM_data1: v->kind = V_CONST, v->u = rd_fixed(r, 1); break;
-	case DW_FORM_data2: v->kind = V_CONST, v->u = rd_fixed(r, 2); break;
-	case DW_FORM_data4: v->kind = V_CONST, v->u = rd_fixed(r, 4); break;
-	case DW_FORM_data8: v->kind = V_CONST, v->u = rd_fixed(r, 8); break;
+	case DW_FORM_addr: v->kind = V_ADDR, v->u = rd_le(r, u->addr_size); break;
+	case DW_FORM_data1: v->kind = V_CONST, v->u = rd_le(r, 1); break;
+	case DW_FORM_data2: v->kind = V_CONST, v->u = rd_le(r, 2); break;
+	case DW_FORM_data4: v->kind = V_CONST, v->u = rd_le(r, 4); break;
+	case DW_FORM_data8: v->kind = V_CONST, v->u = rd_le(r, 8); break;
 	case DW_FORM_data16: rd_skip(r, 16); break;
 	case DW_FORM_udata: v->kind = V_CONST, v->u = rd_uleb(r); break;
 	case DW_FORM_sdata: v->kind = V_CONST, v->u = (uint64_t)rd_sleb(r); break;
 	case DW_FORM_implicit_const: v->kind = V_CONST, v->u = (uint64_t)implicit; break;
 	case DW_FORM_flag: rd_skip(r, 1); break;
 	case DW_FORM_flag_present: break;
-	case DW_FORM_block1: rd_skip(r, rd_fixed(r, 1)); break;
-	case DW_FORM_block2: rd_skip(r, rd_fixed(r, 2)); break;
-	case DW_FORM_block4: rd_skip(r, rd_fixed(r, 4)); break;
+	case DW_FORM_block1: rd_skip(r, rd_le(r, 1)); break;
+	case DW_FORM_block2: rd_skip(r, rd_le(r, 2)); break;
+	case DW_FORM_block4: rd_skip(r, rd_le(r, 4)); break;
 	case DW_FORM_block:
 	case DW_FORM_exprloc: rd_skip(r, rd_uleb(r)); break;
 	case DW_FORM_string: {
@@ -543,28 +482,28 @@ static int read_value(struct unit *u, struct rd *r, uint32_t form, int64_t impli
 	case DW_FORM_strp:
 	case DW_FORM_line_strp:
 	case DW_FORM_GNU_strp_alt:
-		v->kind = form == DW_FORM_strp ? V_STRP : V_NONE, v->u = rd_fixed(r, os);
+		v->kind = form == DW_FORM_strp ? V_STRP : V_NONE, v->u = rd_le(r, os);
 		break;
 	case DW_FORM_strx:
 	case DW_FORM_GNU_str_index: v->kind = V_STRX, v->u = rd_uleb(r); break;
-	case DW_FORM_strx1: v->kind = V_STRX, v->u = rd_fixed(r, 1); break;
-	case DW_FORM_strx2: v->kind = V_STRX, v->u = rd_fixed(r, 2); break;
-	case DW_FORM_strx3: v->kind = V_STRX, v->u = rd_fixed(r, 3); break;
-	case DW_FORM_strx4: v->kind = V_STRX, v->u = rd_fixed(r, 4); break;
+	case DW_FORM_strx1: v->kind = V_STRX, v->u = rd_le(r, 1); break;
+	case DW_FORM_strx2: v->kind = V_STRX, v->u = rd_le(r, 2); break;
+	case DW_FORM_strx3: v->kind = V_STRX, v->u = rd_le(r, 3); break;
+	case DW_FORM_strx4: v->kind = V_STRX, v->u = rd_le(r, 4); break;
 	case DW_FORM_addrx:
 	case DW_FORM_GNU_addr_index: v->kind = V_ADDRX, v->u = rd_uleb(r); break;
-	case DW_FORM_addrx1: v->kind = V_ADDRX, v->u = rd_fixed(r, 1); break;
-	case DW_FORM_addrx2: v->kind = V_ADDRX, v->u = rd_fixed(r, 2); break;
-	case DW_FORM_addrx3: v->kind = V_ADDRX, v->u = rd_fixed(r, 3); break;
-	case DW_FORM_addrx4: v->kind = V_ADDRX, v->u = rd_fixed(r, 4); break;
-	case DW_FORM_ref1: v->kind = V_REF, v->u = rd_fixed(r, 1); break;
-	case DW_FORM_ref2: v->kind = V_REF, v->u = rd_fixed(r, 2); break;
-	case DW_FORM_ref4: v->kind = V_REF, v->u = rd_fixed(r, 4); break;
-	case DW_FORM_ref8: v->kind = V_REF, v->u = rd_fixed(r, 8); break;
+	case DW_FORM_addrx1: v->kind = V_ADDRX, v->u = rd_le(r, 1); break;
+	case DW_FORM_addrx2: v->kind = V_ADDRX, v->u = rd_le(r, 2); break;
+	case DW_FORM_addrx3: v->kind = V_ADDRX, v->u = rd_le(r, 3); break;
+	case DW_FORM_addrx4: v->kind = V_ADDRX, v->u = rd_le(r, 4); break;
+	case DW_FORM_ref1: v->kind = V_REF, v->u = rd_le(r, 1); break;
+	case DW_FORM_ref2: v->kind = V_REF, v->u = rd_le(r, 2); break;
+	case DW_FORM_ref4: v->kind = V_REF, v->u = rd_le(r, 4); break;
+	case DW_FORM_ref8: v->kind = V_REF, v->u = rd_le(r, 8); break;
 	case DW_FORM_ref_udata: v->kind = V_REF, v->u = rd_uleb(r); break;
 	case DW_FORM_ref_addr: rd_skip(r, u->version <= 2 ? u->addr_size : os); break;
 	case DW_FORM_GNU_ref_alt:
-	case DW_FORM_sec_offset: v->kind = form == DW_FORM_sec_offset ? V_SECOFF : V_NONE, v->u = rd_fixed(r, os); break;
+	case DW_FORM_sec_offset: v->kind = form == DW_FORM_sec_offset ? V_SECOFF : V_NONE, v->u = rd_le(r, os); break;
 	case DW_FORM_strp_sup: rd_skip(r, os); break;
 	case DW_FORM_ref_sup4: rd_skip(r, 4); break;
 	case DW_FORM_ref_sup8:
@@ -590,7 +529,7 @@ static int addr_at(struct unit *u, uint64_t idx, uint64_t *out)
 	if (off > a->n || idx > (a->n - off) / u->addr_size || a->n - off - idx * u->addr_size < u->addr_size)
 		return fail(u, idx, "address index outside the binary's .debug_addr");
 	struct rd r = rd_at(*a, off + idx * u->addr_size);
-	*out = rd_fixed(&r, u->addr_size);
+	*out = rd_le(&r, u->addr_size);
 	return 0;
 }
 
@@ -624,7 +563,7 @@ static const char *value_str(struct unit *u, const struct val *v)
 			return NULL;
 		}
 		struct rd r = rd_at(u->str_offsets, u->str_base + v->u * u->str_size);
-		uint64_t off = rd_fixed(&r, u->str_size);
+		uint64_t off = rd_le(&r, u->str_size);
 		const char *s = r.bad ? NULL : span_str(*str, off);
 		if (!s)
 			fail(u, v->u, "string index outside .debug_str_offsets.dwo or .debug_str.dwo");
@@ -778,7 +717,7 @@ static int ranges_v4(struct unit *u, uint64_t off, u64_vec *out)
 	struct rd r = rd_at(*s, at);
 	uint64_t base = u->sk->base_addr, all = as == 8 ? UINT64_MAX : 0xffffffffu;
 	for (;;) {
-		uint64_t a = rd_fixed(&r, as), b = rd_fixed(&r, as);
+		uint64_t a = rd_le(&r, as), b = rd_le(&r, as);
 		if (r.bad)
 			return fail(u, off, "range list runs past the binary's .debug_ranges");
 		if (a == 0 && b == 0)
@@ -800,7 +739,7 @@ static int ranges_v5(struct unit *u, uint64_t off, u64_vec *out)
 	struct rd r = rd_at(u->rnglists, off);
 	uint64_t base = u->sk->base_addr, a, b;
 	for (;;) {
-		uint8_t kind = (uint8_t)rd_fixed(&r, 1);
+		uint8_t kind = (uint8_t)rd_le(&r, 1);
 		int have = 1;
 		switch (kind) {
 		case DW_RLE_end_of_list: have = 0; break;
@@ -823,15 +762,15 @@ static int ranges_v5(struct unit *u, uint64_t off, u64_vec *out)
 			b = base + rd_uleb(&r);
 			break;
 		case DW_RLE_base_address:
-			base = rd_fixed(&r, u->addr_size);
+			base = rd_le(&r, u->addr_size);
 			have = 0;
 			break;
 		case DW_RLE_start_end:
-			a = rd_fixed(&r, u->addr_size);
-			b = rd_fixed(&r, u->addr_size);
+			a = rd_le(&r, u->addr_size);
+			b = rd_le(&r, u->addr_size);
 			break;
 		case DW_RLE_start_length:
-			a = rd_fixed(&r, u->addr_size);
+			a = rd_le(&r, u->addr_size);
 			b = a + rd_uleb(&r);
 			break;
 		default: return fail(u, off, "unknown range list entry in .debug_rnglists.dwo");
@@ -874,7 +813,7 @@ static int scope_ranges(struct unit *u, const struct die_attrs *da, u64_vec *out
 		if (off >= u->rng_count)
 			return fail(u, off, "range list index outside .debug_rnglists.dwo");
 		struct rd r = rd_at(u->rnglists, u->rng_base + off * u->rng_offsize);
-		off = u->rng_base + rd_fixed(&r, u->rng_offsize);
+		off = u->rng_base + rd_le(&r, u->rng_offsize);
 		if (r.bad)
 			return fail(u, off, "range list index outside .debug_rnglists.dwo");
 	} else if (da->ranges.kind != V_SECOFF) {
@@ -900,22 +839,22 @@ static int read_header(struct unit *u, struct span sec, uint64_t at, uint64_t *n
 	u->info.n = (size_t)(hdr - at + len);
 	*next = hdr + len;
 	u->offset_size = os;
-	u->version = (unsigned)rd_fixed(&r, 2);
+	u->version = (unsigned)rd_le(&r, 2);
 	uint64_t abbrev_off;
 	*is_cu = 1;
 	*id = 0;
 	if (u->version >= 5) {
-		unsigned type = (unsigned)rd_fixed(&r, 1);
-		u->addr_size = (unsigned)rd_fixed(&r, 1);
-		abbrev_off = rd_fixed(&r, os);
+		unsigned type = (unsigned)rd_le(&r, 1);
+		u->addr_size = (unsigned)rd_le(&r, 1);
+		abbrev_off = rd_le(&r, os);
 		if (type == DW_UT_split_compile || type == DW_UT_skeleton)
-			*id = rd_fixed(&r, 8);
+			*id = rd_le(&r, 8);
 		else if (type == DW_UT_split_type || type == DW_UT_type)
 			rd_skip(&r, 8 + os);
 		*is_cu = type == DW_UT_split_compile;
 	} else {
-		abbrev_off = rd_fixed(&r, os);
-		u->addr_size = (unsigned)rd_fixed(&r, 1);
+		abbrev_off = rd_le(&r, os);
+		u->addr_size = (unsigned)rd_le(&r, 1);
 	}
 	if (r.bad || (uint64_t)(r.p - sec.p) > *next)
 		return fail(u, at, "unit header runs past .debug_info.dwo");
@@ -953,7 +892,7 @@ static int read_tables(struct unit *u)
 		unsigned os;
 		rd_length(&r, &os);
 		rd_skip(&r, 4); /* version, address size, segment selector size */
-		u->rng_count = rd_fixed(&r, 4);
+		u->rng_count = rd_le(&r, 4);
 		if (r.bad)
 			return fail(u, 0, "truncated .debug_rnglists.dwo header");
 		u->rng_offsize = os;
