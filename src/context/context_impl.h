@@ -49,4 +49,18 @@ struct spgo_profile *cs_probe_profile(struct spgo_binary *bin, const struct spgo
 struct spgo_inline_sizes *cs_trie_sizes(struct spgo_binary *bin, const struct spgo_cs_code *c,
 					const struct spgo_cs_trie *t, int probes, int zero_callers);
 
+/*
+ * Disjoint counts from overlapping ranges (profile.c): ranges of
+ * instruction indices [begin, end] with their counts go in as events; the
+ * sweep calls each(arg, k, count) for every instruction index k covered,
+ * count being the sum over the ranges that cover it.  Clears the events.
+ */
+struct cs_event {
+	size_t k;
+	int64_t delta;
+};
+typedef VEC(struct cs_event) cs_event_vec;
+void cs_range_add(cs_event_vec *ev, size_t begin, size_t end, uint64_t count);
+void cs_sweep(cs_event_vec *ev, void (*each)(void *arg, size_t k, uint64_t count), void *arg);
+
 #endif

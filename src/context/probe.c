@@ -327,15 +327,15 @@ static void count_insn(struct pgen *g, uint32_t x, size_t k, uint64_t c)
 	}
 }
 
-struct event {
-	size_t k;
-	int64_t delta;
+struct body_arg {
+	struct pgen *g;
+	uint32_t x;
 };
 
-static int cmp_event(const void *x, const void *y)
+static void count_each(void *arg, size_t k, uint64_t c)
 {
-	const struct event *a = x, *b = y;
-	return a->k < b->k ? -1 : a->k > b->k;
+	struct body_arg *a = arg;
+	count_insn(a->g, a->x, k, c);
 }
 
 /* Per trie node, its ranges swept once: each instruction's count is the
@@ -347,10 +347,10 @@ static void gen_bodies(struct pgen *g)
 	size_t nrows = g->trie->ranges.n;
 	if (!g->o->preinline) /* only the pre-inliner's sizes read them again */
 		spgo_kmap_free(&g->trie->ranges);
-	VEC(struct event) ev = {0};
+	cs_event_vec ev = {0};
+	struct body_arg arg = {g, 0};
 	for (size_t i = 0; i < nrows;) {
 		uint64_t x = rows[4 * i];
-		ev.n = 0;
 		for (; i < nrows && rows[4 * i] == x; i++) {
 			uint64_t begin = rows[4 * i + 1], end = rows[4 * i + 2], cnt = rows[4 * i + 3];
 			long ib = cs_insn_index(c, begin), ie = cs_insn_index(c, end);
@@ -361,18 +361,10 @@ static void gen_bodies(struct pgen *g)
 				if (!fn || !has_probes(g, fn->start, fn->end))
 					g->st->ranges_no_probe += cnt;
 			}
-			struct event b = {(size_t)ib, (int64_t)cnt}, e = {(size_t)ie + 1, -(int64_t)cnt};
-			VEC_PUSH(&ev, b);
-			VEC_PUSH(&ev, e);
+			cs_range_add(&ev, (size_t)ib, (size_t)ie, cnt);
 		}
-		spgo_sort(ev.v, ev.n, sizeof *ev.v, cmp_event);
-		int64_t sum = 0;
-		for (size_t e = 0; e < ev.n; e++) {
-			if (sum > 0)
-				for (size_t k = ev.v[e - 1].k; k < ev.v[e].k; k++)
-					count_insn(g, (uint32_t)x, k, (uint64_t)sum);
-			sum += ev.v[e].delta;
-		}
+		arg.x = (uint32_t)x;
+		cs_sweep(&ev, count_each, &arg);
 	}
 	VEC_FREE(&ev);
 	free(rows);

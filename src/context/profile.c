@@ -192,15 +192,30 @@ static uint32_t node_context(struct csgen *g, uint32_t x)
 
 /* ---- body samples ------------------------------------------------------------------ */
 
-struct event {
-	size_t k;
-	int64_t delta;
-};
+void cs_range_add(cs_event_vec *ev, size_t begin, size_t end, uint64_t count)
+{
+	struct cs_event b = {begin, (int64_t)count}, e = {end + 1, -(int64_t)count};
+	VEC_PUSH(ev, b);
+	VEC_PUSH(ev, e);
+}
 
 static int cmp_event(const void *x, const void *y)
 {
-	const struct event *a = x, *b = y;
+	const struct cs_event *a = x, *b = y;
 	return a->k < b->k ? -1 : a->k > b->k;
+}
+
+void cs_sweep(cs_event_vec *ev, void (*each)(void *arg, size_t k, uint64_t count), void *arg)
+{
+	spgo_sort(ev->v, ev->n, sizeof *ev->v, cmp_event);
+	int64_t sum = 0;
+	for (size_t e = 0; e < ev->n; e++) {
+		if (sum > 0)
+			for (size_t k = ev->v[e - 1].k; k < ev->v[e].k; k++)
+				each(arg, k, (uint64_t)sum);
+		sum += ev->v[e].delta;
+	}
+	ev->n = 0;
 }
 
 static void count_insn(struct csgen *g, uint32_t f, size_t k, uint64_t c)
@@ -217,6 +232,17 @@ static void count_insn(struct csgen *g, uint32_t f, size_t k, uint64_t c)
 	if (g->p->bodies.v[b].count < v)
 		g->p->bodies.v[b].count = v;
 	spgo_add_total(g->p, f, c);
+}
+
+struct body_arg {
+	struct csgen *g;
+	uint32_t f;
+};
+
+static void count_each(void *arg, size_t k, uint64_t c)
+{
+	struct body_arg *a = arg;
+	count_insn(a->g, a->f, k, c);
 }
 
 static void gen_bodies(struct csgen *g)
@@ -237,24 +263,14 @@ static void gen_bodies(struct csgen *g)
 		*spgo_kmap_upsert(&per, k) += *val;
 	}
 	uint64_t *rows = spgo_kmap_sorted(&per);
-	VEC(struct event) ev = {0};
+	cs_event_vec ev = {0};
+	struct body_arg arg = {g, 0};
 	for (size_t i = 0; i < per.n;) {
 		uint64_t f = rows[4 * i];
-		ev.n = 0;
-		for (; i < per.n && rows[4 * i] == f; i++) {
-			struct event b = {(size_t)rows[4 * i + 1], (int64_t)rows[4 * i + 3]};
-			struct event e = {(size_t)rows[4 * i + 2] + 1, -(int64_t)rows[4 * i + 3]};
-			VEC_PUSH(&ev, b);
-			VEC_PUSH(&ev, e);
-		}
-		qsort(ev.v, ev.n, sizeof *ev.v, cmp_event);
-		int64_t sum = 0;
-		for (size_t e = 0; e < ev.n; e++) {
-			if (sum > 0)
-				for (size_t k = ev.v[e - 1].k; k < ev.v[e].k; k++)
-					count_insn(g, (uint32_t)f, k, (uint64_t)sum);
-			sum += ev.v[e].delta;
-		}
+		for (; i < per.n && rows[4 * i] == f; i++)
+			cs_range_add(&ev, (size_t)rows[4 * i + 1], (size_t)rows[4 * i + 2], rows[4 * i + 3]);
+		arg.f = (uint32_t)f;
+		cs_sweep(&ev, count_each, &arg);
 	}
 	VEC_FREE(&ev);
 	free(rows);
