@@ -46,11 +46,14 @@ static char *write_trace(const char *name, long cut)
 	put(f, &t, sizeof t);
 	struct emu_child c = {{EMU_REC_CHILD, 0, 1150, 42, 42}, 0, 0};
 	put(f, &c, sizeof c);
-	struct {
-		struct emu_sample s;
-		uint64_t data[1 + 2];
-	} smp = {{{EMU_REC_SAMPLE, 0, 1200, 42, 43}, 0x555555555100, 20011, 1, 1}, {0x555555555200, 0x555555555050, 0x555555555100}};
-	put(f, &smp, sizeof smp);
+	/* a sample with one stack entry and one branch: the flexible array
+	 * member filled in a buffer of its own (a struct holding it would be a
+	 * GNU extension) */
+	uint64_t sbuf[(sizeof(struct emu_sample) + 3 * sizeof(uint64_t) + 7) / 8];
+	struct emu_sample *smp = (struct emu_sample *)sbuf;
+	*smp = (struct emu_sample){{EMU_REC_SAMPLE, 0, 1200, 42, 43}, 0x555555555100, 20011, 1, 1};
+	smp->data[0] = 0x555555555200, smp->data[1] = 0x555555555050, smp->data[2] = 0x555555555100;
+	put(f, smp, sizeof *smp + 3 * sizeof(uint64_t));
 	struct emu_exit e = {{EMU_REC_EXIT, 0, 1300, 42, 42}, 5, 0};
 	put(f, &e, sizeof e);
 	fflush(f);
