@@ -45,7 +45,7 @@ install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX)
 
 # libFuzzer on every parser of outside input: FUZZ_SECONDS per harness
-# (default 60), one after another (scripts/fuzz.sh).
+# (default 60), one after another or FUZZ_JOBS at a time (scripts/fuzz.sh).
 fuzz:
 	@scripts/deps.sh fuzz
 	@scripts/fuzz.sh
