@@ -1,0 +1,311 @@
+/*
+ * Unsymbolized profiles: the binary form (spgo/unsym.h).
+ *
+ * The binary form, after the 9-byte magic "SPGO-UNS" 0x01, is a sequence of
+ * sections to the end of the file, each:
+ *
+ *     'S'  str build_id  str path  uv base  uv has_base  uv kinds
+ *          uv hosts  uv samples  uv matched  uv lbr_samples  uv stack_samples  uv lost
+ *          uv nevents, per event: str name  uv samples  uv period
+ *          uv nranges, per range (sorted): uv begin - previous begin,
+ *                                          zz end - begin,  uv count
+ *          uv nbranches, the same with from and to
+ *          per event: uv nips, per ip (sorted): uv ip - previous ip, uv count
+ *          uv nstacks, per stack (sorted): uv count  uv nframes  uv nbranches,
+ *                                          then every word as zz (word - previous word)
+ *
+ * uv is an unsigned LEB128 varint, zz a zigzag-coded signed difference
+ * (wrapping 64-bit arithmetic, so the external address codes like any
+ * other), str a uv length (at most 4096) and the bytes.  Events are written
+ * in name order and the ip lists follow that order.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unsym_impl.h"
+
+struct wbuf {
+	VEC(uint8_t) b;
+};
+
+static void put_uv(struct wbuf *w, uint64_t x)
+{
+	VEC_GROW(&w->b, w->b.n + 10);
+	do {
+		uint8_t c = x & 0x7f;
+		x >>= 7;
+		w->b.v[w->b.n++] = c | (x ? 0x80 : 0);
+	} while (x);
+}
+
+static void put_zz(struct wbuf *w, uint64_t d)
+{
+	put_uv(w, (d << 1) ^ (uint64_t)((int64_t)d >> 63));
+}
+
+static void put_str(struct wbuf *w, const char *s)
+{
+	size_t n = strlen(s);
+	if (n > MAX_STR)
+		n = MAX_STR;
+	put_uv(w, n);
+	VEC_GROW(&w->b, w->b.n + n);
+	memcpy(w->b.v + w->b.n, s, n);
+	w->b.n += n;
+}
+
+/* A sorted map of 1 or 2 key words: first word delta-coded, second as a
+ * zigzag difference from the first. */
+static void put_map(struct wbuf *w, const struct spgo_kmap *m)
+{
+	uint64_t *rows = spgo_kmap_sorted(m), prev = 0;
+	unsigned row = m->kw + 1;
+	put_uv(w, m->n);
+	for (size_t i = 0; i < m->n; i++) {
+		const uint64_t *r = rows + i * row;
+		put_uv(w, r[0] - prev);
+		prev = r[0];
+		if (m->kw == 2)
+			put_zz(w, r[1] - r[0]);
+		put_uv(w, r[m->kw]);
+	}
+	free(rows);
+}
+
+static void write_bin_section(struct wbuf *w, const struct spgo_unsym_bin *s)
+{
+	VEC_PUSH(&w->b, 'S');
+	put_str(w, s->build_id);
+	put_str(w, s->path);
+	put_uv(w, s->base);
+	put_uv(w, (uint64_t)s->has_base);
+	put_uv(w, s->kinds);
+	put_uv(w, s->hosts);
+	put_uv(w, s->samples);
+	put_uv(w, s->matched);
+	put_uv(w, s->lbr_samples);
+	put_uv(w, s->stack_samples);
+	put_uv(w, s->lost);
+	struct spgo_unsym_event **ev = unsym_sorted_events(s);
+	put_uv(w, s->events.n);
+	for (size_t i = 0; i < s->events.n; i++) {
+		put_str(w, ev[i]->name);
+		put_uv(w, ev[i]->samples);
+		put_uv(w, ev[i]->period);
+	}
+	put_map(w, &s->ranges);
+	put_map(w, &s->branches);
+	for (size_t i = 0; i < s->events.n; i++)
+		put_map(w, &ev[i]->ips);
+	free(ev);
+	size_t *st = unsym_sorted_stacks(s);
+	put_uv(w, s->nstacks);
+	for (size_t i = 0; i < s->nstacks; i++) {
+		const uint64_t *e = s->pool.v + st[i];
+		uint32_t nf = (uint32_t)e[1], nb = (uint32_t)(e[1] >> 32);
+		put_uv(w, e[0]);
+		put_uv(w, nf);
+		put_uv(w, nb);
+		uint64_t prev = 0;
+		for (size_t k = 0; k < nf + 2 * (size_t)nb; k++) {
+			put_zz(w, e[2 + k] - prev);
+			prev = e[2 + k];
+		}
+	}
+	free(st);
+}
+
+
+/* Reading: a cursor over the bytes; every failure sets err once. */
+struct rd {
+	const char *name;
+	const uint8_t *start, *p, *end;
+	int err;
+};
+
+static int rd_fail(struct rd *r, const char *what)
+{
+	if (!r->err)
+		spgo_error("%s: offset %zu: %s", r->name, (size_t)(r->p - r->start), what);
+	r->err = 1;
+	r->p = r->end;
+	return -1;
+}
+
+static uint64_t get_uv(struct rd *r)
+{
+	uint64_t x = 0;
+	for (unsigned sh = 0; sh < 64; sh += 7) {
+		if (r->p >= r->end)
+			return rd_fail(r, "truncated"), 0;
+		uint8_t c = *r->p++;
+		if (sh == 63 && c > 1)
+			return rd_fail(r, "varint too long"), 0;
+		x |= (uint64_t)(c & 0x7f) << sh;
+		if (!(c & 0x80))
+			return x;
+	}
+	return rd_fail(r, "varint too long"), 0;
+}
+
+static uint64_t get_zz(struct rd *r)
+{
+	uint64_t z = get_uv(r);
+	return (z >> 1) ^ (0 - (z & 1));
+}
+
+/* A count of items of at least min_bytes each: no more than the bytes left. */
+static uint64_t get_count(struct rd *r, size_t min_bytes, const char *what)
+{
+	uint64_t n = get_uv(r);
+	if (!r->err && n > (uint64_t)(r->end - r->p) / min_bytes) {
+		char msg[128];
+		snprintf(msg, sizeof msg, "%s count %" PRIu64 " exceeds the data left", what, n);
+		rd_fail(r, msg);
+		return 0;
+	}
+	return n;
+}
+
+static char *get_str(struct rd *r)
+{
+	uint64_t n = get_uv(r);
+	if (!r->err && (n > MAX_STR || n > (uint64_t)(r->end - r->p)))
+		rd_fail(r, "bad string length");
+	if (r->err)
+		return xstrdup("");
+	char *s = xstrndup((const char *)r->p, (size_t)n);
+	r->p += n;
+	if (strlen(s) != n || !unsym_str_ok(s))
+		rd_fail(r, "bad string");
+	return s;
+}
+
+
+static void get_map(struct rd *r, struct spgo_kmap *m, uint64_t weight, uint64_t *total)
+{
+	uint64_t n = get_count(r, m->kw + 1, "entry"), prev = 0;
+	for (uint64_t i = 0; i < n && !r->err; i++) {
+		uint64_t k[2];
+		k[0] = prev + get_uv(r);
+		prev = k[0];
+		if (m->kw == 2)
+			k[1] = k[0] + get_zz(r);
+		uint64_t c = get_uv(r) * weight;
+		if (r->err)
+			break;
+		*spgo_kmap_upsert(m, k) += c;
+		if (total)
+			*total += c;
+	}
+}
+
+int unsym_read_bin(struct spgo_unsym *u, const char *name, const uint8_t *data, size_t size,
+		    uint64_t weight)
+{
+	struct rd r = {name, data, data + MAGIC_LEN + 1, data + size, 0};
+	if (size < MAGIC_LEN + 1 || memcmp(data, MAGIC, MAGIC_LEN))
+		return spgo_error("%s: not an unsymbolized profile", name);
+	if (data[MAGIC_LEN] != VERSION)
+		return spgo_error("%s: unsymbolized profile version %u (this spgo reads %u)", name,
+				  data[MAGIC_LEN], VERSION);
+	VEC(uint64_t) w = {0};
+	VEC(struct spgo_unsym_event *) evs = {0};
+	while (r.p < r.end && !r.err) {
+		if (*r.p++ != 'S') {
+			r.p--;
+			rd_fail(&r, "not a section");
+			break;
+		}
+		char *id = get_str(&r), *path = get_str(&r);
+		if (!r.err && !unsym_hex_id(id))
+			rd_fail(&r, "build-id not in hex");
+		struct spgo_unsym_bin *s = r.err ? NULL : spgo_unsym_section(u, id, path);
+		free(id);
+		free(path);
+		if (!s)
+			break;
+		uint64_t base = get_uv(&r), has_base = get_uv(&r), kinds = get_uv(&r);
+		uint64_t hdr[6];
+		for (int i = 0; i < 6; i++)
+			hdr[i] = get_uv(&r);
+		if (r.err)
+			break;
+		if (has_base > 1 || kinds > 7) {
+			rd_fail(&r, "bad section header");
+			break;
+		}
+		if (has_base && unsym_set_base(s, base, name) < 0) {
+			r.err = 1;
+			break;
+		}
+		s->kinds |= (unsigned)kinds;
+		s->hosts += hdr[0];
+		s->samples += hdr[1] * weight;
+		s->matched += hdr[2] * weight;
+		s->lbr_samples += hdr[3] * weight;
+		s->stack_samples += hdr[4] * weight;
+		s->lost += hdr[5] * weight;
+		uint64_t nev = get_count(&r, 3, "event");
+		evs.n = 0;
+		for (uint64_t i = 0; i < nev && !r.err; i++) {
+			char *en = get_str(&r);
+			if (!r.err && !*en)
+				rd_fail(&r, "event without a name");
+			uint64_t sm = get_uv(&r), pd = get_uv(&r);
+			if (!r.err) {
+				struct spgo_unsym_event *e = unsym_event_named(s, en);
+				e->samples += sm * weight;
+				e->period += pd * weight;
+				VEC_PUSH(&evs, NULL); /* pointers move as events grow: */
+				evs.v[evs.n - 1] = (void *)(uintptr_t)(e - s->events.v);
+			}
+			free(en);
+		}
+		get_map(&r, &s->ranges, weight, NULL);
+		get_map(&r, &s->branches, weight, NULL);
+		for (size_t i = 0; i < evs.n && !r.err; i++)
+			get_map(&r, &s->events.v[(uintptr_t)evs.v[i]].ips, weight, NULL);
+		uint64_t nst = get_count(&r, 3, "stack");
+		for (uint64_t i = 0; i < nst && !r.err; i++) {
+			uint64_t c = get_uv(&r) * weight, nf = get_uv(&r), nb = get_uv(&r);
+			if (r.err)
+				break;
+			if (nf + 2 * nb > MAX_WORDS || nf + 2 * nb > (uint64_t)(r.end - r.p)) {
+				rd_fail(&r, "bad stack size");
+				break;
+			}
+			size_t nw = (size_t)(nf + 2 * nb);
+			VEC_GROW(&w, nw + 1);
+			uint64_t prev = 0;
+			for (size_t k = 0; k < nw; k++)
+				prev = w.v[k] = prev + get_zz(&r);
+			if (!r.err)
+				spgo_unsym_add_stack(s, w.v, (uint32_t)nf, w.v + nf, (uint32_t)nb, c);
+		}
+	}
+	VEC_FREE(&w);
+	VEC_FREE(&evs);
+	return r.err ? -1 : 0;
+}
+
+
+/* The binary form of the sections (sorted), the magic first. */
+void unsym_write_bin(FILE *fp, struct spgo_unsym_bin *const *bins, size_t n)
+{
+	struct wbuf w = {{0}};
+	VEC_GROW(&w.b, 1 << 16);
+	memcpy(w.b.v, MAGIC, MAGIC_LEN);
+	w.b.v[MAGIC_LEN] = VERSION;
+	w.b.n = MAGIC_LEN + 1;
+	for (size_t i = 0; i < n; i++) {
+		write_bin_section(&w, bins[i]);
+		if (w.b.n > (1 << 20)) { /* flush as it grows */
+			fwrite(w.b.v, 1, w.b.n, fp);
+			w.b.n = 0;
+		}
+	}
+	fwrite(w.b.v, 1, w.b.n, fp);
+	VEC_FREE(&w.b);
+}

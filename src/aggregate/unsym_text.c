@@ -1,0 +1,458 @@
+/*
+ * Unsymbolized profiles: the text forms (spgo/unsym.h): spgo's, with one
+ * section per binary, and llvm-profgen's --skip-symbolization output.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unsym_impl.h"
+
+void unsym_write_text(FILE *fp, const struct spgo_unsym_bin *s, int profgen)
+{
+	const uint64_t ext = 1 - s->base;
+	uint64_t *rows;
+	if (!profgen) {
+		fprintf(fp, "# binary %s %s\n", *s->build_id ? s->build_id : "-",
+			*s->path ? s->path : "-");
+		if (s->has_base)
+			fprintf(fp, "# base 0x%" PRIx64 "\n", s->base);
+		char mode[16] = "";
+		static const char *const kind[] = {"lbr", "ip", "cs"};
+		for (int k = 0; k < 3; k++)
+			if (s->kinds & (1u << k))
+				snprintf(mode + strlen(mode), sizeof mode - strlen(mode), "%s%s",
+					 *mode ? "," : "", kind[k]);
+		fprintf(fp, "# mode %s\n", *mode ? mode : "none");
+		fprintf(fp, "# hosts %" PRIu64 "\n", s->hosts);
+		fprintf(fp,
+			"# samples %" PRIu64 " matched %" PRIu64 " lbr %" PRIu64 " stacks %" PRIu64
+			" lost %" PRIu64 "\n",
+			s->samples, s->matched, s->lbr_samples, s->stack_samples, s->lost);
+	}
+	struct spgo_unsym_event **ev = unsym_sorted_events(s);
+	if (!profgen)
+		for (size_t i = 0; i < s->events.n; i++)
+			fprintf(fp, "# event %" PRIu64 " %" PRIu64 " %s\n", ev[i]->samples,
+				ev[i]->period, ev[i]->name);
+	/* llvm-profgen's part: ranges, then branches */
+	rows = spgo_kmap_sorted(&s->ranges);
+	fprintf(fp, "%zu\n", s->ranges.n);
+	for (size_t i = 0; i < s->ranges.n; i++)
+		fprintf(fp, "%" PRIx64 "-%" PRIx64 ":%" PRIu64 "\n", rows[3 * i], rows[3 * i + 1],
+			rows[3 * i + 2]);
+	free(rows);
+	rows = spgo_kmap_sorted(&s->branches);
+	size_t nb = 0;
+	for (size_t i = 0; i < s->branches.n; i++)
+		nb += !profgen || (rows[3 * i + 1] != ext && rows[3 * i + 1] != UINT64_MAX);
+	fprintf(fp, "%zu\n", nb);
+	for (size_t i = 0; i < s->branches.n; i++)
+		if (!profgen || (rows[3 * i + 1] != ext && rows[3 * i + 1] != UINT64_MAX))
+			fprintf(fp, "%" PRIx64 "->%" PRIx64 ":%" PRIu64 "\n", rows[3 * i],
+				rows[3 * i + 1], rows[3 * i + 2]);
+	free(rows);
+	if (profgen) {
+		free(ev);
+		return;
+	}
+	for (size_t i = 0; i < s->events.n; i++) {
+		if (!ev[i]->ips.n)
+			continue;
+		rows = spgo_kmap_sorted(&ev[i]->ips);
+		fprintf(fp, "# ips %zu %zu\n", i, ev[i]->ips.n);
+		for (size_t k = 0; k < ev[i]->ips.n; k++)
+			fprintf(fp, "%" PRIx64 ":%" PRIu64 "\n", rows[2 * k], rows[2 * k + 1]);
+		free(rows);
+	}
+	free(ev);
+	if (s->nstacks) {
+		size_t *st = unsym_sorted_stacks(s);
+		fprintf(fp, "# stacks %zu\n", s->nstacks);
+		for (size_t i = 0; i < s->nstacks; i++) {
+			const uint64_t *e = s->pool.v + st[i];
+			uint32_t nf = (uint32_t)e[1], nbr = (uint32_t)(e[1] >> 32);
+			fprintf(fp, "%" PRIu64, e[0]);
+			for (uint32_t k = 0; k < nf; k++)
+				fprintf(fp, " %" PRIx64, e[2 + k]);
+			fputs(" |", fp);
+			for (uint32_t k = 0; k < nbr; k++)
+				fprintf(fp, " %" PRIx64 "->%" PRIx64, e[2 + nf + 2 * k],
+					e[2 + nf + 2 * k + 1]);
+			fputc('\n', fp);
+		}
+		free(st);
+	}
+}
+
+/* Text reading: a line cursor. */
+struct tr {
+	const char *name;
+	const char *p, *end;
+	const char *line; /* the current line, [line, eol) */
+	size_t len, lineno;
+	int err;
+};
+
+static int tr_next(struct tr *t)
+{
+	if (t->p >= t->end)
+		return 0;
+	t->line = t->p;
+	const char *nl = memchr(t->p, '\n', (size_t)(t->end - t->p));
+	const char *eol = nl ? nl : t->end;
+	t->p = nl ? nl + 1 : t->end;
+	if (eol > t->line && eol[-1] == '\r')
+		eol--;
+	t->len = (size_t)(eol - t->line);
+	t->lineno++;
+	return 1;
+}
+
+static int tr_fail(struct tr *t, const char *what)
+{
+	if (!t->err)
+		spgo_error("%s:%zu: %s: '%.*s'", t->name, t->lineno, what,
+			   (int)(t->len > 80 ? 80 : t->len), t->line);
+	t->err = 1;
+	return -1;
+}
+
+/* Parse digits of a base at *s (< e); no digits or overflow: -1. */
+static int parse_num(const char **s, const char *e, int base, uint64_t *out)
+{
+	uint64_t x = 0;
+	const char *p = *s;
+	if (base == 16 && e - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	const char *d0 = p;
+	for (; p < e; p++) {
+		int c = (unsigned char)*p, v;
+		if (c >= '0' && c <= '9')
+			v = c - '0';
+		else if (base == 16 && c >= 'a' && c <= 'f')
+			v = c - 'a' + 10;
+		else if (base == 16 && c >= 'A' && c <= 'F')
+			v = c - 'A' + 10;
+		else
+			break;
+		if (x > (UINT64_MAX - (uint64_t)v) / (uint64_t)base)
+			return -1;
+		x = x * (uint64_t)base + (uint64_t)v;
+	}
+	if (p == d0)
+		return -1;
+	*s = p;
+	*out = x;
+	return 0;
+}
+
+static const char *skip_ws(const char *p, const char *e)
+{
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+/* An address "[buildid:][0x]HEX" at *s: an offset, or the external offset
+ * when its build-id names another binary than s. */
+static int parse_addr(const char **s, const char *e, const struct spgo_unsym_bin *sec,
+		      uint64_t *out)
+{
+	const char *p = *s, *colon = NULL;
+	for (const char *q = p; q < e && isxdigit((unsigned char)*q); q++)
+		if (e - q > 3 && q[1] == ':' && q[2] == '0' && q[3] == 'x') {
+			colon = q + 1;
+			break;
+		}
+	int other = 0;
+	if (colon) {
+		other = !*sec->build_id || (size_t)(colon - p) != strlen(sec->build_id) ||
+			strncasecmp(p, sec->build_id, (size_t)(colon - p));
+		p = colon + 1;
+	}
+	if (parse_num(&p, e, 16, out) < 0)
+		return -1;
+	if (other)
+		*out = sec->has_base ? 1 - sec->base : UINT64_MAX;
+	*s = p;
+	return 0;
+}
+
+/* "A-B:C" (sep "-") or "A->B:C" (sep "->") into m, counts times weight. */
+static int text_pair(struct tr *t, const struct spgo_unsym_bin *sec, struct spgo_kmap *m,
+		     const char *sep, uint64_t weight)
+{
+	const char *p = skip_ws(t->line, t->line + t->len), *e = t->line + t->len;
+	uint64_t k[2], c;
+	size_t sl = strlen(sep);
+	if (parse_addr(&p, e, sec, &k[0]) < 0 || (size_t)(e - p) < sl || memcmp(p, sep, sl))
+		return tr_fail(t, "bad entry");
+	p += sl;
+	if (parse_addr(&p, e, sec, &k[1]) < 0 || p >= e || *p != ':')
+		return tr_fail(t, "bad entry");
+	p++;
+	if (parse_num(&p, e, 10, &c) < 0 || skip_ws(p, e) != e)
+		return tr_fail(t, "bad count");
+	*spgo_kmap_upsert(m, k) += c * weight;
+	return 0;
+}
+
+/* A count line: the number of entries that follow (at most one per line left). */
+static int text_count(struct tr *t, uint64_t *n)
+{
+	const char *p = skip_ws(t->line, t->line + t->len), *e = t->line + t->len;
+	if (parse_num(&p, e, 10, n) < 0 || skip_ws(p, e) != e)
+		return tr_fail(t, "expected a count");
+	if (*n > (uint64_t)(t->end - t->p) / 4 + 1)
+		return tr_fail(t, "count exceeds the lines left");
+	return 0;
+}
+
+/* llvm-profgen's two counted lists: ranges, then branches. */
+static int text_block(struct tr *t, struct spgo_unsym_bin *s, uint64_t weight)
+{
+	uint64_t n;
+	if (text_count(t, &n) < 0)
+		return -1;
+	for (uint64_t i = 0; i < n; i++)
+		if (!tr_next(t) || text_pair(t, s, &s->ranges, "-", weight) < 0)
+			return tr_fail(t, "missing range");
+	if (!tr_next(t) || text_count(t, &n) < 0)
+		return tr_fail(t, "missing the branch count");
+	for (uint64_t i = 0; i < n; i++)
+		if (!tr_next(t) || text_pair(t, s, &s->branches, "->", weight) < 0)
+			return tr_fail(t, "missing branch");
+	s->kinds |= SPGO_UNSYM_LBR;
+	return 0;
+}
+
+/* "# KEY ..." : the rest after KEY and blanks, or NULL. */
+static const char *directive(const struct tr *t, const char *key)
+{
+	size_t k = strlen(key);
+	if (t->len < 2 + k || memcmp(t->line, "# ", 2) || memcmp(t->line + 2, key, k))
+		return NULL;
+	const char *p = t->line + 2 + k, *e = t->line + t->len;
+	if (p < e && *p != ' ')
+		return NULL;
+	return skip_ws(p, e);
+}
+
+/* Numbers of a directive, in order; -1 if they are not all there. */
+static int nums(const char *p, const char *e, int base, int n, uint64_t *out)
+{
+	for (int i = 0; i < n; i++) {
+		p = skip_ws(p, e);
+		/* skip a word between numbers ("samples N matched N ...") */
+		while (p < e && isalpha((unsigned char)*p)) {
+			while (p < e && *p != ' ')
+				p++;
+			p = skip_ws(p, e);
+		}
+		if (parse_num(&p, e, base, &out[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int unsym_read_text(struct spgo_unsym *u, const char *name, const uint8_t *data, size_t size,
+		     uint64_t weight)
+{
+	struct tr t = {name, (const char *)data, (const char *)data + size, NULL, 0, 0, 0};
+	struct spgo_unsym_bin *cur = NULL;
+	VEC(size_t) evs = {0}; /* this section's events in the file -> index */
+	VEC(uint64_t) w = {0};
+	while (!t.err && tr_next(&t)) {
+		const char *e = t.line + t.len, *p = skip_ws(t.line, e), *a;
+		if (p == e)
+			continue;
+		if ((a = directive(&t, "binary"))) {
+			const char *sp = a;
+			while (sp < e && *sp != ' ')
+				sp++;
+			char *id = xstrndup(a, (size_t)(sp - a));
+			const char *pp = skip_ws(sp, e);
+			char *path = xstrndup(pp, (size_t)(e - pp));
+			if ((strcmp(id, "-") && !unsym_hex_id(id)) || (strcmp(path, "-") && !unsym_str_ok(path))) {
+				free(id);
+				free(path);
+				tr_fail(&t, "bad binary line (a build-id in hex, a path)");
+				break;
+			}
+			cur = spgo_unsym_section(u, strcmp(id, "-") ? id : "",
+						 strcmp(path, "-") ? path : "");
+			free(id);
+			free(path);
+			evs.n = 0;
+			continue;
+		}
+		if (!cur && p[0] != '#' && p[0] != '[')
+			cur = spgo_unsym_section(u, "", "");
+		uint64_t v[5];
+		if ((a = directive(&t, "base"))) {
+			if (!cur || nums(a, e, 16, 1, v) < 0)
+				tr_fail(&t, "bad base");
+			else if (unsym_set_base(cur, v[0], name) < 0)
+				t.err = 1;
+		} else if ((a = directive(&t, "mode"))) {
+			if (cur) {
+				for (const char *q = a; q < e; q++) {
+					if (!strncmp(q, "lbr", 3))
+						cur->kinds |= SPGO_UNSYM_LBR;
+					else if (!strncmp(q, "ip", 2))
+						cur->kinds |= SPGO_UNSYM_IP;
+					else if (!strncmp(q, "cs", 2))
+						cur->kinds |= SPGO_UNSYM_CS;
+				}
+			}
+		} else if ((a = directive(&t, "hosts"))) {
+			if (!cur || nums(a, e, 10, 1, v) < 0)
+				tr_fail(&t, "bad hosts");
+			else
+				cur->hosts += v[0];
+		} else if ((a = directive(&t, "samples"))) {
+			if (!cur || nums(a, e, 10, 5, v) < 0)
+				tr_fail(&t, "bad samples line");
+			else {
+				cur->samples += v[0] * weight;
+				cur->matched += v[1] * weight;
+				cur->lbr_samples += v[2] * weight;
+				cur->stack_samples += v[3] * weight;
+				cur->lost += v[4] * weight;
+			}
+		} else if ((a = directive(&t, "event"))) {
+			const char *q = a;
+			if (!cur || parse_num(&q, e, 10, &v[0]) < 0 ||
+			    parse_num((q = skip_ws(q, e), &q), e, 10, &v[1]) < 0 ||
+			    (q = skip_ws(q, e)) == e) {
+				tr_fail(&t, "bad event line");
+			} else {
+				char *en = xstrndup(q, (size_t)(e - q));
+				if (!unsym_str_ok(en)) {
+					free(en);
+					tr_fail(&t, "bad event name");
+					break;
+				}
+				struct spgo_unsym_event *ev = unsym_event_named(cur, en);
+				free(en);
+				ev->samples += v[0] * weight;
+				ev->period += v[1] * weight;
+				VEC_PUSH(&evs, (size_t)(ev - cur->events.v));
+			}
+		} else if ((a = directive(&t, "ips"))) {
+			if (!cur || nums(a, e, 10, 2, v) < 0 || v[0] >= evs.n ||
+			    v[1] > (uint64_t)(t.end - t.p) / 4 + 1) {
+				tr_fail(&t, "bad ips line (after its event lines)");
+				break;
+			}
+			struct spgo_kmap *m = &cur->events.v[evs.v[v[0]]].ips;
+			for (uint64_t i = 0; i < v[1] && !t.err; i++) {
+				uint64_t k, c;
+				if (!tr_next(&t)) {
+					tr_fail(&t, "missing ip");
+					break;
+				}
+				const char *q = skip_ws(t.line, t.line + t.len), *qe = t.line + t.len;
+				if (parse_addr(&q, qe, cur, &k) < 0 || q >= qe || *q++ != ':' ||
+				    parse_num(&q, qe, 10, &c) < 0 || skip_ws(q, qe) != qe)
+					tr_fail(&t, "bad ip entry");
+				else
+					*spgo_kmap_upsert(m, &k) += c * weight;
+			}
+			cur->kinds |= SPGO_UNSYM_IP;
+		} else if ((a = directive(&t, "stacks"))) {
+			if (!cur || nums(a, e, 10, 1, v) < 0 || v[0] > (uint64_t)(t.end - t.p) / 4 + 1) {
+				tr_fail(&t, "bad stacks line");
+				break;
+			}
+			for (uint64_t i = 0; i < v[0] && !t.err; i++) {
+				if (!tr_next(&t)) {
+					tr_fail(&t, "missing stack");
+					break;
+				}
+				const char *q = skip_ws(t.line, t.line + t.len), *qe = t.line + t.len;
+				uint64_t c, x;
+				if (parse_num(&q, qe, 10, &c) < 0) {
+					tr_fail(&t, "bad stack count");
+					break;
+				}
+				w.n = 0;
+				uint32_t nf = 0, nb = 0;
+				int branches = 0;
+				for (q = skip_ws(q, qe); q < qe && !t.err; q = skip_ws(q, qe)) {
+					if (*q == '|' && !branches) {
+						branches = 1;
+						q++;
+						continue;
+					}
+					if (w.n + 2 > MAX_WORDS || parse_addr(&q, qe, cur, &x) < 0) {
+						tr_fail(&t, "bad stack entry");
+						break;
+					}
+					VEC_PUSH(&w, x);
+					if (!branches) {
+						nf++;
+						continue;
+					}
+					if (qe - q < 2 || memcmp(q, "->", 2)) {
+						tr_fail(&t, "bad stack branch");
+						break;
+					}
+					q += 2;
+					if (parse_addr(&q, qe, cur, &x) < 0) {
+						tr_fail(&t, "bad stack branch");
+						break;
+					}
+					VEC_PUSH(&w, x);
+					nb++;
+				}
+				if (!t.err && !branches)
+					tr_fail(&t, "stack without '|'");
+				if (!t.err) {
+					VEC_GROW(&w, 1);
+					spgo_unsym_add_stack(cur, w.v, nf, w.v + nf, nb, c * weight);
+				}
+			}
+			cur->kinds |= SPGO_UNSYM_CS;
+		} else if (p[0] == '#') {
+			continue; /* a comment (the "# spgo-unsymbolized" line too) */
+		} else if (p[0] == '[') {
+			/* llvm-profgen's CS block: added to the plain counts of the
+			 * section its leaf frame's build-id names */
+			const char *close = memchr(p, ']', (size_t)(e - p));
+			if (!close || skip_ws(close + 1, e) != e) {
+				tr_fail(&t, "bad context line");
+				break;
+			}
+			const char *leaf = close, *colon = NULL;
+			while (leaf > p + 1 && leaf[-1] != ' ' && leaf[-1] != '[')
+				leaf--;
+			for (const char *q = leaf; q < close; q++)
+				if (*q == ':') {
+					colon = q;
+					break;
+				}
+			struct spgo_unsym_bin *to = cur;
+			if (colon && colon > leaf && colon + 2 < close && colon[1] == '0' &&
+			    colon[2] == 'x') {
+				char *id = xstrndup(leaf, (size_t)(colon - leaf));
+				to = unsym_hex_id(id) ? spgo_unsym_section(u, id, "") : cur;
+				free(id);
+			}
+			if (!to)
+				to = cur = spgo_unsym_section(u, "", "");
+			if (!tr_next(&t)) {
+				tr_fail(&t, "context without counts");
+				break;
+			}
+			text_block(&t, to, weight);
+		} else {
+			text_block(&t, cur, weight);
+		}
+	}
+	VEC_FREE(&evs);
+	VEC_FREE(&w);
+	return t.err ? -1 : 0;
+}
