@@ -832,6 +832,33 @@ __attribute__((noinline, cold)) static void overflow(struct vcpu *v, struct tb *
 		new_period(v);
 }
 
+/*
+ * QEMU 7.2 stops translating an instruction whose bytes cross into the next
+ * page when it is not the first of its block: the block ends before it and
+ * the instruction starts a block of its own.  But the plugin has already
+ * been shown the partial instruction (the bytes decoded so far) as the last
+ * of the first block, so it would count twice per execution, and a partial
+ * call opcode would push a frame.  Seen when the next block starts at that
+ * very address with a longer first instruction (a rep iteration starts
+ * there with the same one): from then on the block ends one instruction
+ * earlier and falls through.  Its executions so far were followed by this
+ * block each time, so nothing counted for it before is wrong but its
+ * count, which now covers one instruction less.
+ */
+__attribute__((noinline, cold)) static void drop_partial_insn(struct tb *p)
+{
+	if (mt)
+		pthread_mutex_lock(&lock);
+	if (p->n_insns > 1) {
+		uint32_t w = p->insn[--p->n_insns - 1];
+		p->last = p->start + (w >> 16);
+		p->last_size = (uint8_t)(w >> 8);
+		p->cls = (uint8_t)w;
+	}
+	if (mt)
+		pthread_mutex_unlock(&lock);
+}
+
 static void tb_exec(unsigned int vi, void *udata)
 {
 	struct tb *tb = udata;
@@ -853,6 +880,9 @@ static void tb_exec(unsigned int vi, void *udata)
 	if (UNLIKELY(!p)) {
 		thread_start(v, tb);
 	} else {
+		if (UNLIKELY(tb->start == p->last && p->n_insns > 1 &&
+			     (p->insn[p->n_insns - 1] >> 8 & 0xff) != (tb->insn[0] >> 8 & 0xff)))
+			drop_partial_insn(p);
 		if ((tb->start != p->last + p->last_size && p->cls != EMU_CLS_OTHER &&
 		     p->cls != EMU_CLS_SYSCALL) ||
 		    p->cls == EMU_CLS_CALL || p->cls == EMU_CLS_ICALL)
