@@ -11,6 +11,8 @@
 #    ShouldBeInlined inlinee (tests/data/cs_truth/{ref,nested}.txt):
 #    context view 85.71% (120/140 by hand), post-inline 100% (the
 #    not-inlined copy folds into foo's base, as the truth does).
+#  - The context view matches a reference context to the longest suffix of
+#    it the profile has (tests/data/cs_truth/suffix_*.txt: 100%).
 #  - The demo program: spgo gen --cs of the same emulated run scored
 #    against its truth (the figure is printed; >= 80% required).
 source "$SPGO_SRC/tests/data/emulate/common.sh"
@@ -83,6 +85,12 @@ f=$("$SPGO" overlap --cs-truth "$cs/ref.txt" "$cs/nested.txt" --view inline | fi
 [ "$f" = 100.00 ] || fail "hand-made nested profile, post-inline view: $f%, expected 100%"
 f=$("$SPGO" overlap --cs-truth "$cs/ref.txt" "$cs/nested.txt" --view inline --inline all | figure)
 [ "$f" = 85.71 ] || fail "hand-made nested profile, --inline all: $f%, expected 85.71%"
+# Context view of a nested profile whose inlinee sits under an out-of-line
+# function (mid:3 @ leaf): the reference's [main:2 @ mid:3 @ leaf] is
+# counted there (its longest suffix the profile has), not in leaf's base
+# (which the profile lacks: 50% before).
+f=$("$SPGO" overlap --cs-truth "$cs/suffix_ref.txt" "$cs/suffix_nested.txt" --view context | figure)
+[ "$f" = 100.00 ] || fail "nested profile rooted below main, context view: $f%, expected 100%"
 
 # The demo program: a sampled CS profile against the truth of the same run.
 if command -v clang-19 >/dev/null; then
