@@ -440,12 +440,6 @@ static uint64_t head_estimate(const struct spgo_profile *p, uint32_t f)
 	return c;
 }
 
-/*
- * A callee context without head samples was inlined (no call reached it):
- * its caller context gets the call-site count estimated from the callee's
- * entry, children before parents (the parents made here are handled at
- * their own depth).
- */
 /* 1 when f's code starts at loc ((line << 32 | disc) + 1) and that line
  * has no body sample (its entry never sampled: called rarely), else LLVM's
  * estimate. */
@@ -463,6 +457,12 @@ static uint64_t entry_estimate(const struct spgo_profile *p, uint32_t f, uint64_
 	return 1;
 }
 
+/*
+ * A callee context without head samples was inlined (no call reached it):
+ * its caller context gets the call-site count estimated from the callee's
+ * entry (LLVM's rule, or with entries that of entry_estimate), children
+ * before parents (the parents made here are handled at their own depth).
+ */
 void spgo_cs_infer_callsites(struct spgo_profile *p, const struct spgo_kmap *entries)
 {
 	size_t maxd = 0;
