@@ -13,7 +13,7 @@
 #    and those only one side has;
 #  - llvm-profdata-19 overlap --sample similarity, byte-identical or not;
 #  - the time of each tool.
-# Disagreements are listed per program below the table (first 20), for the
+# Disagreements are listed per program below the table (first 80), for the
 # classes tests/integration/gen_cs_preinline.sh describes.  Writes
 # bench/results/preinline.md.
 set -euo pipefail
@@ -46,6 +46,14 @@ one() {  # NAME "SOURCES" "ARGS"
     local tp ts
     tp=$(secs pg llvm-profgen-19 --binary="$b" --perfscript="$b.cs.script" --format=text -o "$b.pg.txt")
     ts=$(secs sp "$SPGO" gen --preinline --quiet --binary "$b" --perf-data "$b.data" -o "$b.sp.txt" --format text)
+    # the pre-inliner's input: both tools' flat CS profiles
+    llvm-profgen-19 --binary="$b" --perfscript="$b.cs.script" --format=text -o "$b.pgflat.txt" \
+      --csspgo-preinliner=false --gen-cs-nested-profile=false >/dev/null 2>&1 || : > "$b.pgflat.txt"
+    "$SPGO" gen --cs --quiet --binary "$b" --perf-data "$b.data" -o "$b.spflat.txt" --format text
+    local flat ndiff
+    if cmp -s "$b.pgflat.txt" "$b.spflat.txt"; then flat="identical"; else
+      ndiff=$(diff <(grep '^\[' "$b.pgflat.txt" | sort) <(grep '^\[' "$b.spflat.txt" | sort) | grep -c '^<' || true)
+      flat="$(simil "$b.pgflat.txt" "$b.spflat.txt")%, $ndiff contexts differ"; fi
     awk -f "$dec" "$b.pg.txt" | sort > "$b.pg.dec"
     awk -f "$dec" "$b.sp.txt" | sort > "$b.sp.dec"
     local both all pgi spi share same
@@ -55,10 +63,10 @@ one() {  # NAME "SOURCES" "ARGS"
     spi=$(awk '$NF >= 2' "$b.sp.dec" | wc -l)
     share=$(awk -v b="$both" -v a="$all" 'BEGIN { printf "%.1f", a ? 100 * b / a : 0 }')
     if cmp -s "$b.pg.txt" "$b.sp.txt"; then same="identical"; else same="$(simil "$b.pg.txt" "$b.sp.txt")%"; fi
-    rows+=("| $name | $kind | $(wc -l < "$b.pg.dec") | $(wc -l < "$b.sp.dec") | $pgi | $spi | $both/$all = $share% | $same | $tp | $ts |")
+    rows+=("| $name | $kind | $flat | $(wc -l < "$b.pg.dec") | $(wc -l < "$b.sp.dec") | $pgi | $spi | $both/$all = $share% | $same | $tp | $ts |")
     if [ "$both" != "$all" ]; then
       notes+=("### $name ($kind): contexts only one side has (< llvm-profgen-19, > spgo)" '```')
-      while IFS= read -r l; do notes+=("$l"); done < <(diff "$b.pg.dec" "$b.sp.dec" | grep '^[<>]' | head -20)
+      while IFS= read -r l; do notes+=("$l"); done < <(diff "$b.pg.dec" "$b.sp.dec" | grep '^[<>]' | head -80)
       notes+=('```')
     fi
   done
@@ -79,10 +87,12 @@ fi
   echo "pre-inliner thresholds.  Contexts: those of each nested profile (top-level and inlined);"
   echo "decisions agree when a context and its attributes are the same on both sides."
   echo
-  echo "| program | build | contexts (llvm-profgen) | contexts (spgo) | ShouldBeInlined (llvm-profgen) | ShouldBeInlined (spgo) | agreement | profile | llvm-profgen s | spgo s |"
-  echo "|---|---|---|---|---|---|---|---|---|---|"
+  echo "| program | build | flat CS input (spgo vs llvm-profgen) | contexts (llvm-profgen) | contexts (spgo) | ShouldBeInlined (llvm-profgen) | ShouldBeInlined (spgo) | agreement | profile | llvm-profgen s | spgo s |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
   echo
   if [ ${#notes[@]} -gt 0 ]; then printf '%s\n' "${notes[@]}"; else echo "Every decision agrees."; fi
+  echo
+  cat "$SPGO_SRC/bench/preinline_classes.md"
 } > "$SPGO_SRC/bench/results/preinline.md"
 cat "$SPGO_SRC/bench/results/preinline.md"

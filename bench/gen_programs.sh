@@ -6,6 +6,7 @@
 #
 #   gen_fetch_sqlite DIR  ->  DIR/sqlite3.c DIR/sqlite3.h DIR/speedtest1.c
 #   gen_fetch_bzip2  DIR  ->  DIR/bzip2/*.c *.h (Debian's bzip2 sources)
+#   gen_fetch_lua    DIR  ->  DIR/lua/*.c *.h (Debian's lua5.4 sources)
 #
 # Both reuse what an earlier run (or bench_emulate.sh) fetched.
 
@@ -41,6 +42,21 @@ gen_fetch_bzip2() {
     tar -xzf bzip2_*.orig.tar.gz
     s=$(ls -d bzip2-*/ | head -n1)
     mkdir -p ../bzip2 && cp "$s"/*.c "$s"/*.h ../bzip2/
+  )
+  rm -rf "$d/src"
+}
+
+gen_fetch_lua() {
+  local d=$1
+  [ -f "$d/lua/lvm.c" ] && return 0
+  "$SPGO_SRC/emulate/fetch-qemu-header.sh" --deb-src-only
+  mkdir -p "$d"
+  (
+    cd "$d" && rm -rf src && mkdir src && cd src
+    apt-get source --download-only -qq lua5.4 > /dev/null 2>&1
+    tar -xzf lua5.4_*.orig.tar.gz
+    s=$(ls -d lua-*/ | head -n1)
+    mkdir -p ../lua && cp "$s"/src/*.c "$s"/src/*.h ../lua/
   )
   rm -rf "$d/src"
 }

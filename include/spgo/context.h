@@ -127,6 +127,8 @@ struct spgo_preinline_stats {
 	uint64_t cold_count, norm_upper; /* the counts used */
 };
 
+enum { SPGO_CS_CALL_EST_FIRST = 0, SPGO_CS_CALL_EST_ENTRY = 1 };
+
 struct spgo_cs_opts {
 	int infer_missing_frames; /* insert unique tail-call chains: 1, 0, or -1
 				     (default): on for probe-based profiles only */
@@ -135,6 +137,14 @@ struct spgo_cs_opts {
 	int compress_recursion;   /* -1: no size limit (default), 0: off, N: max length */
 	int merge_cold;           /* merge contexts under the hot threshold (default 1) */
 	int drop_bogus;           /* drop samples whose leaf is far from LBR[0].to (0) */
+	int call_estimate;        /* line-keyed profiles: the call-site count a
+				     context without head samples (an inlined
+				     copy, or a call never sampled) gives its
+				     caller: SPGO_CS_CALL_EST_FIRST (default,
+				     llvm-profgen's rule), its first sampled body
+				     line; SPGO_CS_CALL_EST_ENTRY, the line its
+				     code starts at in the binary (1 when that
+				     line got no sample) */
 	int preinline;            /* run the pre-inliner (0; llvm-profgen 19: on);
 				     cold contexts are then not merged */
 	struct spgo_preinline_opts pre;
@@ -287,6 +297,17 @@ void spgo_preinline_defaults(struct spgo_preinline_opts *o);
  * 999999,cutoff-norm=100000,context-cost=1,replay=0,zero-callers=0,
  * inclusive=0,sort-scc=1" (any subset) into o; -1 with spgo_error. */
 int spgo_preinline_parse(struct spgo_preinline_opts *o, const char *list);
+/*
+ * The flat probe-based CS profile of a frame trie filled by the caller
+ * (the reference of exact CS counts: src/gen/gen_cs_truth.c), by the rules
+ * of spgo_cs_gen() on a binary with pseudo-probes (src/context/probe.c),
+ * before cold contexts are merged; the binary's probes must be loaded
+ * (spgo_binary_load_probes), and the trie in probe mode (probes = 1:
+ * ranges and branches on the node of the leaf's call sites).
+ */
+struct spgo_profile *spgo_cs_probe_profile(struct spgo_binary *bin, const struct spgo_cs_code *code,
+					   struct spgo_cs_trie *trie, const struct spgo_cs_opts *o,
+					   struct spgo_cs_stats *st);
 struct spgo_profile *spgo_cs_preinline(struct spgo_profile *cs, const struct spgo_inline_sizes *sizes,
 				       const struct spgo_preinline_opts *o,
 				       struct spgo_preinline_stats *st);
@@ -316,7 +337,12 @@ void spgo_cs_print_stats(const struct spgo_cs_stats *st, FILE *fp);
  * estimated from the callee's entry (LLVM's getHeadSamplesEstimate),
  * deepest contexts first (llvm-profgen's populateInferredFunctionSamples).
  * Used by spgo_cs_gen() and by the reference profile of exact CS counts.
+ * entries (NULL: LLVM's rule): {context profile} -> (line << 32 | disc) + 1
+ * of the first line of the context's code in the binary; a context found
+ * there is estimated by its body sample at that line instead (1 when that
+ * line has none: its entry was never sampled, where the first sampled line
+ * may be a loop header whose count LLVM's rule would give the call).
  */
-void spgo_cs_infer_callsites(struct spgo_profile *p);
+void spgo_cs_infer_callsites(struct spgo_profile *p, const struct spgo_kmap *entries);
 
 #endif

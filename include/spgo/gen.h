@@ -190,10 +190,14 @@ int spgo_gen_truth(struct spgo_binary *bin, const struct spgo_gt_dso *truth,
  * sensitive ground truth (spgo/ground_truth.h), by the source-level rules
  * of spgo_cs_gen() (src/gen/gen_cs_truth.c says which) on exact counts;
  * every context kept (no cold merging), recursion compressed with the
- * given limit (-1: none, as spgo_cs_opts.compress_recursion).
+ * given limit (-1: none, as spgo_cs_opts.compress_recursion).  Keyed by
+ * pseudo-probes when the binary has them and dwarf_lines is 0 (the rules of
+ * spgo_cs_gen() on a probe binary, without missing-frame inference), else
+ * by DWARF lines.
  */
 struct spgo_gt_cs_view;
 int spgo_gen_truth_cs(struct spgo_binary *bin, const struct spgo_gt_cs_view *view, int compress,
+		      int dwarf_lines,
 		      struct spgo_profile **out);
 
 /* The canonical function name as llvm-profgen writes it (".llvm.N" and

@@ -17,7 +17,8 @@ static const char usage_text[] =
 	"                -o OUT [--format text|extbinary|gcov] [--pid PID] [--mode auto|lbr|ip]\n"
 	"                [--event N|NAME] [--infer ALGO | --no-infer] [--target-llvm 14|19]\n"
 	"                [--gcov-version 1|2] [--update-total-samples] [--use-dwarf-correlation]\n"
-	"                [--cs [--cs-nested] [--cs-infer-tail-calls | --cs-no-infer-tail-calls]]\n"
+	"                [--cs [--cs-nested] [--cs-infer-tail-calls | --cs-no-infer-tail-calls]\n"
+	"                      [--cs-call-estimate first|entry]]\n"
 	"                [--preinline [--preinline-params LIST]]\n"
 	"                [--quiet]\n"
 	"       spgo gen --binary BIN [--debug-binary DBG] --ground-truth GT -o OUT [--format F]\n"
@@ -72,6 +73,12 @@ static const char usage_text[] =
 	"                      unique chain of sampled tail calls explains them (the\n"
 	"                      default for probe-based profiles, as llvm-profgen)\n"
 	"  --cs-no-infer-tail-calls  ... without (llvm-profgen --infer-missing-frames=0)\n"
+	"  --cs-call-estimate E  line-keyed CS: the call count a context with no sampled\n"
+	"                      call (an inlined copy) gives its call site: its first\n"
+	"                      sampled line's count (first, the default, as llvm-profgen)\n"
+	"                      or the count of the line its code starts at in the binary,\n"
+	"                      1 if unsampled (entry: the first sampled line may be a\n"
+	"                      loop header, giving a call the loop's count)\n"
 	"  --preinline         --cs with the CSSPGO pre-inliner, nested, as llvm-profgen\n"
 	"                      19's default: contexts to inline marked ShouldBeInlined,\n"
 	"                      the others merged into base profiles (opt-in for now;\n"
@@ -90,7 +97,7 @@ static void usage(FILE *fp)
 enum {
 	G_BINARY = CLI_LONG, G_DEBUG, G_DATA, G_SCRIPT, G_TRUTH, G_TRUTH_CS, G_VIEW, G_PID, G_MODE,
 	G_EVENT, G_DWARF, G_UPDATE, G_INFER, G_NO_INFER, G_CONFIDENCE, G_CS, G_CS_NESTED, G_CS_TAIL,
-	G_CS_NO_TAIL, G_QUIET, G_UNSYM, G_PREINLINE, G_PREINLINE_PARAMS,
+	G_CS_NO_TAIL, G_CS_CALL_EST, G_QUIET, G_UNSYM, G_PREINLINE, G_PREINLINE_PARAMS,
 };
 static const struct cli_opt opts[] = {
 	CLI_VAL("binary", G_BINARY),
@@ -114,6 +121,7 @@ static const struct cli_opt opts[] = {
 	CLI_FLAG("cs-nested", G_CS_NESTED),
 	CLI_FLAG("cs-infer-tail-calls", G_CS_TAIL),
 	CLI_FLAG("cs-no-infer-tail-calls", G_CS_NO_TAIL),
+	CLI_VAL("cs-call-estimate", G_CS_CALL_EST),
 	CLI_FLAG("preinline", G_PREINLINE),
 	CLI_VAL("preinline-params", G_PREINLINE_PARAMS),
 	CLI_FLAG("quiet", G_QUIET),
@@ -198,6 +206,11 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 		case G_CS_NESTED: j.cs = j.cs_nested = 1; break;
 		case G_CS_TAIL: j.cs = j.cs_opts.infer_missing_frames = 1; break;
 		case G_CS_NO_TAIL: j.cs = 1, j.cs_opts.infer_missing_frames = 0; break;
+		case G_CS_CALL_EST:
+			if (cli_choice(&op, "first\0entry\0", &j.cs_opts.call_estimate) < 0)
+				{ *status = 2; return -1; }
+			j.cs = 1;
+			break;
 		case G_PREINLINE: j.cs = j.cs_nested = j.cs_opts.preinline = 1; break;
 		case G_PREINLINE_PARAMS:
 			if (spgo_preinline_parse(&j.cs_opts.pre, op.val) < 0)

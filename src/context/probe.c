@@ -451,3 +451,10 @@ struct spgo_profile *cs_probe_profile(struct spgo_binary *bin, const struct spgo
 	VEC_FREE(&g.str);
 	return g.p;
 }
+
+struct spgo_profile *spgo_cs_probe_profile(struct spgo_binary *bin, const struct spgo_cs_code *code,
+					   struct spgo_cs_trie *trie, const struct spgo_cs_opts *o,
+					   struct spgo_cs_stats *st)
+{
+	return cs_probe_profile(bin, code, trie, o, st);
+}

@@ -45,6 +45,10 @@ struct csgen {
 	VEC(struct xframe) frames;
 	VEC(char) str;
 	struct spgo_frame fr[CS_MAX_INLINE];
+	/* --cs-call-estimate entry */
+	struct spgo_kmap copy_entry; /* {copy hash} -> (line << 32 | disc) + 1 */
+	struct spgo_kmap parts_done; /* {function part start} */
+	struct spgo_kmap entries;    /* {context profile} -> (line << 32 | disc) + 1 */
 };
 
 /* ---- names and locations ----------------------------------------------------- */
@@ -132,6 +136,72 @@ static void str_loc(struct csgen *g, uint32_t line, uint32_t disc)
 	str_add(g, buf, (size_t)k);
 }
 
+/* ---- where inline copies start (--cs-call-estimate entry) ------------------------- */
+
+/* A hash of the named frames in g->fr (the outermost at n - 1), the
+ * innermost one's location left out: the same for every instruction of one
+ * copy of a function (inlined or not). */
+static uint64_t copy_hash(const struct csgen *g, int n, int named)
+{
+	uint64_t h = spgo_hash64((uint64_t)named + 0x51ed);
+	for (int j = n - 1; j >= n - named; j--) {
+		const struct spgo_frame *f = &g->fr[j];
+		h = spgo_hash64(h ^ spgo_hash_bytes(f->function, strlen(f->function)));
+		if (j > n - named)
+			h = spgo_hash64(h ^ ((uint64_t)((f->line - f->decl_line) & 0xffff) << 32 |
+					     f->discriminator));
+	}
+	return h;
+}
+
+static const struct leafloc *leaf_at(struct csgen *g, size_t k);
+
+/* Every copy's smallest location in the function part holding addr,
+ * scanned once per part. */
+static void scan_part(struct csgen *g, uint64_t addr)
+{
+	const struct spgo_function *part = spgo_binary_function_at(g->bin, addr);
+	if (!part)
+		return;
+	uint64_t key = part->start;
+	uint64_t *done = spgo_kmap_upsert(&g->parts_done, &key);
+	if (*done)
+		return;
+	*done = 1;
+	long k = cs_insn_index(g->code, part->start);
+	if (k < 0)
+		return;
+	for (size_t i = (size_t)k; i < g->code->ninsns && g->code->insns[i].addr < part->end; i++) {
+		const struct leafloc *l = leaf_at(g, i);
+		if (!l->ok)
+			continue;
+		int n, named = named_frames(g, g->code->insns[i].addr, &n);
+		if (!named)
+			continue;
+		uint64_t h = copy_hash(g, n, named), loc = ((uint64_t)l->line << 32 | l->disc) + 1;
+		uint64_t *slot = spgo_kmap_upsert(&g->copy_entry, &h);
+		if (!*slot || loc < *slot)
+			*slot = loc;
+	}
+}
+
+/* Context profile f starts where the copy of code at addr starts. */
+static void note_entry(struct csgen *g, uint32_t f, uint64_t addr)
+{
+	int n, named = named_frames(g, addr, &n);
+	if (!named)
+		return;
+	uint64_t h = copy_hash(g, n, named);
+	scan_part(g, addr);
+	const uint64_t *loc = spgo_kmap_find(&g->copy_entry, &h);
+	if (!loc)
+		return;
+	uint64_t key = f;
+	uint64_t *slot = spgo_kmap_upsert(&g->entries, &key);
+	if (!*slot || *loc < *slot)
+		*slot = *loc;
+}
+
 /* ---- contexts ---------------------------------------------------------------------- */
 
 /* The context profile of trie node x, or CTX_EMPTY. */
@@ -185,6 +255,8 @@ static uint32_t node_context(struct csgen *g, uint32_t x)
 		result = spgo_func_get_ctx(g->p, g->str.v, g->str.n);
 		if (leaf_inlined)
 			spgo_fn(g->p, result)->attrs |= SPGO_ATTR_WAS_INLINED;
+		if (g->o->call_estimate == SPGO_CS_CALL_EST_ENTRY)
+			note_entry(g, result, ctx[n - 1]);
 	}
 	g->node_ctx[x] = result + 1;
 	return result;
@@ -368,13 +440,30 @@ static uint64_t head_estimate(const struct spgo_profile *p, uint32_t f)
 	return c;
 }
 
+/* 1 when f's code starts at loc ((line << 32 | disc) + 1) and that line
+ * has no body sample (its entry never sampled: called rarely), else LLVM's
+ * estimate. */
+static uint64_t entry_estimate(const struct spgo_profile *p, uint32_t f, uint64_t loc)
+{
+	const struct spgo_func *fn = &p->funcs.v[f];
+	loc--;
+	if (fn->head)
+		return fn->head;
+	for (uint32_t b = fn->bodies; b != SPGO_NONE; b = p->bodies.v[b].next) {
+		const struct spgo_body *x = &p->bodies.v[b];
+		if (x->line == (uint32_t)(loc >> 32) && x->disc == (uint32_t)loc && x->count)
+			return head_estimate(p, f);
+	}
+	return 1;
+}
+
 /*
  * A callee context without head samples was inlined (no call reached it):
  * its caller context gets the call-site count estimated from the callee's
- * entry, children before parents (the parents made here are handled at
- * their own depth).
+ * entry (LLVM's rule, or with entries that of entry_estimate), children
+ * before parents (the parents made here are handled at their own depth).
  */
-void spgo_cs_infer_callsites(struct spgo_profile *p)
+void spgo_cs_infer_callsites(struct spgo_profile *p, const struct spgo_kmap *entries)
 {
 	size_t maxd = 0;
 	for (size_t i = 0; i < p->top.n; i++) {
@@ -409,7 +498,9 @@ void spgo_cs_infer_callsites(struct spgo_profile *p)
 			if (dot)
 				disc = (uint32_t)strtoul(dot + 1, NULL, 10);
 			size_t plen = (size_t)(colon - s);
-			uint64_t est = head_estimate(p, f);
+			uint64_t fk = f;
+			const uint64_t *entry = entries ? spgo_kmap_find(entries, &fk) : NULL;
+			uint64_t est = entry ? entry_estimate(p, f, *entry) : head_estimate(p, f);
 			uint32_t callee = p->funcs.v[f].name;
 			uint32_t parent = spgo_func_get_ctx(p, s, plen);
 			uint32_t b = spgo_body_get(p, parent, line, disc);
@@ -527,13 +618,19 @@ static struct spgo_profile *line_profile(struct spgo_binary *bin, struct spgo_cs
 	g.node_ctx = xcalloc(trie->nodes.n, sizeof *g.node_ctx);
 	g.leaf = xcalloc(code->ninsns, sizeof *g.leaf);
 	VEC_GROW(&g.addrs, 64);
+	spgo_kmap_init(&g.copy_entry, 1);
+	spgo_kmap_init(&g.parts_done, 1);
+	spgo_kmap_init(&g.entries, 1);
 	if (o->infer_missing_frames > 0)
 		g.tc = spgo_cs_tailcalls_new(trie);
 	gen_bodies(&g);
 	gen_boundaries(&g);
-	spgo_cs_infer_callsites(g.p);
+	spgo_cs_infer_callsites(g.p, o->call_estimate == SPGO_CS_CALL_EST_ENTRY ? &g.entries : NULL);
 	raise_to_targets(g.p);
 	spgo_cs_tailcalls_free(g.tc);
+	spgo_kmap_free(&g.copy_entry);
+	spgo_kmap_free(&g.parts_done);
+	spgo_kmap_free(&g.entries);
 	free(g.node_ctx);
 	free(g.leaf);
 	VEC_FREE(&g.addrs);

@@ -30,6 +30,7 @@
 #include "spgo/context.h"
 #include "spgo/gen.h"
 #include "spgo/ground_truth.h"
+#include "spgo/probe.h"
 
 #define MAX_INLINE 64
 
@@ -191,10 +192,81 @@ static int ambiguous(const char *name)
 	return !strncmp(name, "__cxx_global_var_init", 21) || !strncmp(name, "__tls_init", 10);
 }
 
+/*
+ * The probe-keyed reference: the view's counts as a frame trie in probe
+ * mode -- a node per context's call sites, every counted instruction a
+ * range of its own on its context's node, every taken transfer a branch
+ * there (a call's in the caller's context, as the unwinder records it) --
+ * made a profile by the rules of `spgo gen --cs` on a probe binary
+ * (src/context/probe.c), without missing-frame inference: the counts are
+ * exact and the view says which frames there are.
+ */
+static int truth_cs_probes(struct spgo_binary *bin, const struct spgo_gt_cs_view *w, int compress,
+			   struct spgo_profile **out)
+{
+	struct spgo_cs_code code;
+	if (spgo_cs_code_init(&code, bin) < 0)
+		return -1;
+	struct spgo_cs_opts o;
+	spgo_cs_defaults(&o);
+	o.infer_missing_frames = 0;
+	o.compress_recursion = compress;
+	struct spgo_cs_stats st;
+	memset(&st, 0, sizeof st);
+	struct spgo_cs_trie t;
+	spgo_cs_trie_init(&t, &code, &o, &st);
+	t.probes = 1;
+	uint32_t *node = xmalloc((w->n_ctx + 1) * sizeof *node);
+	for (size_t c = 0; c < w->n_ctx; c++) {
+		uint32_t x = SPGO_CS_ROOT;
+		for (size_t k = w->ctx_off[c]; k < w->ctx_off[c + 1]; k++) {
+			uint64_t key[2] = {x, w->sites[k]};
+			uint64_t *v = spgo_kmap_upsert(&t.index, key);
+			if (!*v) {
+				struct spgo_cs_node nd = {w->sites[k], x};
+				VEC_PUSH(&t.nodes, nd);
+				*v = t.nodes.n;
+			}
+			x = (uint32_t)(*v - 1);
+		}
+		node[c] = x;
+	}
+	for (size_t i = 0; i < w->n_insns; i++) {
+		const struct spgo_gt_cs_insn *in = &w->insns[i];
+		uint64_t key[3] = {node[in->ctx], in->addr, in->addr};
+		*spgo_kmap_upsert(&t.ranges, key) += in->count;
+	}
+	for (size_t i = 0; i < w->n_edges; i++) {
+		const struct spgo_gt_cs_edge *e = &w->edges[i];
+		if (e->kind != 'T' || e->from == SPGO_GT_OUTSIDE || e->to == SPGO_GT_OUTSIDE)
+			continue;
+		uint64_t key[3] = {node[e->ctx], e->from, e->to};
+		*spgo_kmap_upsert(&t.branches, key) += e->count;
+	}
+	free(node);
+	struct spgo_profile *p = spgo_cs_probe_profile(bin, &code, &t, &o, &st);
+	spgo_cs_trie_free(&t);
+	spgo_cs_code_free(&code);
+	if (!p->top.n) {
+		spgo_profile_free(p);
+		return spgo_error("%s: no counted instruction has a pseudo-probe", spgo_binary_path(bin));
+	}
+	spgo_profile_finalize(p, 0);
+	*out = p;
+	return 0;
+}
+
 int spgo_gen_truth_cs(struct spgo_binary *bin, const struct spgo_gt_cs_view *w, int compress,
-		      struct spgo_profile **out)
+		      int dwarf_lines, struct spgo_profile **out)
 {
 	*out = NULL;
+	if (!dwarf_lines) {
+		int probes = spgo_binary_load_probes(bin);
+		if (probes < 0)
+			return -1;
+		if (probes)
+			return truth_cs_probes(bin, w, compress, out);
+	}
 	if (spgo_binary_load_debug(bin) < 0)
 		return spgo_error("%s: no debug information (DWARF) to map counts to source lines: "
 				  "build with -g, or pass the debug file with --debug-binary",
@@ -250,7 +322,7 @@ int spgo_gen_truth_cs(struct spgo_binary *bin, const struct spgo_gt_cs_view *w, 
 		str_add(&g, spgo_name(g.p, cname), spgo_name_len(g.p, cname));
 		spgo_add_head(g.p, spgo_func_get_ctx(g.p, g.str.v, g.str.n), e->count);
 	}
-	spgo_cs_infer_callsites(g.p);
+	spgo_cs_infer_callsites(g.p, NULL); /* exact heads: only inlined copies lack them */
 	for (size_t b = 0; b < g.p->bodies.n; b++) { /* bodies cover their call targets */
 		struct spgo_body *body = &g.p->bodies.v[b];
 		uint64_t sum = 0;

@@ -106,7 +106,7 @@ static int run_truth_cs(const struct spgo_gen_job *j)
 	apply_split(j, bin);
 	int rc = spgo_gt_cs_read(&gt, j->truth_cs);
 	if (rc == 0) {
-		rc = spgo_gen_truth_cs(bin, &gt.views[j->truth_view], -1, &p);
+		rc = spgo_gen_truth_cs(bin, &gt.views[j->truth_view], -1, j->opts.dwarf_lines, &p);
 		spgo_gt_cs_free(&gt);
 	}
 	spgo_binary_close(bin);

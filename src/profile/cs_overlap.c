@@ -9,7 +9,10 @@
  * offset, discriminator).  The measured profile defines the units:
  *  - context view: every context it has (flat CS contexts as they are,
  *    inlinees of a nested or non-CS profile as "caller:loc @ callee"); a
- *    reference context it lacks falls to the base profile of its leaf
+ *    reference context goes to the longest suffix of it that the profile
+ *    has (a nested profile's inlinee paths start at an out-of-line
+ *    function: [main:1 @ a:2 @ b] is counted in a's inlinee "a:2 @ b"),
+ *    and one with no such suffix falls to the base profile of its leaf
  *    function (what a cold context merged into the base gets);
  *  - post-inline view: the code the compiler would make.  A function's
  *    out-of-line copy is the unit named by the function; an inlinee that
@@ -159,8 +162,20 @@ static uint32_t unit_of(struct cso *c, const char *s, size_t n, int inl)
 static uint32_t project(struct cso *c, const char *key)
 {
 	size_t len = strlen(key);
-	if (inlined(c, key, len) && c->view == SPGO_CSO_CONTEXT)
-		return unit_of(c, key, len, 1);
+	if (c->view == SPGO_CSO_CONTEXT) {
+		/* The longest suffix of the context that the profile has: the
+		 * whole context for a flat CS profile, the path below an
+		 * out-of-line function for a nested or non-CS one (whose
+		 * inlinees start at their top-level function, not at main). */
+		for (const char *s = key; s;) {
+			size_t n = len - (size_t)(s - key);
+			if (inlined(c, s, n))
+				return unit_of(c, s, n, 1);
+			s = strstr(s, " @ ");
+			if (s)
+				s += 3;
+		}
+	}
 	if (spgo_ctx_split(c->scratch, key, &c->fr) < 0 || !c->fr.n)
 		return unit_of(c, key, len, 0);
 	const spgo_ctx_frames *fr = &c->fr;

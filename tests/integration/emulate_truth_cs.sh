@@ -7,12 +7,19 @@
 #  - spgo gen --ground-truth-cs: the reference CS profile; spgo overlap
 #    --cs-truth scores it 100% against itself (context and post-inline
 #    views) and lower once a count is perturbed.
+#  - On a probe build of calls.c (clang-19), the reference is keyed by
+#    pseudo-probes with the same per-context counts.
 #  - The post-inline view on a hand-made nested profile with a
 #    ShouldBeInlined inlinee (tests/data/cs_truth/{ref,nested}.txt):
 #    context view 85.71% (120/140 by hand), post-inline 100% (the
 #    not-inlined copy folds into foo's base, as the truth does).
+#  - The context view matches a reference context to the longest suffix of
+#    it the profile has (tests/data/cs_truth/suffix_*.txt: 100%).
 #  - The demo program: spgo gen --cs of the same emulated run scored
-#    against its truth (the figure is printed; >= 80% required).
+#    against its truth (the figure is printed; >= 80% required); with
+#    --cs-call-estimate entry, main's call count of run (inlined, its
+#    entry never sampled) is small (< 10; the default rule gives the
+#    loop's count) and the overlap higher.
 source "$SPGO_SRC/tests/data/emulate/common.sh"
 cs="$SPGO_SRC/tests/data/cs_truth"
 gcc -O2 -g -fno-omit-frame-pointer -no-pie -o calls "$cs/calls.c"
@@ -83,6 +90,33 @@ f=$("$SPGO" overlap --cs-truth "$cs/ref.txt" "$cs/nested.txt" --view inline | fi
 [ "$f" = 100.00 ] || fail "hand-made nested profile, post-inline view: $f%, expected 100%"
 f=$("$SPGO" overlap --cs-truth "$cs/ref.txt" "$cs/nested.txt" --view inline --inline all | figure)
 [ "$f" = 85.71 ] || fail "hand-made nested profile, --inline all: $f%, expected 85.71%"
+# Context view of a nested profile whose inlinee sits under an out-of-line
+# function (mid:3 @ leaf): the reference's [main:2 @ mid:3 @ leaf] is
+# counted there (its longest suffix the profile has), not in leaf's base
+# (which the profile lacks: 50% before).
+f=$("$SPGO" overlap --cs-truth "$cs/suffix_ref.txt" "$cs/suffix_nested.txt" --view context | figure)
+[ "$f" = 100.00 ] || fail "nested profile rooted below main, context view: $f%, expected 100%"
+
+# A probe build (clang-19 -fpseudo-probe-for-profiling; noinline for gcc's
+# noipa): the reference is keyed by probes, with the counts of calls.c's
+# comment per context, tailer's frame kept by the true view only.
+if command -v clang-19 >/dev/null; then
+  sed 's/noipa/noinline/' "$cs/calls.c" > calls_probe.c
+  clang-19 -O2 -g -fpseudo-probe-for-profiling -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+    -fno-pie -no-pie -o calls_probe calls_probe.c
+  "$SPGO" emulate -o pp.data --ground-truth-cs pcs.txt -- ./calls_probe
+  "$SPGO" gen --binary calls_probe --ground-truth-cs pcs.txt -o pref.txt --format text
+  "$SPGO" gen --binary calls_probe --ground-truth-cs pcs.txt --truth-view true -o pref-true.txt --format text
+  grep -q '^ !CFGChecksum: ' pref.txt || fail "probe build: the reference is not probe-keyed"
+  grep -q '^\[main:[0-9]* @ rec:[0-9]* @ rec:[0-9]* @ leaf\]:20:20$' pref.txt ||
+    fail "probe build: no compressed recursive context of leaf with 20 calls"
+  grep -q '^\[main:[0-9]* @ rec\]:[0-9]*:10$' pref.txt || fail "probe build: rec under main not entered 10 times"
+  grep -q '^\[main:[0-9]* @ tailer:[0-9]* @ leaf\]:10:10$' pref-true.txt || fail "probe build, true view: no main @ tailer @ leaf"
+  grep -q '^\[main:[0-9]* @ tailer:[0-9]* @ leaf\]' pref.txt && fail "probe build, fp view: tailer's frame kept under a tail call"
+  f=$("$SPGO" overlap --cs-truth pref.txt pref.txt | figure)
+  [ "$f" = 100.00 ] || fail "probe reference against itself: $f%"
+  echo "probe build: reference keyed by probes, counts per context as by hand"
+fi
 
 # The demo program: a sampled CS profile against the truth of the same run.
 if command -v clang-19 >/dev/null; then
@@ -97,5 +131,16 @@ if command -v clang-19 >/dev/null; then
   a=$("$SPGO" overlap --cs-truth m-ref.txt m-afdo.txt --view inline --inline all | figure)
   echo "minivm: CS profile $c% (context view), $i% (post-inline, every context inlined); AutoFDO $a%"
   awk -v f="$c" 'BEGIN { exit !(f >= 80) }' || fail "minivm: CS block overlap $c% < 80%"
+  # --cs-call-estimate entry: run (inlined into main, entered once a
+  # round, its entry never sampled) no longer gives main's call site its
+  # loop's count (llvm-profgen's rule, the default, does).
+  "$SPGO" gen --cs --cs-call-estimate entry --quiet --binary minivm --perf-data m.data -o m-cse.txt --format text
+  runs() { awk '/^\[main\]/ { on = 1; next } /^\[/ { on = 0 } on && / run:/ { sub(/.* run:/, ""); print; exit }' "$1"; }
+  r0=$(runs m-cs.txt); r1=$(runs m-cse.txt); rt=$(runs m-ref.txt)
+  e=$("$SPGO" overlap --cs-truth m-ref.txt m-cse.txt | figure)
+  echo "minivm: main's calls of run: truth $rt, first-line estimate $r0, entry estimate $r1; overlap $c% -> $e%"
+  [ -n "$r0" ] && [ -n "$r1" ] && [ "$r1" -lt 10 ] && [ "$r0" -gt 100 ] ||
+    fail "minivm: main's call-site count of run: $r0 (first), $r1 (entry)"
+  awk -v a="$e" -v b="$c" 'BEGIN { exit !(a > b) }' || fail "minivm: --cs-call-estimate entry $e% <= $c%"
 fi
 echo "emulate_truth_cs: ok"
