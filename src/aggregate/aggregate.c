@@ -895,7 +895,7 @@ void spgo_agg_dump(const struct spgo_aggregate *a, FILE *fp)
 		spgo_sort(offs.v, offs.n, sizeof *offs.v, cmp_stack);
 	for (size_t i = 0; i < offs.n; i++) {
 		size_t it = offs.v[i];
-		struct spgo_agg_stack st;
+		struct spgo_agg_stack st = {0};
 		spgo_agg_next_stack(a, &it, &st);
 		fprintf(fp, "stack %llu", (unsigned long long)st.count);
 		for (uint32_t k = 0; k < st.nframes; k++) {

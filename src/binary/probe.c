@@ -265,7 +265,7 @@ static int read_descs(struct spgo_binary *bin, const uint8_t *data, size_t size)
 	 * the count is bounded by the section's size). */
 	size_t n = 0;
 	while (r.p < r.end) {
-		uint64_t guid, hash;
+		uint64_t guid = 0, hash = 0;
 		uint32_t len;
 		if (rd_u64(&r, &guid, "function GUID") < 0 || rd_u64(&r, &hash, "CFG checksum") < 0 ||
 		    rd_uleb32(&r, &len, "name size") < 0)
@@ -367,7 +367,7 @@ static int walk_tree(struct dec *d, uint64_t *last, int *addr_based)
 		int32_t parent = lv->parent;
 		const uint8_t *at = r->p;
 		uint32_t callsite = 0, nprobes, ninlined;
-		uint64_t guid;
+		uint64_t guid = 0;
 		if (parent >= 0 && rd_uleb32(r, &callsite, "inline call-site probe id") < 0)
 			return -1;
 		if (rd_u64(r, &guid, "function GUID") < 0 || rd_uleb32(r, &nprobes, "probe count") < 0 ||
@@ -412,7 +412,7 @@ static int walk_tree(struct dec *d, uint64_t *last, int *addr_based)
 			if (type > SPGO_PROBE_DIRECT_CALL)
 				return rd_fail(r, pat, "probe %u of GUID 0x%016llx has unknown type %u", index,
 					       (unsigned long long)guid, type);
-			uint64_t addr;
+			uint64_t addr = 0;
 			if (kind & 0x80) {
 				int64_t delta = 0;
 				if (rd_sleb64(r, &delta, "probe address delta") < 0)
