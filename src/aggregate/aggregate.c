@@ -8,6 +8,7 @@
  * compare and an add.  Nothing is allocated per sample once the scratch
  * arrays and maps have grown to their working size.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,12 +86,19 @@ struct spgo_agg_impl {
 	spgo_agg_stack_fn on_stack; /* spgo_agg_on_stack: handed over, not stored */
 	void *on_stack_ctx;
 	size_t on_stack_words; /* ... when the distinct ones kept exceed this */
+	struct stack_worker *worker; /* spgo_agg_on_stack_thread: fn's thread */
 	VEC(struct spgo_agg_match) matches;
 
 	/* Translation cache: pid, runtime [lo, lo + len), delta, dso. */
 	int c_valid, c_in;
 	uint32_t c_pid, c_dso, c_mode;
 	uint64_t c_lo, c_len, c_delta;
+	/* ... and the entry it held before (a sample's addresses alternate
+	 * between the binary and a library: the bottom of each stack, calls
+	 * into libc); v_valid 0 when none. */
+	int v_valid, v_in;
+	uint32_t v_pid, v_dso, v_mode;
+	uint64_t v_lo, v_len, v_delta;
 
 	/* Distinct stack samples: pool of entries
 	 * [count, nframes | nbranches << 32, frames..., branch pairs...],
@@ -122,6 +130,8 @@ struct spgo_agg_impl {
 	uint64_t nopid_ambiguous; /* samples left unplaced: several processes */
 };
 
+static void worker_stop(struct spgo_agg_impl *I);
+
 int spgo_agg_new(struct spgo_aggregate **out, const char *binary_path, const char *debug_path)
 {
 	*out = NULL;
@@ -150,6 +160,7 @@ void spgo_agg_free(struct spgo_aggregate *a)
 	if (!a)
 		return;
 	struct spgo_agg_impl *I = a->impl;
+	worker_stop(I); /* (the batch in hand is unwound: fn's context is still there) */
 	for (size_t i = 0; i < a->events.n; i++) {
 		free(a->events.v[i].name);
 		spgo_kmap_free(&a->events.v[i].ips);
@@ -249,6 +260,26 @@ static int map_slow(struct spgo_aggregate *a, uint32_t pid, unsigned cpumode, ui
 {
 	struct spgo_agg_impl *I = a->impl;
 	*dso = -1;
+	int kmode = cpumode == PERF_RECORD_MISC_KERNEL;
+	if (I->v_valid && pid == I->v_pid && addr - I->v_lo < I->v_len && I->v_mode == (uint32_t)kmode) {
+		/* The previous entry: swap it back in. */
+		int valid = I->c_valid, in = I->c_in;
+		uint32_t cpid = I->c_pid, cdso = I->c_dso, cmode = I->c_mode;
+		uint64_t lo = I->c_lo, len = I->c_len, delta = I->c_delta;
+		I->c_valid = 1, I->c_in = I->v_in, I->c_pid = I->v_pid, I->c_dso = I->v_dso;
+		I->c_mode = I->v_mode, I->c_lo = I->v_lo, I->c_len = I->v_len, I->c_delta = I->v_delta;
+		I->v_valid = valid, I->v_in = in, I->v_pid = cpid, I->v_dso = cdso;
+		I->v_mode = cmode, I->v_lo = lo, I->v_len = len, I->v_delta = delta;
+		*dso = I->c_dso;
+		if (!I->c_in)
+			return -1;
+		*vaddr = addr + I->c_delta;
+		return 0;
+	}
+	if (I->c_valid) { /* (kept as the previous entry) */
+		I->v_valid = 1, I->v_in = I->c_in, I->v_pid = I->c_pid, I->v_dso = I->c_dso;
+		I->v_mode = I->c_mode, I->v_lo = I->c_lo, I->v_len = I->c_len, I->v_delta = I->c_delta;
+	}
 	const struct spgo_perf_map *m = spgo_perf_machine_find(I->machine, pid, cpumode, addr);
 	if (!m) {
 		/* perf script text without mmap events: take the addresses as
@@ -348,18 +379,105 @@ static struct spgo_agg_event *event_at(struct spgo_aggregate *a, size_t i,
 	return &a->events.v[i];
 }
 
-/* Hand the distinct stacks kept so far to the on_stack callback and forget
- * them. */
-static void flush_stacks(struct spgo_agg_impl *I)
+/* Call fn on each distinct stack of a pool [count, hdr, words...]... */
+static void hand_over(spgo_agg_stack_fn fn, void *ctx, const uint64_t *pool, size_t n)
 {
-	for (size_t at = 0; at < I->pool.n;) {
-		const uint64_t *e = I->pool.v + at;
+	for (size_t at = 0; at < n;) {
+		const uint64_t *e = pool + at;
 		struct spgo_agg_stack s = {e[0], e + 2, (uint32_t)e[1], (uint32_t)(e[1] >> 32),
 					   e + 2 + (uint32_t)e[1]};
-		I->on_stack(I->on_stack_ctx, &s);
+		fn(ctx, &s);
 		at += 2 + s.nframes + 2 * (size_t)s.nbranches;
 	}
+}
+
+/*
+ * The on_stack callback's own thread (spgo_agg_on_stack_thread): double
+ * buffering.  A full pool is swapped with the worker's (empty) buffer and
+ * handed over whole; reading fills the other while the worker runs fn on
+ * each stack of this one.  One batch at a time, in the order they were
+ * kept: fn sees exactly the calls it would see in the reading thread.
+ */
+struct stack_worker {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	spgo_agg_stack_fn fn;
+	void *ctx;
+	uint64_t *v; /* the batch (while pending), else a free buffer */
+	size_t n, cap;
+	int pending, done;
+};
+
+static void *worker_run(void *arg)
+{
+	struct stack_worker *w = arg;
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (!w->pending && !w->done)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (!w->pending)
+			break;
+		pthread_mutex_unlock(&w->mu);
+		hand_over(w->fn, w->ctx, w->v, w->n);
+		pthread_mutex_lock(&w->mu);
+		w->n = 0;
+		w->pending = 0;
+		pthread_cond_broadcast(&w->cv);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* Hand the pool to the worker (once it is done with the previous batch)
+ * and take its free buffer in exchange. */
+static void worker_give(struct spgo_agg_impl *I)
+{
+	struct stack_worker *w = I->worker;
+	pthread_mutex_lock(&w->mu);
+	while (w->pending)
+		pthread_cond_wait(&w->cv, &w->mu);
+	uint64_t *v = w->v;
+	size_t cap = w->cap;
+	w->v = I->pool.v;
+	w->n = I->pool.n;
+	w->cap = I->pool.cap;
+	I->pool.v = v;
 	I->pool.n = 0;
+	I->pool.cap = cap;
+	w->pending = 1;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* Wait for the batch in hand, stop the worker and free it. */
+static void worker_stop(struct spgo_agg_impl *I)
+{
+	struct stack_worker *w = I->worker;
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->done = 1;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->thread, NULL);
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+	free(w->v);
+	free(w);
+	I->worker = NULL;
+}
+
+/* Hand the distinct stacks kept so far to the on_stack callback (or its
+ * thread) and forget them. */
+static void flush_stacks(struct spgo_agg_impl *I)
+{
+	if (I->worker && I->pool.n) {
+		worker_give(I);
+	} else {
+		hand_over(I->on_stack, I->on_stack_ctx, I->pool.v, I->pool.n);
+		I->pool.n = 0;
+	}
 	spgo_kmap_free(&I->stack_index);
 	spgo_kmap_init(&I->stack_index, 2);
 }
@@ -371,11 +489,22 @@ static void count_stack(struct spgo_agg_impl *I, uint32_t nframes, uint32_t nbra
 	const uint64_t *w = I->scratch.v;
 	size_t nw = I->scratch.n;
 	uint64_t hdr = nframes | (uint64_t)nbranches << 32;
-	/* (word-wise: a byte-wise hash of ~70 words was a sixth of the time) */
-	uint64_t h = spgo_hash64(hdr);
-	for (size_t i = 0; i < nw; i++)
-		h = (h ^ w[i]) * 0x100000001b3ULL + (h >> 29);
-	h = spgo_hash64(h);
+	/* (word-wise: a byte-wise hash of ~70 words was a sixth of the time;
+	 * four independent lanes: one lane's chain of multiplies was most of
+	 * this function's time.  The hash only finds entries: which samples
+	 * are distinct, and their order in the pool, do not depend on it.) */
+	uint64_t h0 = spgo_hash64(hdr), h1 = h0 ^ 0x9e3779b97f4a7c15ULL, h2 = h0 + 0x632be59bd9b4e019ULL,
+		 h3 = ~h0;
+	size_t i = 0;
+	for (; i + 4 <= nw; i += 4) {
+		h0 = (h0 ^ w[i]) * 0x100000001b3ULL + (h0 >> 29);
+		h1 = (h1 ^ w[i + 1]) * 0x100000001b3ULL + (h1 >> 29);
+		h2 = (h2 ^ w[i + 2]) * 0x100000001b3ULL + (h2 >> 29);
+		h3 = (h3 ^ w[i + 3]) * 0x100000001b3ULL + (h3 >> 29);
+	}
+	for (; i < nw; i++)
+		h0 = (h0 ^ w[i]) * 0x100000001b3ULL + (h0 >> 29);
+	uint64_t h = spgo_hash64(h0 ^ spgo_hash64(h1 ^ spgo_hash64(h2 ^ spgo_hash64(h3))));
 	for (uint64_t salt = 0;; salt++) {
 		uint64_t key[2] = {h, salt};
 		uint64_t *v = spgo_kmap_find(&I->stack_index, key);
@@ -419,13 +548,37 @@ void spgo_agg_keep_ranges(struct spgo_aggregate *a, int keep) { a->impl->no_lbr_
 void spgo_agg_on_stack(struct spgo_aggregate *a, spgo_agg_stack_fn fn, void *ctx, size_t max_bytes)
 {
 	struct spgo_agg_impl *I = a->impl;
-	if (I->on_stack && !fn) {
+	if (I->on_stack && (!fn || I->worker)) {
 		flush_stacks(I);
-		VEC_FREE(&I->pool);
+		worker_stop(I); /* (after the last batch) */
+		if (!fn)
+			VEC_FREE(&I->pool);
 	}
 	I->on_stack = fn;
 	I->on_stack_ctx = ctx;
 	I->on_stack_words = max_bytes / 8;
+}
+
+int spgo_agg_on_stack_thread(struct spgo_aggregate *a)
+{
+	struct spgo_agg_impl *I = a->impl;
+	if (!I->on_stack)
+		return -1;
+	if (I->worker)
+		return 0;
+	struct stack_worker *w = xcalloc(1, sizeof *w);
+	w->fn = I->on_stack;
+	w->ctx = I->on_stack_ctx;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	if (pthread_create(&w->thread, NULL, worker_run, w) != 0) {
+		pthread_mutex_destroy(&w->mu);
+		pthread_cond_destroy(&w->cv);
+		free(w);
+		return -1;
+	}
+	I->worker = w;
+	return 0;
 }
 
 void spgo_agg_set_functions(struct spgo_aggregate *a, const struct spgo_function *fns, size_t n)
@@ -699,7 +852,7 @@ void spgo_agg_feed(struct spgo_aggregate *a, const struct spgo_perf_record *rec)
 	case PERF_RECORD_MMAP2:
 	case PERF_RECORD_FORK:
 		spgo_perf_machine_feed(I->machine, rec);
-		I->c_valid = 0;
+		I->c_valid = I->v_valid = 0;
 		I->nopid_state = 0;
 		break;
 	case PERF_RECORD_LOST:
@@ -895,7 +1048,7 @@ void spgo_agg_dump(const struct spgo_aggregate *a, FILE *fp)
 		spgo_sort(offs.v, offs.n, sizeof *offs.v, cmp_stack);
 	for (size_t i = 0; i < offs.n; i++) {
 		size_t it = offs.v[i];
-		struct spgo_agg_stack st;
+		struct spgo_agg_stack st = {0};
 		spgo_agg_next_stack(a, &it, &st);
 		fprintf(fp, "stack %llu", (unsigned long long)st.count);
 		for (uint32_t k = 0; k < st.nframes; k++) {
