@@ -87,6 +87,8 @@ struct spgo_agg_impl {
 	void *on_stack_ctx;
 	size_t on_stack_words; /* ... when the distinct ones kept exceed this */
 	struct stack_worker *worker; /* spgo_agg_on_stack_thread: fn's thread */
+	VEC(uint64_t) raw;  /* ... the stacks read, for it to count (put_stack) */
+	size_t raw_words;   /* ... handed over when it holds this many words */
 	VEC(struct spgo_agg_match) matches;
 
 	/* Translation cache: pid, runtime [lo, lo + len), delta, dso. */
@@ -102,9 +104,12 @@ struct spgo_agg_impl {
 
 	/* Distinct stack samples: pool of entries
 	 * [count, nframes | nbranches << 32, frames..., branch pairs...],
-	 * indexed by {hash, salt} -> offset in pool. */
+	 * indexed by {hash, salt} -> offset in pool.  (The worker's while it
+	 * runs: cache lines of their own.) */
+	char pad0[64];
 	VEC(uint64_t) pool;
 	struct spgo_kmap stack_index;
+	char pad1[64];
 	VEC(uint64_t) scratch;
 	struct ctab ranges, branches, ips; /* ips: key (vaddr, event index) */
 	VEC(uint64_t) mf; /* mapped LBR from/to */
@@ -160,7 +165,8 @@ void spgo_agg_free(struct spgo_aggregate *a)
 	if (!a)
 		return;
 	struct spgo_agg_impl *I = a->impl;
-	worker_stop(I); /* (the batch in hand is unwound: fn's context is still there) */
+	worker_stop(I); /* (what it was given is counted and handed over: fn's context must
+			 * still be there) */
 	for (size_t i = 0; i < a->events.n; i++) {
 		free(a->events.v[i].name);
 		spgo_kmap_free(&a->events.v[i].ips);
@@ -392,65 +398,122 @@ static void hand_over(spgo_agg_stack_fn fn, void *ctx, const uint64_t *pool, siz
 }
 
 /*
- * The on_stack callback's own thread (spgo_agg_on_stack_thread): double
- * buffering.  A full pool is swapped with the worker's (empty) buffer and
- * handed over whole; reading fills the other while the worker runs fn on
- * each stack of this one.  One batch at a time, in the order they were
- * kept: fn sees exactly the calls it would see in the reading thread.
+ * The on_stack callback's own thread (spgo_agg_on_stack_thread).  Reading
+ * appends each stack sample as it comes ([count, hdr, words...]) to a raw
+ * chunk; a full chunk goes to the worker, which keeps the distinct ones in
+ * the pool (count_stack) and, when the pool is full, swaps it with its
+ * second buffer and runs fn on each stack of that batch, a slice at a time,
+ * taking in the next raw chunk between slices: reading waits only when
+ * the worker has not taken the previous chunk yet.  The pool fills and is
+ * handed over exactly as in the reading thread: fn sees the same calls in
+ * the same order.  While the worker runs, only it touches the pool and
+ * stack_index.
  */
+#define WORKER_SLICE 256 /* stacks unwound between looks at the raw chunks */
 struct stack_worker {
+	struct spgo_agg_impl *I;
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	spgo_agg_stack_fn fn;
-	void *ctx;
-	uint64_t *v; /* the batch (while pending), else a free buffer */
-	size_t n, cap;
-	int pending, done;
+	uint64_t *raw; /* the chunk handed over (while raw_pending), else free */
+	size_t raw_n, raw_cap;
+	int raw_pending, done;
+	uint64_t *v;   /* the batch being handed to fn: [at, n) left */
+	size_t at, n, cap;
 };
 
-static void *worker_run(void *arg)
+static void count_stack(struct spgo_agg_impl *I, const uint64_t *w, size_t nw, uint64_t hdr,
+			uint64_t times);
+
+/* Worker: fn on the next slice of the batch (up to max stacks). */
+static void worker_slice(struct stack_worker *w, size_t max)
 {
-	struct stack_worker *w = arg;
-	pthread_mutex_lock(&w->mu);
-	for (;;) {
-		while (!w->pending && !w->done)
-			pthread_cond_wait(&w->cv, &w->mu);
-		if (!w->pending)
-			break;
-		pthread_mutex_unlock(&w->mu);
-		hand_over(w->fn, w->ctx, w->v, w->n);
-		pthread_mutex_lock(&w->mu);
-		w->n = 0;
-		w->pending = 0;
-		pthread_cond_broadcast(&w->cv);
+	struct spgo_agg_impl *I = w->I;
+	for (size_t k = 0; k < max && w->at < w->n; k++) {
+		const uint64_t *e = w->v + w->at;
+		struct spgo_agg_stack s = {e[0], e + 2, (uint32_t)e[1], (uint32_t)(e[1] >> 32),
+					   e + 2 + (uint32_t)e[1]};
+		I->on_stack(I->on_stack_ctx, &s);
+		w->at += 2 + s.nframes + 2 * (size_t)s.nbranches;
 	}
-	pthread_mutex_unlock(&w->mu);
-	return NULL;
 }
 
-/* Hand the pool to the worker (once it is done with the previous batch)
- * and take its free buffer in exchange. */
-static void worker_give(struct spgo_agg_impl *I)
+/* Worker: the pool is full: finish the batch in hand, make the pool the
+ * next batch (flush_stacks with a worker). */
+static void worker_take_pool(struct stack_worker *w)
 {
-	struct stack_worker *w = I->worker;
-	pthread_mutex_lock(&w->mu);
-	while (w->pending)
-		pthread_cond_wait(&w->cv, &w->mu);
+	struct spgo_agg_impl *I = w->I;
+	worker_slice(w, SIZE_MAX);
 	uint64_t *v = w->v;
 	size_t cap = w->cap;
 	w->v = I->pool.v;
 	w->n = I->pool.n;
 	w->cap = I->pool.cap;
+	w->at = 0;
 	I->pool.v = v;
 	I->pool.n = 0;
 	I->pool.cap = cap;
-	w->pending = 1;
+}
+
+static void *worker_run(void *arg)
+{
+	struct stack_worker *w = arg;
+	struct spgo_agg_impl *I = w->I;
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		if (w->raw_pending) {
+			pthread_mutex_unlock(&w->mu);
+			for (size_t at = 0; at < w->raw_n;) {
+				const uint64_t *e = w->raw + at;
+				size_t nw = (uint32_t)e[1] + 2 * (size_t)(uint32_t)(e[1] >> 32);
+				count_stack(I, e + 2, nw, e[1], e[0]);
+				at += 2 + nw;
+			}
+			pthread_mutex_lock(&w->mu);
+			w->raw_n = 0;
+			w->raw_pending = 0;
+			pthread_cond_broadcast(&w->cv);
+			continue;
+		}
+		if (w->at < w->n) {
+			pthread_mutex_unlock(&w->mu);
+			worker_slice(w, WORKER_SLICE);
+			pthread_mutex_lock(&w->mu);
+			continue;
+		}
+		if (w->done)
+			break;
+		pthread_cond_wait(&w->cv, &w->mu);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* Reading: hand the raw chunk to the worker (once it has taken the
+ * previous one) and take its free buffer in exchange. */
+static void worker_give(struct spgo_agg_impl *I)
+{
+	struct stack_worker *w = I->worker;
+	if (!I->raw.n)
+		return;
+	pthread_mutex_lock(&w->mu);
+	while (w->raw_pending)
+		pthread_cond_wait(&w->cv, &w->mu);
+	uint64_t *v = w->raw;
+	size_t cap = w->raw_cap;
+	w->raw = I->raw.v;
+	w->raw_n = I->raw.n;
+	w->raw_cap = I->raw.cap;
+	I->raw.v = v;
+	I->raw.n = 0;
+	I->raw.cap = cap;
+	w->raw_pending = 1;
 	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 }
 
-/* Wait for the batch in hand, stop the worker and free it. */
+/* Let the worker finish what it was given (raw chunks, the batch in
+ * hand), stop it and free it.  The pool is the reading thread's again. */
 static void worker_stop(struct spgo_agg_impl *I)
 {
 	struct stack_worker *w = I->worker;
@@ -463,17 +526,19 @@ static void worker_stop(struct spgo_agg_impl *I)
 	pthread_join(w->thread, NULL);
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv);
+	free(w->raw);
 	free(w->v);
 	free(w);
 	I->worker = NULL;
+	VEC_FREE(&I->raw);
 }
 
-/* Hand the distinct stacks kept so far to the on_stack callback (or its
- * thread) and forget them. */
+/* Hand the distinct stacks kept so far to the on_stack callback and forget
+ * them; with a worker (called from it), they become its next batch. */
 static void flush_stacks(struct spgo_agg_impl *I)
 {
-	if (I->worker && I->pool.n) {
-		worker_give(I);
+	if (I->worker) {
+		worker_take_pool(I->worker);
 	} else {
 		hand_over(I->on_stack, I->on_stack_ctx, I->pool.v, I->pool.n);
 		I->pool.n = 0;
@@ -482,13 +547,11 @@ static void flush_stacks(struct spgo_agg_impl *I)
 	spgo_kmap_init(&I->stack_index, 2);
 }
 
-/* Count one stack(+LBR) key held in I->scratch. */
-static void count_stack(struct spgo_agg_impl *I, uint32_t nframes, uint32_t nbranches,
+/* Count one stack(+LBR) key w[0..nw) with header hdr (nframes | nbranches
+ * << 32) times times. */
+static void count_stack(struct spgo_agg_impl *I, const uint64_t *w, size_t nw, uint64_t hdr,
 			uint64_t times)
 {
-	const uint64_t *w = I->scratch.v;
-	size_t nw = I->scratch.n;
-	uint64_t hdr = nframes | (uint64_t)nbranches << 32;
 	/* (word-wise: a byte-wise hash of ~70 words was a sixth of the time;
 	 * four independent lanes: one lane's chain of multiplies was most of
 	 * this function's time.  The hash only finds entries: which samples
@@ -527,6 +590,25 @@ static void count_stack(struct spgo_agg_impl *I, uint32_t nframes, uint32_t nbra
 	}
 }
 
+/* One stack(+LBR) sample held in I->scratch: counted, or with a worker
+ * appended to the raw chunk. */
+static void put_stack(struct spgo_agg_impl *I, uint32_t nframes, uint32_t nbranches, uint64_t times)
+{
+	uint64_t hdr = nframes | (uint64_t)nbranches << 32;
+	size_t nw = I->scratch.n;
+	if (!I->worker) {
+		count_stack(I, I->scratch.v, nw, hdr, times);
+		return;
+	}
+	VEC_GROW(&I->raw, I->raw.n + 2 + nw);
+	I->raw.v[I->raw.n++] = times;
+	I->raw.v[I->raw.n++] = hdr;
+	memcpy(I->raw.v + I->raw.n, I->scratch.v, nw * 8);
+	I->raw.n += nw;
+	if (I->raw.n >= I->raw_words)
+		worker_give(I);
+}
+
 void spgo_agg_add_stack(struct spgo_aggregate *a, const uint64_t *frames, uint32_t nframes,
 			const uint64_t *branches, uint32_t nbranches, uint64_t count)
 {
@@ -538,7 +620,7 @@ void spgo_agg_add_stack(struct spgo_aggregate *a, const uint64_t *frames, uint32
 	if (nbranches)
 		memcpy(I->scratch.v + nframes, branches, 2 * (size_t)nbranches * 8);
 	I->scratch.n = nw;
-	count_stack(I, nframes, nbranches, count);
+	put_stack(I, nframes, nbranches, count);
 }
 
 void spgo_agg_keep_stacks(struct spgo_aggregate *a, int keep) { a->impl->no_stacks = !keep; }
@@ -549,8 +631,9 @@ void spgo_agg_on_stack(struct spgo_aggregate *a, spgo_agg_stack_fn fn, void *ctx
 {
 	struct spgo_agg_impl *I = a->impl;
 	if (I->on_stack && (!fn || I->worker)) {
+		worker_give(I); /* (the last raw chunk, if any) */
+		worker_stop(I);
 		flush_stacks(I);
-		worker_stop(I); /* (after the last batch) */
 		if (!fn)
 			VEC_FREE(&I->pool);
 	}
@@ -567,8 +650,10 @@ int spgo_agg_on_stack_thread(struct spgo_aggregate *a)
 	if (I->worker)
 		return 0;
 	struct stack_worker *w = xcalloc(1, sizeof *w);
-	w->fn = I->on_stack;
-	w->ctx = I->on_stack_ctx;
+	w->I = I;
+	/* Raw chunks of a quarter of a batch (4 MiB for the context stage's
+	 * 16 MiB). */
+	I->raw_words = I->on_stack_words / 4 > 64 ? I->on_stack_words / 4 : 64;
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
 	if (pthread_create(&w->thread, NULL, worker_run, w) != 0) {
@@ -826,7 +911,7 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 			if (n)
 				memcpy(I->scratch.v + nf, I->mf.v, 2 * n * 8);
 			I->scratch.n = nf + 2 * n;
-			count_stack(I, nf, (uint32_t)n, times);
+			put_stack(I, nf, (uint32_t)n, times);
 			a->stats.stack_samples += times;
 		}
 	}
