@@ -112,7 +112,7 @@ if [ -x "$big" ]; then
       --format text --quiet
     t script sh -c "'$SPGO' script -i big.data -F ip,brstack --raw-stacks > big.script"
     t profgen llvm-profgen-19 --binary="$big" --perfscript=big.script --format=text -o big.pg.txt \
-      --csspgo-preinliner=false --gen-cs-nested-profile=false
+      --csspgo-preinliner=false --gen-cs-nested-profile=false 2>/dev/null
     t perf sh -c "perf script -i big.data -F ip,brstack > big.perf.script 2>/dev/null"
     rm -f big.script big.perf.script
   done
