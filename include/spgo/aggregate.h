@@ -204,6 +204,18 @@ void spgo_agg_keep_ranges(struct spgo_aggregate *agg, int keep);
 typedef void (*spgo_agg_stack_fn)(void *ctx, const struct spgo_agg_stack *s);
 void spgo_agg_on_stack(struct spgo_aggregate *agg, spgo_agg_stack_fn fn, void *ctx,
 		       size_t max_bytes);
+/* After spgo_agg_on_stack(agg, fn, ...): keep the distinct stacks and
+ * run fn on a thread of its own while reading goes on: the stacks read
+ * go to it in chunks, it merges the identical ones and hands each batch
+ * (max_bytes of distinct stacks) to fn while the next one fills, with the
+ * same calls in the same order as in the reading thread (memory: two
+ * batches and two chunks of a quarter batch).  fn must then touch nothing
+ * that reading touches (the aggregate, the reader).  The thread ends at
+ * spgo_agg_on_stack(agg, NULL, ...) (every stack handed over) or
+ * spgo_agg_free (which may thus still call fn: free fn's context after).
+ * 0, or -1 when no thread could be started (fn then runs in the reading
+ * thread, as before). */
+int spgo_agg_on_stack_thread(struct spgo_aggregate *agg);
 
 /* Count one stack sample (frames and branch pairs already the binary's
  * addresses, SPGO_AGG_EXTERNAL outside) count times, as if fed: how an

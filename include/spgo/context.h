@@ -147,6 +147,9 @@ struct spgo_cs_opts {
 				     line got no sample) */
 	int preinline;            /* run the pre-inliner (0; llvm-profgen 19: on);
 				     cold contexts are then not merged */
+	int unwind_thread;        /* spgo_cs_stream_begin: unwind on a thread of its
+				     own while the samples are read (1, default;
+				     the profile is the same either way) */
 	struct spgo_preinline_opts pre;
 };
 
@@ -320,6 +323,9 @@ struct spgo_profile *spgo_cs_preinline(struct spgo_profile *cs, const struct spg
  * error when it cannot: then read as usual and call spgo_cs_gen, which
  * reports it in its turn), spgo_cs_stream_gen() after (the same profile and
  * statistics spgo_cs_gen would give), spgo_cs_stream_free() at the end.
+ * With o->unwind_thread, batches of samples are unwound on a second thread
+ * (spgo_agg_on_stack_thread) in the order they were read, while reading
+ * goes on: nothing else may use the binary until spgo_cs_stream_gen.
  */
 struct spgo_cs_stream;
 struct spgo_cs_stream *spgo_cs_stream_begin(struct spgo_aggregate *agg, const struct spgo_cs_opts *o);

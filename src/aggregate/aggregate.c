@@ -8,6 +8,7 @@
  * compare and an add.  Nothing is allocated per sample once the scratch
  * arrays and maps have grown to their working size.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,18 +86,30 @@ struct spgo_agg_impl {
 	spgo_agg_stack_fn on_stack; /* spgo_agg_on_stack: handed over, not stored */
 	void *on_stack_ctx;
 	size_t on_stack_words; /* ... when the distinct ones kept exceed this */
+	struct stack_worker *worker; /* spgo_agg_on_stack_thread: fn's thread */
+	VEC(uint64_t) raw;  /* ... the stacks read, for it to count (put_stack) */
+	size_t raw_words;   /* ... handed over when it holds this many words */
 	VEC(struct spgo_agg_match) matches;
 
 	/* Translation cache: pid, runtime [lo, lo + len), delta, dso. */
 	int c_valid, c_in;
 	uint32_t c_pid, c_dso, c_mode;
 	uint64_t c_lo, c_len, c_delta;
+	/* ... and the entry it held before (a sample's addresses alternate
+	 * between the binary and a library: the bottom of each stack, calls
+	 * into libc); v_valid 0 when none. */
+	int v_valid, v_in;
+	uint32_t v_pid, v_dso, v_mode;
+	uint64_t v_lo, v_len, v_delta;
 
 	/* Distinct stack samples: pool of entries
 	 * [count, nframes | nbranches << 32, frames..., branch pairs...],
-	 * indexed by {hash, salt} -> offset in pool. */
+	 * indexed by {hash, salt} -> offset in pool.  (The worker's while it
+	 * runs: cache lines of their own.) */
+	char pad0[64];
 	VEC(uint64_t) pool;
 	struct spgo_kmap stack_index;
+	char pad1[64];
 	VEC(uint64_t) scratch;
 	struct ctab ranges, branches, ips; /* ips: key (vaddr, event index) */
 	VEC(uint64_t) mf; /* mapped LBR from/to */
@@ -121,6 +134,8 @@ struct spgo_agg_impl {
 	uint32_t nopid_pid;
 	uint64_t nopid_ambiguous; /* samples left unplaced: several processes */
 };
+
+static void worker_stop(struct spgo_agg_impl *I);
 
 int spgo_agg_new(struct spgo_aggregate **out, const char *binary_path, const char *debug_path)
 {
@@ -150,6 +165,8 @@ void spgo_agg_free(struct spgo_aggregate *a)
 	if (!a)
 		return;
 	struct spgo_agg_impl *I = a->impl;
+	worker_stop(I); /* (what it was given is counted and handed over: fn's context must
+			 * still be there) */
 	for (size_t i = 0; i < a->events.n; i++) {
 		free(a->events.v[i].name);
 		spgo_kmap_free(&a->events.v[i].ips);
@@ -249,6 +266,26 @@ static int map_slow(struct spgo_aggregate *a, uint32_t pid, unsigned cpumode, ui
 {
 	struct spgo_agg_impl *I = a->impl;
 	*dso = -1;
+	int kmode = cpumode == PERF_RECORD_MISC_KERNEL;
+	if (I->v_valid && pid == I->v_pid && addr - I->v_lo < I->v_len && I->v_mode == (uint32_t)kmode) {
+		/* The previous entry: swap it back in. */
+		int valid = I->c_valid, in = I->c_in;
+		uint32_t cpid = I->c_pid, cdso = I->c_dso, cmode = I->c_mode;
+		uint64_t lo = I->c_lo, len = I->c_len, delta = I->c_delta;
+		I->c_valid = 1, I->c_in = I->v_in, I->c_pid = I->v_pid, I->c_dso = I->v_dso;
+		I->c_mode = I->v_mode, I->c_lo = I->v_lo, I->c_len = I->v_len, I->c_delta = I->v_delta;
+		I->v_valid = valid, I->v_in = in, I->v_pid = cpid, I->v_dso = cdso;
+		I->v_mode = cmode, I->v_lo = lo, I->v_len = len, I->v_delta = delta;
+		*dso = I->c_dso;
+		if (!I->c_in)
+			return -1;
+		*vaddr = addr + I->c_delta;
+		return 0;
+	}
+	if (I->c_valid) { /* (kept as the previous entry) */
+		I->v_valid = 1, I->v_in = I->c_in, I->v_pid = I->c_pid, I->v_dso = I->c_dso;
+		I->v_mode = I->c_mode, I->v_lo = I->c_lo, I->v_len = I->c_len, I->v_delta = I->c_delta;
+	}
 	const struct spgo_perf_map *m = spgo_perf_machine_find(I->machine, pid, cpumode, addr);
 	if (!m) {
 		/* perf script text without mmap events: take the addresses as
@@ -348,34 +385,189 @@ static struct spgo_agg_event *event_at(struct spgo_aggregate *a, size_t i,
 	return &a->events.v[i];
 }
 
-/* Hand the distinct stacks kept so far to the on_stack callback and forget
- * them. */
-static void flush_stacks(struct spgo_agg_impl *I)
+/* Call fn on each distinct stack of a pool [count, hdr, words...]... */
+static void hand_over(spgo_agg_stack_fn fn, void *ctx, const uint64_t *pool, size_t n)
 {
-	for (size_t at = 0; at < I->pool.n;) {
-		const uint64_t *e = I->pool.v + at;
+	for (size_t at = 0; at < n;) {
+		const uint64_t *e = pool + at;
+		struct spgo_agg_stack s = {e[0], e + 2, (uint32_t)e[1], (uint32_t)(e[1] >> 32),
+					   e + 2 + (uint32_t)e[1]};
+		fn(ctx, &s);
+		at += 2 + s.nframes + 2 * (size_t)s.nbranches;
+	}
+}
+
+/*
+ * The on_stack callback's own thread (spgo_agg_on_stack_thread).  Reading
+ * appends each stack sample as it comes ([count, hdr, words...]) to a raw
+ * chunk; a full chunk goes to the worker, which keeps the distinct ones in
+ * the pool (count_stack) and, when the pool is full, swaps it with its
+ * second buffer and runs fn on each stack of that batch, a slice at a time,
+ * taking in the next raw chunk between slices: reading waits only when
+ * the worker has not taken the previous chunk yet.  The pool fills and is
+ * handed over exactly as in the reading thread: fn sees the same calls in
+ * the same order.  While the worker runs, only it touches the pool and
+ * stack_index.
+ */
+#define WORKER_SLICE 256 /* stacks unwound between looks at the raw chunks */
+struct stack_worker {
+	struct spgo_agg_impl *I;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint64_t *raw; /* the chunk handed over (while raw_pending), else free */
+	size_t raw_n, raw_cap;
+	int raw_pending, done;
+	uint64_t *v;   /* the batch being handed to fn: [at, n) left */
+	size_t at, n, cap;
+};
+
+static void count_stack(struct spgo_agg_impl *I, const uint64_t *w, size_t nw, uint64_t hdr,
+			uint64_t times);
+
+/* Worker: fn on the next slice of the batch (up to max stacks). */
+static void worker_slice(struct stack_worker *w, size_t max)
+{
+	struct spgo_agg_impl *I = w->I;
+	for (size_t k = 0; k < max && w->at < w->n; k++) {
+		const uint64_t *e = w->v + w->at;
 		struct spgo_agg_stack s = {e[0], e + 2, (uint32_t)e[1], (uint32_t)(e[1] >> 32),
 					   e + 2 + (uint32_t)e[1]};
 		I->on_stack(I->on_stack_ctx, &s);
-		at += 2 + s.nframes + 2 * (size_t)s.nbranches;
+		w->at += 2 + s.nframes + 2 * (size_t)s.nbranches;
 	}
+}
+
+/* Worker: the pool is full: finish the batch in hand, make the pool the
+ * next batch (flush_stacks with a worker). */
+static void worker_take_pool(struct stack_worker *w)
+{
+	struct spgo_agg_impl *I = w->I;
+	worker_slice(w, SIZE_MAX);
+	uint64_t *v = w->v;
+	size_t cap = w->cap;
+	w->v = I->pool.v;
+	w->n = I->pool.n;
+	w->cap = I->pool.cap;
+	w->at = 0;
+	I->pool.v = v;
 	I->pool.n = 0;
+	I->pool.cap = cap;
+}
+
+static void *worker_run(void *arg)
+{
+	struct stack_worker *w = arg;
+	struct spgo_agg_impl *I = w->I;
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		if (w->raw_pending) {
+			pthread_mutex_unlock(&w->mu);
+			for (size_t at = 0; at < w->raw_n;) {
+				const uint64_t *e = w->raw + at;
+				size_t nw = (uint32_t)e[1] + 2 * (size_t)(uint32_t)(e[1] >> 32);
+				count_stack(I, e + 2, nw, e[1], e[0]);
+				at += 2 + nw;
+			}
+			pthread_mutex_lock(&w->mu);
+			w->raw_n = 0;
+			w->raw_pending = 0;
+			pthread_cond_broadcast(&w->cv);
+			continue;
+		}
+		if (w->at < w->n) {
+			pthread_mutex_unlock(&w->mu);
+			worker_slice(w, WORKER_SLICE);
+			pthread_mutex_lock(&w->mu);
+			continue;
+		}
+		if (w->done)
+			break;
+		pthread_cond_wait(&w->cv, &w->mu);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* Reading: hand the raw chunk to the worker (once it has taken the
+ * previous one) and take its free buffer in exchange. */
+static void worker_give(struct spgo_agg_impl *I)
+{
+	struct stack_worker *w = I->worker;
+	if (!I->raw.n)
+		return;
+	pthread_mutex_lock(&w->mu);
+	while (w->raw_pending)
+		pthread_cond_wait(&w->cv, &w->mu);
+	uint64_t *v = w->raw;
+	size_t cap = w->raw_cap;
+	w->raw = I->raw.v;
+	w->raw_n = I->raw.n;
+	w->raw_cap = I->raw.cap;
+	I->raw.v = v;
+	I->raw.n = 0;
+	I->raw.cap = cap;
+	w->raw_pending = 1;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* Let the worker finish what it was given (raw chunks, the batch in
+ * hand), stop it and free it.  The pool is the reading thread's again. */
+static void worker_stop(struct spgo_agg_impl *I)
+{
+	struct stack_worker *w = I->worker;
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->done = 1;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->thread, NULL);
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+	free(w->raw);
+	free(w->v);
+	free(w);
+	I->worker = NULL;
+	VEC_FREE(&I->raw);
+}
+
+/* Hand the distinct stacks kept so far to the on_stack callback and forget
+ * them; with a worker (called from it), they become its next batch. */
+static void flush_stacks(struct spgo_agg_impl *I)
+{
+	if (I->worker) {
+		worker_take_pool(I->worker);
+	} else {
+		hand_over(I->on_stack, I->on_stack_ctx, I->pool.v, I->pool.n);
+		I->pool.n = 0;
+	}
 	spgo_kmap_free(&I->stack_index);
 	spgo_kmap_init(&I->stack_index, 2);
 }
 
-/* Count one stack(+LBR) key held in I->scratch. */
-static void count_stack(struct spgo_agg_impl *I, uint32_t nframes, uint32_t nbranches,
+/* Count one stack(+LBR) key w[0..nw) with header hdr (nframes | nbranches
+ * << 32) times times. */
+static void count_stack(struct spgo_agg_impl *I, const uint64_t *w, size_t nw, uint64_t hdr,
 			uint64_t times)
 {
-	const uint64_t *w = I->scratch.v;
-	size_t nw = I->scratch.n;
-	uint64_t hdr = nframes | (uint64_t)nbranches << 32;
-	/* (word-wise: a byte-wise hash of ~70 words was a sixth of the time) */
-	uint64_t h = spgo_hash64(hdr);
-	for (size_t i = 0; i < nw; i++)
-		h = (h ^ w[i]) * 0x100000001b3ULL + (h >> 29);
-	h = spgo_hash64(h);
+	/* (word-wise: a byte-wise hash of ~70 words was a sixth of the time;
+	 * four independent lanes: one lane's chain of multiplies was most of
+	 * this function's time.  The hash only finds entries: which samples
+	 * are distinct, and their order in the pool, do not depend on it.) */
+	uint64_t h0 = spgo_hash64(hdr), h1 = h0 ^ 0x9e3779b97f4a7c15ULL, h2 = h0 + 0x632be59bd9b4e019ULL,
+		 h3 = ~h0;
+	size_t i = 0;
+	for (; i + 4 <= nw; i += 4) {
+		h0 = (h0 ^ w[i]) * 0x100000001b3ULL + (h0 >> 29);
+		h1 = (h1 ^ w[i + 1]) * 0x100000001b3ULL + (h1 >> 29);
+		h2 = (h2 ^ w[i + 2]) * 0x100000001b3ULL + (h2 >> 29);
+		h3 = (h3 ^ w[i + 3]) * 0x100000001b3ULL + (h3 >> 29);
+	}
+	for (; i < nw; i++)
+		h0 = (h0 ^ w[i]) * 0x100000001b3ULL + (h0 >> 29);
+	uint64_t h = spgo_hash64(h0 ^ spgo_hash64(h1 ^ spgo_hash64(h2 ^ spgo_hash64(h3))));
 	for (uint64_t salt = 0;; salt++) {
 		uint64_t key[2] = {h, salt};
 		uint64_t *v = spgo_kmap_find(&I->stack_index, key);
@@ -398,6 +590,25 @@ static void count_stack(struct spgo_agg_impl *I, uint32_t nframes, uint32_t nbra
 	}
 }
 
+/* One stack(+LBR) sample held in I->scratch: counted, or with a worker
+ * appended to the raw chunk. */
+static void put_stack(struct spgo_agg_impl *I, uint32_t nframes, uint32_t nbranches, uint64_t times)
+{
+	uint64_t hdr = nframes | (uint64_t)nbranches << 32;
+	size_t nw = I->scratch.n;
+	if (!I->worker) {
+		count_stack(I, I->scratch.v, nw, hdr, times);
+		return;
+	}
+	VEC_GROW(&I->raw, I->raw.n + 2 + nw);
+	I->raw.v[I->raw.n++] = times;
+	I->raw.v[I->raw.n++] = hdr;
+	memcpy(I->raw.v + I->raw.n, I->scratch.v, nw * 8);
+	I->raw.n += nw;
+	if (I->raw.n >= I->raw_words)
+		worker_give(I);
+}
+
 void spgo_agg_add_stack(struct spgo_aggregate *a, const uint64_t *frames, uint32_t nframes,
 			const uint64_t *branches, uint32_t nbranches, uint64_t count)
 {
@@ -409,7 +620,7 @@ void spgo_agg_add_stack(struct spgo_aggregate *a, const uint64_t *frames, uint32
 	if (nbranches)
 		memcpy(I->scratch.v + nframes, branches, 2 * (size_t)nbranches * 8);
 	I->scratch.n = nw;
-	count_stack(I, nframes, nbranches, count);
+	put_stack(I, nframes, nbranches, count);
 }
 
 void spgo_agg_keep_stacks(struct spgo_aggregate *a, int keep) { a->impl->no_stacks = !keep; }
@@ -419,13 +630,40 @@ void spgo_agg_keep_ranges(struct spgo_aggregate *a, int keep) { a->impl->no_lbr_
 void spgo_agg_on_stack(struct spgo_aggregate *a, spgo_agg_stack_fn fn, void *ctx, size_t max_bytes)
 {
 	struct spgo_agg_impl *I = a->impl;
-	if (I->on_stack && !fn) {
+	if (I->on_stack && (!fn || I->worker)) {
+		worker_give(I); /* (the last raw chunk, if any) */
+		worker_stop(I);
 		flush_stacks(I);
-		VEC_FREE(&I->pool);
+		if (!fn)
+			VEC_FREE(&I->pool);
 	}
 	I->on_stack = fn;
 	I->on_stack_ctx = ctx;
 	I->on_stack_words = max_bytes / 8;
+}
+
+int spgo_agg_on_stack_thread(struct spgo_aggregate *a)
+{
+	struct spgo_agg_impl *I = a->impl;
+	if (!I->on_stack)
+		return -1;
+	if (I->worker)
+		return 0;
+	struct stack_worker *w = xcalloc(1, sizeof *w);
+	w->I = I;
+	/* Raw chunks of a quarter of a batch (4 MiB for the context stage's
+	 * 16 MiB). */
+	I->raw_words = I->on_stack_words / 4 > 64 ? I->on_stack_words / 4 : 64;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	if (pthread_create(&w->thread, NULL, worker_run, w) != 0) {
+		pthread_mutex_destroy(&w->mu);
+		pthread_cond_destroy(&w->cv);
+		free(w);
+		return -1;
+	}
+	I->worker = w;
+	return 0;
 }
 
 void spgo_agg_set_functions(struct spgo_aggregate *a, const struct spgo_function *fns, size_t n)
@@ -673,7 +911,7 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 			if (n)
 				memcpy(I->scratch.v + nf, I->mf.v, 2 * n * 8);
 			I->scratch.n = nf + 2 * n;
-			count_stack(I, nf, (uint32_t)n, times);
+			put_stack(I, nf, (uint32_t)n, times);
 			a->stats.stack_samples += times;
 		}
 	}
@@ -699,7 +937,7 @@ void spgo_agg_feed(struct spgo_aggregate *a, const struct spgo_perf_record *rec)
 	case PERF_RECORD_MMAP2:
 	case PERF_RECORD_FORK:
 		spgo_perf_machine_feed(I->machine, rec);
-		I->c_valid = 0;
+		I->c_valid = I->v_valid = 0;
 		I->nopid_state = 0;
 		break;
 	case PERF_RECORD_LOST:

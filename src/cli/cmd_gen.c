@@ -87,7 +87,10 @@ static const char usage_text[] =
 	"                      growth (12), min (100), max (50000), prev-mult (100),\n"
 	"                      cutoff-cold (999999), cutoff-norm (100000), context-cost (1),\n"
 	"                      replay (0), zero-callers (0), inclusive (0), sort-scc (1)\n"
-	"  --quiet             no statistics on stderr\n";
+	"  --quiet             no statistics on stderr\n"
+	"\n"
+	"--cs unwinds the samples on a second thread while perf.data is read\n"
+	"(SPGO_THREADS=1: in one thread; the profile is the same).\n";
 
 static void usage(FILE *fp)
 {
@@ -246,6 +249,9 @@ int cmd_gen(int argc, char **argv)
 	struct spgo_gen_job j = {.truth_view = SPGO_GT_VIEW_FP, .fmt = SPGO_FMT_UNKNOWN, .report = stderr};
 	spgo_gen_defaults(&j.opts);
 	spgo_cs_defaults(&j.cs_opts);
+	const char *nthreads = getenv("SPGO_THREADS");
+	if (nthreads && strcmp(nthreads, "1") == 0)
+		j.cs_opts.unwind_thread = 0; /* (the profile is the same) */
 	j.wo.gcov_version = 2;
 	const char **unsym = xcalloc((size_t)argc + 1, sizeof *unsym);
 	struct cli_split split;

@@ -13,6 +13,7 @@
 enum {
 	CS_PROEPI = 1,   /* in a prologue or epilogue */
 	CS_KEY_DONE = 2, /* keys[i] is computed */
+	CS_NO_FUNC = 4,  /* in no function (code has functions): external */
 };
 
 /* The root frame's address (no code lives there). */

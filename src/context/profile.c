@@ -590,6 +590,7 @@ void spgo_cs_defaults(struct spgo_cs_opts *o)
 	o->infer_missing_frames = -1;
 	o->compress_recursion = -1;
 	o->merge_cold = 1;
+	o->unwind_thread = 1;
 	spgo_preinline_defaults(&o->pre);
 }
 
@@ -683,6 +684,8 @@ static int check_inputs(struct spgo_binary *bin, const struct spgo_cs_opts *o)
 
 struct spgo_cs_stream {
 	struct spgo_cs_opts eff;
+	struct spgo_binary *bin;
+	int code_state; /* code facts: 0 not made yet, 1 made, -1 failed */
 	int probes, with_lbr;
 	struct spgo_cs_stats st;
 	struct spgo_cs_code code;
@@ -691,7 +694,8 @@ struct spgo_cs_stream {
 	uint64_t best, best_n;  /* the function most stacks end in so far */
 };
 
-/* Check the binary, set up code facts and the trie: 0, or -1 with the error. */
+/* Check the binary, set up the trie (the code facts come with the first
+ * sample, stream_code): 0, or -1 with the error. */
 static int stream_init(struct spgo_cs_stream *cs, struct spgo_binary *bin, const struct spgo_cs_opts *o)
 {
 	memset(cs, 0, sizeof *cs);
@@ -705,8 +709,9 @@ static int stream_init(struct spgo_cs_stream *cs, struct spgo_binary *bin, const
 	cs->eff = *o;
 	if (cs->eff.infer_missing_frames < 0)
 		cs->eff.infer_missing_frames = probes;
-	if (spgo_cs_code_init(&cs->code, bin) < 0)
-		return -1;
+	/* (the code facts -- disassembling the binary -- when the first
+	 * sample comes: on the unwinding thread while reading goes on) */
+	cs->bin = bin;
 	spgo_cs_trie_init(&cs->trie, &cs->code, &cs->eff, &cs->st);
 	cs->trie.probes = probes;
 	spgo_kmap_init(&cs->roots, 1);
@@ -729,8 +734,19 @@ static void stream_release(struct spgo_cs_stream *cs)
  * llvm-profgen takes them too.  The outermost function is the one most
  * stacks end in.
  */
+/* The code facts, made on first use: 1, or 0 when they cannot be (the
+ * error said so in the thread that tried). */
+static int stream_code(struct spgo_cs_stream *cs)
+{
+	if (!cs->code_state)
+		cs->code_state = spgo_cs_code_init(&cs->code, cs->bin) < 0 ? -1 : 1;
+	return cs->code_state > 0;
+}
+
 static void stream_sample(struct spgo_cs_stream *cs, const struct spgo_agg_stack *s)
 {
+	if (!stream_code(cs))
+		return; /* (spgo_cs_gen reports it) */
 	if (s->nframes && s->frames[s->nframes - 1] != SPGO_AGG_EXTERNAL) {
 		uint64_t f = (uint64_t)(cs_func_of(&cs->code, s->frames[s->nframes - 1]) + 1);
 		uint64_t *n = spgo_kmap_upsert(&cs->roots, &f);
@@ -771,6 +787,8 @@ struct spgo_cs_stream *spgo_cs_stream_begin(struct spgo_aggregate *agg, const st
 		return NULL;
 	}
 	spgo_agg_on_stack(agg, stream_cb, cs, CS_STREAM_BYTES);
+	if (o->unwind_thread)
+		spgo_agg_on_stack_thread(agg); /* (else in this thread) */
 	return cs;
 }
 
@@ -816,6 +834,13 @@ static int cs_gen(struct spgo_aggregate *agg, struct spgo_cs_stream *streamed,
 		if (stream_init(&own, bin, o) < 0)
 			return -1;
 		cs = &own;
+	}
+	if (cs->code_state < 0)
+		cs->code_state = 0; /* failed on the unwinding thread: again here, for the error */
+	if (!stream_code(cs)) {
+		if (!streamed)
+			stream_release(cs);
+		return -1;
 	}
 	/* Stacks the aggregate kept (all of them unless streamed). */
 	struct spgo_agg_stack s;

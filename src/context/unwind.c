@@ -97,6 +97,9 @@ static void code_tables(struct spgo_cs_code *c)
 				c->flags[i - 1] |= CS_PROEPI;
 		}
 	}
+	for (size_t i = 0; i < n && c->nfuncs; i++)
+		if (cs_func_of(c, c->insns[i].addr) < 0)
+			c->flags[i] |= CS_NO_FUNC;
 	for (size_t f = 0; f < c->nfuncs; f++) {
 		long k = cs_insn_index(c, c->funcs[f].start);
 		if (k < 0)
@@ -307,6 +310,7 @@ struct state {
 	struct spgo_cs_trie *t;
 	uint32_t cur;   /* the leaf frame */
 	uint64_t ip;    /* where execution is, going backwards */
+	long ip_k;      /* ... its instruction index (-1: external) */
 	int invalid;    /* the LBR no longer agrees with the stack */
 	uint64_t count; /* times the sample was seen */
 };
@@ -325,8 +329,9 @@ static void record_range(struct state *s, uint64_t begin, uint64_t end)
 }
 
 /* The straight-line code [target, ip] ran: record it, split by inline
- * context, each piece on the frame of its first instruction. */
-static void unwind_linear(struct state *s, uint64_t target)
+ * context, each piece on the frame of its first instruction.  ib: the
+ * instruction index of target (-1 when external). */
+static void unwind_linear(struct state *s, uint64_t target, long ib)
 {
 	struct spgo_cs_trie *t = s->t;
 	const struct spgo_cs_code *c = t->code;
@@ -340,7 +345,7 @@ static void unwind_linear(struct state *s, uint64_t target)
 		s->invalid = 1;
 		return;
 	}
-	long ib = cs_insn_index(c, target), ie = cs_insn_index(c, end);
+	long ie = s->ip_k;
 	if (ib < 0 || ie < 0 || ib > ie || c->barriers[ie] != c->barriers[ib]) {
 		t->st->bad_range += s->count;
 		s->invalid = 1;
@@ -353,6 +358,7 @@ static void unwind_linear(struct state *s, uint64_t target)
 		uint32_t parent = t->nodes.v[s->cur].parent;
 		*cached_upsert(t, 1, &t->ranges, parent, target, end) += s->count;
 		s->ip = target;
+		s->ip_k = ib;
 		return;
 	}
 	long e = ie;
@@ -367,6 +373,7 @@ static void unwind_linear(struct state *s, uint64_t target)
 	switch_to(s, target);
 	record_range(s, target, c->insns[e].addr);
 	s->ip = target;
+	s->ip_k = ib;
 }
 
 /*
@@ -377,13 +384,28 @@ static void unwind_linear(struct state *s, uint64_t target)
  * address inside an instruction (a bogus return address of a stack walked
  * in a prologue).
  */
-static uint64_t outside(const struct spgo_cs_code *c, uint64_t addr)
+static uint64_t outside(const struct spgo_cs_code *c, uint64_t addr, long *k)
 {
+	*k = -1;
 	if (addr == SPGO_AGG_EXTERNAL)
 		return addr;
-	if (cs_insn_index(c, addr) < 0 || (c->nfuncs && cs_func_of(c, addr) < 0))
+	long i = cs_insn_index(c, addr);
+	if (i < 0 || (c->flags[i] & CS_NO_FUNC))
 		return SPGO_AGG_EXTERNAL;
+	*k = i;
 	return addr;
+}
+
+/* The call instruction before instruction k (cs_call_before of its
+ * address, known to be an instruction start); SPGO_AGG_EXTERNAL for k -1. */
+static uint64_t call_before_insn(const struct spgo_cs_code *c, long k)
+{
+	if (k < 0)
+		return SPGO_AGG_EXTERNAL;
+	if (k == 0)
+		return 0;
+	const struct spgo_insn *in = &c->insns[k - 1];
+	return in->cls == SPGO_INSN_CALL || in->cls == SPGO_INSN_INDIRECT_CALL ? in->addr : 0;
 }
 
 int spgo_cs_unwind(struct spgo_cs_trie *t, const struct spgo_agg_stack *smp)
@@ -393,33 +415,41 @@ int spgo_cs_unwind(struct spgo_cs_trie *t, const struct spgo_agg_stack *smp)
 	uint64_t cnt = smp->count;
 	st->samples += cnt;
 
-	/* The LBR, both-external entries left out (llvm-profgen's reader). */
+	/* The LBR, both-external entries left out (llvm-profgen's reader),
+	 * with the instruction indices of its addresses. */
 	t->lbr.n = 0;
+	VEC_GROW(&t->lbr, 4 * (size_t)smp->nbranches);
+	uint64_t *lbr = t->lbr.v; /* per entry: from, to, from's index, to's index */
+	size_t nb = 0;
 	for (uint32_t i = 0; i < smp->nbranches; i++) {
-		uint64_t from = outside(c, smp->branches[2 * i]), to = outside(c, smp->branches[2 * i + 1]);
+		long kf, kt;
+		uint64_t from = outside(c, smp->branches[2 * i], &kf),
+			 to = outside(c, smp->branches[2 * i + 1], &kt);
 		if (from == SPGO_AGG_EXTERNAL && to == SPGO_AGG_EXTERNAL)
 			continue;
-		VEC_PUSH(&t->lbr, from);
-		VEC_PUSH(&t->lbr, to);
+		lbr[4 * nb] = from;
+		lbr[4 * nb + 1] = to;
+		lbr[4 * nb + 2] = (uint64_t)kf;
+		lbr[4 * nb + 3] = (uint64_t)kt;
+		nb++;
 	}
-	size_t nb = t->lbr.n / 2;
 	if (!nb || !smp->nframes) {
 		st->no_lbr += cnt;
 		return 0;
 	}
-	const uint64_t *lbr = t->lbr.v;
 
 	/* The stack: return addresses -> call sites, external runs as one. */
 	t->stack.n = 0;
 	for (uint32_t i = 0; i < smp->nframes; i++) {
-		uint64_t a = outside(c, smp->frames[i]);
+		long k;
+		uint64_t a = outside(c, smp->frames[i], &k);
 		if (a == SPGO_AGG_EXTERNAL) {
 			if (!t->stack.n || t->stack.v[t->stack.n - 1] != SPGO_AGG_EXTERNAL)
 				VEC_PUSH(&t->stack, a);
 			continue;
 		}
 		if (i > 0) {
-			a = cs_call_before(c, a);
+			a = call_before_insn(c, k);
 			if (!a) { /* bad unwinding (no frame pointer yet): stop here */
 				st->stack_cut += cnt;
 				break;
@@ -447,25 +477,22 @@ int spgo_cs_unwind(struct spgo_cs_trie *t, const struct spgo_agg_stack *smp)
 	}
 	t->stack.v[0] = to0;
 
-	struct state s = {t, SPGO_CS_ROOT, to0, 0, cnt};
+	struct state s = {t, SPGO_CS_ROOT, to0, (long)lbr[3], 0, cnt};
 	for (size_t j = t->stack.n; j-- > 0;)
 		s.cur = child(t, s.cur, t->stack.v[j]);
 
 	int cleared = 0;
 	for (size_t i = 0; i < nb; i++) {
-		uint64_t from = lbr[2 * i], to = lbr[2 * i + 1];
+		uint64_t from = lbr[4 * i], to = lbr[4 * i + 1];
+		long kf = (long)lbr[4 * i + 2], kt = (long)lbr[4 * i + 3];
 		st->branches += cnt;
 		if (i > 0) /* the newest range is cut short by the sample */
-			unwind_linear(&s, to);
+			unwind_linear(&s, to, kt);
 		int src_ext = from == SPGO_AGG_EXTERNAL;
-		const struct spgo_insn *in = NULL;
-		if (!src_ext) {
-			long k = cs_insn_index(c, from);
-			in = k >= 0 ? &c->insns[k] : NULL;
-		}
+		const struct spgo_insn *in = kf >= 0 ? &c->insns[kf] : NULL;
 		int is_call = in ? in->cls == SPGO_INSN_CALL || in->cls == SPGO_INSN_INDIRECT_CALL
-				 : src_ext && cs_call_before(c, to) == 0;
-		int is_ret = in ? in->cls == SPGO_INSN_RETURN : src_ext && cs_call_before(c, to) != 0;
+				 : src_ext && call_before_insn(c, kt) == 0;
+		int is_ret = in ? in->cls == SPGO_INSN_RETURN : src_ext && call_before_insn(c, kt) != 0;
 		if (!s.invalid && is_call) {
 			/* A call: back to the caller's frame at the call site. */
 			uint32_t parent = t->nodes.v[s.cur].parent;
@@ -483,21 +510,25 @@ int spgo_cs_unwind(struct spgo_cs_trie *t, const struct spgo_agg_stack *smp)
 				s.cur = parent;
 			}
 			s.ip = from;
+			s.ip_k = kf;
 		} else if (!s.invalid && is_ret) {
 			/* A return: the callee's frame comes back, under the
 			 * frame of the call the return went after. */
-			switch_to(&s, cs_call_before(c, to));
+			switch_to(&s, call_before_insn(c, kt));
 			s.cur = child(t, s.cur, from);
 			s.ip = from;
+			s.ip_k = kf;
 		} else if (!s.invalid) {
 			switch_to(&s, from); /* within the frame (or a tail call) */
 			s.ip = from;
+			s.ip_k = kf;
 		} else {
 			/* Inconsistent: go on as if there were no stack. */
 			if (!cleared)
 				st->inconsistent += cnt;
 			cleared = 1;
 			s.ip = from;
+			s.ip_k = kf;
 			s.cur = child(t, SPGO_CS_ROOT, from);
 		}
 		if (to == SPGO_AGG_EXTERNAL)

@@ -41,7 +41,7 @@ static int write_out(const struct spgo_gen_job *j, struct spgo_profile *p)
  * are kept for context-sensitive work only: an AutoFDO profile does not use
  * them, and the aggregate would keep every distinct stack with its branch
  * stack, which costs time and memory per sample.  *stacks_lbr is set when
- * samples had both.
+ * samples had both.  icalls may be NULL.
  */
 static int read_perf(struct spgo_aggregate *agg, const struct spgo_gen_job *j,
 		     struct spgo_gen_icalls *icalls, int *stacks_lbr)
@@ -62,7 +62,7 @@ static int read_perf(struct spgo_aggregate *agg, const struct spgo_gen_job *j,
 				rec.sample.callchain_nr = 0;
 		}
 		spgo_agg_feed(agg, &rec);
-		if (rec.type == PERF_RECORD_SAMPLE)
+		if (icalls && rec.type == PERF_RECORD_SAMPLE)
 			spgo_gen_icalls_feed(icalls, &rec);
 	}
 	spgo_agg_finish(agg);
@@ -224,7 +224,10 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 	} else if (j.perf_script) {
 		rc = spgo_agg_read_text(agg, j.perf_script);
 	} else {
-		spgo_gen_icalls_new(&icalls, agg);
+		/* (IP mode's indirect calls: not for --cs, whose unwinding
+		 * thread may be using the binary meanwhile) */
+		if (!j.cs)
+			spgo_gen_icalls_new(&icalls, agg);
 		rc = read_perf(agg, &j, icalls, &stacks_lbr);
 		j.opts.icalls = icalls;
 	}

@@ -2,9 +2,12 @@
  * Unit tests of the aggregation rules on hand-made records: branches,
  * ranges between neighbouring LBR entries (newest first), reversed and
  * external ranges, ip counts per event, identical stack samples counted
- * once.  Uses the shared test.binary (ET_EXEC at 0x400000); skipped
+ * once; stack samples handed over in batches, in the reading thread or on
+ * a thread of their own (spgo_agg_on_stack_thread), the same calls in the
+ * same order.  Uses the shared test.binary (ET_EXEC at 0x400000); skipped
  * without it.
  */
+#include <pthread.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -136,6 +139,90 @@ static void test_function_ends(void)
 	spgo_agg_free(b);
 }
 
+/* What an on_stack callback saw: a hash of the calls in order, their
+ * number, the counts' sum, whether one came on another thread. */
+struct stack_log {
+	uint64_t hash, calls, total;
+	pthread_t reader;
+	int other_thread;
+};
+
+static void log_stack(void *ctx, const struct spgo_agg_stack *s)
+{
+	struct stack_log *l = ctx;
+	uint64_t h = l->hash ^ s->count ^ ((uint64_t)s->nframes << 40 | s->nbranches);
+	for (uint32_t i = 0; i < s->nframes; i++)
+		h = spgo_hash64(h ^ s->frames[i]);
+	for (uint32_t i = 0; i < 2 * s->nbranches; i++)
+		h = spgo_hash64(h ^ s->branches[i]);
+	l->hash = spgo_hash64(h);
+	l->calls++;
+	l->total += s->count;
+	if (!pthread_equal(pthread_self(), l->reader))
+		l->other_thread = 1;
+}
+
+/* Stacks drawn from a small set (so that some repeat within a batch),
+ * batches of 4 KiB: threaded, the same calls in the same order. */
+static void feed_stacks(struct spgo_aggregate *b, uint64_t seed)
+{
+	uint64_t x = seed;
+	for (int i = 0; i < 20000; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		uint64_t r = x >> 33, k = r % 97;
+		uint64_t fr[6], br[8];
+		uint32_t nf = 1 + (uint32_t)(k % 6), nb = (uint32_t)(k % 5);
+		for (uint32_t j = 0; j < nf; j++)
+			fr[j] = 0x401000 + 16 * ((k * 7 + j) % 61);
+		for (uint32_t j = 0; j < 2 * nb; j++)
+			br[j] = j == 3 ? SPGO_AGG_EXTERNAL : 0x401000 + 8 * ((k * 13 + j) % 53);
+		spgo_agg_add_stack(b, fr, nf, br, nb, 1 + (r >> 20) % 3);
+	}
+}
+
+static void test_stack_thread(void)
+{
+	struct stack_log logs[2];
+	for (int threaded = 0; threaded < 2; threaded++) {
+		struct spgo_aggregate *b;
+		REQUIRE(spgo_agg_new(&b, spgo_binary_path(agg->bin), NULL) == 0);
+		struct stack_log *l = &logs[threaded];
+		memset(l, 0, sizeof *l);
+		l->reader = pthread_self();
+		spgo_agg_on_stack(b, log_stack, l, 4096);
+		if (threaded)
+			CHECK(spgo_agg_on_stack_thread(b) == 0);
+		feed_stacks(b, 42);
+		spgo_agg_on_stack(b, NULL, NULL, 0); /* the last batch; the thread ends */
+		struct spgo_agg_stack st;
+		size_t it = 0;
+		CHECK(!spgo_agg_next_stack(b, &it, &st)); /* nothing kept */
+		/* Keeping all again: a stack fed now stays in the aggregate. */
+		uint64_t fr = 0x401000;
+		spgo_agg_add_stack(b, &fr, 1, NULL, 0, 5);
+		it = 0;
+		CHECK(spgo_agg_next_stack(b, &it, &st) && st.count == 5);
+		spgo_agg_free(b);
+		CHECK_EQ_U64(l->other_thread, threaded);
+	}
+	CHECK(logs[0].calls > 200); /* many batches, repeats merged within each */
+	CHECK(logs[0].calls < 20000);
+	CHECK_EQ_U64(logs[1].calls, logs[0].calls);
+	CHECK_EQ_U64(logs[1].total, logs[0].total);
+	CHECK_EQ_U64(logs[1].hash, logs[0].hash);
+
+	/* Freed while the thread runs: the batch in hand is still handed over. */
+	struct spgo_aggregate *b;
+	REQUIRE(spgo_agg_new(&b, spgo_binary_path(agg->bin), NULL) == 0);
+	struct stack_log l = {0};
+	l.reader = pthread_self();
+	spgo_agg_on_stack(b, log_stack, &l, 4096);
+	CHECK(spgo_agg_on_stack_thread(b) == 0);
+	feed_stacks(b, 7);
+	spgo_agg_free(b);
+	CHECK(l.calls > 0 && l.other_thread);
+}
+
 int main(void)
 {
 	const char *sh = test_shared();
@@ -151,6 +238,7 @@ int main(void)
 	}
 	RUN(test_rules);
 	RUN(test_function_ends);
+	RUN(test_stack_thread);
 	spgo_agg_free(agg);
 	free(bin);
 	DONE();
