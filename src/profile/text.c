@@ -459,8 +459,56 @@ static void write_func(struct out *o, struct spgo_profile *p, uint32_t f, unsign
 	}
 }
 
+/* A name the text form carries: not empty, no control character, not
+ * starting with a space (indentation), '[' (a context) or '!' (metadata),
+ * a leading digit only in an all-digit MD5 name (else an inlinee reads as
+ * a body line), and in a call target no ':' with digits then a space
+ * (where the reader ends a target).  NULL when it can, else what is
+ * wrong. */
+static const char *text_name_problem(const char *s, size_t n, int target)
+{
+	if (!n)
+		return "empty";
+	if (s[0] == ' ' || s[0] == '[' || s[0] == '!')
+		return "a leading space, '[' or '!'";
+	int digits = s[0] >= '0' && s[0] <= '9';
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < ' ' || c == 0x7f)
+			return "a control character";
+		if (c == ':' && target) {
+			size_t j = i + 1;
+			while (j < n && s[j] >= '0' && s[j] <= '9')
+				j++;
+			if (j > i + 1 && j < n && s[j] == ' ')
+				return "':NUM ' in a call target";
+		}
+		if (digits && (c < '0' || c > '9'))
+			return "a leading digit";
+	}
+	return NULL;
+}
+
+static int text_name_check(struct spgo_profile *p, uint32_t name, int target)
+{
+	const char *s = spgo_name(p, name);
+	size_t n = spgo_name_len(p, name);
+	const char *why = text_name_problem(s, n, target);
+	if (!why)
+		return 0;
+	return spgo_error("the function name '%.*s' cannot be written in the LLVM text format (%s); "
+			  "write extbinary",
+			  (int)(n > 80 ? 80 : n), s, why);
+}
+
 int spgo_write_text(struct spgo_profile *p, FILE *fp)
 {
+	for (size_t i = 0; i < p->names.n; i++)
+		if (text_name_check(p, (uint32_t)i, 0) < 0)
+			return -1;
+	for (size_t i = 0; i < p->targets.n; i++)
+		if (text_name_check(p, p->targets.v[i].name, 1) < 0)
+			return -1;
 	struct out *o = xcalloc(1, sizeof *o);
 	o->fp = fp;
 	uint32_t *order = spgo_profile_sorted(p);

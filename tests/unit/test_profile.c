@@ -387,6 +387,54 @@ static void test_bad_text(void)
 	spgo_profile_free(p);
 }
 
+/* Names the text form cannot carry are refused by its writer (the
+ * extended binary form carries them), not written to be misread. */
+static void test_text_names(void)
+{
+	static const struct {
+		const char *name;
+		int target;
+		int ok;
+	} cases[] = {
+		{"ns::f(int, char)", 0, 1}, {"ns::f(int, char)", 1, 1}, {"x:y", 1, 1},
+		{"1234567890", 0, 1},       {" @ ", 0, 0},              {"", 0, 0},
+		{"[main]", 0, 0},           {"!x", 0, 0},               {"1abc", 0, 0},
+		{"a\tb", 0, 0},             {"a:12 b", 1, 0},           {"a:12 b", 0, 1},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct spgo_profile *p = spgo_profile_new();
+		uint32_t f = spgo_func_get_id(p, spgo_name_id(p, "main", 4));
+		spgo_add_total(p, f, 10);
+		uint32_t b = spgo_body_get(p, f, 1, 0);
+		p->bodies.v[b].count = 10;
+		uint32_t nm = spgo_name_id(p, cases[i].name, strlen(cases[i].name));
+		if (cases[i].target) {
+			spgo_add_target_id(p, b, nm, 5);
+		} else {
+			uint32_t g = spgo_func_get_id(p, nm);
+			spgo_add_total(p, g, 3);
+			p->bodies.v[spgo_body_get(p, g, 2, 0)].count = 3;
+		}
+		size_t n;
+		char *t = write_mem(p, SPGO_FMT_TEXT, NULL, &n);
+		if (cases[i].ok) {
+			CHECK(t != NULL);
+			struct spgo_profile *q = spgo_profile_new();
+			CHECK(t && spgo_read_text(q, "back", (const uint8_t *)t, n) == 0);
+			CHECK_EQ_U64(q->names.n, p->names.n);
+			spgo_profile_free(q);
+		} else {
+			CHECK(t == NULL);
+			CHECK(strstr(spgo_errmsg(), "cannot be written in the LLVM text format") != NULL);
+			char *x = write_mem(p, SPGO_FMT_EXTBINARY, &(struct spgo_write_opts){0}, &n);
+			CHECK(x != NULL);
+			free(x);
+		}
+		free(t);
+		spgo_profile_free(p);
+	}
+}
+
 static void test_bad_binary(void)
 {
 	struct spgo_profile *p = rand_profile(K_NESTED, 3, 10);
@@ -585,6 +633,7 @@ int main(int argc, char **argv)
 	RUN(test_merge);
 	RUN(test_round_trip_corpus);
 	RUN(test_bad_text);
+	RUN(test_text_names);
 	RUN(test_bad_binary);
 	RUN(test_byte_flips);
 	RUN(test_detect);
