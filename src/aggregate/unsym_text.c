@@ -210,8 +210,17 @@ static int text_count(struct tr *t, uint64_t *n)
 	return 0;
 }
 
-/* llvm-profgen's two counted lists: ranges, then branches. */
-static int text_block(struct tr *t, struct spgo_unsym_bin *s, uint64_t weight)
+static int has_mode(const struct spgo_unsym_bin *s, const struct spgo_unsym_bin *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == s)
+			return 1;
+	return 0;
+}
+
+/* llvm-profgen's two counted lists: ranges, then branches; they make the
+ * section an LBR one when imply (no "# mode" line said what it is). */
+static int text_block(struct tr *t, struct spgo_unsym_bin *s, uint64_t weight, int imply)
 {
 	uint64_t n;
 	if (text_count(t, &n) < 0)
@@ -224,7 +233,8 @@ static int text_block(struct tr *t, struct spgo_unsym_bin *s, uint64_t weight)
 	for (uint64_t i = 0; i < n; i++)
 		if (!tr_next(t) || text_pair(t, s, &s->branches, "->", weight) < 0)
 			return tr_fail(t, "missing branch");
-	s->kinds |= SPGO_UNSYM_LBR;
+	if (imply)
+		s->kinds |= SPGO_UNSYM_LBR;
 	return 0;
 }
 
@@ -264,6 +274,11 @@ int unsym_read_text(struct spgo_unsym *u, const char *name, const uint8_t *data,
 	struct spgo_unsym_bin *cur = NULL;
 	VEC(size_t) evs = {0}; /* this section's events in the file -> index */
 	VEC(uint64_t) w = {0};
+	/* Sections whose "# mode" line was read: what they hold is what it
+	 * says, not what their blocks imply (an empty block of ranges is
+	 * written for a section without LBR). */
+	VEC(const struct spgo_unsym_bin *) moded = {0};
+#define IMPLY(s) (!has_mode((s), moded.v, moded.n))
 	while (!t.err && tr_next(&t)) {
 		const char *e = t.line + t.len, *p = skip_ws(t.line, e), *a;
 		if (p == e)
@@ -298,6 +313,8 @@ int unsym_read_text(struct spgo_unsym *u, const char *name, const uint8_t *data,
 				t.err = 1;
 		} else if ((a = directive(&t, "mode"))) {
 			if (cur) {
+				if (IMPLY(cur))
+					VEC_PUSH(&moded, cur);
 				for (const char *q = a; q < e; q++) {
 					if (!strncmp(q, "lbr", 3))
 						cur->kinds |= SPGO_UNSYM_LBR;
@@ -361,7 +378,8 @@ int unsym_read_text(struct spgo_unsym *u, const char *name, const uint8_t *data,
 				else
 					*spgo_kmap_upsert(m, &k) += c * weight;
 			}
-			cur->kinds |= SPGO_UNSYM_IP;
+			if (IMPLY(cur))
+				cur->kinds |= SPGO_UNSYM_IP;
 		} else if ((a = directive(&t, "stacks"))) {
 			if (!cur || nums(a, e, 10, 1, v) < 0 || v[0] > (uint64_t)(t.end - t.p) / 4 + 1) {
 				tr_fail(&t, "bad stacks line");
@@ -415,7 +433,8 @@ int unsym_read_text(struct spgo_unsym *u, const char *name, const uint8_t *data,
 					spgo_unsym_add_stack(cur, w.v, nf, w.v + nf, nb, c * weight);
 				}
 			}
-			cur->kinds |= SPGO_UNSYM_CS;
+			if (IMPLY(cur))
+				cur->kinds |= SPGO_UNSYM_CS;
 		} else if (p[0] == '#') {
 			continue; /* a comment (the "# spgo-unsymbolized" line too) */
 		} else if (p[0] == '[') {
@@ -447,11 +466,13 @@ int unsym_read_text(struct spgo_unsym *u, const char *name, const uint8_t *data,
 				tr_fail(&t, "context without counts");
 				break;
 			}
-			text_block(&t, to, weight);
+			text_block(&t, to, weight, IMPLY(to));
 		} else {
-			text_block(&t, cur, weight);
+			text_block(&t, cur, weight, IMPLY(cur));
 		}
 	}
+#undef IMPLY
+	VEC_FREE(&moded);
 	VEC_FREE(&evs);
 	VEC_FREE(&w);
 	return t.err ? -1 : 0;
