@@ -259,6 +259,8 @@ static void load_insns(struct spgo_binary *bin)
 		if (!data || !data->d_buf || data->d_size == 0)
 			continue;
 		uint64_t lo = sh.sh_addr, hi = sh.sh_addr + data->d_size;
+		if (hi < lo) /* a corrupt address at the top of the address space */
+			continue;
 		/* Decoding restarts at each symbol of the section. */
 		cuts.n = 0;
 		VEC_PUSH(&cuts, lo);
