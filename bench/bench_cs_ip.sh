@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# CSSPGO without LBR (#15, acceptance point 4): the context-sensitive profile
+# spgo gen --cs makes from IP samples with frame-pointer call stacks
+# (perf record -e cpu-clock --call-graph fp, this machine) against the exact
+# per-context counts, next to the LBR CS profile of an emulated run of the
+# same binary and the non-CS IP profile of the same perf.data; then the
+# speed of the program rebuilt with each (probe-based) profile.
+#
+# Per program (minivm and sqlite3's speedtest1), one clang-19 build with
+# -O2 -g -fpseudo-probe-for-profiling -fno-omit-frame-pointer
+# -mno-omit-leaf-frame-pointer -fno-pie -no-pie:
+#  - spgo emulate --ground-truth-cs: the LBR capture and the exact
+#    per-context counts of one run; spgo gen --ground-truth-cs: the
+#    reference (fp view); perf record -e cpu-clock -F $CS_IP_FREQ
+#    --call-graph fp: the IP capture of a native run of the same input;
+#  - quality: spgo overlap --cs-truth REF PROFILE, the context view and the
+#    post-inline view with every context inlined (--inline all); the
+#    reference is keyed by DWARF lines, so the measured profiles are made
+#    with --use-dwarf-correlation (the same samples and contexts as the
+#    probe-based ones, keyed by lines);
+#  - PGO effect: the probe-based profiles (extbinary) of the same captures,
+#    the program rebuilt with -fprofile-sample-use, the median user CPU time
+#    of $CS_IP_RUNS interleaved runs against the -O2 probe build.
+# Writes bench/results/cs_ip.md.
+set -euo pipefail
+: "${SPGO:?}" "${SPGO_SRC:?}" "${BENCH_WORK:?}"
+source "$SPGO_SRC/bench/gen_programs.sh"
+w="$BENCH_WORK/cs_ip"
+mkdir -p "$w"
+cd "$w"
+freq=${CS_IP_FREQ:-10000}
+runs=${CS_IP_RUNS:-5}
+flags="-O2 -g -fpseudo-probe-for-profiling -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-pie -no-pie"
+if ! perf record -q -e cpu-clock --call-graph fp -o probe.data -- true >/dev/null 2>&1; then
+  echo "bench_cs_ip: perf cannot record cpu-clock with fp call stacks here; skipped"
+  exit 0
+fi
+rm -f probe.data
+figure() { sed -n 's/^CS block overlap: \([0-9.]*\)%.*/\1/p'; }
+median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+quality=()
+speed=()
+cmds=()
+
+one() {  # NAME "SOURCES" "TRAIN ARGS" "TIMED ARGS" EMULATE-PERIOD
+  local name=$1 srcs=$2 args=$3 targs=$4 period=$5
+  echo "-- $name"
+  # shellcheck disable=SC2086
+  [ -x "$name" ] || clang-19 $flags -o "$name" $srcs
+  # shellcheck disable=SC2086
+  [ -s "$name.truth.cs" ] || "$SPGO" emulate -c "$period" -o "$name.lbr.data" --ground-truth-cs "$name.truth.cs" \
+    -- "./$name" $args >/dev/null 2>"$name.emu.err"
+  # shellcheck disable=SC2086
+  [ -s "$name.fp.data" ] || perf record -q -e cpu-clock -F "$freq" --call-graph fp -o "$name.fp.data" \
+    -- "./$name" $args >/dev/null 2>&1
+  "$SPGO" gen --binary "$name" --ground-truth-cs "$name.truth.cs" -o "$name.ref.txt" --format text
+  local g="--binary $name --use-dwarf-correlation --format text"
+  # shellcheck disable=SC2086
+  {
+    "$SPGO" gen --cs $g --perf-data "$name.fp.data" -o "$name.ipcs.txt" 2>"$name.ipcs.err"
+    "$SPGO" gen --cs $g --no-infer --perf-data "$name.fp.data" -o "$name.ipcs-none.txt" --quiet
+    "$SPGO" gen --cs $g --infer mcf --perf-data "$name.fp.data" -o "$name.ipcs-mcf.txt" --quiet
+    "$SPGO" gen --cs $g --perf-data "$name.lbr.data" -o "$name.lbrcs.txt" --quiet
+    "$SPGO" gen $g --perf-data "$name.fp.data" -o "$name.ip.txt" --quiet
+    "$SPGO" gen $g --perf-data "$name.lbr.data" -o "$name.lbr.txt" --quiet
+  }
+  local ipn lbrn
+  ipn=$(sed -n 's/.* IP samples with call stacks, \([0-9]*\) counted.*/\1/p' "$name.ipcs.err")
+  lbrn=$(sed -n 's/.*: \([0-9]*\) samples, .*/\1/p' "$name.emu.err" | tail -1)
+  local p label src
+  for p in ipcs ipcs-none ipcs-mcf ip lbrcs lbr; do
+    case $p in
+      ipcs) label="IP + fp stacks, --cs (profi per context)"; src="cpu-clock, $ipn samples" ;;
+      ipcs-none) label="IP + fp stacks, --cs --no-infer (block averages)"; src="cpu-clock, $ipn samples" ;;
+      ipcs-mcf) label="IP + fp stacks, --cs --infer mcf"; src="cpu-clock, $ipn samples" ;;
+      ip) label="IP, not CS (profi)"; src="cpu-clock, the same perf.data" ;;
+      lbrcs) label="LBR + stacks, --cs"; src="emulated, $lbrn samples" ;;
+      lbr) label="LBR, not CS"; src="emulated, the same capture" ;;
+    esac
+    local c i
+    c=$("$SPGO" overlap --cs-truth "$name.ref.txt" "$name.$p.txt" | figure)
+    i=$("$SPGO" overlap --cs-truth "$name.ref.txt" "$name.$p.txt" --view inline --inline all | figure)
+    quality+=("| $name | $label | $src | $c% | $i% |")
+  done
+
+  # PGO effect: probe-based profiles of the same captures.
+  local pg="--binary $name --quiet"
+  # shellcheck disable=SC2086
+  {
+    "$SPGO" gen $pg --perf-data "$name.fp.data" -o "$name.ip.prof"
+    "$SPGO" gen $pg --cs --perf-data "$name.fp.data" -o "$name.ipcs.prof"
+    "$SPGO" gen $pg --preinline --perf-data "$name.fp.data" -o "$name.ipcs-pre.prof"
+    "$SPGO" gen $pg --preinline --perf-data "$name.lbr.data" -o "$name.lbrcs-pre.prof"
+  }
+  local builds=(O2 ip ipcs ipcs-pre lbrcs-pre) b
+  for b in "${builds[@]}"; do
+    rm -f "$name.$b.times"
+    [ "$b" = O2 ] && { cp "$name" "$name.O2"; continue; }
+    # shellcheck disable=SC2086
+    clang-19 $flags -fprofile-sample-use="$name.$b.prof" -o "$name.$b" $srcs 2>"$name.$b.build.err"
+  done
+  for ((r = 0; r < runs; r++)); do
+    for b in "${builds[@]}"; do
+      # shellcheck disable=SC2086
+      /usr/bin/time -f %U -o "$name.t" "./$name.$b" $targs >/dev/null 2>&1
+      tail -1 "$name.t" >> "$name.$b.times"
+    done
+  done
+  local base m
+  base=$(median < "$name.O2.times")
+  for b in "${builds[@]}"; do
+    case $b in
+      O2) label="clang-19 -O2 probe build (baseline)" ;;
+      ip) label="+ IP profile, not CS (cpu-clock perf.data)" ;;
+      ipcs) label="+ IP + fp stacks, --cs (flat)" ;;
+      ipcs-pre) label="+ IP + fp stacks, --preinline (nested)" ;;
+      lbrcs-pre) label="+ emulated LBR, --preinline (nested)" ;;
+    esac
+    m=$(median < "$name.$b.times")
+    speed+=("| $name | $label | $m | $(awk -v a="$base" -v b="$m" 'BEGIN { printf "%+.1f%%", 100 * (a / b - 1) }') |")
+  done
+  cmds+=("$name: clang-19 $flags; spgo emulate -c $period --ground-truth-cs T -o lbr.data -- ./$name $args;"
+         "perf record -e cpu-clock -F $freq --call-graph fp -- ./$name $args; timed: ./$name $targs")
+}
+
+one minivm "$SPGO_SRC/examples/minivm/minivm.c" 10 30 2000
+sq="$BENCH_WORK/gen/sqlite"
+if gen_fetch_sqlite "$sq"; then
+  one speedtest1 "-DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_THREADSAFE=0 -I$sq $sq/speedtest1.c $sq/sqlite3.c -lm" \
+    "--size 10 --memdb" "--size 20 --memdb" 20011
+fi
+
+out="$SPGO_SRC/bench/results/cs_ip.md"
+{
+  echo "# CSSPGO without LBR: CS profiles from IP samples with frame-pointer call stacks"
+  echo
+  echo "Generated by bench/bench_cs_ip.sh on $(date -u +%Y-%m-%d); 2 cores shared with other work."
+  echo "Quality: spgo overlap --cs-truth against the reference of the exact per-context counts"
+  echo "(spgo emulate --ground-truth-cs, fp view; spgo gen --ground-truth-cs), the CSSPGO paper's"
+  echo "block overlap averaged over the profile's units weighted by its samples; context view,"
+  echo "and post-inline view with every context inlined (--view inline --inline all).  All"
+  echo "profiles keyed by DWARF lines (--use-dwarf-correlation), as the reference is."
+  echo
+  echo "| program | profile | data | context view | post-inline view |"
+  echo "| --- | --- | --- | ---: | ---: |"
+  printf '%s\n' "${quality[@]}"
+  echo
+  echo "PGO effect: probe-based profiles of the same captures (extbinary), median user CPU time"
+  echo "of $runs interleaved runs."
+  echo
+  echo "| program | build | median s | speedup vs -O2 |"
+  echo "| --- | --- | ---: | ---: |"
+  printf '%s\n' "${speed[@]}"
+  echo
+  echo "Commands:"
+  echo
+  printf '    %s\n' "${cmds[@]}"
+  echo "    spgo gen --binary B --ground-truth-cs T -o ref.txt --format text"
+  echo "    spgo gen --cs --use-dwarf-correlation --binary B --perf-data fp.data -o ipcs.txt --format text"
+  echo "    spgo overlap --cs-truth ref.txt ipcs.txt [--view inline --inline all]"
+} | tee "$out"
