@@ -19,6 +19,7 @@
 #    profile of an emulated run scores about 91%, the non-CS IP profile 76%
 #    (context view) and 86% (post-inline) -- bench/results/cs_ip.md;
 #  - without --cs the same data gives today's profile (no contexts, no note);
+#  - spgo record --call-graph fp records such data (cpu-clock, no PMU here);
 #  - a --call-graph dwarf recording (the callchain holds only the ip) is
 #    refused with an error naming --call-graph fp, and no profile written.
 # Skipped when perf cannot record cpu-clock with fp call stacks here.
@@ -30,7 +31,7 @@ perf record -q -e cpu-clock --call-graph fp -o probe.data -- true >/dev/null 2>&
   { echo "skip: perf cannot record cpu-clock with --call-graph fp here"; exit 77; }
 atleast() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
 figure() { sed -n 's/^CS block overlap: \([0-9.]*\)%.*/\1/p'; }
-flags="-O2 -g -fpseudo-probe-for-profiling -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-pie -no-pie"
+flags="-O2 -g -fpseudo-probe-for-profiling -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"
 src="$SPGO_SRC/examples/minivm/minivm.c"
 # shellcheck disable=SC2086
 clang-19 $flags -o minivm "$src" || exit 1
@@ -79,6 +80,18 @@ i=$("$SPGO" overlap --cs-truth ref.txt lines.txt --view inline --inline all | fi
 echo "quality against the exact CS counts: $c% (context view), $i% (post-inline)"
 atleast "${c:-0}" 70 || bad "context view $c% < 70%"
 atleast "${i:-0}" 72 || bad "post-inline view $i% < 72%"
+
+# spgo record --call-graph fp gives such data (cpu-clock here).
+"$SPGO" record --call-graph fp -F 10000 -o rec.data -- ./minivm 1 >/dev/null 2>rec.err ||
+  { cat rec.err; bad "spgo record --call-graph fp"; }
+if grep -q 'using [^ ]* -b ' rec.err; then
+  echo "note: spgo record chose LBR here; the IP-mode check of its data is skipped"
+else
+  grep -q 'using [^ ]* --call-graph fp' rec.err || { cat rec.err; bad "spgo record did not record fp stacks"; }
+  "$SPGO" gen --cs --binary minivm --perf-data rec.data -o rec.txt --format text 2>rec2.err ||
+    { cat rec2.err; bad "spgo gen --cs on spgo record's data"; }
+  grep -q 'IP mode: no branch stacks' rec2.err || bad "spgo record's data: no IP-mode note"
+fi
 
 # A --call-graph dwarf recording: only the ip in the callchain.
 perf record -q -e cpu-clock -F 2000 --call-graph dwarf,2048 -o dw.data -- ./minivm 1 >/dev/null 2>&1 ||
