@@ -161,4 +161,37 @@ out="$SPGO_SRC/bench/results/cs_ip.md"
   echo "    spgo gen --binary B --ground-truth-cs T -o ref.txt --format text"
   echo "    spgo gen --cs --use-dwarf-correlation --binary B --perf-data fp.data -o ipcs.txt --format text"
   echo "    spgo overlap --cs-truth ref.txt ipcs.txt [--view inline --inline all]"
+  echo
+  cat <<'EOF'
+Notes (measured on the minivm and speedtest1 captures of 2026-11-25; context view /
+post-inline view):
+- The counts per (context, function) unit are IP mode's block averages made a flow by
+  profi on the function's binary CFG.  Alternatives measured: the block averages alone
+  (--no-infer) and min-cost flow (--infer mcf) are in the table; profi at IP mode's
+  1/16-sample units instead of 1/256 lost 3.7 / 3.1 points on an earlier minivm
+  capture (most sparse units lost their flow: profi's decrease floor rounds to 0);
+  treating blocks without samples as unknown where the unit's density would expect
+  under 1, 3 or 10 samples there lost 1.1 to 4.6 points; shrinking each unit's block
+  averages towards the function's shape over all contexts (a Gamma prior of 1, 3, 10
+  instructions' weight) lost 0.1 to 4.5 points.  Call blocks that the stacks show ran
+  but got no sample of their own taking their callee contexts' entry estimate: +0.7 /
+  -1.3 on minivm, +2.5 / +2.5 on speedtest1 (kept).
+- Contexts split the samples: most of speedtest1's 7,000 contexts hold a handful of
+  samples, and cold-context merging (the summary's 99% cutoff) merges almost none at
+  these counts.  Merging every context under a fixed total instead raises the figures
+  (minivm 80.6 -> 83.9 at a total of 1024, 30 contexts left; speedtest1 67.1 -> 70.7)
+  by giving up contexts; not done.
+- The LBR rows with -fno-pie -no-pie builds: the emulated minivm capture gave the LBR
+  unwinder 352,158 "calls not matching the parent frame" and the LBR CS profile 62%
+  (context view); the PIE build 0 and 91%.  Not investigated here.
+- PGO timings: 2 cores shared with fuzzers, other sessions' benchmarks and test runs;
+  the runs of one build spread by up to 70% (speedtest1 -O2: 0.46 to 0.77 s), so the
+  PGO rows are noise, not an effect: the run before this one (the same script on
+  -fno-pie -no-pie builds) gave, for the IP non-CS, IP --cs, IP --preinline and LBR
+  --preinline profiles, minivm +15.7 / +10.7 / +19.2 / +15.7% and speedtest1
+  +28.8 / +4.7 / +13.6 / +28.8%.  clang-19 builds with every profile without a
+  warning, but the IP CS profiles of speedtest1 make it slow: under this load the
+  build took 2.0 min with the non-CS IP profile, 2.3 with the LBR pre-inlined one,
+  4.7 with the flat IP CS profile (7,000 contexts) and 4.4 with its pre-inlined form.
+EOF
 } | tee "$out"

@@ -80,7 +80,8 @@
  *    show) of the LBR layout, and the generation above runs on them
  *    unchanged (cold merging, pre-inliner, nesting).
  *  - Data whose stacks never name a caller in the binary (--call-graph
- *    dwarf keeps only the ip in the callchain; a build without frame
+ *    dwarf: the callchain holds no user frame, the stack is left to DWARF
+ *    unwinding, which this stage does not do; a build without frame
  *    pointers) is refused with an error that says how to record.
  *
  * What it owns: the frame trie (struct spgo_cs_trie), the code facts the

@@ -20,7 +20,7 @@
 #    (context view) and 86% (post-inline) -- bench/results/cs_ip.md;
 #  - without --cs the same data gives today's profile (no contexts, no note);
 #  - spgo record --call-graph fp records such data (cpu-clock, no PMU here);
-#  - a --call-graph dwarf recording (the callchain holds only the ip) is
+#  - a --call-graph dwarf recording (no user frame in the callchain) is
 #    refused with an error naming --call-graph fp, and no profile written.
 # Skipped when perf cannot record cpu-clock with fp call stacks here.
 . "$(dirname "$0")/lib/common.sh" || exit 1
@@ -93,7 +93,7 @@ else
   grep -q 'IP mode: no branch stacks' rec2.err || bad "spgo record's data: no IP-mode note"
 fi
 
-# A --call-graph dwarf recording: only the ip in the callchain.
+# A --call-graph dwarf recording: no user frame in the callchain.
 perf record -q -e cpu-clock -F 2000 --call-graph dwarf,2048 -o dw.data -- ./minivm 1 >/dev/null 2>&1 ||
   { echo "FAIL: perf record --call-graph dwarf"; exit 1; }
 if "$SPGO" gen --cs --binary minivm --perf-data dw.data -o dw.txt --format text 2>dw.err; then
