@@ -61,9 +61,32 @@
  *    (llvm-profgen's --csprof-merge-cold-context with the preinliner off),
  *    and profiles of __cxx_global_var_init / __tls_init are dropped.
  *
+ *
+ * IP samples with call stacks and no LBR (perf record -e cpu-clock
+ * --call-graph fp, src/context/ip.c), when the data has no branch stack:
+ *  - The context of a sample is its stack's call sites (return addresses
+ *    turned into their call instructions; an external frame or a return
+ *    address after no call starts the context below it), recursion
+ *    compressed on the call sites, then the leaf; expanded to inline
+ *    frames as above.  A leaf outside the binary or in a prologue or
+ *    epilogue gives no count (counted).
+ *  - Counts per unit (call-site path, leaf function): each block of the
+ *    function's binary CFG gets the average of its instructions' samples
+ *    (1/16 sample units, prologue and epilogue instructions left out); a
+ *    call block on the stacks without samples of its own gets its callee
+ *    contexts' entry estimate; profile inference (profi, opts.ip_infer)
+ *    makes them a flow per unit.  Blocks become ranges and their calls
+ *    branches (an indirect call's count split by the callees its stacks
+ *    show) of the LBR layout, and the generation above runs on them
+ *    unchanged (cold merging, pre-inliner, nesting).
+ *  - Data whose stacks never name a caller in the binary (--call-graph
+ *    dwarf: the callchain holds no user frame, the stack is left to DWARF
+ *    unwinding, which this stage does not do; a build without frame
+ *    pointers) is refused with an error that says how to record.
+ *
  * What it owns: the frame trie (struct spgo_cs_trie), the code facts the
  * unwinder asks (struct spgo_cs_code), the tail-call graph.  It includes
- * common, binary, aggregate and profile only.
+ * common, binary, aggregate, profile and, for IP samples, infer only.
  *
  * Use:
  *     struct spgo_cs_opts o;
@@ -150,6 +173,9 @@ struct spgo_cs_opts {
 	int unwind_thread;        /* spgo_cs_stream_begin: unwind on a thread of its
 				     own while the samples are read (1, default;
 				     the profile is the same either way) */
+	const char *ip_infer;     /* IP samples (no LBR): the inference algorithm per
+				     context (spgo/infer.h's names; NULL: profi;
+				     "none": the block averages) */
 	struct spgo_preinline_opts pre;
 };
 
@@ -192,6 +218,20 @@ struct spgo_cs_stats {
 				      (the older frames dropped; a call the
 				      compiler merged, or code without probes) */
 	uint64_t cut_zero_site;    /* leaf contexts cut at an inline site of probe id 0 */
+	/* IP samples with call stacks, no LBR (src/context/ip.c) */
+	int ip_mode;               /* 1: the profile came from them */
+	uint64_t ip_samples;       /* stack samples without LBR */
+	uint64_t ip_counted;       /* ... counted as a hit of their leaf */
+	uint64_t ip_callers;       /* ... of those, with a caller frame in the binary */
+	uint64_t ip_ext_leaf;      /* dropped: leaf outside the binary's functions */
+	uint64_t ip_proepi;        /* dropped: leaf in a prologue or epilogue (the
+				      frame chain misses the caller there) */
+	uint64_t ip_units;         /* (context, function) units given block counts */
+	uint64_t ip_site_blocks;   /* call blocks without hits given their callees'
+				      entry estimate (the stack shows they ran) */
+	uint64_t ip_infer_lost;    /* inferences that lost most of the weight (retried) */
+	uint64_t ip_no_cfg;        /* functions without a CFG (hits kept per instruction) */
+	uint64_t ip_unblocked;     /* hits outside every block of their function's CFG */
 	/* with preinline */
 	struct spgo_preinline_stats pre;
 	uint64_t size_contexts;    /* inline contexts with a known code size */
@@ -280,9 +320,10 @@ size_t spgo_cs_compress(void *items, size_t n, size_t size, int limit);
 void spgo_cs_defaults(struct spgo_cs_opts *o);
 /*
  * The flat CS profile of agg->bin from the stack samples of agg (read with
- * call stacks kept).  Fails with an error that says what to record when the
- * data has no call stacks or no LBR, or nothing could be unwound; never
- * returns an empty profile.  The profile is finalized (summary computed).
+ * call stacks kept): from LBR + stacks when any sample has both, else from
+ * IP samples with call stacks (st->ip_mode set).  Fails with an error that
+ * says what to record when the data has no call stacks, stacks without
+ * callers, or nothing could be unwound; never returns an empty profile.  The profile is finalized (summary computed).
  */
 int spgo_cs_gen(struct spgo_aggregate *agg, const struct spgo_cs_opts *o, struct spgo_profile **out,
 		struct spgo_cs_stats *st);

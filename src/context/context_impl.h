@@ -46,6 +46,26 @@ struct spgo_profile *cs_probe_profile(struct spgo_binary *bin, const struct spgo
 				      struct spgo_cs_trie *trie, const struct spgo_cs_opts *o,
 				      struct spgo_cs_stats *st);
 
+/* unwind.c: the inline-context key of instruction k (equal keys: same
+ * chain of inline callers; 0: no debug information). */
+uint64_t cs_insn_key(const struct spgo_cs_code *c, size_t k);
+
+/*
+ * ip.c: IP samples with call stacks and no LBR.  cs_ip_add() takes each
+ * such sample (its call-site path into the IP trie, a hit of its leaf);
+ * cs_ip_build() turns the hits into block counts per unit (path,
+ * function), recorded as ranges and call branches in the IP trie in the
+ * layout of the LBR unwinder (probes: on the path node; DWARF: on leaf
+ * frames); the profile generators then take cs_ip_trie().
+ */
+struct cs_ip;
+struct cs_ip *cs_ip_new(const struct spgo_cs_code *code, const struct spgo_cs_opts *o,
+			struct spgo_cs_stats *st);
+void cs_ip_free(struct cs_ip *ip);
+void cs_ip_add(struct cs_ip *ip, const struct spgo_agg_stack *s);
+int cs_ip_build(struct cs_ip *ip, struct spgo_binary *bin, const struct spgo_cs_opts *o, int probes);
+struct spgo_cs_trie *cs_ip_trie(struct cs_ip *ip);
+
 /* preinline.c: the code sizes of the functions the trie's samples touch. */
 struct spgo_inline_sizes *cs_trie_sizes(struct spgo_binary *bin, const struct spgo_cs_code *c,
 					const struct spgo_cs_trie *t, int probes, int zero_callers);

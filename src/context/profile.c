@@ -692,6 +692,7 @@ struct spgo_cs_stream {
 	struct spgo_cs_trie trie;
 	struct spgo_kmap roots; /* outermost function + 1 -> samples */
 	uint64_t best, best_n;  /* the function most stacks end in so far */
+	struct cs_ip *ip;       /* the stack samples without LBR (ip.c), if any */
 };
 
 /* Check the binary, set up the trie (the code facts come with the first
@@ -721,6 +722,8 @@ static int stream_init(struct spgo_cs_stream *cs, struct spgo_binary *bin, const
 static void stream_release(struct spgo_cs_stream *cs)
 {
 	spgo_cs_trie_free(&cs->trie);
+	cs_ip_free(cs->ip);
+	cs->ip = NULL;
 	spgo_cs_code_free(&cs->code);
 	spgo_kmap_free(&cs->roots);
 }
@@ -758,6 +761,11 @@ static void stream_sample(struct spgo_cs_stream *cs, const struct spgo_agg_stack
 	}
 	cs->with_lbr |= s->nbranches > 0;
 	spgo_cs_unwind(&cs->trie, s);
+	if (!s->nbranches) { /* for a profile from IP samples, if no sample has LBR */
+		if (!cs->ip)
+			cs->ip = cs_ip_new(&cs->code, &cs->eff, &cs->st);
+		cs_ip_add(cs->ip, s);
+	}
 }
 
 static void stream_cb(void *ctx, const struct spgo_agg_stack *s) { stream_sample(ctx, s); }
@@ -822,12 +830,10 @@ static int cs_gen(struct spgo_aggregate *agg, struct spgo_cs_stream *streamed,
 	const struct spgo_agg_stats *as = spgo_agg_stats(agg);
 	if (!as->stack_samples)
 		return spgo_error("%s: the samples have no call stacks in this binary: a context-sensitive "
-				  "profile needs LBR and call stacks together (perf record -b -g, "
-				  "--call-graph fp; spgo record and spgo emulate record both)",
-				  path);
-	if (!as->lbr_samples)
-		return spgo_error("%s: the samples have no branch stacks (LBR): a context-sensitive profile "
-				  "needs LBR and call stacks together (perf record -b -g)",
+				  "profile needs call stacks, with LBR (perf record -b -g; spgo record and "
+				  "spgo emulate record both) or without (perf record --call-graph fp, spgo "
+				  "record --call-graph fp, on a build with -fno-omit-frame-pointer; "
+				  "--call-graph dwarf stacks are not unwound here)",
 				  path);
 	struct spgo_cs_stream own, *cs = streamed;
 	if (!cs) {
@@ -857,11 +863,34 @@ static int cs_gen(struct spgo_aggregate *agg, struct spgo_cs_stream *streamed,
 	int probes = cs->probes, with_lbr = cs->with_lbr;
 	struct spgo_cs_trie *trie = &cs->trie;
 	int rc = 0;
-	if (!with_lbr)
-		rc = spgo_error("%s: no sample has both a call stack and a branch stack (LBR) in this "
-				"binary: record them together (perf record -b -g)",
-				path);
-	else if (!st->unwound)
+	if (!with_lbr) {
+		/* IP samples with call stacks: contexts from the stacks, counts
+		 * from block averages per context (ip.c). */
+		st->ip_mode = 1;
+		st->samples = st->ip_samples;
+		st->no_lbr = 0;
+		if (!cs->ip || !st->ip_counted)
+			rc = spgo_error("%s: none of the %llu stack samples without LBR has its leaf in the "
+					"binary's code outside prologues and epilogues (%llu outside it, %llu in "
+					"a prologue or epilogue): check that the data was recorded from this "
+					"exact build",
+					path, (unsigned long long)st->ip_samples,
+					(unsigned long long)st->ip_ext_leaf, (unsigned long long)st->ip_proepi);
+		else if (!st->ip_callers)
+			rc = spgo_error("%s: the %llu IP samples have no caller frame in the binary: their call "
+					"stacks hold only the sampled ip (perf record --call-graph dwarf keeps the "
+					"stack for unwinding by DWARF, which the context stage does not do) or no "
+					"frame-pointer chain; record with --call-graph fp (spgo record --call-graph "
+					"fp) a build with -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer, or "
+					"record LBR (perf record -b -g, spgo emulate)",
+					path, (unsigned long long)st->ip_counted);
+		else if (cs_ip_build(cs->ip, bin, &eff, probes) < 0)
+			rc = -1;
+		else {
+			st->unwound = st->ip_counted;
+			trie = cs_ip_trie(cs->ip);
+		}
+	} else if (!st->unwound)
 		rc = spgo_error("%s: none of the %llu stack samples could be unwound (%llu without an LBR "
 				"entry in the binary, %llu in a prologue or epilogue): check that the data "
 				"was recorded from this exact build",
@@ -929,7 +958,24 @@ int spgo_cs_stream_gen(struct spgo_cs_stream *cs, struct spgo_aggregate *agg,
 	return cs_gen(agg, cs, &cs->eff, out, st);
 }
 
-void spgo_cs_print_stats(const struct spgo_cs_stats *st, FILE *fp)
+static void print_ip_stats(const struct spgo_cs_stats *st, FILE *fp)
+{
+	fprintf(fp, "spgo: gen --cs: %llu IP samples with call stacks, %llu counted (%llu with a caller "
+		    "in the binary); dropped %llu with the leaf outside the binary, %llu with the leaf in a "
+		    "prologue or epilogue (frame chain without the caller); %llu stacks cut at an external "
+		    "frame or a return after no call\n",
+		(unsigned long long)st->ip_samples, (unsigned long long)st->ip_counted,
+		(unsigned long long)st->ip_callers, (unsigned long long)st->ip_ext_leaf,
+		(unsigned long long)st->ip_proepi, (unsigned long long)st->stack_cut);
+	fprintf(fp, "spgo: gen --cs: %llu (context, function) units inferred, %llu call blocks given "
+		    "their callees' entry estimate, %llu inferences retried (flow lost), %llu functions "
+		    "without a CFG, %llu samples outside their CFG's blocks\n",
+		(unsigned long long)st->ip_units, (unsigned long long)st->ip_site_blocks,
+		(unsigned long long)st->ip_infer_lost, (unsigned long long)st->ip_no_cfg,
+		(unsigned long long)st->ip_unblocked);
+}
+
+static void print_lbr_stats(const struct spgo_cs_stats *st, FILE *fp)
 {
 	unsigned long long dropped = st->no_lbr + st->prolog_epilog +
 				     (st->samples - st->unwound - st->no_lbr - st->prolog_epilog);
@@ -947,6 +993,14 @@ void spgo_cs_print_stats(const struct spgo_cs_stats *st, FILE *fp)
 		(unsigned long long)st->bad_range, (unsigned long long)st->unpaired_ext,
 		(unsigned long long)st->stack_cut, (unsigned long long)st->call_mismatch,
 		(unsigned long long)st->ext_call_mismatch, (unsigned long long)st->bogus);
+}
+
+void spgo_cs_print_stats(const struct spgo_cs_stats *st, FILE *fp)
+{
+	if (st->ip_mode)
+		print_ip_stats(st, fp);
+	else
+		print_lbr_stats(st, fp);
 	fprintf(fp, "spgo: gen --cs: %llu frames, %llu contexts, %llu cold ones (total < %llu) merged "
 		    "into base profiles\n",
 		(unsigned long long)st->frames, (unsigned long long)st->contexts,

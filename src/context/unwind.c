@@ -201,6 +201,11 @@ static uint64_t insn_key(const struct spgo_cs_code *c, size_t k)
 	return h;
 }
 
+uint64_t cs_insn_key(const struct spgo_cs_code *c, size_t k)
+{
+	return insn_key(c, k);
+}
+
 /* ---- the frame trie ---------------------------------------------------------- */
 
 /*

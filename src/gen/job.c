@@ -148,6 +148,8 @@ static void cs_opts_of(const struct spgo_gen_job *j, struct spgo_cs_opts *o)
 {
 	*o = j->cs_opts;
 	o->dwarf_lines = j->opts.dwarf_lines;
+	/* IP samples without LBR: IP mode's inference choice, per context */
+	o->ip_infer = j->opts.no_infer ? "none" : j->opts.infer_algo;
 }
 
 /* stream: the samples were unwound as they were read (NULL: the aggregate
@@ -159,7 +161,13 @@ static int run_cs(const struct spgo_gen_job *j, struct spgo_aggregate *agg,
 	struct spgo_cs_stats st;
 	struct spgo_cs_opts o;
 	cs_opts_of(j, &o);
-	if ((stream ? spgo_cs_stream_gen(stream, agg, &p, &st) : spgo_cs_gen(agg, &o, &p, &st)) < 0)
+	int rc = stream ? spgo_cs_stream_gen(stream, agg, &p, &st) : spgo_cs_gen(agg, &o, &p, &st);
+	if (st.ip_mode && j->report) /* the mode, even when it failed */
+		fprintf(j->report, "spgo: gen --cs: IP mode: no branch stacks (LBR) in the data; contexts "
+				   "from the IP samples' call stacks, counts from block averages per context "
+				   "and %s inference\n",
+			o.ip_infer ? o.ip_infer : SPGO_GEN_INFER_DEFAULT);
+	if (rc < 0)
 		return -1;
 	if (j->report)
 		spgo_cs_print_stats(&st, j->report);
