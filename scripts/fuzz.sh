@@ -6,7 +6,7 @@
 # Prints per harness the executions, coverage (edges) and findings; a
 # finding is a crash-/leak-/timeout-/oom- file in BUILD_FUZZ/findings/NAME,
 # to be fixed and then copied into fuzz/crashes/NAME (replayed by make
-# check).  FUZZ_ONLY=NAME runs one harness; FUZZ_JOBS=N runs N harnesses
+# check).  FUZZ_ONLY=NAME[,NAME...] runs those harnesses; FUZZ_JOBS=N runs N harnesses
 # at a time (each still on one core; default 1).  Exit status 1 if
 # anything was found.
 set -uo pipefail
@@ -37,7 +37,7 @@ run_one() {
 names=()
 for h in "$build"/fuzz/fuzz_*; do
   short=$(basename "$h"); short=${short#fuzz_}
-  [ -n "${FUZZ_ONLY:-}" ] && [ "$FUZZ_ONLY" != "$short" ] && continue
+  [ -n "${FUZZ_ONLY:-}" ] && [[ ",$FUZZ_ONLY," != *",$short,"* ]] && continue
   names+=("$short")
 done
 mkdir -p "$build/findings"
