@@ -315,12 +315,14 @@ int unsym_read_text(struct spgo_unsym *u, const char *name, const uint8_t *data,
 			if (cur) {
 				if (IMPLY(cur))
 					VEC_PUSH(&moded, cur);
+				/* the line is not NUL-terminated: compare within it */
 				for (const char *q = a; q < e; q++) {
-					if (!strncmp(q, "lbr", 3))
+					size_t left = (size_t)(e - q);
+					if (left >= 3 && !memcmp(q, "lbr", 3))
 						cur->kinds |= SPGO_UNSYM_LBR;
-					else if (!strncmp(q, "ip", 2))
+					else if (left >= 2 && !memcmp(q, "ip", 2))
 						cur->kinds |= SPGO_UNSYM_IP;
-					else if (!strncmp(q, "cs", 2))
+					else if (left >= 2 && !memcmp(q, "cs", 2))
 						cur->kinds |= SPGO_UNSYM_CS;
 				}
 			}
