@@ -265,12 +265,12 @@ size_t *unsym_sorted_stacks(const struct spgo_unsym_bin *s)
 	return v;
 }
 
-/* A path or event name the text form can carry: printable, not blank-
- * edged, not "-" (which stands for none there). */
-int unsym_str_ok(const char *s)
+/* A path or event name the text form can carry, the n bytes at s:
+ * printable (no NUL), not blank-edged, not "-" (which stands for none
+ * there). */
+int unsym_str_ok(const char *s, size_t n)
 {
-	size_t n = strlen(s);
-	if (!strcmp(s, "-") || (n && (s[0] == ' ' || s[n - 1] == ' ')))
+	if ((n == 1 && s[0] == '-') || (n && (s[0] == ' ' || s[n - 1] == ' ')))
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)

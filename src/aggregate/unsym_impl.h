@@ -24,7 +24,7 @@ int unsym_set_base(struct spgo_unsym_bin *s, uint64_t base, const char *where);
 struct spgo_unsym_bin **unsym_sorted_bins(const struct spgo_unsym *u);
 struct spgo_unsym_event **unsym_sorted_events(const struct spgo_unsym_bin *s);
 size_t *unsym_sorted_stacks(const struct spgo_unsym_bin *s);
-int unsym_str_ok(const char *s);
+int unsym_str_ok(const char *s, size_t n);
 int unsym_hex_id(const char *id);
 
 /* The binary form (unsym_bin.c). */

@@ -290,7 +290,7 @@ int unsym_read_text(struct spgo_unsym *u, const char *name, const uint8_t *data,
 			char *id = xstrndup(a, (size_t)(sp - a));
 			const char *pp = skip_ws(sp, e);
 			char *path = xstrndup(pp, (size_t)(e - pp));
-			if ((strcmp(id, "-") && !unsym_hex_id(id)) || (strcmp(path, "-") && !unsym_str_ok(path))) {
+			if (memchr(a, 0, (size_t)(sp - a)) || (strcmp(id, "-") && !unsym_hex_id(id)) || (strcmp(path, "-") && !unsym_str_ok(pp, (size_t)(e - pp)))) {
 				free(id);
 				free(path);
 				tr_fail(&t, "bad binary line (a build-id in hex, a path)");
@@ -348,12 +348,11 @@ int unsym_read_text(struct spgo_unsym *u, const char *name, const uint8_t *data,
 			    (q = skip_ws(q, e)) == e) {
 				tr_fail(&t, "bad event line");
 			} else {
-				char *en = xstrndup(q, (size_t)(e - q));
-				if (!unsym_str_ok(en)) {
-					free(en);
+				if (!unsym_str_ok(q, (size_t)(e - q))) {
 					tr_fail(&t, "bad event name");
 					break;
 				}
+				char *en = xstrndup(q, (size_t)(e - q));
 				struct spgo_unsym_event *ev = unsym_event_named(cur, en);
 				free(en);
 				ev->samples += v[0] * weight;
