@@ -175,8 +175,10 @@ static char *get_str(struct rd *r)
 		rd_fail(r, "bad string length");
 	if (r->err)
 		return xstrdup("");
-	if (!unsym_str_ok((const char *)r->p, (size_t)n))
+	if (!unsym_str_ok((const char *)r->p, (size_t)n)) {
 		rd_fail(r, "bad string");
+		return xstrdup("");
+	}
 	char *s = xstrndup((const char *)r->p, (size_t)n);
 	r->p += n;
 	return s;
