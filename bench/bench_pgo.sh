@@ -34,7 +34,8 @@
 #     g-exact      spgo gen --ground-truth --format gcov (exact counts)
 #     g-lbr        spgo gen --format gcov from an emulated LBR capture of g-O2
 #     g-create_gcov  create_gcov on the same capture (rewritten by
-#                  `spgo script --rewrite` for autofdo 0.19)
+#                  `spgo script --rewrite` for autofdo 0.19), its gcov file
+#                  (gcc < 12 layout) put in gcc 12's by `spgo convert`
 #     all -fauto-profile=P.
 #
 # Timing: every variant's binary on the TIME command, REPEATS rounds
@@ -50,6 +51,7 @@
 #
 # Options: PGO_ONLY=prog1,prog2  PGO_VARIANTS=c-lbr,g-lbr,...  REPEATS=N
 #          PGO_NO_TIME=1 (build and profile only)
+#          PGO_TIME_ONLY=1 (no builds: time the binaries there are)
 # Writes bench/results/pgo.md (PGO_OUT to write elsewhere).
 set -uo pipefail
 : "${SPGO:?}" "${SPGO_SRC:?}" "${BENCH_WORK:?}"
@@ -160,10 +162,12 @@ prepare_program() {  # NAME
     if stale "$bin/$v" ${dep:+"$dep"} || [ "$(cat "$bin/$v.cmd" 2>/dev/null)" != "$cc $flags" ]; then
       log "$name: build $v"
       rm -f "$bin/$v"
-      # (always under one output name: gcc names the .gcda files after it)
-      mkdir -p "$pd/bld" && rm -f "$pd/bld/$name"
-      (cd "$pd/bld" && CC=$cc CFLAGS="$flags" LDFLAGS="" pgo_build "$pd/bld/$name") > "$pd/log/$v.log" 2>&1 &&
-        mv "$pd/bld/$name" "$bin/$v" && echo "$cc $flags" > "$bin/$v.cmd" ||
+      # (always under one output name: gcc names the .gcda files after it;
+      # one directory per compiler)
+      local bd="$pd/bld.$cc"
+      mkdir -p "$bd" && rm -f "$bd/$name"
+      (cd "$bd" && CC=$cc CFLAGS="$flags" LDFLAGS="" pgo_build "$bd/$name") > "$pd/log/$v.log" 2>&1 &&
+        mv "$bd/$name" "$bin/$v" && echo "$cc $flags" > "$bin/$v.cmd" ||
         { err "$v: build failed: $(grep -m1 -E 'error|Error' "$pd/log/$v.log")"; rm -f "$bin/$v"; return 1; }
     fi
   }
@@ -285,9 +289,16 @@ prepare_program() {  # NAME
     fi
     if wanted g-create_gcov && [ -s "$prof/g.lbr.data" ] && stale "$prof/g-create_gcov.afdo" "$prof/g.lbr.data"; then
       "$SPGO" script -i "$prof/g.lbr.data" --rewrite "$prof/g.old.data" > "$pd/log/rewrite.log" 2>&1
-      gen "$prof/g-create_gcov.afdo" create_gcov --binary="$bin/g-O2" --profile="$prof/g.old.data" \
-        --gcov="$prof/g-create_gcov.afdo" --gcov_version=2
-      rm -f "$prof/g.old.data"
+      # create_gcov 0.19 writes the gcov layout of gcc before 12 (string
+      # lengths in words): gcc 12 reads lengths in bytes and cannot read
+      # it (--gcov_version=2 only changes the version word: gcc segfaults
+      # or finds no function).  The counts go to gcc 12 unchanged by
+      # `spgo convert --format gcov`.
+      gen "$prof/g.cg.raw" create_gcov --binary="$bin/g-O2" --profile="$prof/g.old.data" \
+        --gcov="$prof/g.cg.raw"
+      rm -f "$prof/g.old.data" "$prof/g.cg.raw.imports"
+      [ -s "$prof/g.cg.raw" ] &&
+        gen "$prof/g-create_gcov.afdo" "$SPGO" convert "$prof/g.cg.raw" --format gcov -o "$prof/g-create_gcov.afdo"
     fi
     for v in g-exact g-lbr g-create_gcov; do
       wanted $v && [ -s "$prof/$v.afdo" ] && build $v gcc-12 "$gc -fauto-profile=$prof/$v.afdo" "$prof/$v.afdo"
@@ -317,6 +328,7 @@ est=$(for n in "${progs[@]}"; do
 log "programs: ${progs[*]}; REPEATS=$REPEATS; timing estimate ~$((est / 60)) min $((est % 60)) s (from cached -O2 times, else 1.5 s a run), plus builds and profiles where not cached (~1-3 min per program and variant on 2 loaded cores)"
 
 for n in "${progs[@]}"; do
+  [ "${PGO_TIME_ONLY:-0}" = 1 ] && [ -s "$W/$n/time.args" ] && continue
   log "== $n"
   (
     HALF="" CSSPGO=0 TRAIN="" TIME=""
@@ -508,17 +520,33 @@ table() {  # "VARIANTS" BASELINE
       k=$(warn_note "$n" "$v")
       [ -n "$k" ] && [ "$k" -gt 0 ] || continue
       anyw=1
-      echo "- $n $v: $k: \`$(grep -m1 -i -E 'warning:.*(profile|sample)|-Wprofile|-Wbackend-plugin|Wmissing-profile|coverage-mismatch' "$l" | sed "s|$SRCROOT/||g; s|$W/||g; s|$SPGO_SRC/||g" | cut -c1-200)\`"
+      echo "- $n $v: $k: \`$(grep -m1 -i -E 'warning:.*(profile|sample)|-Wprofile|-Wbackend-plugin|Wmissing-profile|coverage-mismatch' "$l" | sed "s|$SRCROOT/||g; s|$W/||g; s|$BENCH_WORK/||g; s|$SPGO_SRC/||g" | cut -c1-200)\`"
     done
   done
   [ "$anyw" = 0 ] && echo "None."
   echo
+  echo "Warnings of the profile generators (spgo gen, llvm-profgen-19, create_gcov; first"
+  echo "of each log):"
+  echo
+  for n in "${progs[@]}"; do
+    for l in "$W/$n"/log/*.prof.log "$W/$n"/log/*.afdo.log; do
+      [ -s "$l" ] || continue
+      k=$(grep -c -i 'warning' "$l")
+      [ "$k" -gt 0 ] || continue
+      echo "- $n $(basename "$l" .log): $k: \`$(grep -m1 -i 'warning' "$l" | sed "s|$SRCROOT/||g; s|$W/||g; s|$BENCH_WORK/||g; s|$SPGO_SRC/||g" | cut -c1-220)\`"
+    done
+  done
+  echo
+  if [ -s "$here/findings.md" ]; then
+    cat "$here/findings.md"
+    echo
+  fi
   echo "## Errors"
   echo
   any=0
   for n in "${progs[@]}"; do
     if [ -s "$W/$n/log/errors" ]; then
-      any=1; sed "s|$SRCROOT/||g; s|$W/||g; s|$SPGO_SRC/||g; s/^/- $n: /" "$W/$n/log/errors"
+      any=1; sed "s|$SRCROOT/||g; s|$W/||g; s|$BENCH_WORK/||g; s|$SPGO_SRC/||g; s/^/- $n: /" "$W/$n/log/errors"
     fi
   done
   [ "$any" = 0 ] && echo "None."

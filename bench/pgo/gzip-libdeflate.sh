@@ -1,7 +1,7 @@
 # libdeflate 1.14's gzip program (Debian libdeflate source package): the
 # library and programs/gzip.c, no configure (upstream's Makefile has none).
 HALF=report
-DESC="libdeflate 1.14 gzip (Debian libdeflate); TRAIN \`gzip -9 -c\` of sqlite3.c -> TIME \`gzip -9 -c\` of the mixed corpus"
+DESC="libdeflate 1.14 gzip (Debian libdeflate); TRAIN \`gzip -9 -c\` of sqlite3.c -> TIME \`gzip -9 -c\` of the mixed corpus (twice)"
 TRAIN="-9 -c train.in"
 TIME="-9 -c time.in time.in"
 pgo_fetch() { pgo_orig libdeflate 'libdeflate-*/'; }

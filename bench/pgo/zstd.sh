@@ -2,7 +2,7 @@
 # program in one compiler command (no assembly, no legacy formats, single
 # threaded: upstream's `make zstd` less those options).
 HALF=report
-DESC="zstd 1.5.4 (Debian libzstd); TRAIN \`zstd -9 -c\` of sqlite3.c -> TIME \`zstd -9 -c\` of the mixed corpus"
+DESC="zstd 1.5.4 (Debian libzstd); TRAIN \`zstd -9 -c\` of sqlite3.c -> TIME \`zstd -9 -c\` of the mixed corpus (three times)"
 TRAIN="-9 -c -q train.in"
 TIME="-9 -c -q time.in time.in time.in"
 pgo_fetch() { pgo_orig libzstd 'zstd-*/'; }
