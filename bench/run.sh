@@ -13,7 +13,15 @@ mkdir -p "$BENCH_WORK" "$here/results"
 status=0
 for b in "$here"/bench_*.sh; do
   [ -e "$b" ] || continue
-  [ -n "${BENCH:-}" ] && [[ "$(basename "$b")" != *"$BENCH"* ]] && continue
+  # BENCH=NAME: bench_NAME.sh alone when there is one (BENCH=pgo is not
+  # csspgo), else every bench whose name contains NAME.
+  if [ -n "${BENCH:-}" ]; then
+    if [ -e "$here/bench_$BENCH.sh" ]; then
+      [ "$(basename "$b")" = "bench_$BENCH.sh" ] || continue
+    elif [[ "$(basename "$b")" != *"$BENCH"* ]]; then
+      continue
+    fi
+  fi
   echo "== $(basename "$b")"
   bash "$b" || { echo "bench: $(basename "$b") failed"; status=1; }
 done
