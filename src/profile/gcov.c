@@ -288,8 +288,12 @@ int spgo_write_gcov(struct spgo_profile *p, FILE *fp, const struct spgo_write_op
 		mark(&g, p->top.v[i], &list);
 	gsort_p = p;
 	spgo_sort(list.v, list.n, sizeof *list.v, cmp_str);
+	/* Index 0 is an empty string, as create_gcov writes: gcc 12's
+	 * string_table::get_name asserts a name's index is above 0, so a
+	 * callee at index 0 that gcc names (an inlined callee at an indirect
+	 * call, find_icall_target_map) is an internal compiler error. */
 	for (size_t i = 0; i < list.n; i++)
-		g.idx[list.v[i]] = (uint32_t)i;
+		g.idx[list.v[i]] = (uint32_t)i + 1;
 
 	words w = {0};
 	w32(&w, SPGO_GCOV_MAGIC);
@@ -299,10 +303,10 @@ int spgo_write_gcov(struct spgo_profile *p, FILE *fp, const struct spgo_write_op
 	w32(&w, SPGO_GCOV_TAG_NAMES);
 	size_t lenat = w.n;
 	w32(&w, 0);
-	w32(&w, (uint32_t)list.n);
+	w32(&w, (uint32_t)list.n + 1);
 	VEC(uint8_t) strbytes = {0}; /* version 2: unaligned, built as bytes */
-	for (size_t i = 0; i < list.n; i++) {
-		const char *s = spgo_name(p, list.v[i]);
+	for (size_t i = 0; i <= list.n; i++) {
+		const char *s = i ? spgo_name(p, list.v[i - 1]) : "";
 		size_t l = strlen(s);
 		if (version == 2) {
 			uint32_t bl = (uint32_t)l + 1;

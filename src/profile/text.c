@@ -504,8 +504,8 @@ static int text_name_check(struct spgo_profile *p, uint32_t name, int target)
 
 int spgo_write_text(struct spgo_profile *p, FILE *fp)
 {
-	for (size_t i = 0; i < p->names.n; i++)
-		if (text_name_check(p, (uint32_t)i, 0) < 0)
+	for (size_t i = 0; i < p->funcs.n; i++)
+		if (text_name_check(p, p->funcs.v[i].name, 0) < 0)
 			return -1;
 	for (size_t i = 0; i < p->targets.n; i++)
 		if (text_name_check(p, p->targets.v[i].name, 1) < 0)

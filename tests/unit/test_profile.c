@@ -436,6 +436,40 @@ static void test_text_names(void)
 	}
 }
 
+/* gcc 12 asserts that a name's string-table index is above 0 (an ICE in
+ * get_name when it names a callee at index 0): the table starts with an
+ * empty string, as create_gcov's does, and reads back. */
+static void test_gcov_first_name(void)
+{
+	struct spgo_profile *p = spgo_profile_new();
+	uint32_t f = spgo_func_get_id(p, spgo_name_id(p, "main", 4));
+	spgo_add_total(p, f, 10);
+	uint32_t b = spgo_body_get(p, f, 1, 0);
+	p->bodies.v[b].count = 10;
+	spgo_add_target_id(p, b, spgo_name_id(p, "callee", 6), 4);
+	size_t n;
+	char *g = write_mem(p, SPGO_FMT_GCOV, NULL, &n);
+	REQUIRE(g && n > 32);
+	uint32_t wd[8];
+	memcpy(wd, g, sizeof wd);
+	/* magic, version, 0, names tag, length, count, then the first string
+	 * (gcc 12's layout: its length in bytes, NUL included) */
+	CHECK_EQ_U64(wd[5], 3);
+	CHECK_EQ_U64(wd[6], 1);
+	CHECK_EQ_U64((uint8_t)g[28], 0);
+	struct spgo_profile *q = spgo_profile_new();
+	CHECK(spgo_read_gcov(q, "back", (const uint8_t *)g, n) == 0);
+	CHECK_EQ_U64(q->top.n, 1);
+	size_t m;
+	char *t1 = write_mem(p, SPGO_FMT_TEXT, NULL, &m), *t2 = write_mem(q, SPGO_FMT_TEXT, NULL, &m);
+	CHECK(t1 && t2 && !strcmp(t1, t2));
+	free(t1);
+	free(t2);
+	free(g);
+	spgo_profile_free(q);
+	spgo_profile_free(p);
+}
+
 static void test_bad_binary(void)
 {
 	struct spgo_profile *p = rand_profile(K_NESTED, 3, 10);
@@ -635,6 +669,7 @@ int main(int argc, char **argv)
 	RUN(test_round_trip_corpus);
 	RUN(test_bad_text);
 	RUN(test_text_names);
+	RUN(test_gcov_first_name);
 	RUN(test_bad_binary);
 	RUN(test_byte_flips);
 	RUN(test_detect);
