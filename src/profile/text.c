@@ -460,8 +460,8 @@ static void write_func(struct out *o, struct spgo_profile *p, uint32_t f, unsign
 }
 
 /* A name the text form carries: not empty, no control character, not
- * starting with a space (indentation), '[' (a context), '!' (metadata) or
- * ':' (where a call target's name would end),
+ * starting with a space (indentation), '[' (a context), '!' (metadata),
+ * '#' (a comment) or ':' (where a call target's name would end),
  * a leading digit only in an all-digit MD5 name (else an inlinee reads as
  * a body line), and in a call target no ':' with digits then a space
  * (where the reader ends a target).  NULL when it can, else what is
@@ -470,8 +470,8 @@ static const char *text_name_problem(const char *s, size_t n, int target)
 {
 	if (!n)
 		return "empty";
-	if (s[0] == ' ' || s[0] == '[' || s[0] == '!' || s[0] == ':')
-		return "a leading space, '[', '!' or ':'";
+	if (s[0] == ' ' || s[0] == '[' || s[0] == '!' || s[0] == ':' || s[0] == '#')
+		return "a leading space, '[', '!', ':' or '#'";
 	int digits = s[0] >= '0' && s[0] <= '9';
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];

@@ -400,7 +400,7 @@ static void test_text_names(void)
 		{"1234567890", 0, 1},       {" @ ", 0, 0},              {"", 0, 0},
 		{"[main]", 0, 0},           {"!x", 0, 0},               {"1abc", 0, 0},
 		{"a\tb", 0, 0},             {"a:12 b", 1, 0},           {"a:12 b", 0, 1},
-		{":ar", 1, 0},
+		{":ar", 1, 0},              {"#ain", 0, 0},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		struct spgo_profile *p = spgo_profile_new();
