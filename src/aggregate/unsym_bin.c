@@ -274,7 +274,8 @@ int unsym_read_bin(struct spgo_unsym *u, const char *name, const uint8_t *data, 
 			uint64_t c = get_uv(&r) * weight, nf = get_uv(&r), nb = get_uv(&r);
 			if (r.err)
 				break;
-			if (nf + 2 * nb > MAX_WORDS || nf + 2 * nb > (uint64_t)(r.end - r.p)) {
+			if (nf > MAX_WORDS || nb > MAX_WORDS || nf + 2 * nb > MAX_WORDS ||
+			    nf + 2 * nb > (uint64_t)(r.end - r.p)) { /* each first: 2 * nb may wrap */
 				rd_fail(&r, "bad stack size");
 				break;
 			}
