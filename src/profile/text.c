@@ -35,7 +35,8 @@ static int bad(struct reader *r, const char *what, const char *s, size_t n)
 
 /*
  * A context "main:3 @ foo:2.1 @ bar": frames joined by " @ ", each a
- * non-empty name, every one but the leaf followed by ":LINE[.DISC]".
+ * non-empty name not starting with '@' nor starting or ending with a
+ * space, every one but the leaf followed by ":LINE[.DISC]".
  */
 static int valid_context(const char *c, size_t n)
 {
@@ -48,8 +49,8 @@ static int valid_context(const char *c, size_t n)
 				break;
 			}
 		const char *fe = sep ? sep : end;
-		if (fe == c)
-			return 0; /* an empty frame */
+		if (fe == c || *c == ' ' || *c == '@' || fe[-1] == ' ')
+			return 0; /* an empty frame, or one the splitting at '@' would cut */
 		if (sep) {
 			const char *colon = NULL;
 			for (const char *q = c; q < fe; q++)
