@@ -235,6 +235,10 @@ static int text_block(struct tr *t, struct spgo_unsym_bin *s, uint64_t weight, i
 			return tr_fail(t, "missing branch");
 	if (imply)
 		s->kinds |= SPGO_UNSYM_LBR;
+	else if (!(s->kinds & SPGO_UNSYM_LBR) && (s->ranges.n || s->branches.n))
+		spgo_warn("%s: line %zu: ranges or branches in a section whose '# mode' line does not "
+			  "say lbr: kept, but the section is not used as LBR data",
+			  t->name, t->lineno);
 	return 0;
 }
 
