@@ -25,6 +25,9 @@
 #     c-cs-spgo    spgo gen --cs --preinline
 #     c-cs-profgen llvm-profgen-19 (its defaults: CS pre-inliner, nested
 #                  profile) fed `spgo script -F ip,brstack --raw-stacks`
+#     c-cs-ip      spgo gen --cs --preinline from IP samples with
+#                  frame-pointer call stacks of the probe build (perf record
+#                  -e cpu-clock -F 10000 --call-graph fp; #15 AP4: no LBR)
 #     (spgo's AutoFDO profile for that comparison is c-lbr.)
 #     Sample-PGO builds: -fprofile-sample-use=P with the profiled build's
 #     -fdebug-info-for-profiling (CSSPGO: -fpseudo-probe-for-profiling).
@@ -63,9 +66,9 @@ mkdir -p "$W" "$SRCROOT"
 out=${PGO_OUT:-"$SPGO_SRC/bench/results/pgo.md"}
 here="$SPGO_SRC/bench/pgo"
 
-CLANG_VARIANTS="c-O2 c-instr c-exact c-lbr c-record c-perf c-cs-spgo c-cs-profgen"
+CLANG_VARIANTS="c-O2 c-instr c-exact c-lbr c-record c-perf c-cs-spgo c-cs-profgen c-cs-ip"
 GCC_VARIANTS="g-O2 g-instr g-exact g-lbr g-create_gcov"
-CS_VARIANTS="c-cs-spgo c-cs-profgen"
+CS_VARIANTS="c-cs-spgo c-cs-profgen c-cs-ip"
 
 log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 
@@ -236,7 +239,7 @@ prepare_program() {  # NAME
   fi
 
   # CSSPGO (#15 AP3)
-  if [ "${CSSPGO:-0}" = 1 ] && { wanted c-cs-spgo || wanted c-cs-profgen; }; then
+  if [ "${CSSPGO:-0}" = 1 ] && { wanted c-cs-spgo || wanted c-cs-profgen || wanted c-cs-ip; }; then
     local probe="-fpseudo-probe-for-profiling"
     build c-probe clang-19 "$c $probe -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-pie -no-pie"
     if [ -x "$bin/c-probe" ] && stale "$prof/c.cs.data" "$bin/c-probe"; then
@@ -255,10 +258,17 @@ prepare_program() {  # NAME
           --perfscript="$prof/c.cs.script" -o "$prof/c-cs-profgen.prof"
         rm -f "$prof/c.cs.script"
       fi
-      for v in $CS_VARIANTS; do
-        wanted $v && [ -s "$prof/$v.prof" ] && build $v clang-19 "$c $probe -fprofile-sample-use=$prof/$v.prof" "$prof/$v.prof"
-      done
     fi
+    if [ -x "$bin/c-probe" ] && wanted c-cs-ip && stale "$prof/c-cs-ip.prof" "$bin/c-probe"; then
+      log "$name: perf record --call-graph fp (c-probe)"
+      train perf record -q -e cpu-clock -F 10000 --call-graph fp -o "$prof/c.ipcs.data" -- "$bin/c-probe" ||
+        err "perf record --call-graph fp failed: $(tail -n1 "$pd/log/train.stderr")"
+      gen "$prof/c-cs-ip.prof" "$SPGO" gen --binary "$bin/c-probe" --perf-data "$prof/c.ipcs.data" \
+        --cs --preinline -o "$prof/c-cs-ip.prof"
+    fi
+    for v in $CS_VARIANTS; do
+      wanted $v && [ -s "$prof/$v.prof" ] && build $v clang-19 "$c $probe -fprofile-sample-use=$prof/$v.prof" "$prof/$v.prof"
+    done
   fi
 
   # gcc instrumentation PGO (gcda files under prof/gcda, named after the
@@ -322,7 +332,7 @@ cc -O2 -o "$W/utime" "$here/utime.c" || exit 1
 # Estimate from the cached -O2 time of each program (1.5 s when unknown).
 est=$(for n in "${progs[@]}"; do
         t=$(cat "$W/$n/O2.secs" 2>/dev/null || echo 1.5)
-        cs=0; grep -q '^CSSPGO=1' "$here/$n.sh" && cs=2
+        cs=0; grep -q '^CSSPGO=1' "$here/$n.sh" && cs=3
         echo "$t $((11 + cs))"
       done | awk -v r="$REPEATS" '{s += $1 * $2 * r} END {printf "%.0f", s}')
 log "programs: ${progs[*]}; REPEATS=$REPEATS; timing estimate ~$((est / 60)) min $((est % 60)) s (from cached -O2 times, else 1.5 s a run), plus builds and profiles where not cached (~1-3 min per program and variant on 2 loaded cores)"
@@ -486,14 +496,14 @@ table() {  # "VARIANTS" BASELINE
   echo "(c-instr - c-lbr), shown where instrumentation PGO gains over 2% more than"
   echo "spgo AutoFDO (c-lbr)."
   echo
-  echo "| program | spgo AutoFDO (c-lbr) | spgo CSSPGO | llvm-profgen CSSPGO | instr PGO | gap closed |"
-  echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+  echo "| program | spgo AutoFDO (c-lbr) | spgo CSSPGO | llvm-profgen CSSPGO | instr PGO | gap closed | spgo CSSPGO from IP + fp stacks (AP4) |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
   for n in "${progs[@]}"; do
     [ "$(cat "$W/$n/cs")" = 1 ] || continue
     read -r bm _ < <(stats "$W/$n/times/c-O2")
     row="| $n |"
     declare -A sp=()
-    for v in c-lbr c-cs-spgo c-cs-profgen c-instr; do
+    for v in c-lbr c-cs-spgo c-cs-profgen c-instr c-cs-ip; do
       sp[$v]=NA
       if [ -s "$W/$n/times/$v" ] && [ "$bm" != NA ]; then
         read -r m _ < <(stats "$W/$n/times/$v")
@@ -503,9 +513,30 @@ table() {  # "VARIANTS" BASELINE
     done
     gap=$(awk -v a="${sp[c-lbr]}" -v c="${sp[c-cs-spgo]}" -v i="${sp[c-instr]}" \
       'BEGIN {if (a == "NA" || c == "NA" || i == "NA") print "n/a"; else if (i - a <= 0.02) print "gap <= 2%"; else printf "%.0f%%", (c - a) / (i - a) * 100}')
-    echo "$row $gap |"
+    row=${row% ${sp[c-cs-ip]} |}
+    echo "$row $gap | ${sp[c-cs-ip]} |"
     unset sp
   done
+  echo
+  echo "## Variants that compiled to the same code"
+  echo
+  echo "Variants of one program whose .text and .rodata are byte-identical"
+  echo "(objcopy -O binary): their speedups differ only by timing noise."
+  echo
+  anys=0
+  for n in "${progs[@]}"; do
+    groups=$(for v in $all_variants; do
+        [ -x "$W/$n/bin/$v" ] && [ -s "$W/$n/times/$v" ] || continue
+        objcopy -O binary -j .text -j .rodata "$W/$n/bin/$v" "$W/$n/code.tmp" 2>/dev/null || continue
+        echo "$(md5sum < "$W/$n/code.tmp" | cut -c1-32) $v"
+      done | sort | awk '{g[$1] = g[$1] (g[$1] == "" ? "" : " = ") $2; c[$1]++}
+                         END {for (k in g) if (c[k] > 1) print g[k]}' | sort)
+    rm -f "$W/$n/code.tmp"
+    [ -n "$groups" ] || continue
+    anys=1
+    echo "- $n: $(echo "$groups" | paste -sd ';' | sed 's/;/; /g')"
+  done
+  [ "$anys" = 0 ] && echo "None."
   echo
   echo "## Profile warnings of the PGO builds"
   echo
@@ -514,7 +545,7 @@ table() {  # "VARIANTS" BASELINE
   echo
   anyw=0
   for n in "${progs[@]}"; do
-    for v in c-instr c-exact c-lbr c-record c-perf c-cs-spgo c-cs-profgen g-instr g-exact g-lbr g-create_gcov; do
+    for v in c-instr c-exact c-lbr c-record c-perf c-cs-spgo c-cs-profgen c-cs-ip g-instr g-exact g-lbr g-create_gcov; do
       l="$W/$n/log/$v.log"
       [ -s "$l" ] || continue
       k=$(warn_note "$n" "$v")
