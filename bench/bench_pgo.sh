@@ -55,6 +55,7 @@
 # Options: PGO_ONLY=prog1,prog2  PGO_VARIANTS=c-lbr,g-lbr,...  REPEATS=N
 #          PGO_NO_TIME=1 (build and profile only)
 #          PGO_TIME_ONLY=1 (no builds: time the binaries there are)
+#          PGO_APPEND=1 (add these rounds to the runs already timed)
 # Writes bench/results/pgo.md (PGO_OUT to write elsewhere).
 set -uo pipefail
 : "${SPGO:?}" "${SPGO_SRC:?}" "${BENCH_WORK:?}"
@@ -355,7 +356,9 @@ all_variants="$CLANG_VARIANTS $GCC_VARIANTS"
 declare -A vlist
 for n in "${progs[@]}"; do
   pd="$W/$n"
-  rm -rf "$pd/times" && mkdir -p "$pd/times"
+  # (PGO_APPEND=1: these rounds are added to the runs already there)
+  [ "${PGO_APPEND:-0}" = 1 ] || rm -rf "$pd/times"
+  mkdir -p "$pd/times"
   vs=""
   for v in $all_variants; do
     wanted "$v" && [ -x "$pd/bin/$v" ] && vs="$vs $v"
@@ -385,13 +388,20 @@ done
 
 # ---- report ------------------------------------------------------------------
 
-stats() {  # FILE -> "median min max n fails"
+nruns=$(grep -vc FAIL "$W/${progs[0]}/times/c-O2" 2>/dev/null || echo 0)
+
+stats() {  # FILE -> "median min max n fails q1 q3"
   awk '$1 == "FAIL" {f++; next} {v[++n] = $1}
        END {
-         if (n == 0) {print "NA NA NA 0", f + 0; exit}
+         if (n == 0) {print "NA NA NA 0", f + 0, "NA NA"; exit}
          for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) {t = v[i]; v[i] = v[j]; v[j] = t}
          m = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-         print m, v[1], v[n], n, f + 0
+         # quartiles: the medians of the lower and upper halves
+         h = int(n / 2); if (h < 1) h = 1
+         q1 = (h % 2) ? v[(h + 1) / 2] : (v[h / 2] + v[h / 2 + 1]) / 2
+         o = n - h
+         q3 = (h % 2) ? v[o + (h + 1) / 2] : (v[o + h / 2] + v[o + h / 2 + 1]) / 2
+         print m, v[1], v[n], n, f + 0, q1, q3
        }' "$1"
 }
 for n in "${progs[@]}"; do
@@ -405,9 +415,9 @@ warn_note() {  # NAME VARIANT: profile warnings of that build
   grep -c -i -E 'warning:.*(profile|sample)|-Wprofile|-Wbackend-plugin|Wmissing-profile|coverage-mismatch' "$l" 2>/dev/null
 }
 
-table() {  # "VARIANTS" BASELINE
-  local vars=$1 base=$2 half v n
-  printf '| half | program | %s median (s) | noise |' "$base"
+table() {  # "VARIANTS" BASELINE median|min
+  local vars=$1 base=$2 st=$3 half v n
+  printf '| half | program | %s %s (s) | %s |' "$base" "$st" "$([ "$st" = median ] && echo "noise: range, IQR" || echo runs)"
   for v in $vars; do [ "$v" = "$base" ] || printf ' %s |' "$v"; done
   echo
   printf '| --- | --- | ---: | ---: |'
@@ -417,19 +427,22 @@ table() {  # "VARIANTS" BASELINE
     declare -A prod=() cnt=()
     for n in "${progs[@]}"; do
       [ "$(cat "$W/$n/half")" = "$half" ] || continue
-      local bm bmin bmax bn bf
-      read -r bm bmin bmax bn bf < <(stats "$W/$n/times/$base" 2>/dev/null || echo "NA NA NA 0 0")
+      local bm bmin bmax bn bf bq1 bq3
+      read -r bm bmin bmax bn bf bq1 bq3 < <(stats "$W/$n/times/$base" 2>/dev/null || echo "NA NA NA 0 0 NA NA")
       local noise="n/a"
       if [ "$bm" != NA ] && [ "$bn" -gt 1 ]; then
-        noise=$(awk -v m="$bm" -v a="$bmin" -v b="$bmax" 'BEGIN {printf "-%.1f%%/+%.1f%%", (m - a) / m * 100, (b - m) / m * 100}')
+        noise=$(awk -v m="$bm" -v a="$bmin" -v b="$bmax" -v c="$bq1" -v d="$bq3" \
+          'BEGIN {printf "-%.1f%%/+%.1f%%, -%.1f%%/+%.1f%%", (m - a) / m * 100, (b - m) / m * 100, (m - c) / m * 100, (d - m) / m * 100}')
       fi
+      [ "$st" = min ] && { noise=$bn; bm=$bmin; }
       printf '| %s | %s | %s | %s |' "$half" "$n" "$bm" "$noise"
       for v in $vars; do
         [ "$v" = "$base" ] && continue
         local f="$W/$n/times/$v" cell="–"
         if [ -s "$f" ] && [ "$bm" != NA ]; then
           local m mn mx k fl
-          read -r m mn mx k fl < <(stats "$f")
+          read -r m mn mx k fl _ < <(stats "$f")
+          [ "$st" = min ] && m=$mn
           if [ "$m" = NA ]; then cell="FAIL"
           else
             cell=$(awk -v b="$bm" -v m="$m" 'BEGIN {printf "%.3f", b / m}')
@@ -459,18 +472,47 @@ table() {  # "VARIANTS" BASELINE
   done
 }
 
+cs_table() {  # median|min: the CSSPGO comparison of #15 AP3
+  local st=$1 n v row gap bm bmin m mn
+  echo "| program | spgo AutoFDO (c-lbr) | spgo CSSPGO | llvm-profgen CSSPGO | instr PGO | gap closed | spgo CSSPGO from IP + fp stacks (AP4) |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+  for n in "${progs[@]}"; do
+    [ "$(cat "$W/$n/cs")" = 1 ] || continue
+    read -r bm bmin _ < <(stats "$W/$n/times/c-O2")
+    [ "$st" = min ] && bm=$bmin
+    row="| $n |"
+    declare -A sp=()
+    for v in c-lbr c-cs-spgo c-cs-profgen c-instr c-cs-ip; do
+      sp[$v]=NA
+      if [ -s "$W/$n/times/$v" ] && [ "$bm" != NA ]; then
+        read -r m mn _ < <(stats "$W/$n/times/$v")
+        [ "$st" = min ] && m=$mn
+        [ "$m" != NA ] && sp[$v]=$(awk -v b="$bm" -v m="$m" 'BEGIN {printf "%.3f", b / m}')
+      fi
+      row="$row ${sp[$v]} |"
+    done
+    gap=$(awk -v a="${sp[c-lbr]}" -v c="${sp[c-cs-spgo]}" -v i="${sp[c-instr]}" \
+      'BEGIN {if (a == "NA" || c == "NA" || i == "NA") print "n/a"; else if (i - a <= 0.02) print "gap <= 2%"; else printf "%.0f%%", (c - a) / (i - a) * 100}')
+    row=${row% ${sp[c-cs-ip]} |}
+    echo "$row $gap | ${sp[c-cs-ip]} |"
+    unset sp
+  done
+}
+
 {
   echo "# PGO effect across a suite of real C programs (#17, #15 AP3)"
   echo
   echo "$(date -u +%Y-%m-%d), \`make bench BENCH=pgo\` (bench/bench_pgo.sh, programs in bench/pgo/)."
-  echo "User CPU time of the TIME run (wait4 rusage), $REPEATS interleaved rounds; cells are"
+  echo "User CPU time of the TIME run (wait4 rusage), $nruns interleaved runs of each binary; cells are"
   echo "speedups median(-O2) / median(variant) (>1: faster). Noise: the -O2 runs' min and"
-  echo "max around their median. \`wN\`: N profile warnings in that build's compiler"
+  echo "max, and their quartiles, around their median.  The second pair of tables:"
+  echo "the same from each binary's fastest run (best of N: this machine's noise only"
+  echo "ever adds time). \`wN\`: N profile warnings in that build's compiler"
   echo "output (bench work dir, NAME/log/VARIANT.log). Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo "Training half: defaults may be tuned on these; reporting half: not."
-  if [ "$REPEATS" -lt 11 ]; then
+  if [ "$nruns" -lt 11 ]; then
     echo
-    echo "**REPEATS=$REPEATS: a smoke run (every build, profile and run works end to end),"
+    echo "**$nruns runs: a smoke run (every build, profile and run works end to end),"
     echo "not a measurement: no noise band, and the machine may have been loaded**"
     echo "(load average $load0 at the start of the timing)."
   fi
@@ -484,11 +526,19 @@ table() {  # "VARIANTS" BASELINE
   echo
   echo "## clang-19"
   echo
-  table "$CLANG_VARIANTS" c-O2
+  table "$CLANG_VARIANTS" c-O2 median
   echo
   echo "## gcc-12"
   echo
-  table "$GCC_VARIANTS" g-O2
+  table "$GCC_VARIANTS" g-O2 median
+  echo
+  echo "## clang-19, best of N"
+  echo
+  table "$CLANG_VARIANTS" c-O2 min
+  echo
+  echo "## gcc-12, best of N"
+  echo
+  table "$GCC_VARIANTS" g-O2 min
   echo
   echo "## CSSPGO (#15 acceptance 3), clang-19"
   echo
@@ -496,27 +546,11 @@ table() {  # "VARIANTS" BASELINE
   echo "(c-instr - c-lbr), shown where instrumentation PGO gains over 2% more than"
   echo "spgo AutoFDO (c-lbr)."
   echo
-  echo "| program | spgo AutoFDO (c-lbr) | spgo CSSPGO | llvm-profgen CSSPGO | instr PGO | gap closed | spgo CSSPGO from IP + fp stacks (AP4) |"
-  echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
-  for n in "${progs[@]}"; do
-    [ "$(cat "$W/$n/cs")" = 1 ] || continue
-    read -r bm _ < <(stats "$W/$n/times/c-O2")
-    row="| $n |"
-    declare -A sp=()
-    for v in c-lbr c-cs-spgo c-cs-profgen c-instr c-cs-ip; do
-      sp[$v]=NA
-      if [ -s "$W/$n/times/$v" ] && [ "$bm" != NA ]; then
-        read -r m _ < <(stats "$W/$n/times/$v")
-        [ "$m" != NA ] && sp[$v]=$(awk -v b="$bm" -v m="$m" 'BEGIN {printf "%.3f", b / m}')
-      fi
-      row="$row ${sp[$v]} |"
-    done
-    gap=$(awk -v a="${sp[c-lbr]}" -v c="${sp[c-cs-spgo]}" -v i="${sp[c-instr]}" \
-      'BEGIN {if (a == "NA" || c == "NA" || i == "NA") print "n/a"; else if (i - a <= 0.02) print "gap <= 2%"; else printf "%.0f%%", (c - a) / (i - a) * 100}')
-    row=${row% ${sp[c-cs-ip]} |}
-    echo "$row $gap | ${sp[c-cs-ip]} |"
-    unset sp
-  done
+  cs_table median
+  echo
+  echo "The same from each binary's fastest run:"
+  echo
+  cs_table min
   echo
   echo "## Variants that compiled to the same code"
   echo
