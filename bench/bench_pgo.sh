@@ -56,11 +56,16 @@
 #          PGO_NO_TIME=1 (build and profile only)
 #          PGO_TIME_ONLY=1 (no builds: time the binaries there are)
 #          PGO_APPEND=1 (add these rounds to the runs already timed)
+#          PGO_TIMES=DIR (time into NAME/DIR, not NAME/times: experiments
+#          beside the suite's runs)
+#          experimental variants, built and timed only when PGO_VARIANTS
+#          names them: c-rec20k (spgo record -F 20000)
 # Writes bench/results/pgo.md (PGO_OUT to write elsewhere).
 set -uo pipefail
 : "${SPGO:?}" "${SPGO_SRC:?}" "${BENCH_WORK:?}"
 source "$SPGO_SRC/bench/gen_programs.sh"
 REPEATS=${REPEATS:-11}
+TD=${PGO_TIMES:-times}   # the runs' directory in each program's work dir
 W="$BENCH_WORK/pgo"
 SRCROOT="$W/src"
 mkdir -p "$W" "$SRCROOT"
@@ -123,6 +128,8 @@ pgo_corpus() {  # train|time FILE
 
 wanted() {  # VARIANT: in PGO_VARIANTS (the -O2 baselines always are)
   case $1 in c-O2|g-O2) return 0 ;; esac
+  # (experiments: only when named)
+  case $1 in c-rec20k) [[ ",${PGO_VARIANTS:-}," == *",$1,"* ]]; return ;; esac
   [ -z "${PGO_VARIANTS:-}" ] && return 0
   [[ ",$PGO_VARIANTS," == *",$1,"* ]]
 }
@@ -234,7 +241,14 @@ prepare_program() {  # NAME
       gen "$prof/c-perf.prof" "$SPGO" gen --binary "$bin/c-prof" --perf-data "$prof/c.perf.data" -o "$prof/c-perf.prof"
     fi
     local v
-    for v in c-exact c-lbr c-record c-perf; do
+    # (opt-in: only when PGO_VARIANTS names it) spgo record at 20 kHz
+    if [ -n "${PGO_VARIANTS:-}" ] && wanted c-rec20k && stale "$prof/c-rec20k.prof" "$bin/c-prof"; then
+      log "$name: spgo record -F 20000"
+      train "$SPGO" record -F 20000 -o "$prof/c.rec20k.data" -- "$bin/c-prof" ||
+        err "spgo record -F 20000 failed: $(tail -n1 "$pd/log/train.stderr")"
+      gen "$prof/c-rec20k.prof" "$SPGO" gen --binary "$bin/c-prof" --perf-data "$prof/c.rec20k.data" -o "$prof/c-rec20k.prof"
+    fi
+    for v in c-exact c-lbr c-record c-perf c-rec20k; do
       wanted $v && [ -s "$prof/$v.prof" ] && build $v clang-19 "$c $dip -fprofile-sample-use=$prof/$v.prof" "$prof/$v.prof"
     done
   fi
@@ -352,13 +366,14 @@ done
 
 # ---- timing ------------------------------------------------------------------
 
+[[ ",${PGO_VARIANTS:-}," == *",c-rec20k,"* ]] && CLANG_VARIANTS="$CLANG_VARIANTS c-rec20k"
 all_variants="$CLANG_VARIANTS $GCC_VARIANTS"
 declare -A vlist
 for n in "${progs[@]}"; do
   pd="$W/$n"
   # (PGO_APPEND=1: these rounds are added to the runs already there)
-  [ "${PGO_APPEND:-0}" = 1 ] || rm -rf "$pd/times"
-  mkdir -p "$pd/times"
+  [ "${PGO_APPEND:-0}" = 1 ] || rm -rf "$pd/$TD"
+  mkdir -p "$pd/$TD"
   vs=""
   for v in $all_variants; do
     wanted "$v" && [ -x "$pd/bin/$v" ] && vs="$vs $v"
@@ -377,9 +392,9 @@ for ((r = 0; r < REPEATS; r++)); do
     for ((i = 0; i < k; i++)); do
       v=${arr[$(((i + r) % k))]}
       if s=$(cd "$pd/data" && "$W/utime" "$pd/bin/$v" "${targs[@]}"); then
-        echo "$s" >> "$pd/times/$v"
+        echo "$s" >> "$pd/$TD/$v"
       else
-        echo "FAIL" >> "$pd/times/$v"
+        echo "FAIL" >> "$pd/$TD/$v"
       fi
     done
   done
@@ -388,7 +403,7 @@ done
 
 # ---- report ------------------------------------------------------------------
 
-nruns=$(grep -vc FAIL "$W/${progs[0]}/times/c-O2" 2>/dev/null || echo 0)
+nruns=$(grep -vc FAIL "$W/${progs[0]}/$TD/c-O2" 2>/dev/null || echo 0)
 
 stats() {  # FILE -> "median min max n fails q1 q3"
   awk '$1 == "FAIL" {f++; next} {v[++n] = $1}
@@ -405,7 +420,7 @@ stats() {  # FILE -> "median min max n fails q1 q3"
        }' "$1"
 }
 for n in "${progs[@]}"; do
-  read -r m _ < <(stats "$W/$n/times/c-O2")
+  read -r m _ < <(stats "$W/$n/$TD/c-O2")
   [ "$m" != NA ] && echo "$m" > "$W/$n/O2.secs"
 done
 
@@ -428,7 +443,7 @@ table() {  # "VARIANTS" BASELINE median|min
     for n in "${progs[@]}"; do
       [ "$(cat "$W/$n/half")" = "$half" ] || continue
       local bm bmin bmax bn bf bq1 bq3
-      read -r bm bmin bmax bn bf bq1 bq3 < <(stats "$W/$n/times/$base" 2>/dev/null || echo "NA NA NA 0 0 NA NA")
+      read -r bm bmin bmax bn bf bq1 bq3 < <(stats "$W/$n/$TD/$base" 2>/dev/null || echo "NA NA NA 0 0 NA NA")
       local noise="n/a"
       if [ "$bm" != NA ] && [ "$bn" -gt 1 ]; then
         noise=$(awk -v m="$bm" -v a="$bmin" -v b="$bmax" -v c="$bq1" -v d="$bq3" \
@@ -438,7 +453,7 @@ table() {  # "VARIANTS" BASELINE median|min
       printf '| %s | %s | %s | %s |' "$half" "$n" "$bm" "$noise"
       for v in $vars; do
         [ "$v" = "$base" ] && continue
-        local f="$W/$n/times/$v" cell="–"
+        local f="$W/$n/$TD/$v" cell="–"
         if [ -s "$f" ] && [ "$bm" != NA ]; then
           local m mn mx k fl
           read -r m mn mx k fl _ < <(stats "$f")
@@ -453,7 +468,7 @@ table() {  # "VARIANTS" BASELINE median|min
             wn=$(warn_note "$n" "$v")
             [ -n "$wn" ] && [ "$wn" -gt 0 ] && cell="$cell w$wn"
           fi
-        elif [ -e "$W/$n/bin/$v" ] || grep -q "^$v" "$W/$n/log/errors" 2>/dev/null; then
+        elif wanted "$v" && { [ -e "$W/$n/bin/$v" ] || grep -q "^$v" "$W/$n/log/errors" 2>/dev/null; }; then
           cell="FAIL"
         fi
         printf ' %s |' "$cell"
@@ -478,14 +493,14 @@ cs_table() {  # median|min: the CSSPGO comparison of #15 AP3
   echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
   for n in "${progs[@]}"; do
     [ "$(cat "$W/$n/cs")" = 1 ] || continue
-    read -r bm bmin _ < <(stats "$W/$n/times/c-O2")
+    read -r bm bmin _ < <(stats "$W/$n/$TD/c-O2")
     [ "$st" = min ] && bm=$bmin
     row="| $n |"
     declare -A sp=()
     for v in c-lbr c-cs-spgo c-cs-profgen c-instr c-cs-ip; do
       sp[$v]=NA
-      if [ -s "$W/$n/times/$v" ] && [ "$bm" != NA ]; then
-        read -r m mn _ < <(stats "$W/$n/times/$v")
+      if [ -s "$W/$n/$TD/$v" ] && [ "$bm" != NA ]; then
+        read -r m mn _ < <(stats "$W/$n/$TD/$v")
         [ "$st" = min ] && m=$mn
         [ "$m" != NA ] && sp[$v]=$(awk -v b="$bm" -v m="$m" 'BEGIN {printf "%.3f", b / m}')
       fi
@@ -560,7 +575,7 @@ cs_table() {  # median|min: the CSSPGO comparison of #15 AP3
   anys=0
   for n in "${progs[@]}"; do
     groups=$(for v in $all_variants; do
-        [ -x "$W/$n/bin/$v" ] && [ -s "$W/$n/times/$v" ] || continue
+        [ -x "$W/$n/bin/$v" ] && [ -s "$W/$n/$TD/$v" ] || continue
         objcopy -O binary -j .text -j .rodata "$W/$n/bin/$v" "$W/$n/code.tmp" 2>/dev/null || continue
         echo "$(md5sum < "$W/$n/code.tmp" | cut -c1-32) $v"
       done | sort | awk '{g[$1] = g[$1] (g[$1] == "" ? "" : " = ") $2; c[$1]++}
