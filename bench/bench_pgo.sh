@@ -78,51 +78,9 @@ CS_VARIANTS="c-cs-spgo c-cs-profgen c-cs-ip"
 
 log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 
-# ---- helpers for the program descriptions --------------------------------
+# ---- helpers for the program descriptions (bench/pgo_lib.sh) ------------
 
-# pgo_orig SRCPKG DIRGLOB: the upstream tree of a Debian source package
-# (its .orig tarball, unpatched: Debian's patches may need generated
-# headers), unpacked once under SRCROOT; prints its path.
-pgo_orig() {
-  local pkg=$1 glob=$2 d t
-  d=$(cd "$SRCROOT" && ls -d $glob 2>/dev/null | head -n1)
-  if [ -z "$d" ]; then
-    "$SPGO_SRC/scripts/debian-source.sh" --enable-only >&2 || return 1
-    # (the .dsc of a security update can be missing from a mirror that
-    # still has the .orig tarball: apt-get's failure is not ours)
-    (cd "$SRCROOT" && apt-get source --download-only -qq "$pkg" > /dev/null 2>&1)
-    t=$(cd "$SRCROOT" && ls "${pkg}"_*.orig.tar.* 2>/dev/null | grep -v '\.asc$' | head -n1)
-    [ -n "$t" ] || { echo "pgo: no source tarball for $pkg" >&2; return 1; }
-    (cd "$SRCROOT" && tar -xf "$t") || return 1
-    d=$(cd "$SRCROOT" && ls -d $glob 2>/dev/null | head -n1)
-  fi
-  [ -n "$d" ] || { echo "pgo: $pkg: no $glob in $SRCROOT" >&2; return 1; }
-  echo "$SRCROOT/${d%/}"
-}
-
-# Two corpora for the compressors and the regex tool, the same on every
-# Debian 12 machine: TRAIN is sqlite3's amalgamation (C source, 8.6 MB);
-# TIME the first 12 MB of the sorted files of the lua5.4, pcre2 and expat
-# upstream trees (C, HTML and man pages, regex test data, XML test files).
-pgo_corpus() {  # train|time FILE
-  local c="$W/corpus.$1"
-  if [ ! -s "$c" ]; then
-    if [ "$1" = train ]; then
-      gen_fetch_sqlite "$BENCH_WORK/gen/sqlite" >&2 || return 1
-      cp "$BENCH_WORK/gen/sqlite/sqlite3.c" "$c.tmp"
-    else
-      local a b e
-      a=$(pgo_orig lua5.4 'lua-5.4*/') && b=$(pgo_orig pcre2 'pcre2-*/') &&
-        e=$(pgo_orig expat 'libexpat-*/') || return 1
-      for d in "$a" "$b" "$e"; do
-        (cd "$(dirname "$d")" && find "$(basename "$d")" -type f | LC_ALL=C sort |
-           grep -v -e '/config\.h$' -e '/pcre2\.h$' -e '/pcre2_chartables\.c$' | xargs cat)
-      done | head -c 12000000 > "$c.tmp"
-    fi
-    mv "$c.tmp" "$c"
-  fi
-  cp "$c" "$2"
-}
+source "$SPGO_SRC/bench/pgo_lib.sh"
 
 # ---- variants --------------------------------------------------------------
 
@@ -154,7 +112,8 @@ prepare_program() {  # NAME
   fi
   mkdir -p "$pd" && echo "$sum" > "$pd/desc.md5"
   mkdir -p "$pd/bin" "$pd/prof" "$pd/log" "$pd/data"
-  : > "$pd/log/errors"
+  # (a run limited by PGO_VARIANTS keeps the errors of the variants it skips)
+  [ -n "${PGO_VARIANTS:-}" ] || : > "$pd/log/errors"
   err() { echo "$*" >> "$pd/log/errors"; log "$name: $*"; }
   S=$(pgo_fetch) || { err "fetch failed"; return 1; }
   if [ ! -e "$pd/data/.ready" ]; then
@@ -179,7 +138,7 @@ prepare_program() {  # NAME
       mkdir -p "$bd" && rm -f "$bd/$name"
       (cd "$bd" && CC=$cc CFLAGS="$flags" LDFLAGS="" pgo_build "$bd/$name") > "$pd/log/$v.log" 2>&1 &&
         mv "$bd/$name" "$bin/$v" && echo "$cc $flags" > "$bin/$v.cmd" ||
-        { err "$v: build failed: $(grep -m1 -E 'error|Error' "$pd/log/$v.log")"; rm -f "$bin/$v"; return 1; }
+        { err "$v: build failed: $(grep -m1 -E 'error:|Error ' "$pd/log/$v.log")"; rm -f "$bin/$v"; return 1; }
     fi
   }
   # train [PREFIX...] -- BIN: run TRAIN in the data directory
@@ -488,14 +447,13 @@ table() {  # "VARIANTS" BASELINE median|min
 }
 
 cs_table() {  # median|min: the CSSPGO comparison of #15 AP3
-  local st=$1 n v row gap bm bmin m mn
+  local st=$1 n v gap bm bmin m mn
   echo "| program | spgo AutoFDO (c-lbr) | spgo CSSPGO | llvm-profgen CSSPGO | instr PGO | gap closed | spgo CSSPGO from IP + fp stacks (AP4) |"
   echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
   for n in "${progs[@]}"; do
     [ "$(cat "$W/$n/cs")" = 1 ] || continue
     read -r bm bmin _ < <(stats "$W/$n/$TD/c-O2")
     [ "$st" = min ] && bm=$bmin
-    row="| $n |"
     declare -A sp=()
     for v in c-lbr c-cs-spgo c-cs-profgen c-instr c-cs-ip; do
       sp[$v]=NA
@@ -504,12 +462,10 @@ cs_table() {  # median|min: the CSSPGO comparison of #15 AP3
         [ "$st" = min ] && m=$mn
         [ "$m" != NA ] && sp[$v]=$(awk -v b="$bm" -v m="$m" 'BEGIN {printf "%.3f", b / m}')
       fi
-      row="$row ${sp[$v]} |"
     done
     gap=$(awk -v a="${sp[c-lbr]}" -v c="${sp[c-cs-spgo]}" -v i="${sp[c-instr]}" \
       'BEGIN {if (a == "NA" || c == "NA" || i == "NA") print "n/a"; else if (i - a <= 0.02) print "gap <= 2%"; else printf "%.0f%%", (c - a) / (i - a) * 100}')
-    row=${row% ${sp[c-cs-ip]} |}
-    echo "$row $gap | ${sp[c-cs-ip]} |"
+    echo "| $n | ${sp[c-lbr]} | ${sp[c-cs-spgo]} | ${sp[c-cs-profgen]} | ${sp[c-instr]} | $gap | ${sp[c-cs-ip]} |"
     unset sp
   done
 }

@@ -27,22 +27,28 @@ if [ ${#vars[@]} -eq 0 ]; then
   done
 fi
 mkdir -p "$pd/inlines"
+SRCROOT="$W/src"
 source "$SPGO_SRC/bench/gen_programs.sh"
-pgo_orig() { (cd "$W/src" && ls -d $2 2>/dev/null | head -n1 | sed "s|/*$||; s|^|$W/src/|"); }
+source "$SPGO_SRC/bench/pgo_lib.sh"
 (
   HALF="" CSSPGO=0 TRAIN="" TIME=""
   source "$SPGO_SRC/bench/pgo/$name.sh"
   S=$(pgo_fetch) || exit 1
   for v in "${vars[@]}"; do
+    [ -s "$pd/bin/$v.cmd" ] || { echo "pgo_inlines: $name: variant $v was not built (no bin/$v.cmd)" >&2; exit 1; }
     read -r cc flags < "$pd/bin/$v.cmd"
     tmp=$(mktemp -d)
-    (cd "$tmp" && CC=$cc CFLAGS="$flags -Rpass=^(sample-profile-)?inline$" LDFLAGS="" \
-       pgo_build "$tmp/a.out") 2>&1 |
-      sed -n "s/.*remark: '\([^']*\)' inlined into '\([^']*\)'\( to match profiling context\)\{0,1\}.* at callsite \([^;]*\);.*/\2 <- \1 @ \4|\3/p" |
+    if ! (cd "$tmp" && CC=$cc CFLAGS="$flags -Rpass=^(sample-profile-)?inline$" LDFLAGS="" \
+            pgo_build "$tmp/a.out") > "$tmp/remarks" 2>&1; then
+      echo "pgo_inlines: $name $v: the build failed: $(grep -m1 -E 'error' "$tmp/remarks")" >&2
+      rm -rf "$tmp"
+      exit 1
+    fi
+    sed -n "s/.*remark: '\([^']*\)' inlined into '\([^']*\)'\( to match profiling context\)\{0,1\}.* at callsite \([^;]*\);.*/\2 <- \1 @ \4|\3/p" "$tmp/remarks" |
       awk -F'|' '{print $1 ($2 != "" ? "\treplay" : "\tcgscc")}' | LC_ALL=C sort -u > "$pd/inlines/$v"
     rm -rf "$tmp"
   done
-)
+) || exit 1
 ref() { [ -s "$pd/inlines/$1" ] && cut -f1 "$pd/inlines/$1" | LC_ALL=C sort -u; }
 printf '%-14s %8s %8s %8s %12s %12s\n' variant inlines replay cgscc "with instr" "with exact"
 for v in "${vars[@]}"; do

@@ -1,0 +1,47 @@
+# Helpers for the program descriptions of the PGO suite (bench/pgo/NAME.sh),
+# sourced by bench/bench_pgo.sh and bench/pgo_inlines.sh.  They need W (the
+# suite's work dir, BENCH_WORK/pgo), SRCROOT (W/src), SPGO_SRC and
+# BENCH_WORK, and gen_fetch_sqlite from bench/gen_programs.sh.
+# pgo_orig SRCPKG DIRGLOB: the upstream tree of a Debian source package
+# (its .orig tarball, unpatched: Debian's patches may need generated
+# headers), unpacked once under SRCROOT; prints its path.
+pgo_orig() {
+  local pkg=$1 glob=$2 d t
+  d=$(cd "$SRCROOT" && ls -d $glob 2>/dev/null | head -n1)
+  if [ -z "$d" ]; then
+    "$SPGO_SRC/scripts/debian-source.sh" --enable-only >&2 || return 1
+    # (the .dsc of a security update can be missing from a mirror that
+    # still has the .orig tarball: apt-get's failure is not ours)
+    (cd "$SRCROOT" && apt-get source --download-only -qq "$pkg" > /dev/null 2>&1)
+    t=$(cd "$SRCROOT" && ls "${pkg}"_*.orig.tar.* 2>/dev/null | grep -v '\.asc$' | head -n1)
+    [ -n "$t" ] || { echo "pgo: no source tarball for $pkg" >&2; return 1; }
+    (cd "$SRCROOT" && tar -xf "$t") || return 1
+    d=$(cd "$SRCROOT" && ls -d $glob 2>/dev/null | head -n1)
+  fi
+  [ -n "$d" ] || { echo "pgo: $pkg: no $glob in $SRCROOT" >&2; return 1; }
+  echo "$SRCROOT/${d%/}"
+}
+
+# Two corpora for the compressors and the regex tool, the same on every
+# Debian 12 machine: TRAIN is sqlite3's amalgamation (C source, 8.6 MB);
+# TIME the first 12 MB of the sorted files of the lua5.4, pcre2 and expat
+# upstream trees (C, HTML and man pages, regex test data, XML test files).
+pgo_corpus() {  # train|time FILE
+  local c="$W/corpus.$1"
+  if [ ! -s "$c" ]; then
+    if [ "$1" = train ]; then
+      gen_fetch_sqlite "$BENCH_WORK/gen/sqlite" >&2 || return 1
+      cp "$BENCH_WORK/gen/sqlite/sqlite3.c" "$c.tmp"
+    else
+      local a b e
+      a=$(pgo_orig lua5.4 'lua-5.4*/') && b=$(pgo_orig pcre2 'pcre2-*/') &&
+        e=$(pgo_orig expat 'libexpat-*/') || return 1
+      for d in "$a" "$b" "$e"; do
+        (cd "$(dirname "$d")" && find "$(basename "$d")" -type f | LC_ALL=C sort |
+           grep -v -e '/config\.h$' -e '/pcre2\.h$' -e '/pcre2_chartables\.c$' | xargs cat)
+      done | head -c 12000000 > "$c.tmp"
+    fi
+    mv "$c.tmp" "$c"
+  fi
+  cp "$c" "$2"
+}
