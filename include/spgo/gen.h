@@ -39,7 +39,11 @@
  *    location's instructions of count x duplication factor.  In GCC mode
  *    (for gcov output, create_gcov's way) totals add count per instruction,
  *    discriminators are kept raw, the duplication factor is 1 and call-site
- *    bodies are not raised to their call targets.
+ *    bodies are not raised to their call targets; and from samples (not
+ *    from exact counts) a part of code (foo, foo.cold apart) at or below
+ *    create_gcov's noise floor gets no profile: no counts, no zero lines,
+ *    no calls from or to it, no head samples from outside the binary
+ *    (src/gen/gen_gcc.c), so gcc reads create_gcov's profile.
  *  - Branches whose target is a function's entry are calls, tail calls
  *    included: call-target samples at the source's location and head
  *    samples of the callee.  As llvm-profgen 19 decides, a part of code
@@ -159,6 +163,8 @@ struct spgo_gen_stats {
 					     (retried with mcf, then averages) */
 	int inferred;                     /* IP mode: 1 if inference ran */
 	uint64_t icalls, icall_count;     /* IP mode: indirect-call targets written, their count */
+	uint64_t floor;                   /* GCC mode: the noise floor (src/gen/gen_gcc.c) */
+	uint64_t parts_below_floor;       /* ... parts with samples left out under it */
 };
 
 void spgo_gen_defaults(struct spgo_gen_opts *o);

@@ -271,6 +271,11 @@ static void gen_lbr_calls(struct gen *g)
 		const struct spgo_function *callee = gen_entry_at(g, to);
 		if (!callee)
 			continue;
+		/* GCC mode: only calls from and to parts above the noise floor,
+		 * none from outside (create_gcov's, src/gen/gen_gcc.c) */
+		if (g->emit && (from == SPGO_AGG_EXTERNAL || !gen_gcc_emitted(g, from) ||
+				!gen_gcc_emitted(g, to)))
+			continue;
 		g->st->calls++;
 		g->st->call_count += c;
 		if (from != SPGO_AGG_EXTERNAL)
@@ -382,6 +387,7 @@ static void gen_cleanup(struct gen *g)
 	free_functions(g);
 	free(g->count);
 	free(g->present);
+	free(g->emit);
 	spgo_kmap_free(&g->names);
 	g->count = NULL;
 }
@@ -670,6 +676,10 @@ void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_agg
 			(unsigned long long)st->blocks, st->inferred ? " (inferred)" : "",
 			(unsigned long long)st->blocks_disagree, (unsigned long long)st->infer_lost);
 	}
+	if (st->floor)
+		fprintf(fp, "spgo: gen: gcov: %llu parts of code with samples below create_gcov's noise floor "
+			    "(weight %llu) left out\n",
+			(unsigned long long)st->parts_below_floor, (unsigned long long)st->floor);
 	if (agg) {
 		double share = a->samples ? 100.0 * (double)a->samples_matched / (double)a->samples : 0;
 		fprintf(fp, "spgo: gen: profile density %.3g (the densest functions holding 99%% of the samples "

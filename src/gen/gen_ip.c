@@ -363,6 +363,8 @@ int gen_ip_counts(struct gen *g)
 			if (agg->events.v[e].samples > agg->events.v[base].samples)
 				base = e;
 	}
+	if (g->o->gcc)
+		gen_gcc_floor(g, 0, base);
 	/* Raw samples per instruction, per event used. */
 	size_t n = g->ninsns;
 	struct ip_raw r = {xcalloc(nev, sizeof *r.raw), nev, base};
@@ -451,6 +453,7 @@ int gen_ip_counts(struct gen *g)
 	for (size_t e = 0; e < nev; e++)
 		free(r.raw[e]);
 	free(r.raw);
+	gen_gcc_apply_floor(g);
 	return 0;
 }
 
@@ -463,7 +466,7 @@ void gen_ip_calls(struct gen *g)
 		if (in->cls != SPGO_INSN_CALL && in->cls != SPGO_INSN_JUMP)
 			continue;
 		const struct spgo_function *callee = gen_entry_at(g, in->target);
-		if (!callee)
+		if (!callee || !gen_gcc_emitted(g, in->target))
 			continue;
 		/* A direct jump to a function entry is a tail call, unless it
 		 * jumps to the start of the function it is in (a loop). */
@@ -497,7 +500,7 @@ void gen_ip_calls(struct gen *g)
 		    g->insns[i].cls != SPGO_INSN_INDIRECT_CALL)
 			continue;
 		const struct spgo_function *callee = gen_entry_at(g, target);
-		if (!callee)
+		if (!callee || !gen_gcc_emitted(g, target))
 			continue;
 		uint64_t total = *spgo_kmap_find(&site_total, &site);
 		uint64_t c = (g->count[i] * n + total / 2) / total;

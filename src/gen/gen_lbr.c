@@ -28,6 +28,8 @@ int gen_lbr_counts(struct gen *g)
 	for (size_t i = 0; i < n; i++)
 		jumps[i + 1] = jumps[i] + (g->insns[i].cls == SPGO_INSN_JUMP);
 	int64_t *diff = xcalloc(n + 1, sizeof *diff);
+	if (g->o->gcc)
+		gen_gcc_floor(g, 1, 0);
 
 	const uint64_t *key;
 	uint64_t *val;
@@ -57,6 +59,7 @@ int gen_lbr_counts(struct gen *g)
 			g->st->insns_counted++;
 		}
 	}
+	gen_gcc_apply_floor(g);
 	free(diff);
 	free(jumps);
 	return 0;
