@@ -204,12 +204,51 @@ static void test_gen_lbr(void)
 	CHECK(found);
 	spgo_profile_free(p);
 
-	/* GCC conventions: totals count instructions, not bytes. */
+	/* GCC conventions: totals count instructions, not bytes; and
+	 * create_gcov's noise floor (src/gen/gen_gcc.c): caller has no range
+	 * of its own, so it gets no profile and its call gives leaf no head
+	 * samples, nor do the calls from outside the binary. */
 	o.gcc = 1;
 	REQUIRE(spgo_gen(agg, &o, &p, &st) == 0);
 	fl = spgo_func_find(p, "leaf");
 	REQUIRE(fl != SPGO_NONE);
 	CHECK_EQ_U64(spgo_fn(p, fl)->total, 10 * (i1 - i0 + 1));
+	CHECK_EQ_U64(spgo_fn(p, fl)->head, 0);
+	CHECK(spgo_func_find(p, "caller") == SPGO_NONE);
+	CHECK_EQ_U64(st.floor, 10);
+	CHECK_EQ_U64(st.parts_below_floor, 0);
+	spgo_profile_free(p);
+	/* A range of caller's from the call's return to its last
+	 * instruction, weighing count x (end - begin) bytes: at the floor
+	 * (10) caller is still left out, above it caller has its profile and
+	 * its call target, and leaf its head samples. */
+	uint64_t r0 = 0, r1 = 0;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (in[i].addr == call)
+			r0 = in[i + 1].addr;
+	for (size_t i = 0; i < n; i++)
+		if (in[i].addr >= r0 && in[i].addr < caller->end)
+			r1 = in[i].addr;
+	uint64_t span = r1 - r0;
+	REQUIRE(r0 && r1 > r0 && span <= 10);
+	add(&agg->ranges, r0, r1, 10 / span);
+	REQUIRE(spgo_gen(agg, &o, &p, &st) == 0);
+	CHECK(spgo_func_find(p, "caller") == SPGO_NONE);
+	CHECK_EQ_U64(st.parts_below_floor, 1);
+	CHECK_EQ_U64(spgo_fn(p, spgo_func_find(p, "leaf"))->head, 0);
+	spgo_profile_free(p);
+	add(&agg->ranges, r0, r1, 5);
+	REQUIRE(spgo_gen(agg, &o, &p, &st) == 0);
+	fc = spgo_func_find(p, "caller");
+	REQUIRE(fc != SPGO_NONE);
+	CHECK_EQ_U64(st.parts_below_floor, 0);
+	CHECK_EQ_U64(spgo_fn(p, spgo_func_find(p, "leaf"))->head, 7);
+	found = 0;
+	for (uint32_t b = spgo_fn(p, fc)->bodies; b != SPGO_NONE; b = p->bodies.v[b].next)
+		for (uint32_t t = p->bodies.v[b].targets; t != SPGO_NONE; t = p->targets.v[t].next)
+			found += !strcmp(spgo_name(p, p->targets.v[t].name), "leaf") &&
+				 p->targets.v[t].count == 7;
+	CHECK(found == 1);
 	spgo_profile_free(p);
 
 	/* IP mode with no IP samples: an error, never an empty profile. */
