@@ -66,6 +66,19 @@ void cs_ip_add(struct cs_ip *ip, const struct spgo_agg_stack *s);
 int cs_ip_build(struct cs_ip *ip, struct spgo_binary *bin, const struct spgo_cs_opts *o, int probes);
 struct spgo_cs_trie *cs_ip_trie(struct cs_ip *ip);
 
+/* The pre-inliner's profiled call graph: functions 0 .. nfn-1 in name
+ * order, edges in CSR form sorted by caller, then callee's name. */
+struct cs_callgraph {
+	uint32_t nfn;
+	uint32_t *fname;       /* graph node -> name id */
+	uint32_t *edge_first;  /* edges of node i at [edge_first[i], edge_first[i + 1]) */
+	uint32_t *edge_to;
+	uint64_t *edge_w;
+};
+/* callgraph.c: the nodes top-down (nfn entries, malloc'd); sort_scc orders
+ * a cyclic SCC's members (else they stay in Tarjan's order). */
+uint32_t *cs_callgraph_top_down(const struct cs_callgraph *g, int sort_scc);
+
 /* preinline.c: the code sizes of the functions the trie's samples touch. */
 struct spgo_inline_sizes *cs_trie_sizes(struct spgo_binary *bin, const struct spgo_cs_code *c,
 					const struct spgo_cs_trie *t, int probes, int zero_callers);
