@@ -677,9 +677,10 @@ void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_agg
 			(unsigned long long)st->blocks_disagree, (unsigned long long)st->infer_lost);
 	}
 	if (st->floor)
-		fprintf(fp, "spgo: gen: gcov: %llu parts of code with samples below create_gcov's noise floor "
-			    "(weight %llu) left out\n",
-			(unsigned long long)st->parts_below_floor, (unsigned long long)st->floor);
+		fprintf(fp, "spgo: gen: gcov: create_gcov's noise floor (weight %llu) leaves out %llu part%s "
+			    "of code with samples\n",
+			(unsigned long long)st->floor, (unsigned long long)st->parts_below_floor,
+			st->parts_below_floor == 1 ? "" : "s");
 	if (agg) {
 		double share = a->samples ? 100.0 * (double)a->samples_matched / (double)a->samples : 0;
 		fprintf(fp, "spgo: gen: profile density %.3g (the densest functions holding 99%% of the samples "
