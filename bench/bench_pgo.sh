@@ -53,6 +53,7 @@
 # program's builds and profiles first.
 #
 # Options: PGO_ONLY=prog1,prog2  PGO_VARIANTS=c-lbr,g-lbr,...  REPEATS=N
+#          (an -O2 baseline comes along with any variant of its compiler)
 #          PGO_NO_TIME=1 (build and profile only)
 #          PGO_TIME_ONLY=1 (no builds: time the binaries there are)
 #          PGO_APPEND=1 (add these rounds to the runs already timed)
@@ -84,8 +85,10 @@ source "$SPGO_SRC/bench/pgo_lib.sh"
 
 # ---- variants --------------------------------------------------------------
 
-wanted() {  # VARIANT: in PGO_VARIANTS (the -O2 baselines always are)
-  case $1 in c-O2|g-O2) return 0 ;; esac
+wanted() {  # VARIANT: in PGO_VARIANTS (an -O2 baseline is with any variant of its compiler)
+  case $1 in c-O2|g-O2)
+    [ -z "${PGO_VARIANTS:-}" ] || [[ ",$PGO_VARIANTS," == *",${1%%-*}-"* ]]; return ;;
+  esac
   # (experiments: only when named)
   case $1 in c-rec20k) [[ ",${PGO_VARIANTS:-}," == *",$1,"* ]]; return ;; esac
   [ -z "${PGO_VARIANTS:-}" ] && return 0
@@ -362,7 +365,8 @@ done
 
 # ---- report ------------------------------------------------------------------
 
-nruns=$(grep -vc FAIL "$W/${progs[0]}/$TD/c-O2" 2>/dev/null || echo 0)
+nruns=$(grep -vc FAIL "$W/${progs[0]}/$TD/c-O2" 2>/dev/null ||
+        grep -vc FAIL "$W/${progs[0]}/$TD/g-O2" 2>/dev/null || echo 0)
 
 stats() {  # FILE -> "median min max n fails q1 q3"
   awk '$1 == "FAIL" {f++; next} {v[++n] = $1}
