@@ -524,6 +524,12 @@ static int gen_finish(struct gen *g, int rc, void (*calls)(struct gen *), struct
 
 	if (!has_samples(g->p)) {
 		spgo_profile_free(g->p);
+		if (g->st->parts_below_floor)
+			return spgo_error("%s: every part of code with samples is at or below create_gcov's "
+					  "noise floor (weight %llu; %llu parts): too few samples for a gcov "
+					  "profile: record longer or at a higher rate",
+					  path, (unsigned long long)g->st->floor,
+					  (unsigned long long)g->st->parts_below_floor);
 		if (g->st->count_no_debug)
 			return spgo_error("%s: the samples fall only in code without debug information "
 					  "(no DWARF line for any sampled instruction): build the profiled "

@@ -326,6 +326,18 @@ static void test_gen_ip(void)
 	spgo_profile_free(p);
 	CHECK_EQ_U64(st.blocks_disagree, 0);
 
+	/* GCC mode: caller's 2 samples are below create_gcov's noise floor
+	 * (10): no profile for caller, no head samples for leaf from it. */
+	o.gcc = 1;
+	REQUIRE(spgo_gen(agg, &o, &p, &st) == 0);
+	CHECK_EQ_U64(st.parts_below_floor, 1);
+	CHECK(spgo_func_find(p, "caller") == SPGO_NONE);
+	fl = spgo_func_find(p, "leaf");
+	REQUIRE(fl != SPGO_NONE);
+	CHECK_EQ_U64(spgo_fn(p, fl)->head, 0);
+	spgo_profile_free(p);
+	o.gcc = 0;
+
 	/* A second event that puts all its samples on caller's call: the
 	 * events disagree about leaf's blocks and caller's (section 3.3). */
 	struct spgo_agg_event ev2 = {0};
@@ -338,6 +350,23 @@ static void test_gen_ip(void)
 	REQUIRE(rc == 0);
 	CHECK(st.blocks_disagree > 0);
 	spgo_profile_free(p);
+	spgo_agg_free(agg);
+
+	/* GCC mode, nothing above the floor: an error that says so, never an
+	 * empty profile. */
+	REQUIRE(spgo_agg_new(&agg, path, NULL) == 0);
+	struct spgo_agg_event ev3 = {0};
+	ev3.name = xstrdup("cpu-clock");
+	spgo_kmap_init(&ev3.ips, 1);
+	*spgo_kmap_upsert(&ev3.ips, &call) += 3;
+	ev3.samples = 3;
+	VEC_PUSH(&agg->events, ev3);
+	agg->stats.samples = agg->stats.samples_matched = 3;
+	o.gcc = 1;
+	p = NULL;
+	CHECK(spgo_gen(agg, &o, &p, &st) < 0);
+	CHECK(p == NULL);
+	CHECK(strstr(spgo_errmsg(), "noise floor") != NULL);
 	spgo_agg_free(agg);
 }
 
