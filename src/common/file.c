@@ -141,9 +141,13 @@ int spgo_out_open(struct spgo_out *o, const char *path)
 	}
 	o->path = xstrdup(path);
 	o->tmp = xasprintf("%s.tmp.XXXXXX", path);
+	/* Tracked (and the handlers installed) before the file exists: a
+	 * signal right after mkstemp() must find it to remove. */
+	track(o->tmp);
 	int fd = mkstemp(o->tmp);
 	if (fd < 0) {
 		int e = errno;
+		untrack(o->tmp);
 		spgo_error("%s: cannot create output: %s", path, strerror(e));
 		free(o->path);
 		free(o->tmp);
@@ -152,7 +156,6 @@ int spgo_out_open(struct spgo_out *o, const char *path)
 	}
 	fchmod(fd, 0644);
 	o->fp = fdopen(fd, "wb");
-	track(o->tmp);
 	return 0;
 }
 
