@@ -44,7 +44,11 @@
 # Timing: every variant's binary on the TIME command, REPEATS rounds
 # (default 11) interleaved round-robin over programs and variants (the
 # variant order rotated each round), user CPU time of the child
-# (bench/pgo/utime.c: wait4's rusage); median per variant, speedup =
+# (bench/pgo/utime.c: wait4's rusage).  Each run executes a fresh copy of
+# the binary under one path (W/run.bin): run in place, byte-identical code
+# kept a bias of up to 8% per file across interleaved runs (the file's
+# pages in the page cache, found with identical pairs; the same path also
+# keeps argv and the environment the same size).  Median per variant, speedup =
 # median(-O2) / median(variant), the noise band = the -O2 runs' spread
 # around their median, geometric means per column for each half.
 #
@@ -353,7 +357,9 @@ for ((r = 0; r < REPEATS; r++)); do
     read -r -a targs < "$pd/time.args"
     for ((i = 0; i < k; i++)); do
       v=${arr[$(((i + r) % k))]}
-      if s=$(cd "$pd/data" && "$W/utime" "$pd/bin/$v" "${targs[@]}"); then
+      rm -f "$W/run.bin"
+      if cp "$pd/bin/$v" "$W/run.bin" &&
+         s=$(cd "$pd/data" && "$W/utime" "$W/run.bin" "${targs[@]}"); then
         echo "$s" >> "$pd/$TD/$v"
       else
         echo "FAIL" >> "$pd/$TD/$v"
@@ -478,7 +484,8 @@ cs_table() {  # median|min: the CSSPGO comparison of #15 AP3
   echo "# PGO effect across a suite of real C programs (#17, #15 AP3)"
   echo
   echo "$(date -u +%Y-%m-%d), \`make bench BENCH=pgo\` (bench/bench_pgo.sh, programs in bench/pgo/)."
-  echo "User CPU time of the TIME run (wait4 rusage), $nruns interleaved runs of each binary; cells are"
+  echo "User CPU time of the TIME run (wait4 rusage), $nruns interleaved runs of each binary (each a"
+  echo "fresh copy of it under one path: bench_pgo.sh says why); cells are"
   echo "speedups median(-O2) / median(variant) (>1: faster). Noise: the -O2 runs' min and"
   echo "max, and their quartiles, around their median.  The second pair of tables:"
   echo "the same from each binary's fastest run (best of N: this machine's noise only"
