@@ -388,6 +388,7 @@ static void gen_cleanup(struct gen *g)
 	free(g->count);
 	free(g->present);
 	free(g->emit);
+	free(g->weight);
 	spgo_kmap_free(&g->names);
 	g->count = NULL;
 }

@@ -39,57 +39,45 @@ static long part_index(const struct gen *g, uint64_t addr)
 	return f - g->funcs;
 }
 
-void gen_gcc_floor(struct gen *g, int lbr, size_t ip_event)
+void gen_gcc_weigh_begin(struct gen *g)
 {
-	uint64_t *w = xcalloc(g->nfuncs ? g->nfuncs : 1, sizeof *w);
-	uint64_t total = 0;
-	const uint64_t *key;
-	uint64_t *val;
-	if (lbr) {
-		for (size_t it = 0; spgo_kmap_next(&g->agg->ranges, &it, &key, &val);) {
-			if (key[1] < key[0])
-				continue;
-			uint64_t x = *val * (key[1] - key[0]);
-			total += x;
-			long p = part_index(g, key[0]);
-			if (p >= 0)
-				w[p] += x;
-		}
-	} else if (ip_event < g->agg->events.n) {
-		for (size_t it = 0; spgo_kmap_next(&g->agg->events.v[ip_event].ips, &it, &key, &val);) {
-			total += *val;
-			long p = part_index(g, key[0]);
-			if (p >= 0)
-				w[p] += *val;
-		}
-	}
-	uint64_t floor = (uint64_t)((double)total * FLOOR_FRAC);
-	if (floor < FLOOR_MIN)
-		floor = FLOOR_MIN;
-	g->emit = xcalloc(g->nfuncs ? g->nfuncs : 1, 1);
-	for (size_t i = 0; i < g->nfuncs; i++) {
-		g->emit[i] = w[i] > floor;
-		if (w[i] && !g->emit[i])
-			g->st->parts_below_floor++;
-	}
-	g->st->floor = floor;
-	free(w);
+	g->weight = xcalloc(g->nfuncs + 1, sizeof *g->weight);
+	g->weight_total = 0;
 }
 
-void gen_gcc_apply_floor(struct gen *g)
+void gen_gcc_weigh(struct gen *g, uint64_t addr, uint64_t x)
 {
-	if (!g->emit)
+	if (!g->weight)
 		return;
-	size_t i = 0;
+	g->weight_total += x;
+	long p = part_index(g, addr);
+	if (p >= 0)
+		g->weight[p] += x;
+}
+
+void gen_gcc_floor(struct gen *g)
+{
+	if (!g->weight)
+		return;
+	uint64_t floor = (uint64_t)((double)g->weight_total * FLOOR_FRAC);
+	if (floor < FLOOR_MIN)
+		floor = FLOOR_MIN;
+	g->st->floor = floor;
+	g->emit = xcalloc(g->nfuncs + 1, 1);
 	for (size_t p = 0; p < g->nfuncs; p++) {
+		g->emit[p] = g->weight[p] > floor;
 		if (g->emit[p])
 			continue;
-		for (i = gen_insn_lower(g, g->funcs[p].start);
+		g->st->parts_below_floor += g->weight[p] > 0;
+		/* no counts, no zero lines */
+		for (size_t i = gen_insn_lower(g, g->funcs[p].start);
 		     i < g->ninsns && g->insns[i].addr < g->funcs[p].end; i++) {
 			g->present[i] = 0;
 			g->count[i] = 0;
 		}
 	}
+	free(g->weight);
+	g->weight = NULL;
 }
 
 int gen_gcc_emitted(const struct gen *g, uint64_t addr)

@@ -30,6 +30,7 @@ struct gen {
 	int probes; /* probe-based profile (gen_probe.c) instead of lines */
 	uint8_t *emit; /* GCC mode: per part, 1 if above the noise floor
 			  (gen_gcc.c); NULL: every part */
+	uint64_t *weight, weight_total; /* ... the parts' weights, while counting */
 };
 
 /* Index of the instruction starting at addr, or -1. */
@@ -55,11 +56,14 @@ const struct spgo_kmap *gen_icall_pairs(const struct spgo_gen_icalls *c);
 void gen_add_call(struct gen *g, uint64_t addr, const char *callee, uint64_t count);
 /* The profile name id of a binary function name (canonical, cached). */
 uint32_t gen_name_id(struct gen *g, const char *name);
-/* gen_gcc.c: GCC mode's noise floor.  Weigh the parts from the ranges
- * (lbr) or from event ip_event's samples and set emit; after the counts,
- * clear the parts below it; is the part at addr above it? */
-void gen_gcc_floor(struct gen *g, int lbr, size_t ip_event);
-void gen_gcc_apply_floor(struct gen *g);
+/* gen_gcc.c: GCC mode's noise floor.  Begin weighing (sampled data in
+ * GCC mode only); the counting pass adds each LBR range's count x
+ * (end - begin), or each IP sample, at its address; after the counts, the
+ * floor sets emit and clears the parts below it; is the part at addr
+ * above it (1 without a floor)? */
+void gen_gcc_weigh_begin(struct gen *g);
+void gen_gcc_weigh(struct gen *g, uint64_t addr, uint64_t x);
+void gen_gcc_floor(struct gen *g);
 int gen_gcc_emitted(const struct gen *g, uint64_t addr);
 /* gen_probe.c: bodies and call targets keyed by pseudo-probe. */
 void gen_probe_bodies(struct gen *g);

@@ -364,7 +364,7 @@ int gen_ip_counts(struct gen *g)
 				base = e;
 	}
 	if (g->o->gcc)
-		gen_gcc_floor(g, 0, base);
+		gen_gcc_weigh_begin(g);
 	/* Raw samples per instruction, per event used. */
 	size_t n = g->ninsns;
 	struct ip_raw r = {xcalloc(nev, sizeof *r.raw), nev, base};
@@ -377,6 +377,7 @@ int gen_ip_counts(struct gen *g)
 		for (size_t it = 0; spgo_kmap_next(&agg->events.v[e].ips, &it, &key, &val);) {
 			long i = insn_holding(g, key[0]);
 			if (e == base) {
+				gen_gcc_weigh(g, key[0], *val);
 				g->st->ip_samples += *val;
 				if (i < 0 || g->insns[i].addr != key[0])
 					g->st->ip_off_boundary += *val;
@@ -453,7 +454,7 @@ int gen_ip_counts(struct gen *g)
 	for (size_t e = 0; e < nev; e++)
 		free(r.raw[e]);
 	free(r.raw);
-	gen_gcc_apply_floor(g);
+	gen_gcc_floor(g);
 	return 0;
 }
 

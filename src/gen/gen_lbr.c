@@ -29,12 +29,14 @@ int gen_lbr_counts(struct gen *g)
 		jumps[i + 1] = jumps[i] + (g->insns[i].cls == SPGO_INSN_JUMP);
 	int64_t *diff = xcalloc(n + 1, sizeof *diff);
 	if (g->o->gcc)
-		gen_gcc_floor(g, 1, 0);
+		gen_gcc_weigh_begin(g);
 
 	const uint64_t *key;
 	uint64_t *val;
 	for (size_t it = 0; spgo_kmap_next(&g->agg->ranges, &it, &key, &val);) {
 		uint64_t begin = key[0], end = key[1], c = *val;
+		if (end >= begin) /* every range weighs, as create_gcov's */
+			gen_gcc_weigh(g, begin, c * (end - begin));
 		long ib = gen_insn_index(g, begin), ie = gen_insn_index(g, end);
 		if (ib < 0 || ie < 0 || ie < ib) {
 			g->st->ranges_off_boundary += c;
@@ -59,7 +61,7 @@ int gen_lbr_counts(struct gen *g)
 			g->st->insns_counted++;
 		}
 	}
-	gen_gcc_apply_floor(g);
+	gen_gcc_floor(g);
 	free(diff);
 	free(jumps);
 	return 0;
