@@ -20,8 +20,8 @@ perf record -q -e cpu-clock -o probe.data -- true 2>/dev/null || { echo "skip: p
 clang-19 -O2 -g -fdebug-info-for-profiling -o prog "$SPGO_SRC/tests/data/perf_prog.c" || exit 1
 perf record -q -e cpu-clock -F 4000 -o prog.data -- ./prog 40000 >/dev/null 2>&1
 # One CU (the program), its table at offset 0 of .debug_line.
-line_off=$((16#$(readelf -SW prog | awk '$2 == ".debug_line" {print $5}')))
-line_len=$((16#$(readelf -SW prog | awk '$2 == ".debug_line" {print $6}')))
+line_off=$((16#$(readelf -SW prog | sed -n 's/^ *\[ *[0-9]*\] *//p' | awk '$1 == ".debug_line" {print $4}')))
+line_len=$((16#$(readelf -SW prog | sed -n 's/^ *\[ *[0-9]*\] *//p' | awk '$1 == ".debug_line" {print $5}')))
 main=0x$(nm prog | awk '$3 == "main" {print $1}')
 
 # The intact binary: a line for main, a profile.

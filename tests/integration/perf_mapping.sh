@@ -38,7 +38,10 @@ check() {  # check NAME BINARY CMD...
   awk -v b="$full" '$2 == b { print $1 }' "$name.pair" > "$name.perfsyms"
   # perf names a PLT stub "f@plt", a symbol no ELF table has (llvm-symbolizer
   # names the symbol before it): those samples must map into a .plt section.
-  readelf -SW "$bin" | awk '$2 ~ /^\.plt/ { print $4, $6 }' > "$name.plt"
+  # (readelf prints "[ 8]" below index 10: drop the index column first)
+  readelf -SW "$bin" | sed -n 's/^ *\[ *[0-9]*\] *//p' |
+    awk '$1 ~ /^\.plt/ { print $3, $5 }' > "$name.plt"
+  [ -s "$name.plt" ] || { echo "FAIL $name: no .plt section found in $bin"; fail=1; }
   local n_in n_out bad_in bad_out
   n_in=$(wc -l < "$name.perfsyms")
   bad_in=$(paste -d' ' "$name.perfsyms" "$name.syms" "$name.addrs" |

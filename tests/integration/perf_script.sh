@@ -133,7 +133,8 @@ if [ -f "$lbr" ]; then
   if command -v llvm-profgen-19 >/dev/null; then
     llvm-profgen-19 --binary=test.binary --perfscript=lbr.txt --skip-symbolization \
       --output=raw.txt 2>/dev/null
-    read -r plt_lo plt_hi < <(readelf -SW test.binary | awk '$2 == ".plt" { print $4, $6 }')
+    read -r plt_lo plt_hi < <(readelf -SW test.binary | sed -n 's/^ *\[ *[0-9]*\] *//p' |
+      awk '$1 == ".plt" { print $3, $5 }')
     awk -v plt_lo="$plt_lo" -v plt_hi="$plt_hi" '
       function hex(s,   i, c, v) { v = 0; s = tolower(s); sub(/^0x/, "", s)
         for (i = 1; i <= length(s); i++) { c = index("0123456789abcdef", substr(s, i, 1)) - 1; v = v * 16 + c }
