@@ -226,6 +226,10 @@ int spgo_out_open(struct spgo_out *o, const char *path);
  * SIGINT, SIGTERM, SIGHUP and SIGQUIT where their action is the default; a
  * program with handlers of its own calls it from them. */
 void spgo_out_remove_pending(void);
+/* Any other temporary file (its name buffer must outlive the tracking):
+ * removed by that handler too until untracked.  Track before creating it. */
+void spgo_tmp_track(char *path);
+void spgo_tmp_untrack(const char *path);
 int spgo_out_commit(struct spgo_out *o);
 void spgo_out_abort(struct spgo_out *o);
 

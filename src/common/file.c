@@ -75,7 +75,8 @@ void spgo_file_unmap(struct spgo_file *f)
 }
 
 /*
- * Temporary files of outputs not yet committed, removed by the handler of
+ * Temporary files (of outputs not yet committed, and any other a command
+ * tracks with spgo_tmp_track(): spgo record's probe file), removed by the handler of
  * the signals that end a run (SIGINT, SIGTERM, SIGHUP, SIGQUIT) before the
  * signal takes its default course: a killed spgo leaves no PATH.tmp.XXXXXX
  * behind.  A fixed table (a process writes a few outputs at a time), read
@@ -100,7 +101,7 @@ static void on_fatal_signal(int sig)
 	raise(sig);
 }
 
-static void track(char *tmp)
+void spgo_tmp_track(char *tmp)
 {
 	static int installed;
 	if (!installed) {
@@ -125,7 +126,7 @@ static void track(char *tmp)
 		}
 }
 
-static void untrack(const char *tmp)
+void spgo_tmp_untrack(const char *tmp)
 {
 	for (int i = 0; i < MAX_PENDING; i++)
 		if (pending[i] == tmp)
@@ -143,11 +144,11 @@ int spgo_out_open(struct spgo_out *o, const char *path)
 	o->tmp = xasprintf("%s.tmp.XXXXXX", path);
 	/* Tracked (and the handlers installed) before the file exists: a
 	 * signal right after mkstemp() must find it to remove. */
-	track(o->tmp);
+	spgo_tmp_track(o->tmp);
 	int fd = mkstemp(o->tmp);
 	if (fd < 0) {
 		int e = errno;
-		untrack(o->tmp);
+		spgo_tmp_untrack(o->tmp);
 		spgo_error("%s: cannot create output: %s", path, strerror(e));
 		free(o->path);
 		free(o->tmp);
@@ -172,7 +173,7 @@ int spgo_out_commit(struct spgo_out *o)
 	o->fp = NULL;
 	if (!bad && rename(o->tmp, o->path) != 0)
 		bad = 1, e = errno;
-	untrack(o->tmp);
+	spgo_tmp_untrack(o->tmp);
 	if (bad) {
 		spgo_error("%s: write failed: %s", o->path, strerror(e));
 		unlink(o->tmp);
@@ -189,7 +190,7 @@ void spgo_out_abort(struct spgo_out *o)
 		if (o->fp)
 			fclose(o->fp);
 		unlink(o->tmp);
-		untrack(o->tmp);
+		spgo_tmp_untrack(o->tmp);
 	}
 	free(o->path);
 	free(o->tmp);

@@ -109,9 +109,12 @@ static int run_quiet(char *const argv[])
 static int perf_accepts(const char *perf, const struct spgo_rec_event *c)
 {
 	char tmp[] = "/tmp/spgo-probe-XXXXXX";
+	spgo_tmp_track(tmp); /* a signal meanwhile removes it */
 	int fd = mkstemp(tmp);
-	if (fd < 0)
+	if (fd < 0) {
+		spgo_tmp_untrack(tmp);
 		return 0;
+	}
 	close(fd);
 	const char *argv[] = {perf, "record", "-q", "-e", c->event, "--call-graph", "fp", "-o", tmp,
 			      c->lbr ? "-b" : "--", c->lbr ? "--" : "true", c->lbr ? "true" : NULL,
@@ -127,6 +130,7 @@ static int perf_accepts(const char *perf, const struct spgo_rec_event *c)
 		spgo_perf_close(r);
 	}
 	unlink(tmp);
+	spgo_tmp_untrack(tmp);
 	return ok;
 }
 
