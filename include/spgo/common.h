@@ -239,5 +239,16 @@ void spgo_out_abort(struct spgo_out *o);
 int spgo_parse_u64(const char *s, uint64_t *out);
 /* Wall clock seconds (monotonic), for progress messages and benchmarks. */
 double spgo_now(void);
+/* Encode v as unsigned LEB128 at out (room for 10 bytes); the bytes used. */
+static inline size_t spgo_uleb_encode(uint8_t *out, uint64_t v)
+{
+	size_t n = 0;
+	do {
+		uint8_t c = v & 0x7f;
+		v >>= 7;
+		out[n++] = c | (v ? 0x80 : 0);
+	} while (v);
+	return n;
+}
 
 #endif

@@ -32,11 +32,7 @@ struct wbuf {
 static void put_uv(struct wbuf *w, uint64_t x)
 {
 	VEC_GROW(&w->b, w->b.n + 10);
-	do {
-		uint8_t c = x & 0x7f;
-		x >>= 7;
-		w->b.v[w->b.n++] = c | (x ? 0x80 : 0);
-	} while (x);
+	w->b.n += spgo_uleb_encode(w->b.v + w->b.n, x);
 }
 
 static void put_zz(struct wbuf *w, uint64_t d)

@@ -19,11 +19,7 @@ typedef VEC(uint8_t) bytes;
 static void put_uleb(bytes *b, uint64_t v)
 {
 	VEC_GROW(b, b->n + 10);
-	do {
-		uint8_t c = v & 0x7f;
-		v >>= 7;
-		b->v[b->n++] = c | (v ? 0x80 : 0);
-	} while (v);
+	b->n += spgo_uleb_encode(b->v + b->n, v);
 }
 
 static void put_u64le(bytes *b, uint64_t v)
