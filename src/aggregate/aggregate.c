@@ -8,25 +8,15 @@
  * compare and an add.  Nothing is allocated per sample once the scratch
  * arrays and maps have grown to their working size.
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "spgo/aggregate.h"
 #include "spgo/binary.h"
+#include "aggregate_impl.h"
 
 enum { VERDICT_UNKNOWN = 0, VERDICT_YES = 1, VERDICT_NO = 2 };
 
-/*
- * The counting tables of the hot path: open addressing on (a, b) keys,
- * rows of {a, b, count} (count 0 = empty), at most half full, compared
- * inline.  spgo_agg_finish() adds them into the public spgo_kmaps and
- * empties them.
- */
-struct ctab {
-	uint64_t *rows;
-	size_t cap, n;
-};
 
 static inline size_t ctab_slot(uint64_t a, uint64_t b, size_t mask)
 {
@@ -72,70 +62,7 @@ static inline void ctab_add(struct ctab *t, uint64_t a, uint64_t b, uint64_t n)
 	}
 }
 
-struct spgo_agg_impl {
-	struct spgo_perf_machine *machine;
-	struct spgo_perf_reader *reader; /* while streaming, for event names */
-	const struct spgo_segment *segs;
-	size_t nsegs;
-	const uint8_t *build_id;
-	size_t build_id_len;
-	const char *base; /* base name of the binary */
-	int text;	  /* input is perf script text (see map_slow) */
-	int no_stacks;	  /* spgo_agg_keep_stacks(agg, 0): call stacks ignored */
-	int no_lbr_maps;  /* spgo_agg_keep_ranges(agg, 0): ranges, branches not kept */
-	spgo_agg_stack_fn on_stack; /* spgo_agg_on_stack: handed over, not stored */
-	void *on_stack_ctx;
-	size_t on_stack_words; /* ... when the distinct ones kept exceed this */
-	struct stack_worker *worker; /* spgo_agg_on_stack_thread: fn's thread */
-	VEC(uint64_t) raw;  /* ... the stacks read, for it to count (put_stack) */
-	size_t raw_words;   /* ... handed over when it holds this many words */
-	VEC(struct spgo_agg_match) matches;
 
-	/* Translation cache: pid, runtime [lo, lo + len), delta, dso. */
-	int c_valid, c_in;
-	uint32_t c_pid, c_dso, c_mode;
-	uint64_t c_lo, c_len, c_delta;
-	/* ... and the entry it held before (a sample's addresses alternate
-	 * between the binary and a library: the bottom of each stack, calls
-	 * into libc); v_valid 0 when none. */
-	int v_valid, v_in;
-	uint32_t v_pid, v_dso, v_mode;
-	uint64_t v_lo, v_len, v_delta;
-
-	/* Distinct stack samples: pool of entries
-	 * [count, nframes | nbranches << 32, frames..., branch pairs...],
-	 * indexed by {hash, salt} -> offset in pool.  (The worker's while it
-	 * runs: cache lines of their own.) */
-	char pad0[64];
-	VEC(uint64_t) pool;
-	struct spgo_kmap stack_index;
-	char pad1[64];
-	VEC(uint64_t) scratch;
-	struct ctab ranges, branches, ips; /* ips: key (vaddr, event index) */
-	VEC(uint64_t) mf; /* mapped LBR from/to */
-	const struct spgo_function *fns; /* for the function-end check, or NULL */
-	size_t nfns;
-	uint64_t f_lo, f_hi; /* the function part found last: [f_lo, f_hi) */
-
-	/* Only samples of one event (spgo_agg_select_event): by index when
-	 * sel_index >= 0, by name when sel_name; sel_attr/sel_ok cache the
-	 * verdict on the last event seen. */
-	long sel_index;
-	char *sel_name;
-	const struct spgo_perf_attr *sel_attr;
-	int sel_ok, sel_valid;
-	/* The events samples came from: "index name" strings, for messages. */
-	VEC(char *) seen;
-	const struct spgo_perf_attr *seen_last;
-
-	/* Text without pids: the process their addresses are taken in
-	 * (nopid_state 0: to be worked out, 1: nopid_pid, 2: none). */
-	int nopid_state;
-	uint32_t nopid_pid;
-	uint64_t nopid_ambiguous; /* samples left unplaced: several processes */
-};
-
-static void worker_stop(struct spgo_agg_impl *I);
 
 int spgo_agg_new(struct spgo_aggregate **out, const char *binary_path, const char *debug_path)
 {
@@ -165,7 +92,7 @@ void spgo_agg_free(struct spgo_aggregate *a)
 	if (!a)
 		return;
 	struct spgo_agg_impl *I = a->impl;
-	worker_stop(I); /* (what it was given is counted and handed over: fn's context must
+	agg_worker_stop(I); /* (what it was given is counted and handed over: fn's context must
 			 * still be there) */
 	for (size_t i = 0; i < a->events.n; i++) {
 		free(a->events.v[i].name);
@@ -385,286 +312,9 @@ static struct spgo_agg_event *event_at(struct spgo_aggregate *a, size_t i,
 	return &a->events.v[i];
 }
 
-/* Call fn on each distinct stack of a pool [count, hdr, words...]... */
-static void hand_over(spgo_agg_stack_fn fn, void *ctx, const uint64_t *pool, size_t n)
-{
-	for (size_t at = 0; at < n;) {
-		const uint64_t *e = pool + at;
-		struct spgo_agg_stack s = {e[0], e + 2, (uint32_t)e[1], (uint32_t)(e[1] >> 32),
-					   e + 2 + (uint32_t)e[1]};
-		fn(ctx, &s);
-		at += 2 + s.nframes + 2 * (size_t)s.nbranches;
-	}
-}
-
-/*
- * The on_stack callback's own thread (spgo_agg_on_stack_thread).  Reading
- * appends each stack sample as it comes ([count, hdr, words...]) to a raw
- * chunk; a full chunk goes to the worker, which keeps the distinct ones in
- * the pool (count_stack) and, when the pool is full, swaps it with its
- * second buffer and runs fn on each stack of that batch, a slice at a time,
- * taking in the next raw chunk between slices: reading waits only when
- * the worker has not taken the previous chunk yet.  The pool fills and is
- * handed over exactly as in the reading thread: fn sees the same calls in
- * the same order.  While the worker runs, only it touches the pool and
- * stack_index.
- */
-#define WORKER_SLICE 256 /* stacks unwound between looks at the raw chunks */
-struct stack_worker {
-	struct spgo_agg_impl *I;
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	uint64_t *raw; /* the chunk handed over (while raw_pending), else free */
-	size_t raw_n, raw_cap;
-	int raw_pending, done;
-	uint64_t *v;   /* the batch being handed to fn: [at, n) left */
-	size_t at, n, cap;
-};
-
-static void count_stack(struct spgo_agg_impl *I, const uint64_t *w, size_t nw, uint64_t hdr,
-			uint64_t times);
-
-/* Worker: fn on the next slice of the batch (up to max stacks). */
-static void worker_slice(struct stack_worker *w, size_t max)
-{
-	struct spgo_agg_impl *I = w->I;
-	for (size_t k = 0; k < max && w->at < w->n; k++) {
-		const uint64_t *e = w->v + w->at;
-		struct spgo_agg_stack s = {e[0], e + 2, (uint32_t)e[1], (uint32_t)(e[1] >> 32),
-					   e + 2 + (uint32_t)e[1]};
-		I->on_stack(I->on_stack_ctx, &s);
-		w->at += 2 + s.nframes + 2 * (size_t)s.nbranches;
-	}
-}
-
-/* Worker: the pool is full: finish the batch in hand, make the pool the
- * next batch (flush_stacks with a worker). */
-static void worker_take_pool(struct stack_worker *w)
-{
-	struct spgo_agg_impl *I = w->I;
-	worker_slice(w, SIZE_MAX);
-	uint64_t *v = w->v;
-	size_t cap = w->cap;
-	w->v = I->pool.v;
-	w->n = I->pool.n;
-	w->cap = I->pool.cap;
-	w->at = 0;
-	I->pool.v = v;
-	I->pool.n = 0;
-	I->pool.cap = cap;
-}
-
-static void *worker_run(void *arg)
-{
-	struct stack_worker *w = arg;
-	struct spgo_agg_impl *I = w->I;
-	pthread_mutex_lock(&w->mu);
-	for (;;) {
-		if (w->raw_pending) {
-			pthread_mutex_unlock(&w->mu);
-			for (size_t at = 0; at < w->raw_n;) {
-				const uint64_t *e = w->raw + at;
-				size_t nw = (uint32_t)e[1] + 2 * (size_t)(uint32_t)(e[1] >> 32);
-				count_stack(I, e + 2, nw, e[1], e[0]);
-				at += 2 + nw;
-			}
-			pthread_mutex_lock(&w->mu);
-			w->raw_n = 0;
-			w->raw_pending = 0;
-			pthread_cond_broadcast(&w->cv);
-			continue;
-		}
-		if (w->at < w->n) {
-			pthread_mutex_unlock(&w->mu);
-			worker_slice(w, WORKER_SLICE);
-			pthread_mutex_lock(&w->mu);
-			continue;
-		}
-		if (w->done)
-			break;
-		pthread_cond_wait(&w->cv, &w->mu);
-	}
-	pthread_mutex_unlock(&w->mu);
-	return NULL;
-}
-
-/* Reading: hand the raw chunk to the worker (once it has taken the
- * previous one) and take its free buffer in exchange. */
-static void worker_give(struct spgo_agg_impl *I)
-{
-	struct stack_worker *w = I->worker;
-	if (!I->raw.n)
-		return;
-	pthread_mutex_lock(&w->mu);
-	while (w->raw_pending)
-		pthread_cond_wait(&w->cv, &w->mu);
-	uint64_t *v = w->raw;
-	size_t cap = w->raw_cap;
-	w->raw = I->raw.v;
-	w->raw_n = I->raw.n;
-	w->raw_cap = I->raw.cap;
-	I->raw.v = v;
-	I->raw.n = 0;
-	I->raw.cap = cap;
-	w->raw_pending = 1;
-	pthread_cond_broadcast(&w->cv);
-	pthread_mutex_unlock(&w->mu);
-}
-
-/* Let the worker finish what it was given (raw chunks, the batch in
- * hand), stop it and free it.  The pool is the reading thread's again. */
-static void worker_stop(struct spgo_agg_impl *I)
-{
-	struct stack_worker *w = I->worker;
-	if (!w)
-		return;
-	pthread_mutex_lock(&w->mu);
-	w->done = 1;
-	pthread_cond_broadcast(&w->cv);
-	pthread_mutex_unlock(&w->mu);
-	pthread_join(w->thread, NULL);
-	pthread_mutex_destroy(&w->mu);
-	pthread_cond_destroy(&w->cv);
-	free(w->raw);
-	free(w->v);
-	free(w);
-	I->worker = NULL;
-	VEC_FREE(&I->raw);
-}
-
-/* Hand the distinct stacks kept so far to the on_stack callback and forget
- * them; with a worker (called from it), they become its next batch. */
-static void flush_stacks(struct spgo_agg_impl *I)
-{
-	if (I->worker) {
-		worker_take_pool(I->worker);
-	} else {
-		hand_over(I->on_stack, I->on_stack_ctx, I->pool.v, I->pool.n);
-		I->pool.n = 0;
-	}
-	spgo_kmap_free(&I->stack_index);
-	spgo_kmap_init(&I->stack_index, 2);
-}
-
-/* Count one stack(+LBR) key w[0..nw) with header hdr (nframes | nbranches
- * << 32) times times. */
-static void count_stack(struct spgo_agg_impl *I, const uint64_t *w, size_t nw, uint64_t hdr,
-			uint64_t times)
-{
-	/* (word-wise: a byte-wise hash of ~70 words was a sixth of the time;
-	 * four independent lanes: one lane's chain of multiplies was most of
-	 * this function's time.  The hash only finds entries: which samples
-	 * are distinct, and their order in the pool, do not depend on it.) */
-	uint64_t h0 = spgo_hash64(hdr), h1 = h0 ^ 0x9e3779b97f4a7c15ULL, h2 = h0 + 0x632be59bd9b4e019ULL,
-		 h3 = ~h0;
-	size_t i = 0;
-	for (; i + 4 <= nw; i += 4) {
-		h0 = (h0 ^ w[i]) * 0x100000001b3ULL + (h0 >> 29);
-		h1 = (h1 ^ w[i + 1]) * 0x100000001b3ULL + (h1 >> 29);
-		h2 = (h2 ^ w[i + 2]) * 0x100000001b3ULL + (h2 >> 29);
-		h3 = (h3 ^ w[i + 3]) * 0x100000001b3ULL + (h3 >> 29);
-	}
-	for (; i < nw; i++)
-		h0 = (h0 ^ w[i]) * 0x100000001b3ULL + (h0 >> 29);
-	uint64_t h = spgo_hash64(h0 ^ spgo_hash64(h1 ^ spgo_hash64(h2 ^ spgo_hash64(h3))));
-	for (uint64_t salt = 0;; salt++) {
-		uint64_t key[2] = {h, salt};
-		uint64_t *v = spgo_kmap_find(&I->stack_index, key);
-		if (!v) {
-			if (I->on_stack && I->pool.n + 2 + nw > I->on_stack_words)
-				flush_stacks(I);
-			*spgo_kmap_upsert(&I->stack_index, key) = I->pool.n;
-			VEC_GROW(&I->pool, I->pool.n + 2 + nw);
-			I->pool.v[I->pool.n++] = times;
-			I->pool.v[I->pool.n++] = hdr;
-			memcpy(I->pool.v + I->pool.n, w, nw * 8);
-			I->pool.n += nw;
-			return;
-		}
-		uint64_t *e = I->pool.v + *v;
-		if (e[1] == hdr && !memcmp(e + 2, w, nw * 8)) {
-			e[0] += times;
-			return;
-		}
-	}
-}
-
-/* One stack(+LBR) sample held in I->scratch: counted, or with a worker
- * appended to the raw chunk. */
-static void put_stack(struct spgo_agg_impl *I, uint32_t nframes, uint32_t nbranches, uint64_t times)
-{
-	uint64_t hdr = nframes | (uint64_t)nbranches << 32;
-	size_t nw = I->scratch.n;
-	if (!I->worker) {
-		count_stack(I, I->scratch.v, nw, hdr, times);
-		return;
-	}
-	VEC_GROW(&I->raw, I->raw.n + 2 + nw);
-	I->raw.v[I->raw.n++] = times;
-	I->raw.v[I->raw.n++] = hdr;
-	memcpy(I->raw.v + I->raw.n, I->scratch.v, nw * 8);
-	I->raw.n += nw;
-	if (I->raw.n >= I->raw_words)
-		worker_give(I);
-}
-
-void spgo_agg_add_stack(struct spgo_aggregate *a, const uint64_t *frames, uint32_t nframes,
-			const uint64_t *branches, uint32_t nbranches, uint64_t count)
-{
-	struct spgo_agg_impl *I = a->impl;
-	size_t nw = nframes + 2 * (size_t)nbranches;
-	VEC_GROW(&I->scratch, nw + 1);
-	if (nframes)
-		memcpy(I->scratch.v, frames, nframes * 8);
-	if (nbranches)
-		memcpy(I->scratch.v + nframes, branches, 2 * (size_t)nbranches * 8);
-	I->scratch.n = nw;
-	put_stack(I, nframes, nbranches, count);
-}
-
 void spgo_agg_keep_stacks(struct spgo_aggregate *a, int keep) { a->impl->no_stacks = !keep; }
 
 void spgo_agg_keep_ranges(struct spgo_aggregate *a, int keep) { a->impl->no_lbr_maps = !keep; }
-
-void spgo_agg_on_stack(struct spgo_aggregate *a, spgo_agg_stack_fn fn, void *ctx, size_t max_bytes)
-{
-	struct spgo_agg_impl *I = a->impl;
-	if (I->on_stack && (!fn || I->worker)) {
-		worker_give(I); /* (the last raw chunk, if any) */
-		worker_stop(I);
-		flush_stacks(I);
-		if (!fn)
-			VEC_FREE(&I->pool);
-	}
-	I->on_stack = fn;
-	I->on_stack_ctx = ctx;
-	I->on_stack_words = max_bytes / 8;
-}
-
-int spgo_agg_on_stack_thread(struct spgo_aggregate *a)
-{
-	struct spgo_agg_impl *I = a->impl;
-	if (!I->on_stack)
-		return -1;
-	if (I->worker)
-		return 0;
-	struct stack_worker *w = xcalloc(1, sizeof *w);
-	w->I = I;
-	/* Raw chunks of a quarter of a batch (4 MiB for the context stage's
-	 * 16 MiB). */
-	I->raw_words = I->on_stack_words / 4 > 64 ? I->on_stack_words / 4 : 64;
-	pthread_mutex_init(&w->mu, NULL);
-	pthread_cond_init(&w->cv, NULL);
-	if (pthread_create(&w->thread, NULL, worker_run, w) != 0) {
-		pthread_mutex_destroy(&w->mu);
-		pthread_cond_destroy(&w->cv);
-		free(w);
-		return -1;
-	}
-	I->worker = w;
-	return 0;
-}
 
 void spgo_agg_set_functions(struct spgo_aggregate *a, const struct spgo_function *fns, size_t n)
 {
@@ -911,7 +561,7 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 			if (n)
 				memcpy(I->scratch.v + nf, I->mf.v, 2 * n * 8);
 			I->scratch.n = nf + 2 * n;
-			put_stack(I, nf, (uint32_t)n, times);
+			agg_put_stack(I, nf, (uint32_t)n, times);
 			a->stats.stack_samples += times;
 		}
 	}
@@ -1044,21 +694,6 @@ int spgo_agg_check_matched(struct spgo_aggregate *a)
 		   msg.v);
 	VEC_FREE(&msg);
 	return -1;
-}
-
-int spgo_agg_next_stack(const struct spgo_aggregate *a, size_t *iter, struct spgo_agg_stack *s)
-{
-	const struct spgo_agg_impl *I = a->impl;
-	if (*iter >= I->pool.n)
-		return 0;
-	const uint64_t *e = I->pool.v + *iter;
-	s->count = e[0];
-	s->nframes = (uint32_t)e[1];
-	s->nbranches = (uint32_t)(e[1] >> 32);
-	s->frames = e + 2;
-	s->branches = e + 2 + s->nframes;
-	*iter += 2 + s->nframes + 2 * (size_t)s->nbranches;
-	return 1;
 }
 
 static void dump_map(FILE *fp, const char *tag, const struct spgo_kmap *m)

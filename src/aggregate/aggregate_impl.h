@@ -1,0 +1,94 @@
+/*
+ * What aggregate.c (reading, address translation, counting) and stacks.c
+ * (the distinct call stacks and the thread they may be handed to) share:
+ * the aggregate's private state.  Not a public interface.
+ */
+#ifndef SPGO_AGGREGATE_IMPL_H
+#define SPGO_AGGREGATE_IMPL_H
+
+#include "spgo/aggregate.h"
+
+/*
+ * The counting tables of the hot path: open addressing on (a, b) keys,
+ * rows of {a, b, count} (count 0 = empty), at most half full, compared
+ * inline.  spgo_agg_finish() adds them into the public spgo_kmaps and
+ * empties them.
+ */
+struct ctab {
+	uint64_t *rows;
+	size_t cap, n;
+};
+
+struct stack_worker;
+
+struct spgo_agg_impl {
+	struct spgo_perf_machine *machine;
+	struct spgo_perf_reader *reader; /* while streaming, for event names */
+	const struct spgo_segment *segs;
+	size_t nsegs;
+	const uint8_t *build_id;
+	size_t build_id_len;
+	const char *base; /* base name of the binary */
+	int text;	  /* input is perf script text (see map_slow) */
+	int no_stacks;	  /* spgo_agg_keep_stacks(agg, 0): call stacks ignored */
+	int no_lbr_maps;  /* spgo_agg_keep_ranges(agg, 0): ranges, branches not kept */
+	spgo_agg_stack_fn on_stack; /* spgo_agg_on_stack: handed over, not stored */
+	void *on_stack_ctx;
+	size_t on_stack_words; /* ... when the distinct ones kept exceed this */
+	struct stack_worker *worker; /* spgo_agg_on_stack_thread: fn's thread */
+	VEC(uint64_t) raw;  /* ... the stacks read, for it to count (agg_put_stack) */
+	size_t raw_words;   /* ... handed over when it holds this many words */
+	VEC(struct spgo_agg_match) matches;
+
+	/* Translation cache: pid, runtime [lo, lo + len), delta, dso. */
+	int c_valid, c_in;
+	uint32_t c_pid, c_dso, c_mode;
+	uint64_t c_lo, c_len, c_delta;
+	/* ... and the entry it held before (a sample's addresses alternate
+	 * between the binary and a library: the bottom of each stack, calls
+	 * into libc); v_valid 0 when none. */
+	int v_valid, v_in;
+	uint32_t v_pid, v_dso, v_mode;
+	uint64_t v_lo, v_len, v_delta;
+
+	/* Distinct stack samples: pool of entries
+	 * [count, nframes | nbranches << 32, frames..., branch pairs...],
+	 * indexed by {hash, salt} -> offset in pool.  (The worker's while it
+	 * runs: cache lines of their own.) */
+	char pad0[64];
+	VEC(uint64_t) pool;
+	struct spgo_kmap stack_index;
+	char pad1[64];
+	VEC(uint64_t) scratch;
+	struct ctab ranges, branches, ips; /* ips: key (vaddr, event index) */
+	VEC(uint64_t) mf; /* mapped LBR from/to */
+	const struct spgo_function *fns; /* for the function-end check, or NULL */
+	size_t nfns;
+	uint64_t f_lo, f_hi; /* the function part found last: [f_lo, f_hi) */
+
+	/* Only samples of one event (spgo_agg_select_event): by index when
+	 * sel_index >= 0, by name when sel_name; sel_attr/sel_ok cache the
+	 * verdict on the last event seen. */
+	long sel_index;
+	char *sel_name;
+	const struct spgo_perf_attr *sel_attr;
+	int sel_ok, sel_valid;
+	/* The events samples came from: "index name" strings, for messages. */
+	VEC(char *) seen;
+	const struct spgo_perf_attr *seen_last;
+
+	/* Text without pids: the process their addresses are taken in
+	 * (nopid_state 0: to be worked out, 1: nopid_pid, 2: none). */
+	int nopid_state;
+	uint32_t nopid_pid;
+	uint64_t nopid_ambiguous; /* samples left unplaced: several processes */
+};
+
+/* stacks.c: one stack(+LBR) sample held in I->scratch (nframes frames,
+ * then nbranches from/to pairs), counted times times (or, with a worker,
+ * queued for it). */
+void agg_put_stack(struct spgo_agg_impl *I, uint32_t nframes, uint32_t nbranches, uint64_t times);
+/* stacks.c: let the worker (if any) finish what it was given and stop. */
+void agg_worker_stop(struct spgo_agg_impl *I);
+
+#endif
