@@ -79,6 +79,15 @@ struct cs_callgraph {
  * a cyclic SCC's members (else they stay in Tarjan's order). */
 uint32_t *cs_callgraph_top_down(const struct cs_callgraph *g, int sort_scc);
 
+/* profile.c: the DWARF-line CS profile of the trie (before cold contexts
+ * are merged); cold contexts (under the hot threshold) merged into their
+ * leaf function's base profile, when o->merge_cold. */
+struct spgo_profile *cs_line_profile(struct spgo_binary *bin, struct spgo_cs_code *code,
+				     struct spgo_cs_trie *trie, const struct spgo_cs_opts *o,
+				     struct spgo_cs_stats *st);
+struct spgo_profile *cs_merge_cold(struct spgo_profile *p, const struct spgo_cs_opts *o,
+				   struct spgo_cs_stats *st);
+
 /* preinline.c: the code sizes of the functions the trie's samples touch. */
 struct spgo_inline_sizes *cs_trie_sizes(struct spgo_binary *bin, const struct spgo_cs_code *c,
 					const struct spgo_cs_trie *t, int probes, int zero_callers);
