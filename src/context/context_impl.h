@@ -27,6 +27,14 @@ long cs_insn_index(const struct spgo_cs_code *c, uint64_t addr);
  * getCallAddrFromFrameAddr): its address, 0 when the instruction before is
  * no call; SPGO_AGG_EXTERNAL stays external. */
 uint64_t cs_call_before(const struct spgo_cs_code *c, uint64_t ret);
+/* The call a return address of a stack returns to: the call instruction
+ * ending at ret, in a function; 0 when there is none (external code, a
+ * bogus frame).  Unlike a lookup of ret's own function, it finds the call
+ * that ends a function (a call to a noreturn function, _Unwind_Resume,
+ * exit) whose return address lies in the padding after it or in the next
+ * function: llvm-profgen disassembles each symbol up to the next, so to it
+ * such a return address is code of the calling function. */
+uint64_t cs_return_site(const struct spgo_cs_code *c, uint64_t ret);
 
 /* The function holding addr (its first part: split parts fold into it),
  * as an index in c->funcs, or -1. */

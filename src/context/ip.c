@@ -142,7 +142,7 @@ void cs_ip_add(struct cs_ip *ip, const struct spgo_agg_stack *s)
 	int cut = 0;
 	for (uint32_t i = s->nframes; i-- > 1;) {
 		uint64_t a = s->frames[i];
-		uint64_t site = code_index(c, a) < 0 ? 0 : cs_call_before(c, a);
+		uint64_t site = cs_return_site(c, a);
 		if (!site) {
 			/* the outermost frame external is the normal case
 			 * (libc's start code, a thread's start) */

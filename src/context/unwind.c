@@ -167,6 +167,21 @@ uint64_t cs_call_before(const struct spgo_cs_code *c, uint64_t ret)
 	return in->cls == SPGO_INSN_CALL || in->cls == SPGO_INSN_INDIRECT_CALL ? in->addr : 0;
 }
 
+uint64_t cs_return_site(const struct spgo_cs_code *c, uint64_t ret)
+{
+	if (ret == SPGO_AGG_EXTERNAL)
+		return 0;
+	size_t lo = insn_lower_bound(c, ret);
+	if (lo == 0)
+		return 0;
+	size_t k = lo - 1;
+	const struct spgo_insn *in = &c->insns[k];
+	if ((in->cls != SPGO_INSN_CALL && in->cls != SPGO_INSN_INDIRECT_CALL) ||
+	    in->addr + in->size != ret || (c->flags[k] & CS_NO_FUNC))
+		return 0;
+	return in->addr;
+}
+
 /*
  * The inline-context key of instruction k: a hash of the inline frames at
  * it except the innermost (names and call-site locations), as
@@ -447,18 +462,20 @@ int spgo_cs_unwind(struct spgo_cs_trie *t, const struct spgo_agg_stack *smp)
 	t->stack.n = 0;
 	for (uint32_t i = 0; i < smp->nframes; i++) {
 		long k;
+		uint64_t site = i > 0 ? cs_return_site(c, smp->frames[i]) : 0;
+		if (site) { /* (also a call ending its function: see cs_return_site) */
+			VEC_PUSH(&t->stack, site);
+			continue;
+		}
 		uint64_t a = outside(c, smp->frames[i], &k);
 		if (a == SPGO_AGG_EXTERNAL) {
 			if (!t->stack.n || t->stack.v[t->stack.n - 1] != SPGO_AGG_EXTERNAL)
 				VEC_PUSH(&t->stack, a);
 			continue;
 		}
-		if (i > 0) {
-			a = call_before_insn(c, k);
-			if (!a) { /* bad unwinding (no frame pointer yet): stop here */
-				st->stack_cut += cnt;
-				break;
-			}
+		if (i > 0) { /* bad unwinding (no frame pointer yet): stop here */
+			st->stack_cut += cnt;
+			break;
 		}
 		VEC_PUSH(&t->stack, a);
 	}
