@@ -55,6 +55,8 @@ const char *spgo_binary_path(const struct spgo_binary *bin);
 enum spgo_elf_kind spgo_binary_kind(const struct spgo_binary *bin);
 /* ELF e_machine (EM_X86_64, EM_AARCH64, ...). */
 unsigned spgo_binary_machine(const struct spgo_binary *bin);
+/* ELF e_entry: where the program starts (0: none, as in most libraries). */
+uint64_t spgo_binary_entry(const struct spgo_binary *bin);
 /* The GNU build-id note's bytes, or NULL (and *len = 0) if there is none. */
 const uint8_t *spgo_binary_build_id(const struct spgo_binary *bin, size_t *len);
 /* The PT_LOAD segments in program-header order. */

@@ -91,6 +91,7 @@ struct spgo_binary {
 	Elf *elf;
 	enum spgo_elf_kind kind;
 	unsigned machine;
+	uint64_t entry; /* e_entry */
 	uint8_t build_id[64];
 	size_t build_id_len;
 	VEC(struct spgo_segment) segments;

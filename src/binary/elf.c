@@ -161,6 +161,7 @@ int spgo_binary_open(struct spgo_binary **out, const char *path, const char *deb
 	if (check_sections(bin) < 0)
 		goto fail;
 	bin->machine = eh.e_machine;
+	bin->entry = eh.e_entry;
 	bin->kind = eh.e_type == ET_EXEC ? SPGO_ELF_EXEC : eh.e_type == ET_DYN ? SPGO_ELF_DYN : SPGO_ELF_OTHER;
 	size_t phnum;
 	if (elf_getphdrnum(bin->elf, &phnum) != 0) {
@@ -235,6 +236,11 @@ enum spgo_elf_kind spgo_binary_kind(const struct spgo_binary *bin)
 unsigned spgo_binary_machine(const struct spgo_binary *bin)
 {
 	return bin->machine;
+}
+
+uint64_t spgo_binary_entry(const struct spgo_binary *bin)
+{
+	return bin->entry;
 }
 
 const uint8_t *spgo_binary_build_id(const struct spgo_binary *bin, size_t *len)

@@ -125,8 +125,12 @@ static void stream_release(struct spgo_cs_stream *cs)
  * stack ends in the program's outermost function (_start) or in external
  * code (a thread started by libc).  Stacks ending inside the program in
  * another function are counted: their contexts start at the cut, as
- * llvm-profgen takes them too.  The outermost function is the one most
- * stacks end in.
+ * llvm-profgen takes them too.  The outermost function is the one holding
+ * the ELF entry point (_start); in a binary without one (a library), the
+ * one most stacks end in.  (Not the most frequent end alone: where stacks
+ * are often broken -- C++ exceptions unwound by libgcc, which keeps no
+ * frame pointers -- most of them can end in one function inside the
+ * program.)
  */
 /* The code facts, made on first use: 1, or 0 when they cannot be (the
  * error said so in the thread that tried). */
@@ -166,11 +170,16 @@ static void count_truncated(struct spgo_cs_stream *cs)
 	struct spgo_cs_stats *st = &cs->st;
 	const uint64_t *key;
 	uint64_t *val;
+	if (cs->code_state <= 0)
+		return;
+	uint64_t entry = spgo_binary_entry(cs->bin);
+	long f = entry ? cs_func_of(&cs->code, entry) : -1;
+	uint64_t root = f >= 0 ? (uint64_t)f + 1 : cs->best;
 	for (size_t it = 0; spgo_kmap_next(&cs->roots, &it, &key, &val);)
-		if (key[0] != cs->best)
+		if (key[0] != root)
 			st->truncated += *val;
-	if (cs->best && st->truncated)
-		snprintf(st->root_func, sizeof st->root_func, "%s", cs->code.funcs[cs->best - 1].name);
+	if (root && st->truncated)
+		snprintf(st->root_func, sizeof st->root_func, "%s", cs->code.funcs[root - 1].name);
 }
 
 struct spgo_cs_stream *spgo_cs_stream_begin(struct spgo_aggregate *agg, const struct spgo_cs_opts *o)

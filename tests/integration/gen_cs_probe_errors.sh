@@ -47,6 +47,12 @@ echo "stacks contradicting the LBR: $m1 calls not matching the parent frame (con
 gen minivm --perf-data tr.data; rc=$?; crashed $rc truncated
 [ $rc -eq 0 ] && [ -s out.txt ] || bad "no profile from truncated stacks"
 grep -a 'truncated stack' err.txt || bad "truncated stacks not reported"
+# Most stacks cut: complete stacks are still those ending in the function of
+# the ELF entry point, not in the function most stacks end in.
+"$SPGO" emulate -c 2000 --truncate 90 -o tr90.data -- ./minivm 1 >/dev/null 2>&1 || bad "spgo emulate --truncate 90"
+"$SPGO" gen --cs --binary minivm --perf-data tr90.data -o tr90.txt --format text 2> tr90.err || bad "gen (truncate 90)"
+grep -a 'truncated stack' tr90.err
+grep -aq 'truncated stack.*not in _start or external code' tr90.err || bad "the outermost function is not _start"
 "$SPGO" script -i tr.data -F ip,brstack --raw-stacks > tr.script
 llvm-profgen-19 --binary=minivm --perfscript=tr.script --format=text --csspgo-preinliner=false \
   --gen-cs-nested-profile=false -o pg.txt >/dev/null 2>&1 || bad "llvm-profgen-19 (truncated)"
