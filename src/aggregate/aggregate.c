@@ -430,6 +430,49 @@ static uint32_t pid_of_pidless(struct spgo_aggregate *a)
 	return found == 1 ? pid : SPGO_AGG_NO_PID;
 }
 
+/*
+ * Stack lines of perf script text hold one of two things: perf prints a
+ * user frame as the offset in its file; llvm-profgen's input (and `spgo
+ * script --raw-stacks`) has runtime addresses, as perf.data does.  The
+ * text does not say which, so the first sample that tells decides for the
+ * whole input:
+ *  - with LBR, the leaf frame (the sampled ip) follows the target of the
+ *    last branch taken: within 64 KiB of it as a runtime address, far from
+ *    it as an offset (the two differ by the load address);
+ *  - without, the leaf frame is a runtime address when it lands in the
+ *    binary through the mmap events and not as an offset, and the reverse.
+ * Until a sample tells, frames are taken as offsets (perf's own text).
+ */
+static int text_frames_absolute(struct spgo_aggregate *a, uint32_t pid,
+				const struct spgo_perf_sample *s)
+{
+	struct spgo_agg_impl *I = a->impl;
+	if (I->text_abs)
+		return I->text_abs > 0;
+	uint64_t leaf = 0, v;
+	for (uint64_t i = 0; i < s->callchain_nr && !leaf; i++)
+		if (s->callchain[i] < (uint64_t)PERF_CONTEXT_MAX && !(s->callchain[i] >> 63))
+			leaf = s->callchain[i];
+	if (!leaf)
+		return 0;
+	if (s->branch_nr) {
+		uint64_t to = s->branches[0].to;
+		if (leaf == to || leaf - to < 0x10000 || to - leaf < 0x10000) {
+			I->text_abs = 1;
+			return 1;
+		}
+		if (spgo_segments_map(I->segs, I->nsegs, 0, 0, leaf, &v) == 0)
+			I->text_abs = -1;
+		return 0;
+	}
+	int as_off = spgo_segments_map(I->segs, I->nsegs, 0, 0, leaf, &v) == 0;
+	int as_abs = spgo_perf_machine_find(I->machine, pid, PERF_RECORD_MISC_USER, leaf) &&
+		     map_addr(a, pid, PERF_RECORD_MISC_USER, leaf, &v) == 0;
+	if (as_abs != as_off)
+		I->text_abs = as_abs ? 1 : -1;
+	return as_abs && !as_off;
+}
+
 static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record *rec)
 {
 	struct spgo_agg_impl *I = a->impl;
@@ -453,7 +496,8 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 
 	/* The ip, per event.  In perf script text with call stacks the ip is
 	 * the first stack line, an offset in its file (see spgo/perf.h). */
-	int text = (s->sample_type & SPGO_PERF_SAMPLE_TEXT_FRAMES) != 0;
+	int text = (s->sample_type & SPGO_PERF_SAMPLE_TEXT_FRAMES) != 0 &&
+		   !text_frames_absolute(a, pid, s);
 	int ip_ok = text ? mode_of(s->ip) == PERF_RECORD_MISC_USER &&
 				   spgo_segments_map(I->segs, I->nsegs, 0, 0, s->ip, &v) == 0
 			 : map_addr(a, pid, s->cpumode, s->ip, &v) == 0;

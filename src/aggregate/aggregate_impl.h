@@ -30,6 +30,8 @@ struct spgo_agg_impl {
 	size_t build_id_len;
 	const char *base; /* base name of the binary */
 	int text;	  /* input is perf script text (see map_slow) */
+	int text_abs;	  /* its stack lines: 0 not known yet (file offsets), 1 runtime
+			   * addresses, -1 file offsets (text_frames_absolute) */
 	int no_stacks;	  /* spgo_agg_keep_stacks(agg, 0): call stacks ignored */
 	int no_lbr_maps;  /* spgo_agg_keep_ranges(agg, 0): ranges, branches not kept */
 	spgo_agg_stack_fn on_stack; /* spgo_agg_on_stack: handed over, not stored */

@@ -32,6 +32,24 @@ for f in stack_first spaces lbr_first lbr_first_spaces; do
   fi
 done
 
+# Stack lines as runtime addresses (llvm-profgen's input, spgo script
+# --raw-stacks) and as perf prints them (offsets in the file): the same CS
+# profile as from the perf.data, with and without pids.  (A PIE: its
+# branches need the mmap events.)
+clang-19 -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fpie -pie -o fp \
+  "$SPGO_SRC/tests/data/perf_prog.c"
+"$SPGO" emulate -o fp.data -- ./fp 20000 >/dev/null 2>&1 || { echo "FAIL: spgo emulate (fp)"; exit 1; }
+"$SPGO" gen --cs --quiet --binary fp --perf-data fp.data -o cs.ref --format text || bad "gen --cs from perf.data"
+"$SPGO" script -i fp.data -F ip,brstack --raw-stacks --show-mmap-events > cs_raw.script
+"$SPGO" script -i fp.data -F pid,ip,brstack --raw-stacks --show-mmap-events > cs_rawpid.script
+perf script -i fp.data -F ip,brstack --show-mmap-events > cs_perfmm.script 2>/dev/null
+for f in cs_raw cs_rawpid cs_perfmm; do
+  "$SPGO" gen --cs --quiet --binary fp --perf-script $f.script -o $f.txt --format text 2>err.txt ||
+    { bad "$f: gen --cs fails: $(head -c 300 err.txt)"; continue; }
+  cmp -s cs.ref $f.txt && echo "ok   $f: the CS profile of the perf.data" ||
+    { bad "$f: another CS profile than from perf.data"; diff cs.ref $f.txt | head -4; }
+done
+
 # a PIE without its mmap events: the branches are runtime addresses
 clang-19 -O2 -g -fdebug-info-for-profiling -fpie -pie -o pie "$SPGO_SRC/tests/data/perf_prog.c"
 "$SPGO" emulate -o p.data -- ./pie 20000 >/dev/null 2>&1 || { echo "FAIL: spgo emulate"; exit 1; }
