@@ -38,7 +38,7 @@ esc() { sed -e 's/\\/\\e/g' -e 's/^\([.'"'"']\)/\\\&\1/'; }
   printf '%s\n' 'run without helper threads'
   printf '%s\n' '.TP'
   printf '%s\n' '.B SPGO_DEBUG_ROOT'
-  printf '%s\n' 'where separate debug files are looked up by build-id (default /usr/lib/debug)'
+  printf '%s\n' 'the global debug directory, where separate debug files are looked up by build-id and .gnu_debuglink (default /usr/lib/debug)'
   printf '%s\n' '.TP'
   printf '%s\n' '.B SPGO_EMULATE_PLUGIN'
   printf '%s\n' 'the QEMU plugin of spgo emulate (default: ../lib/spgo/spgo-emulate.so beside the program)'

@@ -47,7 +47,18 @@ enum spgo_elf_kind {
 
 struct spgo_binary;
 
-/* Open PATH; debug_path (may be NULL) names a separate debug file. */
+/*
+ * Open PATH; debug_path (may be NULL) names a separate debug file.  Without
+ * one, the DWARF is the binary's own, else (a stripped binary) that of a
+ * separate debug file found on local paths as gdb finds it: by build-id in
+ * the global debug directory (/usr/lib/debug, or $SPGO_DEBUG_ROOT:
+ * DIR/.build-id/ab/cdef....debug), then by the name in .gnu_debuglink in the
+ * binary's directory, its .debug/ and DIR/<its absolute directory>/, where
+ * the file's CRC32 must be the one the section holds; a file found must
+ * also have the binary's build-id when both have one.  The search is done
+ * when the DWARF is first needed, and its answer said on the binary's
+ * notes (spgo_binary_set_notes()).
+ */
 int spgo_binary_open(struct spgo_binary **out, const char *path, const char *debug_path);
 void spgo_binary_close(struct spgo_binary *bin);
 
@@ -294,8 +305,22 @@ void spgo_binary_set_dwp(struct spgo_binary *bin, const char *path);
 void spgo_binary_add_dwo_dir(struct spgo_binary *bin, const char *dir);
 
 /* The path of the file the DWARF was read from (the binary itself, the
- * --debug-binary file or one found by build-id), or NULL before loading. */
+ * --debug-binary file or one found by build-id or .gnu_debuglink), or NULL
+ * before loading. */
 const char *spgo_binary_debug_path(const struct spgo_binary *bin);
+/*
+ * When the DWARF could not be loaded because the binary has none and no
+ * separate debug file was given or found: where one was looked for, and
+ * why the files there were refused ("looked for A, B; B: its CRC32 is
+ * ..."), for the caller's message.  "" otherwise.
+ */
+const char *spgo_binary_debug_search(const struct spgo_binary *bin);
+/*
+ * Where the binary model says which separate debug file it found for a
+ * stripped binary ("spgo: note: ..." when the DWARF is first loaded):
+ * stderr unless set here; NULL for nowhere (a command's --quiet).
+ */
+void spgo_binary_set_notes(struct spgo_binary *bin, FILE *fp);
 
 /* ---- code size per inline context ------------------------------------ */
 

@@ -3,7 +3,9 @@
  * src/binary only.  Everyone else goes through spgo/binary.h.
  *
  * Files of src/binary:
- *   elf.c      ELF identity, sections, separate debug file lookup
+ *   elf.c      ELF identity, sections
+ *   debug_file.c  where the DWARF is: the binary, --debug-binary, or a
+ *              separate debug file found by build-id or .gnu_debuglink
  *   symtab.c   .symtab/.dynsym and the function table (DWARF + symbols)
  *   dwarf.c    builds the address-sorted debug tables (DIEs through libdw)
  *   debug_line.c  spgo's own .debug_line reader, for dwarf.c
@@ -113,6 +115,8 @@ struct spgo_binary {
 	int debug_absent; /* failed because there is no DWARF at all */
 	char *debug_err;  /* the message of the failure */
 	char *dwarf_path; /* file the DWARF came from */
+	char *debug_search; /* where a separate debug file was looked for, when none was found */
+	FILE *notes;      /* where to say which debug file was found, or NULL */
 	int dbg_fd;       /* separate debug file, or -1 */
 	Elf *dbg_elf;
 	Dwarf *dwarf;
@@ -183,6 +187,18 @@ int spgo_read_line_table(const struct spgo_line_input *in, const struct spgo_lin
 
 /* Section of `elf` by name, or NULL; decompresses SHF_COMPRESSED sections. */
 Elf_Scn *spgo_elf_section(Elf *elf, const char *name, Elf_Data **data);
+/* The GNU build-id of elf into id[0..max): its length, or 0 if none fits. */
+size_t spgo_elf_build_id(Elf *elf, uint8_t *id, size_t max);
+
+/*
+ * debug_file.c, for dwarf.c: decide which file the DWARF is read from (the
+ * --debug-binary file, the binary, or a separate debug file found by
+ * build-id or .gnu_debuglink, then named on bin->notes) and open it:
+ * bin->dwarf_path set, and bin->dbg_fd/dbg_elf when it is not the binary.
+ * -1 with spgo_error set when there is none (bin->debug_absent then, and
+ * bin->debug_search says where it was looked for) or it is not usable.
+ */
+int spgo_binary_open_debug(struct spgo_binary *bin);
 
 /*
  * scopes.c: the subprogram and inlined-subroutine DIEs of the compile units

@@ -21,43 +21,17 @@
  * the CUs: the line tables, and the DIEs, on two threads (see struct load).
  * After this, lines.c answers an address with binary searches only.
  */
-#include <fcntl.h>
 #include <gelf.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <dwarf.h>
 #include <zstd.h>
 
 #include "binary/binary_impl.h"
-
-/* ---- finding the DWARF ---------------------------------------------------- */
-
-static int has_debug_info(Elf *elf)
-{
-	return spgo_elf_section(elf, ".debug_info", NULL) != NULL;
-}
-
-static int open_debug_file(struct spgo_binary *bin, const char *path)
-{
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return spgo_error("%s: debug file is not an ELF file", path);
-	}
-	bin->dbg_fd = fd;
-	bin->dbg_elf = elf;
-	return 0;
-}
 
 #ifndef ELFCOMPRESS_ZSTD
 #define ELFCOMPRESS_ZSTD 2
@@ -116,41 +90,12 @@ static int inflate_zstd_sections(struct spgo_binary *bin, Elf *elf, const char *
 	return 0;
 }
 
-/* Choose where the DWARF comes from and open it with libdw. */
+/* Open the DWARF where it is (debug_file.c) with libdw. */
 static int open_dwarf(struct spgo_binary *bin)
 {
-	Elf *elf = NULL;
-	if (bin->debug_path) {
-		if (open_debug_file(bin, bin->debug_path) < 0) {
-			if (bin->dbg_fd < 0 && !bin->dbg_elf && strstr(spgo_errmsg(), bin->debug_path) == NULL)
-				return spgo_error("%s: cannot open the debug file", bin->debug_path);
-			return -1;
-		}
-		if (!has_debug_info(bin->dbg_elf))
-			return spgo_error("%s: no DWARF debug info (no .debug_info section)", bin->debug_path);
-		elf = bin->dbg_elf;
-		bin->dwarf_path = xstrdup(bin->debug_path);
-	} else if (has_debug_info(bin->elf)) {
-		elf = bin->elf;
-		bin->dwarf_path = xstrdup(bin->path);
-	} else if (bin->build_id_len >= 2) {
-		/* /usr/lib/debug/.build-id/ab/cdef....debug, root overridable. */
-		const char *root = getenv("SPGO_DEBUG_ROOT");
-		char hex[2 * sizeof bin->build_id + 1];
-		spgo_build_id_hex(bin->build_id, bin->build_id_len, hex);
-		char *p = xasprintf("%s/.build-id/%.2s/%s.debug", root ? root : "/usr/lib/debug", hex, hex + 2);
-		if (open_debug_file(bin, p) == 0 && has_debug_info(bin->dbg_elf)) {
-			elf = bin->dbg_elf;
-			bin->dwarf_path = p;
-		} else {
-			free(p);
-		}
-	}
-	if (!elf) {
-		bin->debug_absent = 1;
-		return spgo_error("%s: no debug info (no .debug_info section, and no separate "
-				  "debug file given or found by build-id)", bin->path);
-	}
+	if (spgo_binary_open_debug(bin) < 0)
+		return -1;
+	Elf *elf = bin->dbg_elf ? bin->dbg_elf : bin->elf;
 	if (inflate_zstd_sections(bin, elf, bin->dwarf_path) < 0)
 		return -1;
 	bin->dwarf = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
@@ -568,7 +513,8 @@ void spgo_binary_free_debug(struct spgo_binary *bin)
 	bin->dbg_fd = -1;
 	free(bin->debug_err);
 	free(bin->dwarf_path);
-	bin->debug_err = bin->dwarf_path = NULL;
+	free(bin->debug_search);
+	bin->debug_err = bin->dwarf_path = bin->debug_search = NULL;
 	VEC_FREE(&bin->rows);
 	VEC_FREE(&bin->seqs);
 	VEC_FREE(&bin->scopes);

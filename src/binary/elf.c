@@ -22,11 +22,10 @@ static int elf_fail(const char *path, const char *what)
 	return spgo_error("%s: %s (%s)", path, what, elf_errmsg(-1));
 }
 
-/* Find the GNU build-id in the notes of PT_NOTE segments or note sections. */
-static void read_build_id(struct spgo_binary *bin)
+size_t spgo_elf_build_id(Elf *elf, uint8_t *id, size_t max)
 {
 	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(bin->elf, scn)) != NULL) {
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
 			continue;
@@ -38,13 +37,13 @@ static void read_build_id(struct spgo_binary *bin)
 		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
 			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
 			    memcmp((char *)data->d_buf + name_off, "GNU", 4) == 0 &&
-			    nh.n_descsz > 0 && nh.n_descsz <= sizeof bin->build_id) {
-				memcpy(bin->build_id, (char *)data->d_buf + desc_off, nh.n_descsz);
-				bin->build_id_len = nh.n_descsz;
-				return;
+			    nh.n_descsz > 0 && nh.n_descsz <= max) {
+				memcpy(id, (char *)data->d_buf + desc_off, nh.n_descsz);
+				return nh.n_descsz;
 			}
 		}
 	}
+	return 0;
 }
 
 /*
@@ -135,6 +134,7 @@ int spgo_binary_open(struct spgo_binary **out, const char *path, const char *deb
 	bin->debug_path = debug_path ? xstrdup(debug_path) : NULL;
 	bin->fd = fd;
 	bin->dbg_fd = -1;
+	bin->notes = stderr;
 	bin->disc_kind = -1;
 	spgo_strtab_init(&bin->strs);
 	spgo_strtab_init(&bin->file_strs);
@@ -179,7 +179,7 @@ int spgo_binary_open(struct spgo_binary **out, const char *path, const char *deb
 		struct spgo_segment s = {ph.p_vaddr, ph.p_offset, ph.p_filesz, ph.p_memsz, ph.p_align, ph.p_flags};
 		VEC_PUSH(&bin->segments, s);
 	}
-	read_build_id(bin);
+	bin->build_id_len = spgo_elf_build_id(bin->elf, bin->build_id, sizeof bin->build_id);
 	*out = bin;
 	return 0;
 fail:

@@ -50,11 +50,13 @@ static int check_inputs(struct spgo_binary *bin, const struct spgo_cs_opts *o)
 	}
 	/* Probe-based: names come from the probe descriptors; DWARF (if
 	 * any) only names call targets. */
-	if (spgo_binary_load_debug(bin) < 0 && !probes)
+	if (spgo_binary_load_debug(bin) < 0 && !probes) {
+		const char *looked = spgo_binary_debug_search(bin);
 		return spgo_error("%s: no debug information (DWARF) to map samples to source lines: "
 				  "build with -g (clang: -g -fdebug-info-for-profiling), or pass the "
-				  "unstripped file or its .debug file with --debug-binary",
-				  path);
+				  "unstripped file or its .debug file with --debug-binary%s%s%s",
+				  path, *looked ? " (" : "", looked, *looked ? ")" : "");
+	}
 	if (!probes && spgo_binary_disc_kind(bin) == SPGO_DISC_LLVM_FS)
 		return spgo_error("%s: flow-sensitive discriminators are not supported in context-sensitive "
 				  "profiles (as in llvm-profgen): build without -mllvm -enable-fs-discriminator",

@@ -363,11 +363,13 @@ static int gen_setup(struct gen *g, struct spgo_binary *bin, const struct spgo_g
 	}
 	/* Probe-based profiles need no DWARF: names come from the probe
 	 * descriptors and the symbols. */
-	if (spgo_binary_load_debug(bin) < 0 && !g->probes)
+	if (spgo_binary_load_debug(bin) < 0 && !g->probes) {
+		const char *looked = spgo_binary_debug_search(bin);
 		return spgo_error("%s: no debug information (DWARF) to map samples to source lines: "
 				  "build with -g (clang: -g -fdebug-info-for-profiling), or pass the "
-				  "unstripped file or its .debug file with --debug-binary",
-				  path);
+				  "unstripped file or its .debug file with --debug-binary%s%s%s",
+				  path, *looked ? " (" : "", looked, *looked ? ")" : "");
+	}
 	g->insns = spgo_binary_insns(bin, &g->ninsns);
 	g->funcs = spgo_binary_functions(bin, &g->nfuncs);
 	if (!g->ninsns)

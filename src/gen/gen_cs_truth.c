@@ -267,10 +267,12 @@ int spgo_gen_truth_cs(struct spgo_binary *bin, const struct spgo_gt_cs_view *w, 
 		if (probes)
 			return truth_cs_probes(bin, w, compress, out);
 	}
-	if (spgo_binary_load_debug(bin) < 0)
+	if (spgo_binary_load_debug(bin) < 0) {
+		const char *looked = spgo_binary_debug_search(bin);
 		return spgo_error("%s: no debug information (DWARF) to map counts to source lines: "
-				  "build with -g, or pass the debug file with --debug-binary",
-				  spgo_binary_path(bin));
+				  "build with -g, or pass the debug file with --debug-binary%s%s%s",
+				  spgo_binary_path(bin), *looked ? " (" : "", looked, *looked ? ")" : "");
+	}
 	struct tgen g = {.bin = bin, .compress = compress};
 	g.p = spgo_profile_new();
 	spgo_kmap_init(&g.loc_of, 1);

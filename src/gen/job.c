@@ -20,8 +20,11 @@
 #include "spgo/profile.h"
 #include "spgo/unsym.h"
 
+/* The job's settings of the binary: split DWARF, and the note naming a
+ * separate debug file found goes with the statistics (none with --quiet). */
 static void apply_split(const struct spgo_gen_job *j, struct spgo_binary *bin)
 {
+	spgo_binary_set_notes(bin, j->report);
 	if (j->dwp)
 		spgo_binary_set_dwp(bin, j->dwp);
 	for (size_t k = 0; k < j->ndwo_dirs; k++)
