@@ -379,11 +379,15 @@ static void gen_boundaries(struct csgen *g)
 	for (size_t i = 0; i < nrows; i++) {
 		uint32_t node = (uint32_t)rows[4 * i];
 		uint64_t from = rows[4 * i + 1], to = rows[4 * i + 2], c = rows[4 * i + 3];
+		/* (The frame's context exists whatever the branch: llvm-profgen
+		 * makes a profile for every frame with a range or a branch, and
+		 * an empty one still tells its caller the call site is live:
+		 * spgo_cs_infer_callsites.) */
+		uint32_t f = node == SPGO_CS_ROOT ? CTX_EMPTY : node_context(g, node);
 		const struct spgo_function *callee = cs_entry_at(g->bin, to, 1);
 		if (!callee)
 			continue;
 		uint32_t callee_name = name_id(g, callee->name);
-		uint32_t f = node == SPGO_CS_ROOT ? CTX_EMPTY : node_context(g, node);
 		uint32_t line = 0, raw = 0;
 		if (f != CTX_EMPTY) {
 			long k = cs_insn_index(g->code, from);
