@@ -802,15 +802,6 @@ struct spgo_profile *spgo_cs_preinline(struct spgo_profile *in, const struct spg
 
 /* ---- sizes of the profiled functions ----------------------------------------------------- */
 
-static void mark_func(const struct spgo_cs_code *c, struct spgo_kmap *names, uint64_t addr)
-{
-	long f = cs_func_of(c, addr);
-	if (f < 0 || !c->funcs[f].has_debug)
-		return;
-	uint64_t key = spgo_guid(c->funcs[f].name);
-	*spgo_kmap_upsert(names, &key) = 1;
-}
-
 /*
  * The code sizes llvm-profgen computes: every instruction of every function
  * the samples touched (a frame, the start of a range, either end of a
@@ -822,16 +813,7 @@ struct spgo_inline_sizes *cs_trie_sizes(struct spgo_binary *bin, const struct sp
 {
 	struct spgo_kmap names;
 	spgo_kmap_init(&names, 1);
-	for (size_t k = 1; k < t->nodes.n; k++)
-		mark_func(c, &names, t->nodes.v[k].addr);
-	const uint64_t *key;
-	uint64_t *val;
-	for (size_t it = 0; spgo_kmap_next(&t->ranges, &it, &key, &val);)
-		mark_func(c, &names, key[1]);
-	for (size_t it = 0; spgo_kmap_next(&t->branches, &it, &key, &val);) {
-		mark_func(c, &names, key[1]);
-		mark_func(c, &names, key[2]);
-	}
+	cs_trie_profiled_guids(c, t, &names);
 	struct spgo_inline_sizes *s = spgo_inline_sizes_new(bin, probes, zero_callers);
 	for (size_t i = 0; i < c->nfuncs; i++) {
 		const struct spgo_function *f = &c->funcs[i];
@@ -840,9 +822,9 @@ struct spgo_inline_sizes *cs_trie_sizes(struct spgo_binary *bin, const struct sp
 		if (!v)
 			continue;
 		spgo_inline_sizes_add_range(s, f->start, f->end);
-		if (probes && *v == 1) {
+		if (probes && *v == 0) {
 			spgo_inline_sizes_add_probe_tree(s, g);
-			*v = 2;
+			*v = 1;
 		}
 	}
 	spgo_kmap_free(&names);

@@ -6,6 +6,9 @@
  * populateBodySamplesWithProbes, populateBoundarySamplesWithProbes,
  * getContextNodeForLeafProbe; PerfReader's AddressStack).
  *
+ * Only the probe records llvm-profgen decodes count: the inline trees of
+ * the profiled functions (decoded_records).
+ *
  * In probe mode the unwinder (unwind.c) records every range and branch
  * whole on the parent frame of the leaf: the trie path of that frame is
  * the context's list of call sites, and the probes inside the range carry
@@ -71,6 +74,7 @@ struct pgen {
 	size_t nnodes;
 	uint32_t *node_first;   /* probes of inline-tree record r:            */
 	uint32_t *node_probes;  /*   node_probes[node_first[r] .. node_first[r + 1]) */
+	uint8_t *node_ok;       /* record r's tree is one llvm-profgen decodes */
 	struct spgo_kmap cache;   /* {trie node, probe record, leaf function} -> profile + 1 */
 	struct spgo_kmap sampled; /* {probe record, profile}: counted block probes there */
 	/* The prefix of one trie node (and leaf function, with inference). */
@@ -91,6 +95,38 @@ static int is_call_probe(const struct spgo_probe *p)
 	return p->type == SPGO_PROBE_DIRECT_CALL || p->type == SPGO_PROBE_INDIRECT_CALL;
 }
 
+/*
+ * Which inline trees count: llvm-profgen decodes the .pseudo_probe records
+ * of the profiled functions only (its GUID filter: the GUIDs of the DWARF
+ * functions the samples touch, cs_trie_profiled_guids), every record when
+ * no function is profiled.  So a top-level record of another GUID lying
+ * in a profiled function's code is not seen: its probes give no context
+ * [.. @ foo] and are no call sites.  The code generator leaves such records
+ * when it merges identical tails that inlined one function through
+ * different chains (the merged probe's location keeps no inline chain),
+ * often of a function with no body of its own.
+ */
+static void decoded_records(struct pgen *g)
+{
+	struct spgo_kmap guids;
+	spgo_kmap_init(&guids, 1);
+	cs_trie_profiled_guids(g->code, g->trie, &guids);
+	g->node_ok = xmalloc(g->nnodes + 1);
+	for (size_t r = 0; r < g->nnodes; r++) {
+		int32_t up = g->nodes[r].parent; /* parents come first */
+		if (up >= 0)
+			g->node_ok[r] = g->node_ok[up];
+		else
+			g->node_ok[r] = !guids.n || spgo_kmap_find(&guids, &g->nodes[r].guid);
+	}
+	spgo_kmap_free(&guids);
+}
+
+static int decoded(const struct pgen *g, const struct spgo_probe *p)
+{
+	return p->node >= g->nnodes || g->node_ok[p->node];
+}
+
 /* The call probe of a call site: the first call probe at addr (several
  * only when same-named static functions share a GUID), or NULL. */
 static const struct spgo_probe *call_probe_at(struct pgen *g, uint64_t addr)
@@ -100,7 +136,7 @@ static const struct spgo_probe *call_probe_at(struct pgen *g, uint64_t addr)
 	size_t n;
 	const struct spgo_probe *p = spgo_binary_probes_at(g->bin, addr, &n);
 	for (size_t k = 0; k < n; k++)
-		if (is_call_probe(&p[k]))
+		if (is_call_probe(&p[k]) && decoded(g, &p[k]))
 			return &p[k];
 	return NULL;
 }
@@ -304,7 +340,7 @@ static void count_insn(struct pgen *g, uint32_t x, size_t k, uint64_t c)
 	size_t n;
 	const struct spgo_probe *pr = spgo_binary_probes_at(g->bin, g->code->insns[k].addr, &n);
 	for (size_t i = 0; i < n; i++) {
-		if (pr[i].type != SPGO_PROBE_BLOCK)
+		if (pr[i].type != SPGO_PROBE_BLOCK || !decoded(g, &pr[i]))
 			continue;
 		int entry = pr[i].index == 1 && pr[i].node < g->nnodes && g->nodes[pr[i].node].parent >= 0;
 		uint32_t parent = SPGO_NONE, site = 0;
@@ -430,6 +466,7 @@ struct spgo_profile *cs_probe_profile(struct spgo_binary *bin, const struct spgo
 	g.probes = spgo_binary_probes(bin, &g.nprobes);
 	g.nodes = spgo_binary_probe_nodes(bin, &g.nnodes);
 	index_records(&g);
+	decoded_records(&g);
 	spgo_kmap_init(&g.cache, 3);
 	spgo_kmap_init(&g.sampled, 2);
 	spgo_kmap_init(&g.cut_sites, 1);
@@ -444,6 +481,7 @@ struct spgo_profile *cs_probe_profile(struct spgo_binary *bin, const struct spgo
 	spgo_kmap_free(&g.cut_sites);
 	free(g.node_first);
 	free(g.node_probes);
+	free(g.node_ok);
 	VEC_FREE(&g.prefix);
 	VEC_FREE(&g.frames);
 	VEC_FREE(&g.addrs);

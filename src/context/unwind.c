@@ -323,6 +323,30 @@ size_t spgo_cs_context(const struct spgo_cs_trie *t, uint32_t node, uint64_t *bu
 	return n;
 }
 
+static void mark_func(const struct spgo_cs_code *c, struct spgo_kmap *guids, uint64_t addr)
+{
+	long f = cs_func_of(c, addr);
+	if (f < 0 || !c->funcs[f].has_debug)
+		return;
+	uint64_t key = spgo_guid(c->funcs[f].name);
+	spgo_kmap_upsert(guids, &key);
+}
+
+void cs_trie_profiled_guids(const struct spgo_cs_code *c, const struct spgo_cs_trie *t,
+			    struct spgo_kmap *guids)
+{
+	for (size_t k = 1; k < t->nodes.n; k++)
+		mark_func(c, guids, t->nodes.v[k].addr);
+	const uint64_t *key;
+	uint64_t *val;
+	for (size_t it = 0; spgo_kmap_next(&t->ranges, &it, &key, &val);)
+		mark_func(c, guids, key[1]);
+	for (size_t it = 0; spgo_kmap_next(&t->branches, &it, &key, &val);) {
+		mark_func(c, guids, key[1]);
+		mark_func(c, guids, key[2]);
+	}
+}
+
 /* ---- the unwinder --------------------------------------------------------------- */
 
 /* The state of one sample's unwinding (llvm-profgen's UnwindState). */
