@@ -90,6 +90,7 @@ static void index_functions(struct gen *g)
 {
 	spgo_kmap_init(&g->byname, 1);
 	spgo_kmap_init(&g->touched, 1);
+	spgo_kmap_init(&g->probe_guids, 1);
 	g->next = xmalloc((g->nfuncs + 1) * sizeof *g->next);
 	for (size_t i = g->nfuncs; i-- > 0;) {
 		uint64_t h = name_hash(g->funcs[i].name);
@@ -103,6 +104,7 @@ static void free_functions(struct gen *g)
 {
 	spgo_kmap_free(&g->byname);
 	spgo_kmap_free(&g->touched);
+	spgo_kmap_free(&g->probe_guids);
 	free(g->next);
 }
 

@@ -28,6 +28,9 @@ struct gen {
 	int32_t *next;
 	const struct spgo_gt_dso *truth; /* spgo_gen_truth() only */
 	int probes; /* probe-based profile (gen_probe.c) instead of lines */
+	/* ... the GUIDs of the sampled functions with debug information: the
+	 * probe records llvm-profgen decodes (gen_probe_bodies fills it) */
+	struct spgo_kmap probe_guids;
 	uint8_t *emit; /* GCC mode: per part, 1 if above the noise floor
 			  (gen_gcc.c); NULL: every part */
 	uint64_t *weight, weight_total; /* ... the parts' weights, while counting */

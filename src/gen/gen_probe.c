@@ -21,7 +21,14 @@
  *    .pseudo_probe_desc (the compiler drops a profile whose checksum
  *    differs: the source changed);
  *  - names are the descriptors' (the functions' linkage names as the
- *    compiler hashed them into the GUIDs).
+ *    compiler hashed them into the GUIDs);
+ *  - only the probe records llvm-profgen decodes count: those whose
+ *    top-level GUID is a sampled function's (one with samples and DWARF),
+ *    all of them when none is.  A top-level record of another function
+ *    can lie in a sampled function's code (the code generator merged
+ *    identical tails that inlined it through different chains); its
+ *    probes would give a profile of their own, all zeros where the code
+ *    is not sampled (sqlite3ReleaseTempReg in speedtest1).
  * IP samples give the same (their block averages after inference are
  * per-instruction counts too): probe profiles from plain `perf record`,
  * which llvm-profgen cannot make (LLVM issue 82901).
@@ -63,6 +70,8 @@ static uint32_t probe_profile(struct gen *g, const struct spgo_probe *p, uint64_
 	int n = spgo_probe_inline_chain(g->bin, p, fr, MAX_PROBE_FRAMES);
 	if (n > MAX_PROBE_FRAMES)
 		n = MAX_PROBE_FRAMES;
+	if (n < 1 || (g->probe_guids.n && !spgo_kmap_find(&g->probe_guids, &fr[n - 1].guid)))
+		return SPGO_NONE; /* a record llvm-profgen does not decode */
 	/* A call site of id 0 is unknown (the call's probe was lost, e.g. in
 	 * a function that was itself optimized): the context starts below it,
 	 * at the function called there, as llvm-profgen cuts it. */
@@ -96,6 +105,20 @@ void gen_probe_bodies(struct gen *g)
 {
 	const struct spgo_function *fn = NULL;
 	int fn_probes = 0;
+	/* The sampled functions' GUIDs (llvm-profgen's decoding filter). */
+	for (size_t i = 0; i < g->ninsns; i++) {
+		if (!g->present[i])
+			continue;
+		uint64_t a = g->insns[i].addr;
+		if (fn && a >= fn->start && a < fn->end)
+			continue;
+		fn = spgo_binary_function_at(g->bin, a);
+		if (fn && fn->has_debug) {
+			uint64_t guid = spgo_guid(fn->name);
+			spgo_kmap_upsert(&g->probe_guids, &guid);
+		}
+	}
+	fn = NULL;
 	for (size_t i = 0; i < g->ninsns; i++) {
 		if (!g->present[i])
 			continue;
@@ -114,6 +137,8 @@ void gen_probe_bodies(struct gen *g)
 		const struct spgo_probe *p = spgo_binary_probes_at(g->bin, a, &n);
 		for (size_t k = 0; k < n; k++) {
 			uint32_t f = probe_profile(g, &p[k], c);
+			if (f == SPGO_NONE)
+				continue;
 			spgo_add_body(g->p, f, p[k].index, p[k].discriminator, c);
 			if (p[k].index == 1)
 				spgo_add_head(g->p, f, c);
@@ -131,6 +156,8 @@ void gen_probe_call(struct gen *g, uint64_t addr, const char *callee, uint64_t c
 		if (p[k].type != SPGO_PROBE_DIRECT_CALL && p[k].type != SPGO_PROBE_INDIRECT_CALL)
 			continue;
 		uint32_t f = probe_profile(g, &p[k], 0);
+		if (f == SPGO_NONE)
+			return;
 		uint32_t b = spgo_body_get(g->p, f, p[k].index, 0);
 		spgo_add_target_id(g->p, b, gen_name_id(g, callee), count);
 		return;

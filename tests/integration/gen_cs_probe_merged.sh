@@ -40,6 +40,15 @@ for mode in flat nested pre; do
   fi
 done
 grep -q '@ _Z4bumpl\]' sp-flat.txt && bad "flat: a context of bump's top-level probe record"
+# The non-CS probe profile reads the same records: no top-level profile of
+# bump from its merged record, as in llvm-profgen --ignore-stack-samples.
+# (Its counts are not compared: on this program they differ, an open issue.)
+"$SPGO" gen --quiet --binary pm --perf-data pm.data -o sp-noncs.txt --format text || bad "spgo gen (non-CS)"
+llvm-profgen-19 --binary=pm --perfscript=pm.script --format=text --ignore-stack-samples \
+  -o pg-noncs.txt 2>/dev/null || bad "llvm-profgen-19 --ignore-stack-samples"
+grep -q '^_Z4bumpl:' pg-noncs.txt && bad "llvm-profgen-19 made a top-level profile of bump: the case is gone"
+grep -q '^_Z4bumpl:' sp-noncs.txt && bad "non-CS: a top-level profile of bump's merged probe record" ||
+  echo "ok   non-CS: no profile of bump's merged probe record"
 # The nested case is there: work's contexts in llvm-profgen's flat profile.
 grep -A12 '^\[main:[0-9]* @ _Z3runPKli:[0-9]* @ _Z4workPKli\]' pg-flat.txt > work.txt
 grep -q '^ !Attributes: 1' work.txt && grep -q '^\[_Z4workPKli\]' pg-flat.txt &&
