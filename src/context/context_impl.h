@@ -48,13 +48,16 @@ const struct spgo_function *cs_entry_at(struct spgo_binary *bin, uint64_t addr, 
 /* The profile name id of a function's linkage name, canonical (".llvm.N",
  * ".part.N" suffixes stripped) as llvm-profgen writes it. */
 uint32_t cs_name_id(struct spgo_profile *p, const char *name);
-/* The GUIDs of the functions the trie's samples touch (a frame, the start
- * of a range, either end of a branch), by the linkage name of the DWARF
- * function holding the address: llvm-profgen's profiled functions, whose
- * sizes the pre-inliner takes and whose probe records alone it decodes.
+/* The GUIDs of the functions the trie's samples touch (the start of a
+ * range, either end of a branch, and with frames set a frame of the call
+ * stack), by the linkage name of the DWARF function holding the address:
+ * llvm-profgen's profiled functions, whose sizes the pre-inliner takes and
+ * whose probe records alone it decodes.  llvm-profgen counts the frames of
+ * probe-based samples only (their contexts are kept as addresses, those of
+ * DWARF-line samples as symbolized frames it does not look up again).
  * Added to guids (one key word, value 0). */
 void cs_trie_profiled_guids(const struct spgo_cs_code *c, const struct spgo_cs_trie *t,
-			    struct spgo_kmap *guids);
+			    int frames, struct spgo_kmap *guids);
 /* probe.c: the flat probe-based CS profile of the trie (before cold
  * contexts are merged); contexts and counts as described there. */
 struct spgo_profile *cs_probe_profile(struct spgo_binary *bin, const struct spgo_cs_code *code,

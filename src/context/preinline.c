@@ -20,9 +20,12 @@
  *    there; the first one moved keeps its attributes).  The base's size
  *    from the binary (src/binary/inline_size.c) times the growth limit,
  *    within [limit_min, limit_max], is the budget.  Candidates are the
- *    profiled children of the base, popped by priority: zero-sized first,
- *    then the higher call count (max of the call-site count and the
- *    callee's entry estimate), the smaller size, the larger name GUID.  A
+ *    profiled children of the base, pushed in LLVM's child order (by
+ *    call-site hash) and popped by priority as std::priority_queue pops
+ *    them: zero-sized first, then the higher call count (max of the
+ *    call-site count and the callee's entry estimate), the smaller size,
+ *    the larger name GUID; equal ones (a callee at several call sites)
+ *    leave in an order that follows the pushes.  A
  *    candidate is inlined when its size is below the threshold: the cold
  *    threshold at or below the cold count, else hot x hotness x 100 +
  *    cold + 1, hotness = (count - cold count) / (10% cutoff count - cold
@@ -58,6 +61,11 @@ struct pprof {
 
 typedef VEC(char) charbuf;
 
+struct kid {
+	uint64_t hash;
+	uint32_t node;
+};
+
 struct cand {
 	uint32_t prof;
 	uint64_t count, size;
@@ -79,6 +87,7 @@ struct pre {
 	double norm_upper;
 	VEC(struct cand) heap;
 	VEC(struct spgo_size_frame) frames;
+	VEC(struct kid) kids; /* children_by_hash's result */
 };
 
 /* ---- the context trie --------------------------------------------------------------- */
@@ -127,6 +136,28 @@ static uint32_t node_get(struct pre *r, uint32_t parent, uint32_t line, uint32_t
 	k = (uint32_t)(r->nodes.n - 1);
 	link_child(r, parent, k);
 	return k;
+}
+
+/* The children of node k in LLVM's order (ContextTrieNode keeps them in a
+ * std::map by FunctionSamples::getCallSiteHash: the name's GUID + loc * 33,
+ * loc = disc << 32 | line) into r->kids; their number. */
+static int cmp_kid(const void *a, const void *b)
+{
+	uint64_t x = ((const struct kid *)a)->hash, y = ((const struct kid *)b)->hash;
+	return x < y ? -1 : x > y;
+}
+
+static size_t children_by_hash(struct pre *r, uint32_t k)
+{
+	r->kids.n = 0;
+	for (uint32_t c = r->nodes.v[k].child; c != SPGO_NONE; c = r->nodes.v[c].sibling) {
+		const struct pnode *n = &r->nodes.v[c];
+		uint64_t loc = (uint64_t)n->disc << 32 | n->line;
+		struct kid x = {spgo_guid(spgo_name(r->in, n->name)) + (loc << 5) + loc, c};
+		VEC_PUSH(&r->kids, x);
+	}
+	spgo_sort(r->kids.v, r->kids.n, sizeof *r->kids.v, cmp_kid);
+	return r->kids.n;
 }
 
 /* Parse "a:1 @ b:2.3 @ c" into trie nodes; the leaf node, or SPGO_NONE. */
@@ -405,10 +436,15 @@ static struct cand heap_pop(struct pre *r)
 	return top;
 }
 
+/* The profiled children of caller profile cp onto the queue, in LLVM's
+ * child order: candidates of equal priority (the same function at several
+ * call sites, with equal counts and sizes) leave the heap in an order that
+ * depends on the order they went in. */
 static void add_candidates(struct pre *r, uint32_t cp)
 {
-	uint32_t k = r->profs.v[cp].node;
-	for (uint32_t c = r->nodes.v[k].child; c != SPGO_NONE; c = r->nodes.v[c].sibling) {
+	size_t nk = children_by_hash(r, r->profs.v[cp].node);
+	for (size_t i = 0; i < nk; i++) {
+		uint32_t c = r->kids.v[i].node;
 		if (r->nodes.v[c].prof == SPGO_NONE)
 			continue;
 		struct cand x = {r->nodes.v[c].prof, call_count(r, cp, c), ctx_size(r, c),
@@ -719,8 +755,8 @@ struct spgo_profile *spgo_cs_preinline(struct spgo_profile *in, const struct spg
 	 * (by call-site hash), as populateFuncToCtxtMap lists them */
 	r.name_next = xmalloc((r.profs.n + 1) * sizeof *r.name_next);
 	{
-		uint32_t *queue = xmalloc(r.nodes.n * sizeof *queue), *kids = NULL;
-		size_t qh = 0, qt = 0, cap = 0;
+		uint32_t *queue = xmalloc(r.nodes.n * sizeof *queue);
+		size_t qh = 0, qt = 0;
 		struct spgo_kmap tail;
 		spgo_kmap_init(&tail, 1);
 		queue[qt++] = 0;
@@ -737,30 +773,11 @@ struct spgo_profile *spgo_cs_preinline(struct spgo_profile *in, const struct spg
 					r.name_next[*t - 1] = n->prof;
 				*t = (uint64_t)n->prof + 1;
 			}
-			size_t nk = 0;
-			for (uint32_t c = n->child; c != SPGO_NONE; c = r.nodes.v[c].sibling) {
-				if (nk == cap)
-					kids = xrealloc(kids, (cap = cap ? cap * 2 : 16) * sizeof *kids);
-				kids[nk++] = c;
-			}
-			/* by LLVM's hash: GUID(name) + loc * 33 */
-			for (size_t i = 1; i < nk; i++)
-				for (size_t j = i; j > 0; j--) {
-					const struct pnode *a = &r.nodes.v[kids[j - 1]], *b = &r.nodes.v[kids[j]];
-					uint64_t la = (uint64_t)a->disc << 32 | a->line, lb = (uint64_t)b->disc << 32 | b->line;
-					uint64_t ha = spgo_guid(spgo_name(in, a->name)) + (la << 5) + la;
-					uint64_t hb = spgo_guid(spgo_name(in, b->name)) + (lb << 5) + lb;
-					if (ha <= hb)
-						break;
-					uint32_t t = kids[j];
-					kids[j] = kids[j - 1];
-					kids[j - 1] = t;
-				}
+			size_t nk = children_by_hash(&r, k);
 			for (size_t i = 0; i < nk; i++)
-				queue[qt++] = kids[i];
+				queue[qt++] = r.kids.v[i].node;
 		}
 		free(queue);
-		free(kids);
 		spgo_kmap_free(&tail);
 	}
 	r.cold_count = summary_count(&in->summary, o->cutoff_cold);
@@ -794,6 +811,7 @@ struct spgo_profile *spgo_cs_preinline(struct spgo_profile *in, const struct spg
 	VEC_FREE(&r.profs);
 	VEC_FREE(&r.heap);
 	VEC_FREE(&r.frames);
+	VEC_FREE(&r.kids);
 	spgo_kmap_free(&r.index);
 	spgo_kmap_free(&r.byname);
 	spgo_profile_finalize(out, 0);
@@ -804,16 +822,19 @@ struct spgo_profile *spgo_cs_preinline(struct spgo_profile *in, const struct spg
 
 /*
  * The code sizes llvm-profgen computes: every instruction of every function
- * the samples touched (a frame, the start of a range, either end of a
- * branch), all the DWARF parts of the function by name; with probes, the
- * zero sizes of its inline tree.
+ * the samples touched (the start of a range, either end of a branch; with
+ * probes a frame too), all the DWARF parts of the function by name; with
+ * probes, the zero sizes of its inline tree.  In a DWARF build a function
+ * seen only as a frame (a caller whose code ran outside every LBR window)
+ * has no size: its contexts take the size of the "sibling" lookup
+ * (src/binary/inline_size.c), as in llvm-profgen.
  */
 struct spgo_inline_sizes *cs_trie_sizes(struct spgo_binary *bin, const struct spgo_cs_code *c,
 					const struct spgo_cs_trie *t, int probes, int zero_callers)
 {
 	struct spgo_kmap names;
 	spgo_kmap_init(&names, 1);
-	cs_trie_profiled_guids(c, t, &names);
+	cs_trie_profiled_guids(c, t, probes, &names);
 	struct spgo_inline_sizes *s = spgo_inline_sizes_new(bin, probes, zero_callers);
 	for (size_t i = 0; i < c->nfuncs; i++) {
 		const struct spgo_function *f = &c->funcs[i];

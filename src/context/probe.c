@@ -110,7 +110,7 @@ static void decoded_records(struct pgen *g)
 {
 	struct spgo_kmap guids;
 	spgo_kmap_init(&guids, 1);
-	cs_trie_profiled_guids(g->code, g->trie, &guids);
+	cs_trie_profiled_guids(g->code, g->trie, 1, &guids);
 	g->node_ok = xmalloc(g->nnodes + 1);
 	for (size_t r = 0; r < g->nnodes; r++) {
 		int32_t up = g->nodes[r].parent; /* parents come first */

@@ -333,10 +333,11 @@ static void mark_func(const struct spgo_cs_code *c, struct spgo_kmap *guids, uin
 }
 
 void cs_trie_profiled_guids(const struct spgo_cs_code *c, const struct spgo_cs_trie *t,
-			    struct spgo_kmap *guids)
+			    int frames, struct spgo_kmap *guids)
 {
-	for (size_t k = 1; k < t->nodes.n; k++)
-		mark_func(c, guids, t->nodes.v[k].addr);
+	if (frames)
+		for (size_t k = 1; k < t->nodes.n; k++)
+			mark_func(c, guids, t->nodes.v[k].addr);
 	const uint64_t *key;
 	uint64_t *val;
 	for (size_t it = 0; spgo_kmap_next(&t->ranges, &it, &key, &val);)

@@ -21,10 +21,9 @@
 #      * recursive SCCs of the profiled call graph: their member order
 #        follows LLVM's maximum-spanning-tree walk; edges of equal weight
 #        keep insertion order, which spgo takes from the name order;
-#      * candidates of exactly equal priority (count, size and name GUID,
-#        the same callee at two call sites): the heap is popped in
-#        std::priority_queue's order, but children are pushed in trie
-#        order, which differs from LLVM's hash order;
+#      * (candidates of exactly equal priority, and contexts of functions
+#        seen only as call-stack frames in a DWARF build: both handled as
+#        llvm-profgen does, gen_cs_preinline_dwarf.sh tests them;)
 #      * differences in the CS profile itself (gen_cs.sh, gen_cs_probe.sh).
 #  - clang-19 accepts the pre-inlined profile (text, extbinary, and
 #    extbinary --llvm 19 with the summary's pre-inlined flag) without a
