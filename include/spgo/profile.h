@@ -218,6 +218,8 @@ enum {
 /* Settle flags (probe, preinlined), optionally totals, and the summary. */
 void spgo_profile_finalize(struct spgo_profile *p, unsigned how);
 void spgo_summary_compute(struct spgo_profile *p);
+/* 1 if a top-level profile has samples (total or head), else 0. */
+int spgo_profile_has_samples(const struct spgo_profile *p);
 
 /* Merge all of src into dst, counts times weight (saturating). */
 void spgo_profile_merge(struct spgo_profile *dst, const struct spgo_profile *src, uint64_t weight);

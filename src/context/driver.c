@@ -22,16 +22,6 @@ void spgo_cs_defaults(struct spgo_cs_opts *o)
 	spgo_preinline_defaults(&o->pre);
 }
 
-static int has_samples(const struct spgo_profile *p)
-{
-	for (size_t i = 0; i < p->top.n; i++) {
-		const struct spgo_func *f = &p->funcs.v[p->top.v[i]];
-		if (f->total || f->head)
-			return 1;
-	}
-	return 0;
-}
-
 /*
  * Which kind of profile: probe-based when the binary has pseudo-probes and
  * DWARF lines were not asked for (as llvm-profgen), else line-based; 1
@@ -322,7 +312,7 @@ static int cs_gen(struct spgo_aggregate *agg, struct spgo_cs_stream *streamed,
 		spgo_cs_trie_free(trie);
 		q = cs_merge_cold(p, &eff, st);
 		spgo_profile_free(p);
-		if (!has_samples(q)) {
+		if (!spgo_profile_has_samples(q)) {
 			spgo_profile_free(q);
 			q = NULL;
 			if (probes)

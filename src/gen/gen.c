@@ -312,16 +312,6 @@ static int ambiguous(const char *name)
 	return !strncmp(name, "__cxx_global_var_init", 21) || !strncmp(name, "__tls_init", 10);
 }
 
-static int has_samples(const struct spgo_profile *p)
-{
-	for (size_t i = 0; i < p->top.n; i++) {
-		const struct spgo_func *f = &p->funcs.v[p->top.v[i]];
-		if (f->total || f->head)
-			return 1;
-	}
-	return 0;
-}
-
 /*
  * With the right binary every LBR range and every sampled ip starts at an
  * instruction; many that do not mean the binary is another build than the
@@ -527,7 +517,7 @@ static int gen_finish(struct gen *g, int rc, void (*calls)(struct gen *), struct
 		g->p = q;
 	}
 
-	if (!has_samples(g->p)) {
+	if (!spgo_profile_has_samples(g->p)) {
 		spgo_profile_free(g->p);
 		if (g->st->parts_below_floor)
 			return spgo_error("%s: every part of code with samples is at or below create_gcov's "

@@ -531,6 +531,16 @@ static uint64_t fix_totals(struct spgo_profile *p, uint32_t f)
 	return t;
 }
 
+int spgo_profile_has_samples(const struct spgo_profile *p)
+{
+	for (size_t i = 0; i < p->top.n; i++) {
+		const struct spgo_func *f = &p->funcs.v[p->top.v[i]];
+		if (f->total || f->head)
+			return 1;
+	}
+	return 0;
+}
+
 void spgo_profile_finalize(struct spgo_profile *p, unsigned how)
 {
 	int has_checksum = 0, preinl = 0;
