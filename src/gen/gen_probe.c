@@ -101,11 +101,21 @@ static int has_probes(struct gen *g, uint64_t start, uint64_t end)
 	return lo < n && p[lo].addr < end;
 }
 
+static void profiled_guid(struct gen *g, const struct spgo_function *fn)
+{
+	if (fn && fn->has_debug) {
+		uint64_t guid = spgo_guid(fn->name);
+		spgo_kmap_upsert(&g->probe_guids, &guid);
+	}
+}
+
 void gen_probe_bodies(struct gen *g)
 {
 	const struct spgo_function *fn = NULL;
 	int fn_probes = 0;
-	/* The sampled functions' GUIDs (llvm-profgen's decoding filter). */
+	/* The sampled functions' GUIDs (llvm-profgen's decoding filter): the
+	 * functions with samples, and those a branch leaves or enters (a
+	 * function whose only sample is a call it made). */
 	for (size_t i = 0; i < g->ninsns; i++) {
 		if (!g->present[i])
 			continue;
@@ -113,11 +123,14 @@ void gen_probe_bodies(struct gen *g)
 		if (fn && a >= fn->start && a < fn->end)
 			continue;
 		fn = spgo_binary_function_at(g->bin, a);
-		if (fn && fn->has_debug) {
-			uint64_t guid = spgo_guid(fn->name);
-			spgo_kmap_upsert(&g->probe_guids, &guid);
-		}
+		profiled_guid(g, fn);
 	}
+	const uint64_t *key;
+	uint64_t *val;
+	for (size_t it = 0; spgo_kmap_next(&g->agg->branches, &it, &key, &val);)
+		for (int e = 0; e < 2; e++)
+			if (key[e] != SPGO_AGG_EXTERNAL)
+				profiled_guid(g, spgo_binary_function_at(g->bin, key[e]));
 	fn = NULL;
 	for (size_t i = 0; i < g->ninsns; i++) {
 		if (!g->present[i])

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Corners of the CS unwinder, as hand-written perf script samples (LBR and
-# call stack) on tests/integration/lib/noreturn.c: each profile byte-identical
+# Corners of the unwinder and of probe reading, as hand-written perf script
+# samples (LBR and call stack) on tests/integration/lib/noreturn.c: each profile byte-identical
 # to llvm-profgen-19's on the same text.
 #  - the oldest branch is a return: the callee's frame has a branch and no
 #    range; llvm-profgen still makes its (empty) context, and infers from it
 #    that the call site is live (a call of count 1 in the caller);
 #  - the return address of main's last instruction (a call): main stays
-#    the caller (gen_cs_noreturn.sh has it on real captures).
+#    the caller (gen_cs_noreturn.sh has it on real captures);
+#  - non-CS, probes: a function whose only sample is a call it made still
+#    has its probe records read, and its profile holds the call.
 . "$(dirname "$0")/lib/common.sh" || exit 1
 : "${SPGO:?}" "${SPGO_SRC:?}"
 need clang-19 llvm-profgen-19 llvm-objdump-19
@@ -51,5 +53,34 @@ else
   bad "oldest branch a return: differs from llvm-profgen-19's"; diff pg.txt sp.txt | head -10
 fi
 grep -q '^ [0-9.]*: 1 mix:1$' sp.txt || bad "no live call of mix inferred in driver"
+
+# Non-CS, a probe build: driver's only sample is its call to mix (the
+# oldest branch; the ranges lie in mix).  llvm-profgen counts a function a
+# branch leaves as sampled, so driver's probe records are read and its
+# profile holds the call.
+clang-19 -O2 -g -fpseudo-probe-for-profiling -fno-omit-frame-pointer -fno-pie -no-pie \
+  -o hp "$SPGO_SRC/tests/integration/lib/noreturn.c" || { bad "clang-19 (probes)"; exit 1; }
+addr_p() {
+  llvm-objdump-19 -d --no-show-raw-insn hp --disassemble-symbols="$1" |
+    awk -v p="$2" '$0 ~ p { a = $1 } END { sub(/:$/, "", a); print a }'
+}
+mixsym=$(nm hp | awk '$3 ~ /mix/ { print $3; exit }')  # (_ZL3mixj.__uniq.N with probes)
+p_ret=$(addr_p "$mixsym" 'ret'); p_call=$(addr_p driver 'call.*mix')
+p_mix=$(nm hp | awk -v m="$mixsym" '$3 == m { sub(/^0+/, "", $1); print $1 }')
+[ -n "$p_ret" ] && [ -n "$p_call" ] && [ -n "$p_mix" ] || bad "probe build: the code is not as expected" 
+p_after=$(llvm-objdump-19 -d --no-show-raw-insn hp --disassemble-symbols=driver |
+  awk -v a="$p_call:" 'f { sub(/:$/, "", $1); print $1; exit } $1 == a { f = 1 }')
+for i in 1 2 3 4 5 6 7 8 9 10; do
+  printf ' 0x%s/0x%s/P/-/-/0/  0x%s/0x%s/P/-/-/0/\n' "$p_ret" "$p_after" "$p_call" "$p_mix"
+done > call_only.script
+"$SPGO" gen --quiet --binary hp --perf-script call_only.script -o spn.txt --format text || bad "spgo gen (probes)"
+llvm-profgen-19 --binary=hp --perfscript=call_only.script --format=text -o pgn.txt 2>/dev/null ||
+  bad "llvm-profgen-19 (probes)"
+if cmp -s pgn.txt spn.txt; then
+  echo "ok   a function whose only sample is a call: byte-identical to llvm-profgen-19's"
+else
+  bad "a function whose only sample is a call: differs from llvm-profgen-19's"; diff pgn.txt spn.txt | head -6
+fi
+grep -q '^driver:0:0' spn.txt || bad "no profile of driver (its call to mix)"
 [ $fail -eq 0 ] && echo "gen_cs_handmade: ok"
 exit $fail
