@@ -250,6 +250,11 @@ const char *spgo_func_key(const struct spgo_profile *p, uint32_t func);
 uint64_t spgo_func_body_sum(const struct spgo_profile *p, uint32_t func);
 
 /* (spgo_md5() and spgo_md5_guid(), the GUIDs of names, are in spgo/common.h.) */
+/* LLVM's FunctionSamples::getCallSiteHash of callee name id at call site
+ * (line, disc): the name's hash (its MD5 GUID, or the number itself for a
+ * name that is an MD5, all digits) + 33 x (disc << 32 | line), wrapping.
+ * LLVM's context tries keep a node's children in this order. */
+uint64_t spgo_callsite_hash(const struct spgo_profile *p, uint32_t name, uint32_t line, uint32_t disc);
 
 /* ---- files --------------------------------------------------------------- */
 

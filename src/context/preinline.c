@@ -139,8 +139,7 @@ static uint32_t node_get(struct pre *r, uint32_t parent, uint32_t line, uint32_t
 }
 
 /* The children of node k in LLVM's order (ContextTrieNode keeps them in a
- * std::map by FunctionSamples::getCallSiteHash: the name's GUID + loc * 33,
- * loc = disc << 32 | line) into r->kids; their number. */
+ * std::map by spgo_callsite_hash) into r->kids; their number. */
 static int cmp_kid(const void *a, const void *b)
 {
 	uint64_t x = ((const struct kid *)a)->hash, y = ((const struct kid *)b)->hash;
@@ -152,8 +151,7 @@ static size_t children_by_hash(struct pre *r, uint32_t k)
 	r->kids.n = 0;
 	for (uint32_t c = r->nodes.v[k].child; c != SPGO_NONE; c = r->nodes.v[c].sibling) {
 		const struct pnode *n = &r->nodes.v[c];
-		uint64_t loc = (uint64_t)n->disc << 32 | n->line;
-		struct kid x = {spgo_guid(spgo_name(r->in, n->name)) + (loc << 5) + loc, c};
+		struct kid x = {spgo_callsite_hash(r->in, n->name, n->line, n->disc), c};
 		VEC_PUSH(&r->kids, x);
 	}
 	spgo_sort(r->kids.v, r->kids.n, sizeof *r->kids.v, cmp_kid);

@@ -179,18 +179,6 @@ static void scan(struct nest *n, uint32_t k, int depth)
 	}
 }
 
-/* LLVM's hash of a function name (FunctionId::getHashCode): the MD5 GUID,
- * or the number itself for a name that is an MD5 (all digits). */
-static uint64_t name_hash(const struct spgo_profile *p, uint32_t id)
-{
-	const char *s = spgo_name(p, id);
-	size_t len = spgo_name_len(p, id), i = 0;
-	uint64_t v = 0;
-	while (i < len && s[i] >= '0' && s[i] <= '9')
-		v = v * 10 + (uint64_t)(s[i++] - '0');
-	return len && i == len ? v : spgo_md5_guid(s, len);
-}
-
 struct child_key {
 	uint64_t hash;
 	uint32_t node;
@@ -206,12 +194,10 @@ static int child_cmp(const void *a, const void *b)
  * The attributes of each top-level profile made of contexts: the first
  * context's merged into it in ProfileConverter's order.  Its trie keeps a
  * node's children in a std::map by the hash of (callee, call site):
- * MD5(name) + 33 * (discriminator << 32 | line), wrapping; each child's
- * subtree is converted before the child itself is placed.  done: top-level
- * profiles whose attributes are settled; hashes: name id -> hash + 1.
+ * spgo_callsite_hash; each child's subtree is converted before the child
+ * itself is placed.  done: top-level profiles whose attributes are settled.
  */
-static void first_merged(struct nest *n, uint32_t k, struct spgo_kmap *done, struct spgo_kmap *hashes,
-			 int depth)
+static void first_merged(struct nest *n, uint32_t k, struct spgo_kmap *done, int depth)
 {
 	if (depth > 10000)
 		return;
@@ -224,18 +210,14 @@ static void first_merged(struct nest *n, uint32_t k, struct spgo_kmap *done, str
 	nc = 0;
 	for (uint32_t c = n->nodes.v[k].child; c != SPGO_NONE; c = n->nodes.v[c].sibling) {
 		const struct node *cn = &n->nodes.v[c];
-		uint64_t *nh = spgo_kmap_upsert(hashes, &(uint64_t){cn->name});
-		if (!*nh) /* (value + 1; a hash of UINT64_MAX is recomputed) */
-			*nh = name_hash(n->out, cn->name) + 1;
-		uint64_t loc = (uint64_t)cn->disc << 32 | cn->line;
-		kids[nc].hash = (*nh - 1) + (loc << 5) + loc;
+		kids[nc].hash = spgo_callsite_hash(n->out, cn->name, cn->line, cn->disc);
 		kids[nc++].node = c;
 	}
 	qsort(kids, nc, sizeof *kids, child_cmp);
 	int profiled = n->nodes.v[k].prof != SPGO_NONE;
 	for (size_t i = 0; i < nc; i++) {
 		uint32_t c = kids[i].node;
-		first_merged(n, c, done, hashes, depth + 1);
+		first_merged(n, c, done, depth + 1);
 		const struct node *cn = &n->nodes.v[c];
 		if (profiled || cn->prof == SPGO_NONE)
 			continue;
@@ -275,17 +257,15 @@ struct spgo_profile *spgo_profile_cs_nest(const struct spgo_profile *in)
 		n.nodes.v[leaf].prof = f;
 	}
 	scan(&n, 0, 0);
-	struct spgo_kmap done, hashes;
+	struct spgo_kmap done;
 	spgo_kmap_init(&done, 1);
-	spgo_kmap_init(&hashes, 1);
 	for (size_t i = 0; i < in->top.n; i++) /* plain profiles came first */
 		if (in->funcs.v[in->top.v[i]].ctx == SPGO_NONE) {
 			uint64_t key = spgo_func_get_id(n.out, oname(&n, in->funcs.v[in->top.v[i]].name));
 			*spgo_kmap_upsert(&done, &key) = 1;
 		}
-	first_merged(&n, 0, &done, &hashes, 0);
+	first_merged(&n, 0, &done, 0);
 	spgo_kmap_free(&done);
-	spgo_kmap_free(&hashes);
 	n.out->flags = in->flags & ~(unsigned)SPGO_PROF_CS;
 	spgo_profile_finalize(n.out, 0);
 out:
