@@ -23,10 +23,6 @@ enum {
 
 /* Index of the instruction starting at addr, or -1. */
 long cs_insn_index(const struct spgo_cs_code *c, uint64_t addr);
-/* The call instruction just before a return address (llvm-profgen's
- * getCallAddrFromFrameAddr): its address, 0 when the instruction before is
- * no call; SPGO_AGG_EXTERNAL stays external. */
-uint64_t cs_call_before(const struct spgo_cs_code *c, uint64_t ret);
 /* The call a return address of a stack returns to: the call instruction
  * ending at ret, in a function; 0 when there is none (external code, a
  * bogus frame).  Unlike a lookup of ret's own function, it finds the call

@@ -74,7 +74,6 @@ struct spgo_cs_stream {
 	struct spgo_cs_code code;
 	struct spgo_cs_trie trie;
 	struct spgo_kmap roots; /* outermost function + 1 -> samples */
-	uint64_t best, best_n;  /* the function most stacks end in so far */
 	struct cs_ip *ip;       /* the stack samples without LBR (ip.c), if any */
 };
 
@@ -139,12 +138,7 @@ static void stream_sample(struct spgo_cs_stream *cs, const struct spgo_agg_stack
 		return; /* (spgo_cs_gen reports it) */
 	if (s->nframes && s->frames[s->nframes - 1] != SPGO_AGG_EXTERNAL) {
 		uint64_t f = (uint64_t)(cs_func_of(&cs->code, s->frames[s->nframes - 1]) + 1);
-		uint64_t *n = spgo_kmap_upsert(&cs->roots, &f);
-		*n += s->count;
-		if (*n > cs->best_n) {
-			cs->best_n = *n;
-			cs->best = f;
-		}
+		*spgo_kmap_upsert(&cs->roots, &f) += s->count;
 	}
 	cs->with_lbr |= s->nbranches > 0;
 	spgo_cs_unwind(&cs->trie, s);
@@ -166,10 +160,16 @@ static void count_truncated(struct spgo_cs_stream *cs)
 		return;
 	uint64_t entry = spgo_binary_entry(cs->bin);
 	long f = entry ? cs_func_of(&cs->code, entry) : -1;
-	uint64_t root = f >= 0 ? (uint64_t)f + 1 : cs->best;
+	uint64_t root = f >= 0 ? (uint64_t)f + 1 : 0, most = 0, total = 0;
+	for (size_t it = 0; spgo_kmap_next(&cs->roots, &it, &key, &val);) {
+		total += *val;
+		if (f < 0 && (*val > most || (*val == most && key[0] < root)))
+			root = key[0], most = *val;
+	}
 	for (size_t it = 0; spgo_kmap_next(&cs->roots, &it, &key, &val);)
-		if (key[0] != root)
-			st->truncated += *val;
+		if (key[0] == root)
+			total -= *val;
+	st->truncated += total;
 	if (root && st->truncated)
 		snprintf(st->root_func, sizeof st->root_func, "%s", cs->code.funcs[root - 1].name);
 }

@@ -156,17 +156,6 @@ long cs_insn_index(const struct spgo_cs_code *c, uint64_t addr)
 	return lo < c->ninsns && c->insns[lo].addr == addr ? (long)lo : -1;
 }
 
-uint64_t cs_call_before(const struct spgo_cs_code *c, uint64_t ret)
-{
-	if (ret == SPGO_AGG_EXTERNAL)
-		return SPGO_AGG_EXTERNAL;
-	size_t lo = insn_lower_bound(c, ret);
-	if (lo == 0)
-		return 0;
-	const struct spgo_insn *in = &c->insns[lo - 1];
-	return in->cls == SPGO_INSN_CALL || in->cls == SPGO_INSN_INDIRECT_CALL ? in->addr : 0;
-}
-
 uint64_t cs_return_site(const struct spgo_cs_code *c, uint64_t ret)
 {
 	if (ret == SPGO_AGG_EXTERNAL)
@@ -441,7 +430,7 @@ static uint64_t outside(const struct spgo_cs_code *c, uint64_t addr, long *k)
 	return addr;
 }
 
-/* The call instruction before instruction k (cs_call_before of its
+/* The call instruction before instruction k (the call a return to its
  * address, known to be an instruction start); SPGO_AGG_EXTERNAL for k -1. */
 static uint64_t call_before_insn(const struct spgo_cs_code *c, long k)
 {
