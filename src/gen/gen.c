@@ -485,6 +485,8 @@ static int gen_finish(struct gen *g, int rc, void (*calls)(struct gen *), struct
 					path, (unsigned long long)bad);
 	}
 	if (rc == 0) {
+		if (g->probes)
+			gen_probe_decoded(g);
 		gen_bodies(g);
 		calls(g);
 		g->st->density = profile_density(g);

@@ -29,7 +29,7 @@ struct gen {
 	const struct spgo_gt_dso *truth; /* spgo_gen_truth() only */
 	int probes; /* probe-based profile (gen_probe.c) instead of lines */
 	/* ... the GUIDs of the sampled functions with debug information: the
-	 * probe records llvm-profgen decodes (gen_probe_bodies fills it) */
+	 * probe records llvm-profgen decodes (gen_probe_decoded) */
 	struct spgo_kmap probe_guids;
 	uint8_t *emit; /* GCC mode: per part, 1 if above the noise floor
 			  (gen_gcc.c); NULL: every part */
@@ -68,7 +68,11 @@ void gen_gcc_weigh_begin(struct gen *g);
 void gen_gcc_weigh(struct gen *g, uint64_t addr, uint64_t x);
 void gen_gcc_floor(struct gen *g);
 int gen_gcc_emitted(const struct gen *g, uint64_t addr);
-/* gen_probe.c: bodies and call targets keyed by pseudo-probe. */
+/* gen_probe.c: bodies and call targets keyed by pseudo-probe, from the
+ * probe records llvm-profgen decodes: those of the sampled functions
+ * (with samples, or left or entered by a branch), which
+ * gen_probe_decoded() finds first (probe_guids). */
+void gen_probe_decoded(struct gen *g);
 void gen_probe_bodies(struct gen *g);
 void gen_probe_call(struct gen *g, uint64_t addr, const char *callee, uint64_t count);
 /* Head samples of callee from a call: none in a probe-based profile (its

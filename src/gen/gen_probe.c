@@ -109,13 +109,9 @@ static void profiled_guid(struct gen *g, const struct spgo_function *fn)
 	}
 }
 
-void gen_probe_bodies(struct gen *g)
+void gen_probe_decoded(struct gen *g)
 {
 	const struct spgo_function *fn = NULL;
-	int fn_probes = 0;
-	/* The sampled functions' GUIDs (llvm-profgen's decoding filter): the
-	 * functions with samples, and those a branch leaves or enters (a
-	 * function whose only sample is a call it made). */
 	for (size_t i = 0; i < g->ninsns; i++) {
 		if (!g->present[i])
 			continue;
@@ -125,13 +121,22 @@ void gen_probe_bodies(struct gen *g)
 		fn = spgo_binary_function_at(g->bin, a);
 		profiled_guid(g, fn);
 	}
+	/* (exact counts, spgo_gen_truth, have no aggregate: every function
+	 * that made a call ran, so it has counts) */
+	if (!g->agg)
+		return;
 	const uint64_t *key;
 	uint64_t *val;
 	for (size_t it = 0; spgo_kmap_next(&g->agg->branches, &it, &key, &val);)
 		for (int e = 0; e < 2; e++)
 			if (key[e] != SPGO_AGG_EXTERNAL)
 				profiled_guid(g, spgo_binary_function_at(g->bin, key[e]));
-	fn = NULL;
+}
+
+void gen_probe_bodies(struct gen *g)
+{
+	const struct spgo_function *fn = NULL;
+	int fn_probes = 0;
 	for (size_t i = 0; i < g->ninsns; i++) {
 		if (!g->present[i])
 			continue;

@@ -82,5 +82,15 @@ else
   bad "a function whose only sample is a call: differs from llvm-profgen-19's"; diff pgn.txt spn.txt | head -6
 fi
 grep -q '^driver:0:0' spn.txt || bad "no profile of driver (its call to mix)"
+# The same probe build from exact counts (no aggregate behind them).
+if command -v qemu-x86_64 >/dev/null; then
+  "$SPGO" emulate -o gt.data --ground-truth gt.gt -- ./hp 2000 >/dev/null 2>&1 || bad "spgo emulate --ground-truth"
+  "$SPGO" gen --quiet --binary hp --ground-truth gt.gt -o gt.txt --format text ||
+    bad "spgo gen --ground-truth on a probe build"
+  grep -q '^ *[0-9]*: 2000 _ZL3mixj' gt.txt && echo "ok   exact counts on a probe build: driver calls mix 2000 times" ||
+    bad "exact counts on a probe build: no call of mix counted 2000 times: $(head -c 300 gt.txt)"
+else
+  echo "note: no qemu-x86_64; exact counts on a probe build not checked"
+fi
 [ $fail -eq 0 ] && echo "gen_cs_handmade: ok"
 exit $fail
