@@ -155,6 +155,12 @@ char *spgo_agg_events_seen(const struct spgo_aggregate *agg);
 /* Read a whole perf.data ("-" = stdin) / `perf script` text into agg. */
 int spgo_agg_read_perf(struct spgo_aggregate *agg, const char *path);
 int spgo_agg_read_text(struct spgo_aggregate *agg, const char *path);
+/* How the stack lines of the perf script text were read: 1 as runtime
+ * addresses (llvm-profgen's input, spgo script --raw-stacks), -1 as offsets
+ * in their file (perf's own text), 0 when no sample told (offsets).  *line:
+ * the line of the sample that told; *before: stack samples read as
+ * offsets before it (see aggregate.c). */
+int spgo_agg_text_frames(const struct spgo_aggregate *agg, uint64_t *line, uint64_t *before);
 
 /* Streaming by hand: begin with the reader (for event names and the
  * build-id table), feed every record in order, then finish: the counts of

@@ -444,33 +444,39 @@ static uint32_t pid_of_pidless(struct spgo_aggregate *a)
  * Until a sample tells, frames are taken as offsets (perf's own text).
  */
 static int text_frames_absolute(struct spgo_aggregate *a, uint32_t pid,
-				const struct spgo_perf_sample *s)
+				const struct spgo_perf_record *rec)
 {
 	struct spgo_agg_impl *I = a->impl;
+	const struct spgo_perf_sample *s = &rec->sample;
 	if (I->text_abs)
 		return I->text_abs > 0;
 	uint64_t leaf = 0, v;
 	for (uint64_t i = 0; i < s->callchain_nr && !leaf; i++)
 		if (s->callchain[i] < (uint64_t)PERF_CONTEXT_MAX && !(s->callchain[i] >> 63))
 			leaf = s->callchain[i];
-	if (!leaf)
-		return 0;
+	int as_off = leaf && spgo_segments_map(I->segs, I->nsegs, 0, 0, leaf, &v) == 0, as_abs;
 	if (s->branch_nr) {
 		uint64_t to = s->branches[0].to;
-		if (leaf == to || leaf - to < 0x10000 || to - leaf < 0x10000) {
-			I->text_abs = 1;
-			return 1;
-		}
-		if (spgo_segments_map(I->segs, I->nsegs, 0, 0, leaf, &v) == 0)
-			I->text_abs = -1;
+		as_abs = leaf && (leaf - to < 0x10000 || to - leaf < 0x10000);
+		as_off &= !as_abs;
+	} else {
+		as_abs = leaf && spgo_perf_machine_find(I->machine, pid, PERF_RECORD_MISC_USER, leaf) &&
+			 map_addr(a, pid, PERF_RECORD_MISC_USER, leaf, &v) == 0;
+	}
+	if (as_abs == as_off) { /* this one does not tell: offsets, counted */
+		I->text_undecided += s->count ? s->count : 1;
 		return 0;
 	}
-	int as_off = spgo_segments_map(I->segs, I->nsegs, 0, 0, leaf, &v) == 0;
-	int as_abs = spgo_perf_machine_find(I->machine, pid, PERF_RECORD_MISC_USER, leaf) &&
-		     map_addr(a, pid, PERF_RECORD_MISC_USER, leaf, &v) == 0;
-	if (as_abs != as_off)
-		I->text_abs = as_abs ? 1 : -1;
-	return as_abs && !as_off;
+	I->text_abs = as_abs ? 1 : -1;
+	I->text_abs_line = rec->offset;
+	return as_abs;
+}
+
+int spgo_agg_text_frames(const struct spgo_aggregate *a, uint64_t *line, uint64_t *before)
+{
+	*line = a->impl->text_abs_line;
+	*before = a->impl->text_undecided;
+	return a->impl->text_abs;
 }
 
 static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record *rec)
@@ -497,7 +503,7 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 	/* The ip, per event.  In perf script text with call stacks the ip is
 	 * the first stack line, an offset in its file (see spgo/perf.h). */
 	int text = (s->sample_type & SPGO_PERF_SAMPLE_TEXT_FRAMES) != 0 &&
-		   !text_frames_absolute(a, pid, s);
+		   !text_frames_absolute(a, pid, rec);
 	int ip_ok = text ? mode_of(s->ip) == PERF_RECORD_MISC_USER &&
 				   spgo_segments_map(I->segs, I->nsegs, 0, 0, s->ip, &v) == 0
 			 : map_addr(a, pid, s->cpumode, s->ip, &v) == 0;

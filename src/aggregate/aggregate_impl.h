@@ -32,6 +32,8 @@ struct spgo_agg_impl {
 	int text;	  /* input is perf script text (see map_slow) */
 	int text_abs;	  /* its stack lines: 0 not known yet (file offsets), 1 runtime
 			   * addresses, -1 file offsets (text_frames_absolute) */
+	uint64_t text_abs_line;	 /* ... the line of the sample that told */
+	uint64_t text_undecided; /* ... stack samples read before it, as offsets */
 	int no_stacks;	  /* spgo_agg_keep_stacks(agg, 0): call stacks ignored */
 	int no_lbr_maps;  /* spgo_agg_keep_ranges(agg, 0): ranges, branches not kept */
 	spgo_agg_stack_fn on_stack; /* spgo_agg_on_stack: handed over, not stored */

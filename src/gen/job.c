@@ -185,6 +185,22 @@ static int run_cs(const struct spgo_gen_job *j, struct spgo_aggregate *agg,
 }
 
 /* What IP mode learned of indirect calls from the samples' stacks. */
+/* perf script text: how its stack lines were read (they may be runtime
+ * addresses or file offsets; the data decides, see spgo/aggregate.h). */
+static void report_text_frames(const struct spgo_aggregate *agg, const struct spgo_gen_job *j)
+{
+	uint64_t line, before;
+	int how = spgo_agg_text_frames(agg, &line, &before);
+	if (how && j->report)
+		fprintf(j->report, "spgo: gen: note: %s: call-stack lines read as %s (told by the sample at line %llu)\n",
+			j->perf_script, how > 0 ? "runtime addresses" : "offsets in their files (perf's text)",
+			(unsigned long long)line);
+	if (how > 0 && before)
+		spgo_warn("%s: %llu stack samples before line %llu did not tell whether their stack lines "
+			  "are runtime addresses or file offsets and were read as offsets",
+			  j->perf_script, (unsigned long long)before, (unsigned long long)line);
+}
+
 static void report_icalls(FILE *fp, const struct spgo_gen_icalls *icalls, const struct spgo_gen_stats *st)
 {
 	uint64_t ns, nu, dok, dbad, np;
@@ -234,6 +250,7 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 		spgo_unsym_free(u);
 	} else if (j.perf_script) {
 		rc = spgo_agg_read_text(agg, j.perf_script);
+		report_text_frames(agg, &j);
 	} else {
 		/* (IP mode's indirect calls: not for --cs, whose unwinding
 		 * thread may be using the binary meanwhile) */

@@ -50,6 +50,14 @@ for f in cs_raw cs_rawpid cs_perfmm; do
     { bad "$f: another CS profile than from perf.data"; diff cs.ref $f.txt | head -4; }
 done
 
+# ... and stderr says which reading was taken
+"$SPGO" gen --cs --binary fp --perf-script cs_raw.script -o /dev/null --format text 2> err.txt
+grep -q 'cs_raw.script: call-stack lines read as runtime addresses' err.txt ||
+  { bad "cs_raw: the reading of the stack lines not said"; cat err.txt; }
+"$SPGO" gen --cs --binary fp --perf-script cs_perfmm.script -o /dev/null --format text 2> err.txt
+grep -q 'cs_perfmm.script: call-stack lines read as offsets' err.txt ||
+  { bad "cs_perfmm: the reading of the stack lines not said"; cat err.txt; }
+
 # a PIE without its mmap events: the branches are runtime addresses
 clang-19 -O2 -g -fdebug-info-for-profiling -fpie -pie -o pie "$SPGO_SRC/tests/data/perf_prog.c"
 "$SPGO" emulate -o p.data -- ./pie 20000 >/dev/null 2>&1 || { echo "FAIL: spgo emulate"; exit 1; }
