@@ -218,6 +218,9 @@ struct spgo_cs_stats {
 				      (the older frames dropped; a call the
 				      compiler merged, or code without probes) */
 	uint64_t cut_zero_site;    /* leaf contexts cut at an inline site of probe id 0 */
+	uint64_t probe_undecoded;  /* instruction counts at block probes of records
+				      llvm-profgen does not decode (another
+				      function's, in sampled code): left out */
 	/* IP samples with call stacks, no LBR (src/context/ip.c) */
 	int ip_mode;               /* 1: the profile came from them */
 	uint64_t ip_samples;       /* stack samples without LBR */

@@ -148,6 +148,10 @@ struct spgo_gen_stats {
 					     (a probe-based profile: without probes) */
 	uint64_t count_debug;             /* ... and in code with DWARF (probes) */
 	int probes;                       /* 1 if the profile is probe-based */
+	uint64_t probe_undecoded;         /* ... instruction counts at probes of
+					     records llvm-profgen does not decode
+					     (another function's, in sampled code;
+					     src/gen/gen_probe.c): left out */
 	double density;                   /* samples per byte of the functions that
 					     hold 99% of the samples (llvm-profgen's
 					     --show-density); below SPGO_GEN_DENSITY_MIN

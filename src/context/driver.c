@@ -418,9 +418,10 @@ void spgo_cs_print_stats(const struct spgo_cs_stats *st, FILE *fp)
 	if (st->probes)
 		fprintf(fp, "spgo: gen --cs: probe-based; contexts cut at %llu call sites without a call "
 			    "probe (older frames dropped), %llu inline chains cut at an unknown inline site (probe id 0); %llu "
-			    "sampled ranges in functions without pseudo-probes (not counted)\n",
+			    "sampled ranges in functions without pseudo-probes (not counted); %llu instruction "
+			    "counts at probes of records llvm-profgen does not read (left out)\n",
 			(unsigned long long)st->cut_no_callprobe, (unsigned long long)st->cut_zero_site,
-			(unsigned long long)st->ranges_no_probe);
+			(unsigned long long)st->ranges_no_probe, (unsigned long long)st->probe_undecoded);
 	if (st->tail_unique || st->tail_ambiguous || st->tail_unreached)
 		fprintf(fp, "spgo: gen --cs: tail calls: %llu frame pairs joined by a unique chain "
 			    "(%llu frames inserted), %llu with several chains, %llu with none\n",

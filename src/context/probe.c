@@ -340,8 +340,12 @@ static void count_insn(struct pgen *g, uint32_t x, size_t k, uint64_t c)
 	size_t n;
 	const struct spgo_probe *pr = spgo_binary_probes_at(g->bin, g->code->insns[k].addr, &n);
 	for (size_t i = 0; i < n; i++) {
-		if (pr[i].type != SPGO_PROBE_BLOCK || !decoded(g, &pr[i]))
+		if (pr[i].type != SPGO_PROBE_BLOCK)
 			continue;
+		if (!decoded(g, &pr[i])) {
+			g->st->probe_undecoded += c;
+			continue;
+		}
 		int entry = pr[i].index == 1 && pr[i].node < g->nnodes && g->nodes[pr[i].node].parent >= 0;
 		uint32_t parent = SPGO_NONE, site = 0;
 		uint32_t f = leaf_profile(g, x, &pr[i], entry ? &parent : NULL, &site);

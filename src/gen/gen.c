@@ -698,6 +698,10 @@ void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_agg
 				  "record -F or -c), or use branch stacks (perf record -b, LBR) where the CPU has them",
 				  st->density, min, min / st->density + 0.5);
 	}
+	if (st->probe_undecoded)
+		fprintf(fp, "spgo: gen: %llu instruction counts at probes of records llvm-profgen does not read "
+			    "(another function's, left in sampled code) left out\n",
+			(unsigned long long)st->probe_undecoded);
 	uint64_t all = st->count_debug + st->count_no_debug;
 	fprintf(fp, "spgo: gen: %llu functions%s; %.1f%% of the instruction counts in code without %s (ignored)\n",
 		(unsigned long long)st->functions, st->probes ? " (probe-based)" : "", all ? 100.0 * (double)st->count_no_debug / (double)all : 0.0,

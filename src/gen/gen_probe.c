@@ -155,8 +155,10 @@ void gen_probe_bodies(struct gen *g)
 		const struct spgo_probe *p = spgo_binary_probes_at(g->bin, a, &n);
 		for (size_t k = 0; k < n; k++) {
 			uint32_t f = probe_profile(g, &p[k], c);
-			if (f == SPGO_NONE)
+			if (f == SPGO_NONE) {
+				g->st->probe_undecoded += c;
 				continue;
+			}
 			spgo_add_body(g->p, f, p[k].index, p[k].discriminator, c);
 			if (p[k].index == 1)
 				spgo_add_head(g->p, f, c);

@@ -44,7 +44,12 @@ grep -q '@ _Z4bumpl\]' sp-flat.txt && bad "flat: a context of bump's top-level p
 # bump from its merged record, and the profile of llvm-profgen-19 on the LBR
 # alone, byte for byte.  (Given the hybrid text with --ignore-stack-samples,
 # llvm-profgen-19 counts about a third less in step, a, b and main here.)
-"$SPGO" gen --quiet --binary pm --perf-data pm.data -o sp-noncs.txt --format text || bad "spgo gen (non-CS)"
+"$SPGO" gen --binary pm --perf-data pm.data -o sp-noncs.txt --format text 2> noncs.err || bad "spgo gen (non-CS)"
+grep -q '[1-9][0-9]* instruction counts at probes of records llvm-profgen does not read' noncs.err ||
+  bad "non-CS: the counts left out at bump's merged record not said: $(cat noncs.err)"
+"$SPGO" gen --cs --binary pm --perf-data pm.data -o /dev/null --format text 2> cs.err || bad "spgo gen --cs"
+grep -q '; [1-9][0-9]* instruction counts at probes of records llvm-profgen does not read' cs.err ||
+  bad "CS: the counts left out at bump's merged record not said: $(grep probe-based cs.err)"
 grep -v $'^\t' pm.script | grep -v '^$' > lbr.script
 llvm-profgen-19 --binary=pm --perfscript=lbr.script --format=text -o pg-noncs.txt 2>/dev/null ||
   bad "llvm-profgen-19 (LBR alone)"
