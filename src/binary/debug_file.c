@@ -235,8 +235,9 @@ static int search(struct spgo_binary *bin, struct search *s, char **path, const 
 	return -1;
 }
 
-/* Open the explicit debug file: the checks of --debug-binary are the
- * user's (no build-id or CRC to match). */
+/* Open the explicit debug file: it is taken whatever its build-id, but
+ * one that differs from the binary's is warned about (its DWARF describes
+ * other code: a wrong profile, unless the user knows better). */
 static int open_given(struct spgo_binary *bin)
 {
 	const char *path = bin->debug_path;
@@ -254,6 +255,17 @@ static int open_given(struct spgo_binary *bin)
 	bin->dbg_elf = elf;
 	if (!has_debug_info(elf))
 		return spgo_error("%s: no DWARF debug info (no .debug_info section)", path);
+	uint8_t id[sizeof bin->build_id];
+	size_t idlen = spgo_elf_build_id(elf, id, sizeof id);
+	if (bin->build_id_len && idlen &&
+	    (idlen != bin->build_id_len || memcmp(id, bin->build_id, idlen) != 0)) {
+		char mine[2 * sizeof bin->build_id + 1], theirs[2 * sizeof id + 1];
+		spgo_build_id_hex(bin->build_id, bin->build_id_len, mine);
+		spgo_build_id_hex(id, idlen, theirs);
+		spgo_warn("%s: build-id %s is not the %s of %s: its debug information is of another "
+			  "build, and a profile from it maps samples to the wrong lines",
+			  path, theirs, mine, bin->path);
+	}
 	return 0;
 }
 

@@ -116,5 +116,11 @@ cp a/prog.debug g.debug
 gen --binary a/prog --debug-binary g.debug -o g2.txt 2> g2.err || bad "--debug-binary over a good candidate: $(cat g2.err)"
 cmp -s full.txt g2.txt || bad "--debug-binary over a good candidate: another profile"
 grep -q 'note: .*no DWARF of its own' g1.err g2.err && bad "--debug-binary: a debug file was searched for: $(cat g1.err g2.err)"
-[ $fail = 0 ] && echo "ok   --debug-binary wins over the debug link, found or refused"
+grep -q 'warning' g1.err g2.err && bad "--debug-binary of the same build: a warning: $(cat g1.err g2.err)"
+# ... and one of another build is taken, with a warning naming both build-ids
+objcopy --only-keep-debug other other.debug
+gen --binary d/prog --debug-binary other.debug -o g3.txt 2> g3.err || bad "--debug-binary of another build: $(cat g3.err)"
+grep -q "warning: other.debug: build-id [0-9a-f]* is not the $id of d/prog" g3.err ||
+  bad "--debug-binary of another build: no warning: $(cat g3.err)"
+[ $fail = 0 ] && echo "ok   --debug-binary wins over the debug link, found or refused; another build's is warned about"
 exit $((fail | before))
