@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Profile inference on real CFGs (README "Profile inference"):
+# Profile inference on real CFGs (docs/design/inference.md):
 #  1. quality: exact block and edge counts of real runs from callgrind's
 #     instruction and jump counts, sampled inputs (binomial at several rates,
 #     with and without 30% of the blocks dangling); vertex/edge overlap and

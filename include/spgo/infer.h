@@ -267,7 +267,7 @@ double spgo_flow_coverage_vec(const uint64_t *f, const uint64_t *gt, size_t n);
 /* ---- the text format ------------------------------------------------------ */
 
 /*
- * One or more CFGs in a line-oriented text format (README "CFG text format"):
+ * One or more CFGs in a line-oriented text format (docs/formats/cfg-text.md):
  *
  *     # comment
  *     cfg NAME                         starts a CFG (optional for the first)

@@ -1,6 +1,6 @@
 /*
- * spgo infer: profile inference on CFGs in the text format (README, "CFG
- * text format").  Prints the inferred counts; with --eval, the overlap with
+ * spgo infer: profile inference on CFGs in the text format (docs/formats/cfg-text.md,
+ * also in spgo-infer(1)).  Prints the inferred counts; with --eval, the overlap with
  * the truth= counts of the file instead; with --time N, the median time of
  * N runs per CFG.  The CFGs built from --insns and --binary, the runs, the
  * evaluation and the timing are the inference stage's (spgo/infer.h); this
@@ -26,7 +26,7 @@ static void usage(FILE *fp)
 		"                  [--no-greedy] [--no-even]\n"
 		"                  [--insns FILE | --binary FILE [--function NAME]] [--emit-cfg]\n"
 		"\n"
-		"Reads CFGs with block weights (FILE, default stdin; format in README)\n"
+		"Reads CFGs with block weights (FILE, default stdin; format in spgo-infer(1))\n"
 		"and prints inferred counts: 'block LABEL COUNT', 'edge SRC DST COUNT'.\n"
 		"  --eval    print vertex/edge overlap and coverage against the truth=\n"
 		"            counts of the file, per CFG that ran and has samples, and\n"

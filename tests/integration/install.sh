@@ -4,7 +4,7 @@
 # paths hidden by running from a copy of the sources in a scratch folder,
 # with PATH, SPGO_SRC and the emulator plugin variable unset).  Checks:
 # the installed files (program, plugin, library, headers, pkg-config file,
-# man page); `spgo emulate` finds its plugin beside itself and records;
+# man pages, spgo(1) and one per command); `spgo emulate` finds its plugin beside itself and records;
 # `spgo gen` makes a profile clang-19 uses; a program compiles and links
 # against the installed libspgo through pkg-config.
 . "$(dirname "$0")/lib/common.sh" || exit 1
@@ -18,6 +18,16 @@ for f in bin/spgo lib/spgo/spgo-emulate.so lib/libspgo.a include/spgo/binary.h i
   [ -s "$dest/opt/spgo/$f" ] || bad "not installed: $f"
 done
 grep -q '^\.SS gen$' "$dest/opt/spgo/share/man/man1/spgo.1" || bad "the man page has no section for gen"
+# One page per command (docs/commands), found by man(1) under its name, with
+# the command's options and its page's prose.
+for c in $(ls "$SPGO_SRC"/docs/commands/spgo-*.md | sed 's|.*/spgo-||; s|\.md$||'); do
+  [ -s "$dest/opt/spgo/share/man/man1/spgo-$c.1" ] || bad "not installed: the man page spgo-$c.1"
+done
+if command -v man >/dev/null; then
+  page=$(MANPATH=$dest/opt/spgo/share/man MANWIDTH=100 man spgo-gen 2>&1)
+  grep -q -- '--perf-data' <<<"$page" && grep -q 'Probe-based profiles' <<<"$page" ||
+    { bad "man spgo-gen does not show gen's options and docs/commands/spgo-gen.md:"; head -20 <<<"$page"; }
+fi
 
 # The demo loop with only the installed program.
 mkdir work && cp "$SPGO_SRC/examples/minivm/minivm.c" work/ && cd work || exit 1

@@ -8,6 +8,9 @@
 : "${SPGO:?}" "${SPGO_SRC:?}"
 need clang-19 gcc perf qemu-x86_64 llvm-profgen-19
 scratch
+# README is for a new user; the reference lives in docs/ (#27).
+size=$(wc -c < "$SPGO_SRC/README.md")
+[ "$size" -le 10240 ] || bad "README.md is $size bytes: the reference belongs in docs/ (at most 10 KB)"
 perf record -q -e cpu-clock -o probe.data -- true 2>/dev/null || { echo "skip: perf cannot record"; exit 77; }
 mkdir bin && ln -s "$SPGO" bin/spgo
 awk '/^## Your own program/ { on = 1; next } on && /^#{1,2} / { on = 0 }
