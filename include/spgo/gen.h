@@ -210,10 +210,6 @@ int spgo_gen_truth_cs(struct spgo_binary *bin, const struct spgo_gt_cs_view *vie
 		      int dwarf_lines,
 		      struct spgo_profile **out);
 
-/* The canonical function name as llvm-profgen writes it (".llvm.N" and
- * ".part.N" suffixes stripped; ".__uniq.N" kept); returns its length. */
-size_t spgo_gen_canonical_name(const char *name, size_t len);
-
 /* Is a part of code whose ELF symbol is symbol, one of nparts with debug
  * information named name, the entry of name? (the rule above) */
 int spgo_gen_is_entry(const char *symbol, const char *name, size_t nparts);

@@ -250,6 +250,34 @@ const char *spgo_func_key(const struct spgo_profile *p, uint32_t func);
 uint64_t spgo_func_body_sum(const struct spgo_profile *p, uint32_t func);
 
 /* (spgo_md5() and spgo_md5_guid(), the GUIDs of names, are in spgo/common.h.) */
+
+/* ---- llvm-profgen's conventions (src/profile/profgen.c) -------------------
+ *
+ * The source-level rules by which llvm-profgen 19 writes profiles, on which
+ * byte-identical output rests.  Every stage that makes a profile (gen, the
+ * context stage, the ground-truth generators, the pre-inliner, the readers
+ * that print contexts) takes them from here, and nowhere else. */
+
+/* The length of name's canonical form (FunctionSamples::getCanonicalFnName
+ * as llvm-profgen calls it): a ".llvm." or ".part." suffix is stripped when
+ * its closing dot is the last dot of the name; other suffixes (".cold",
+ * ".isra.0", ".__uniq.N") stay. */
+size_t spgo_profgen_canonical_len(const char *name, size_t len);
+
+/* Names whose profiles llvm-profgen drops: compiler-made initializers, of
+ * which a binary may have several under one canonical name
+ * (__cxx_global_var_init*, __tls_init*). */
+int spgo_profgen_ambiguous(const char *name);
+
+/* A top-level body sample is at least the sum of its call targets;
+ * inlinees' bodies are left alone (llvm-profgen 19's
+ * updateCallsiteSamples; later versions recurse). */
+void spgo_profgen_raise_to_targets(struct spgo_profile *p);
+
+/* A location as contexts spell it: ":LINE" or ":LINE.DISC" (no ".0"),
+ * followed by sep (e.g. " @ ", or ""), into buf; its length. */
+int spgo_profgen_loc(char *buf, size_t size, uint32_t line, uint32_t disc, const char *sep);
+
 /* LLVM's FunctionSamples::getCallSiteHash of callee name id at call site
  * (line, disc): the name's hash (its MD5 GUID, or the number itself for a
  * name that is an MD5, all digits) + 33 x (disc << 32 | line), wrapping.

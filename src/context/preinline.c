@@ -685,8 +685,7 @@ static void node_ctx(const struct pre *r, uint32_t k, charbuf *out)
 		out->n += l;
 		if (i) {
 			const struct pnode *c = &r->nodes.v[chain[i - 1]];
-			int m = c->disc ? snprintf(loc, sizeof loc, ":%u.%u @ ", c->line, c->disc)
-					: snprintf(loc, sizeof loc, ":%u @ ", c->line);
+			int m = spgo_profgen_loc(loc, sizeof loc, c->line, c->disc, " @ ");
 			memcpy(out->v + out->n, loc, (size_t)m);
 			out->n += (size_t)m;
 		}

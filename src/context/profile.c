@@ -52,34 +52,9 @@ struct csgen {
 
 /* ---- names and locations ----------------------------------------------------- */
 
-/*
- * The canonical name as llvm-profgen writes it: a ".llvm.N" or ".part.N"
- * suffix stripped when its dot is the last dot of the name (the rule of
- * spgo_gen_canonical_name(), which this stage cannot include).
- */
-static size_t canonical_len(const char *name)
-{
-	static const char *const suffixes[] = {".llvm.", ".part."};
-	size_t len = strlen(name), cand = len;
-	for (size_t s = 0; s < 2; s++) {
-		size_t sl = strlen(suffixes[s]), at = (size_t)-1, lastdot = (size_t)-1;
-		for (size_t i = 0; i + sl <= cand; i++)
-			if (!memcmp(name + i, suffixes[s], sl))
-				at = i;
-		if (at == (size_t)-1)
-			continue;
-		for (size_t i = 0; i < cand; i++)
-			if (name[i] == '.')
-				lastdot = i;
-		if (lastdot == at + sl - 1)
-			cand = at;
-	}
-	return cand;
-}
-
 uint32_t cs_name_id(struct spgo_profile *p, const char *name)
 {
-	return spgo_name_id(p, name, canonical_len(name));
+	return spgo_name_id(p, name, spgo_profgen_canonical_len(name, strlen(name)));
 }
 
 static uint32_t name_id(struct csgen *g, const char *name)
@@ -131,8 +106,7 @@ static void str_add(struct csgen *g, const char *s, size_t n)
 static void str_loc(struct csgen *g, uint32_t line, uint32_t disc)
 {
 	char buf[32];
-	int k = disc ? snprintf(buf, sizeof buf, ":%u.%u", line, disc) : snprintf(buf, sizeof buf, ":%u", line);
-	str_add(g, buf, (size_t)k);
+	str_add(g, buf, (size_t)spgo_profgen_loc(buf, sizeof buf, line, disc, ""));
 }
 
 /* ---- where inline copies start (--cs-call-estimate entry) ------------------------- */
@@ -515,25 +489,7 @@ void spgo_cs_infer_callsites(struct spgo_profile *p, const struct spgo_kmap *ent
 	VEC_FREE(&str);
 }
 
-/* A body sample is at least the sum of its call targets (updateCallsiteSamples). */
-static void raise_to_targets(struct spgo_profile *p)
-{
-	for (size_t b = 0; b < p->bodies.n; b++) {
-		struct spgo_body *body = &p->bodies.v[b];
-		uint64_t sum = 0;
-		for (uint32_t t = body->targets; t != SPGO_NONE; t = p->targets.v[t].next)
-			sum += p->targets.v[t].count;
-		if (sum > body->count)
-			body->count = sum;
-	}
-}
-
 /* ---- cold contexts ------------------------------------------------------------------- */
-
-static int ambiguous(const char *name)
-{
-	return !strncmp(name, "__cxx_global_var_init", 21) || !strncmp(name, "__tls_init", 10);
-}
 
 /*
  * Contexts whose total is under the hot threshold (the 99% cutoff of the
@@ -563,7 +519,7 @@ struct spgo_profile *cs_merge_cold(struct spgo_profile *p, const struct spgo_cs_
 			uint32_t f = p->top.v[i];
 			const struct spgo_func *fn = &p->funcs.v[f];
 			const char *leaf = spgo_name(p, fn->name);
-			if (ambiguous(leaf))
+			if (spgo_profgen_ambiguous(leaf))
 				continue;
 			int cold = thr && fn->total < thr;
 			if (cold != pass)
@@ -610,7 +566,7 @@ struct spgo_profile *cs_line_profile(struct spgo_binary *bin, struct spgo_cs_cod
 	gen_bodies(&g);
 	gen_boundaries(&g);
 	spgo_cs_infer_callsites(g.p, o->call_estimate == SPGO_CS_CALL_EST_ENTRY ? &g.entries : NULL);
-	raise_to_targets(g.p);
+	spgo_profgen_raise_to_targets(g.p);
 	spgo_cs_tailcalls_free(g.tc);
 	spgo_kmap_free(&g.copy_entry);
 	spgo_kmap_free(&g.parts_done);

@@ -35,30 +35,6 @@ int spgo_gen_check_infer(const char *name)
 	return 0;
 }
 
-size_t spgo_gen_canonical_name(const char *name, size_t len)
-{
-	static const char *const suffixes[] = {".llvm.", ".part."};
-	size_t cand = len;
-	for (size_t s = 0; s < SPGO_ARRAY_LEN(suffixes); s++) {
-		size_t sl = strlen(suffixes[s]);
-		/* The last occurrence of the suffix, stripped only when its
-		 * closing dot is the last dot of the name. */
-		size_t at = (size_t)-1;
-		for (size_t i = 0; i + sl <= cand; i++)
-			if (!memcmp(name + i, suffixes[s], sl))
-				at = i;
-		if (at == (size_t)-1)
-			continue;
-		size_t lastdot = (size_t)-1;
-		for (size_t i = 0; i < cand; i++)
-			if (name[i] == '.')
-				lastdot = i;
-		if (lastdot == at + sl - 1)
-			cand = at;
-	}
-	return cand;
-}
-
 uint32_t spgo_gen_dup_factor(uint32_t disc)
 {
 	struct spgo_disc d;
@@ -132,7 +108,7 @@ int spgo_gen_is_entry(const char *symbol, const char *name, size_t nparts)
 {
 	if (nparts <= 1)
 		return 1;
-	size_t n = spgo_gen_canonical_name(symbol, strlen(symbol));
+	size_t n = spgo_profgen_canonical_len(symbol, strlen(symbol));
 	return strlen(name) == n && !memcmp(symbol, name, n);
 }
 
@@ -169,7 +145,7 @@ uint32_t gen_name_id(struct gen *g, const char *name)
 	uint64_t k = (uint64_t)(uintptr_t)name;
 	uint64_t *v = spgo_kmap_upsert(&g->names, &k);
 	if (!*v)
-		*v = (uint64_t)spgo_name_id(g->p, name, spgo_gen_canonical_name(name, strlen(name))) + 1;
+		*v = (uint64_t)spgo_name_id(g->p, name, spgo_profgen_canonical_len(name, strlen(name))) + 1;
 	return (uint32_t)(*v - 1);
 }
 
@@ -287,32 +263,6 @@ static void gen_lbr_calls(struct gen *g)
 }
 
 /*
- * A body sample of a top-level profile is at least the sum of its call
- * targets; inlinees' bodies are left alone (llvm-profgen 19's
- * updateCallsiteSamples does exactly this; later versions recurse).
- */
-static void raise_to_targets(struct spgo_profile *p)
-{
-	for (size_t b = 0; b < p->bodies.n; b++) {
-		struct spgo_body *body = &p->bodies.v[b];
-		if (p->funcs.v[body->func].parent != SPGO_NONE)
-			continue;
-		uint64_t sum = 0;
-		for (uint32_t t = body->targets; t != SPGO_NONE; t = p->targets.v[t].next)
-			sum += p->targets.v[t].count;
-		if (sum > body->count)
-			body->count = sum;
-	}
-}
-
-/* llvm-profgen drops the profiles of compiler-made initializers, of which a
- * binary may have several under one canonical name. */
-static int ambiguous(const char *name)
-{
-	return !strncmp(name, "__cxx_global_var_init", 21) || !strncmp(name, "__tls_init", 10);
-}
-
-/*
  * With the right binary every LBR range and every sampled ip starts at an
  * instruction; many that do not mean the binary is another build than the
  * one recorded (same file name, different code).
@@ -404,7 +354,7 @@ static double profile_density(struct gen *g)
 	VEC(uint64_t) sums = {0}; /* per function: samples x bytes, bytes */
 	for (size_t i = 0; i < g->nfuncs; i++) {
 		const char *nm = g->funcs[i].name;
-		uint64_t k = spgo_hash_bytes(nm, spgo_gen_canonical_name(nm, strlen(nm)));
+		uint64_t k = spgo_hash_bytes(nm, spgo_profgen_canonical_len(nm, strlen(nm)));
 		uint64_t *v = spgo_kmap_upsert(&fn, &k);
 		if (!*v) {
 			*v = sums.n / 2 + 1;
@@ -423,7 +373,7 @@ static double profile_density(struct gen *g)
 			f = spgo_binary_function_at(g->bin, a);
 			cur = NULL;
 			if (f) {
-				uint64_t k = spgo_hash_bytes(f->name, spgo_gen_canonical_name(f->name, strlen(f->name)));
+				uint64_t k = spgo_hash_bytes(f->name, spgo_profgen_canonical_len(f->name, strlen(f->name)));
 				uint64_t *v = spgo_kmap_find(&fn, &k);
 				cur = v ? &sums.v[2 * (*v - 1)] : NULL;
 			}
@@ -491,7 +441,7 @@ static int gen_finish(struct gen *g, int rc, void (*calls)(struct gen *), struct
 		calls(g);
 		g->st->density = profile_density(g);
 		if (!g->o->gcc) /* create_gcov does not raise them */
-			raise_to_targets(g->p);
+			spgo_profgen_raise_to_targets(g->p);
 		/* llvm-profgen --update-total-samples: totals from the bodies,
 		 * once raised to their call targets */
 		if (g->o->update_totals)
@@ -506,13 +456,13 @@ static int gen_finish(struct gen *g, int rc, void (*calls)(struct gen *), struct
 	/* Drop the ambiguous profiles (rebuilding is simpler than deleting). */
 	int drop = 0;
 	for (size_t i = 0; i < g->p->top.n; i++)
-		drop |= ambiguous(spgo_name(g->p, g->p->funcs.v[g->p->top.v[i]].name));
+		drop |= spgo_profgen_ambiguous(spgo_name(g->p, g->p->funcs.v[g->p->top.v[i]].name));
 	if (drop) {
 		struct spgo_profile *q = spgo_profile_new();
 		for (size_t i = 0; i < g->p->top.n; i++) {
 			uint32_t f = g->p->top.v[i];
 			const char *nm = spgo_name(g->p, g->p->funcs.v[f].name);
-			if (!ambiguous(nm))
+			if (!spgo_profgen_ambiguous(nm))
 				spgo_func_merge(q, spgo_func_get(q, nm), g->p, f, 1, NULL);
 		}
 		spgo_profile_free(g->p);

@@ -80,7 +80,7 @@ static const struct aloc *loc_at(struct tgen *g, uint64_t addr)
 	for (int j = n - 1; j >= n - named; j--) {
 		const struct spgo_frame *f = &g->fr[j];
 		const char *name = f->function;
-		size_t len = spgo_gen_canonical_name(name, strlen(name));
+		size_t len = spgo_profgen_canonical_len(name, strlen(name));
 		struct xframe x = {spgo_name_id(g->p, name, len), (f->line - f->decl_line) & 0xffff,
 				   f->base_discriminator};
 		VEC_PUSH(&g->arena, x);
@@ -130,8 +130,7 @@ static void str_add(struct tgen *g, const char *s, size_t n)
 static void str_loc(struct tgen *g, uint32_t line, uint32_t disc)
 {
 	char buf[32];
-	int k = disc ? snprintf(buf, sizeof buf, ":%u.%u", line, disc) : snprintf(buf, sizeof buf, ":%u", line);
-	str_add(g, buf, (size_t)k);
+	str_add(g, buf, (size_t)spgo_profgen_loc(buf, sizeof buf, line, disc, ""));
 }
 
 /* The profile of context c of view w at addr, or SPGO_NONE. */
@@ -185,11 +184,6 @@ static const struct spgo_function *entry_at(struct tgen *g, uint64_t addr)
 	if (f->parent >= 0 && !strstr(f->symbol, ".part."))
 		return NULL;
 	return f;
-}
-
-static int ambiguous(const char *name)
-{
-	return !strncmp(name, "__cxx_global_var_init", 21) || !strncmp(name, "__tls_init", 10);
 }
 
 /*
@@ -303,7 +297,7 @@ int spgo_gen_truth_cs(struct spgo_binary *bin, const struct spgo_gt_cs_view *w, 
 		if (!callee)
 			continue;
 		uint32_t cname = spgo_name_id(g.p, callee->name,
-					      spgo_gen_canonical_name(callee->name, strlen(callee->name)));
+					      spgo_profgen_canonical_len(callee->name, strlen(callee->name)));
 		uint32_t f = e->from == SPGO_GT_OUTSIDE ? SPGO_NONE : context_at(&g, w, e->ctx, e->from);
 		g.str.n = 0;
 		if (f != SPGO_NONE) {
@@ -340,7 +334,7 @@ int spgo_gen_truth_cs(struct spgo_binary *bin, const struct spgo_gt_cs_view *w, 
 		namemap[i] = SPGO_NONE;
 	for (size_t i = 0; i < g.p->top.n; i++) {
 		uint32_t f = g.p->top.v[i];
-		if (ambiguous(spgo_name(g.p, g.p->funcs.v[f].name)))
+		if (spgo_profgen_ambiguous(spgo_name(g.p, g.p->funcs.v[f].name)))
 			continue;
 		const char *key = spgo_func_key(g.p, f);
 		uint32_t d = spgo_func_get_ctx(q, key, strlen(key));

@@ -64,8 +64,7 @@ static void buf_set(charbuf *b, const char *s, size_t n)
 static void buf_push(charbuf *b, uint32_t line, uint32_t disc, const char *name)
 {
 	char loc[32];
-	int k = disc ? snprintf(loc, sizeof loc, ":%u.%u @ ", line, disc)
-		     : snprintf(loc, sizeof loc, ":%u @ ", line);
+	int k = spgo_profgen_loc(loc, sizeof loc, line, disc, " @ ");
 	size_t nl = strlen(name);
 	VEC_GROW(b, b->n + (size_t)k + nl + 1);
 	memcpy(b->v + b->n, loc, (size_t)k);

@@ -269,8 +269,7 @@ static int read_cs_names(struct rd *r, struct cur *c)
 			memcpy(s.v + s.n, name, nl);
 			s.n += nl;
 			if (j + 1 < nf) {
-				int l = disc ? snprintf(t, sizeof t, ":%u.%u", line, disc)
-					     : snprintf(t, sizeof t, ":%u", line);
+				int l = spgo_profgen_loc(t, sizeof t, line, disc, "");
 				memcpy(s.v + s.n, t, (size_t)l);
 				s.n += (size_t)l;
 			}

@@ -531,19 +531,6 @@ static uint64_t fix_totals(struct spgo_profile *p, uint32_t f)
 	return t;
 }
 
-uint64_t spgo_callsite_hash(const struct spgo_profile *p, uint32_t name, uint32_t line, uint32_t disc)
-{
-	const char *s = spgo_name(p, name);
-	size_t len = spgo_name_len(p, name), i = 0;
-	uint64_t h = 0;
-	while (i < len && s[i] >= '0' && s[i] <= '9')
-		h = h * 10 + (uint64_t)(s[i++] - '0');
-	if (!len || i != len)
-		h = spgo_md5_guid(s, len);
-	uint64_t loc = (uint64_t)disc << 32 | line;
-	return h + (loc << 5) + loc;
-}
-
 int spgo_profile_has_samples(const struct spgo_profile *p)
 {
 	for (size_t i = 0; i < p->top.n; i++) {

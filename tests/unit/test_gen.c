@@ -30,7 +30,7 @@ static void test_canonical(void)
 		{"foo.__uniq.123.llvm.5", "foo.__uniq.123"},
 	};
 	for (size_t i = 0; i < SPGO_ARRAY_LEN(t); i++) {
-		size_t n = spgo_gen_canonical_name(t[i].in, strlen(t[i].in));
+		size_t n = spgo_profgen_canonical_len(t[i].in, strlen(t[i].in));
 		CHECK(n == strlen(t[i].out) && !strncmp(t[i].in, t[i].out, n));
 	}
 }
