@@ -3,18 +3,20 @@
 # Usage: scripts/deps.sh build|check|demo|bench|fuzz
 set -euo pipefail
 
-build_pkgs="cmake make gcc pkg-config libelf-dev libdw-dev libcapstone-dev libzstd-dev zlib1g-dev"
+build_pkgs="cmake make gcc pkg-config libelf-dev libdw-dev libdebuginfod-dev libcapstone-dev libzstd-dev zlib1g-dev"
 # The real consumers and peers that tests compare against.
 tool_pkgs="clang-19 llvm-19 lld-19 linux-perf autofdo valgrind binutils"
 # The emulator (spgo emulate): qemu-user runs the program, and the plugin API
 # header comes from Debian's qemu source package (needs glib's headers and dpkg-dev).
 emu_pkgs="qemu-user libglib2.0-dev dpkg-dev"
+# A debuginfod server on loopback (tests/integration/debuginfod.sh).
+debuginfod_pkgs="debuginfod"
 # The fleet pipeline's engine (tools/fleet/dask_pipeline.py, tests/integration/fleet_dask.sh).
 fleet_pkgs="python3-distributed"
 
 case "${1:-build}" in
   build) want="$build_pkgs" ;;
-  check) want="$build_pkgs $tool_pkgs $emu_pkgs $fleet_pkgs" ;;
+  check) want="$build_pkgs $tool_pkgs $emu_pkgs $fleet_pkgs $debuginfod_pkgs" ;;
   demo) want="$build_pkgs $tool_pkgs" ;;
   # libFuzzer comes with clang's runtime libraries.
   fuzz) want="$build_pkgs $tool_pkgs libclang-rt-19-dev" ;;

@@ -55,9 +55,11 @@ struct spgo_binary;
  * DIR/.build-id/ab/cdef....debug), then by the name in .gnu_debuglink in the
  * binary's directory, its .debug/ and DIR/<its absolute directory>/, where
  * the file's CRC32 must be the one the section holds; a file found must
- * also have the binary's build-id when both have one.  The search is done
- * when the DWARF is first needed, and its answer said on the binary's
- * notes (spgo_binary_set_notes()).
+ * also have the binary's build-id when both have one; then, when
+ * $DEBUGINFOD_URLS names debuginfod servers, by build-id from them
+ * (elfutils' client and its cache), the file checked likewise.  The
+ * search is done when the DWARF is first needed, and its answer said on
+ * the binary's notes (spgo_binary_set_notes()).
  */
 int spgo_binary_open(struct spgo_binary **out, const char *path, const char *debug_path);
 void spgo_binary_close(struct spgo_binary *bin);

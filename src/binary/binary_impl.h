@@ -5,7 +5,8 @@
  * Files of src/binary:
  *   elf.c      ELF identity, sections
  *   debug_file.c  where the DWARF is: the binary, --debug-binary, or a
- *              separate debug file found by build-id or .gnu_debuglink
+ *              separate debug file found by build-id or .gnu_debuglink,
+ *              or from a debuginfod server
  *   symtab.c   .symtab/.dynsym and the function table (DWARF + symbols)
  *   dwarf.c    builds the address-sorted debug tables (DIEs through libdw)
  *   debug_line.c  spgo's own .debug_line reader, for dwarf.c
@@ -193,8 +194,8 @@ size_t spgo_elf_build_id(Elf *elf, uint8_t *id, size_t max);
 /*
  * debug_file.c, for dwarf.c: decide which file the DWARF is read from (the
  * --debug-binary file, the binary, or a separate debug file found by
- * build-id or .gnu_debuglink, then named on bin->notes) and open it:
- * bin->dwarf_path set, and bin->dbg_fd/dbg_elf when it is not the binary.
+ * build-id or .gnu_debuglink or from a debuginfod server, then named on
+ * bin->notes) and open it: bin->dwarf_path set, and bin->dbg_fd/dbg_elf when it is not the binary.
  * -1 with spgo_error set when there is none (bin->debug_absent then, and
  * bin->debug_search says where it was looked for) or it is not usable.
  */

@@ -11,12 +11,17 @@
  *                      then DIR/REALDIR/NAME (REALDIR: BINDIR made
  *                      absolute, symbolic links resolved);
  *
+ *   by debuginfod      when none of those is there and $DEBUGINFOD_URLS
+ *                      names servers: the build-id asked of them (see
+ *                      ask_debuginfod()), as gdb, perf and the elfutils
+ *                      tools do;
+ *
  * DIR being the global debug directory, /usr/lib/debug or $SPGO_DEBUG_ROOT.
  * A candidate is taken when it is an ELF file with a .debug_info section,
  * has the binary's build-id when both have one, and, found by the
  * .gnu_debuglink, has the CRC32 the section holds (zlib's crc32 of the
- * whole file).  Every path looked at, and why a file there was refused,
- * is kept for the message when none is taken.
+ * whole file).  Every path looked at (and server asked), and why a file
+ * there was refused, is kept for the message when none is taken.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <elfutils/debuginfod.h>
 #include <zlib.h>
 
 #include "binary/binary_impl.h"
@@ -97,19 +103,14 @@ static int file_crc32(int fd, uint32_t *crc)
 }
 
 /*
- * Open path as bin's separate debug file if it is one (see the top): 0 with
- * bin->dbg_fd and bin->dbg_elf set; -1 otherwise, with why in s unless
- * there is no such file.  crc: the CRC32 it must have, or NULL.
+ * Take the file open at fd (found at path) as bin's separate debug file if
+ * it is one (see the top): 0 with bin->dbg_fd and bin->dbg_elf set; -1
+ * otherwise, with why in s and fd closed.  crc: the CRC32 it must have, or
+ * NULL.
  */
-static int try_candidate(struct spgo_binary *bin, struct search *s, const char *path, const uint32_t *crc)
+static int check_candidate(struct spgo_binary *bin, struct search *s, int fd, const char *path,
+			   const uint32_t *crc)
 {
-	append(&s->looked, "%s%s", s->looked ? ", " : "", path);
-	int fd = open(path, O_RDONLY);
-	if (fd < 0) {
-		if (errno != ENOENT && errno != ENOTDIR)
-			refuse(s, path, "%s", strerror(errno));
-		return -1;
-	}
 	struct stat st, self;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		refuse(s, path, "not a regular file");
@@ -153,6 +154,20 @@ static int try_candidate(struct spgo_binary *bin, struct search *s, const char *
 	return 0;
 }
 
+/* Open path as bin's separate debug file if it is one: check_candidate(),
+ * a missing file being no reason worth telling. */
+static int try_candidate(struct spgo_binary *bin, struct search *s, const char *path, const uint32_t *crc)
+{
+	append(&s->looked, "%s%s", s->looked ? ", " : "", path);
+	int fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			refuse(s, path, "%s", strerror(errno));
+		return -1;
+	}
+	return check_candidate(bin, s, fd, path, crc);
+}
+
 /*
  * The .gnu_debuglink section: a file name (no directory), its NUL, zero to
  * three bytes of padding to a multiple of 4, and the CRC32 of the debug
@@ -190,9 +205,9 @@ static int read_debuglink(struct spgo_binary *bin, struct search *s, const char 
 	return 1;
 }
 
-/* Look for bin's separate debug file (see the top); 0 when found, with
- * *how set ("build-id", ".gnu_debuglink"). */
-static int search(struct spgo_binary *bin, struct search *s, char **path, const char **how)
+/* Look for bin's separate debug file on the local paths (see the top); 0
+ * when found, with *how set ("build-id", ".gnu_debuglink"). */
+static int search_local(struct spgo_binary *bin, struct search *s, char **path, const char **how)
 {
 	const char *root = getenv("SPGO_DEBUG_ROOT");
 	if (!root || !*root)
@@ -233,6 +248,107 @@ static int search(struct spgo_binary *bin, struct search *s, char **path, const 
 		free(*path);
 	}
 	return -1;
+}
+
+/* What a debuginfod query's error code (a negated errno) means. */
+static const char *debuginfod_answer(int rc)
+{
+	switch (-rc) {
+	case ENOENT:
+		return "not found"; /* (HTTP 404: the server has no such build-id) */
+	case ENOSYS:
+		return "no server URL in DEBUGINFOD_URLS";
+	default:
+		return strerror(-rc);
+	}
+}
+
+/* The servers of $DEBUGINFOD_URLS as one line ("A B"), for the messages;
+ * NULL when there is none. */
+static char *debuginfod_urls(void)
+{
+	const char *env = getenv(DEBUGINFOD_URLS_ENV_VAR);
+	char *urls = NULL;
+	for (const char *p = env ? env : ""; *(p += strspn(p, " \t\n"));) {
+		size_t n = strcspn(p, " \t\n");
+		append(&urls, "%s%.*s", urls ? " " : "", (int)n, p);
+		p += n;
+	}
+	return urls;
+}
+
+/*
+ * Ask the debuginfod servers of $DEBUGINFOD_URLS (space-separated URLs)
+ * for bin's debug file by its build-id, with elfutils' client library as
+ * gdb and perf use it: it answers from its cache when it can
+ * ($DEBUGINFOD_CACHE_PATH, default ~/.cache/debuginfod_client), else asks
+ * the servers in parallel, keeping the first file one has; a server that
+ * makes no progress for $DEBUGINFOD_TIMEOUT seconds (default 90) is given
+ * up, after $DEBUGINFOD_RETRY_LIMIT retries.  The file then passes the
+ * checks of a local one.  0 with *path (in the cache) and *how (the server,
+ * or the cache) set; -1 with the servers and their answer in s.  A note
+ * says the query is made: it may take a while.
+ */
+static int ask_debuginfod(struct spgo_binary *bin, struct search *s, char **path, char **how)
+{
+	char *urls = debuginfod_urls();
+	if (!urls || bin->build_id_len == 0) {
+		free(urls);
+		return -1;
+	}
+	char hex[2 * sizeof bin->build_id + 1];
+	spgo_build_id_hex(bin->build_id, bin->build_id_len, hex);
+	append(&s->looked, "%sdebuginfod %s", s->looked ? ", " : "", urls);
+	if (bin->notes && !spgo_quiet)
+		fprintf(bin->notes, "spgo: note: %s: no local debug file, asking debuginfod %s for build-id %s\n",
+			bin->path, urls, hex);
+	debuginfod_client *client = debuginfod_begin();
+	if (!client) {
+		append(&s->refused, "%sdebuginfod %s: the client library could not start", s->refused ? "; " : "",
+		       urls);
+		free(urls);
+		return -1;
+	}
+	char *found = NULL;
+	int fd = debuginfod_find_debuginfo(client, bin->build_id, (int)bin->build_id_len, &found);
+	int rc = -1;
+	if (fd < 0) {
+		append(&s->refused, "%sdebuginfod %s: %s", s->refused ? "; " : "", urls, debuginfod_answer(fd));
+	} else {
+		/* The server that had it: the URL of the transfer, less its
+		 * "/buildid/HEX/debuginfo"; none when no transfer was needed
+		 * (the file was in the cache already). */
+		const char *url = debuginfod_get_url(client);
+		const char *tail = url ? strstr(url, "/buildid/") : NULL;
+		int len = url ? (int)(tail ? (size_t)(tail - url) : strlen(url)) : 0;
+		char *from = url ? xasprintf("debuginfod %.*s", len, url)
+				 : xasprintf("the debuginfod cache, servers %s", urls);
+		char *named = xasprintf("%s (from %s)", found, from); /* (for a refusal) */
+		if (check_candidate(bin, s, fd, named, NULL) == 0) {
+			*how = xasprintf("build-id %s %s", url ? "from" : "in", from);
+			*path = found;
+			found = NULL;
+			rc = 0;
+		}
+		free(named);
+		free(from);
+	}
+	free(found);
+	debuginfod_end(client);
+	free(urls);
+	return rc;
+}
+
+/* Look for bin's separate debug file (see the top); 0 when found, with
+ * *path and *how (allocated) set. */
+static int search(struct spgo_binary *bin, struct search *s, char **path, char **how)
+{
+	const char *local;
+	if (search_local(bin, s, path, &local) == 0) {
+		*how = xstrdup(local);
+		return 0;
+	}
+	return ask_debuginfod(bin, s, path, how);
 }
 
 /* Open the explicit debug file: it is taken whatever its build-id, but
@@ -282,14 +398,14 @@ int spgo_binary_open_debug(struct spgo_binary *bin)
 		return 0;
 	}
 	struct search s = {0};
-	char *path;
-	const char *how;
+	char *path, *how;
 	if (search(bin, &s, &path, &how) == 0) {
 		bin->dwarf_path = path;
 		if (bin->notes && !spgo_quiet)
 			fprintf(bin->notes, "spgo: note: %s: no DWARF of its own, reading the separate debug "
 					    "file %s (found by %s)\n",
 				bin->path, path, how);
+		free(how);
 		free(s.looked);
 		free(s.refused);
 		return 0;

@@ -5,6 +5,8 @@
 #   bad MSG...     report a failure and go on; the test ends with exit $fail
 # (Not a test itself: ctest runs integration/*.sh only.)
 set -uo pipefail
+# No test asks a debuginfod server unless it starts one (debuginfod.sh).
+unset DEBUGINFOD_URLS
 fail=0
 need() {
 	local t
