@@ -124,6 +124,8 @@ struct spgo_preinline_opts {
 	uint32_t cutoff_cold;      /* profile-summary-cutoff-cold: 999999 (per million):
 				      the cold count, the summary entry at that cutoff */
 	uint32_t cutoff_norm;      /* 100000: the count at which hotness reaches 1 */
+	int64_t cold_count;        /* profile-summary-cold-count: the cold count itself
+				      instead of cutoff_cold's entry (-1: not set) */
 	int context_cost;          /* use-context-cost-for-preinliner: 1 (sizes from the
 				      binary); 0: the number of body samples */
 	int replay;                /* csspgo-replay-preinline: 0 (1: inline what the
@@ -158,7 +160,24 @@ struct spgo_cs_opts {
 	int dwarf_lines;          /* 1: key contexts by DWARF lines even when the
 				     binary has pseudo-probes (default 0) */
 	int compress_recursion;   /* -1: no size limit (default), 0: off, N: max length */
-	int merge_cold;           /* merge contexts under the hot threshold (default 1) */
+	int max_context_depth;    /* llvm-profgen's --csprof-max-context-depth: keep
+				     the last K frames of each context (its callers
+				     nearest the leaf, and the leaf); -1: all (default) */
+	int merge_cold;           /* merge contexts under the hot threshold: 1, 0, or
+				     -1 (default): on unless preinline (llvm-profgen's
+				     --csprof-merge-cold-context) */
+	int max_cold_depth;       /* ... into the context of their last K frames (1,
+				     the default: the base profile of their leaf;
+				     --csprof-max-cold-context-depth) */
+	int trim_cold;            /* drop cold contexts (--trim-cold-profile): those
+				     under the hot threshold, and what merging them
+				     made when it stays under it and is new; with
+				     the pre-inliner and no merging, base profiles
+				     only (its decisions kept) */
+	int64_t hot_count;        /* the hot threshold: -1 (default): the summary's
+				     entry at cutoff_hot; else this count
+				     (--profile-summary-hot-count) */
+	uint32_t cutoff_hot;      /* per million (990000; --profile-summary-cutoff-hot) */
 	int drop_bogus;           /* drop samples whose leaf is far from LBR[0].to (0) */
 	int call_estimate;        /* line-keyed profiles: the call-site count a
 				     context without head samples (an inlined

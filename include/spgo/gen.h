@@ -135,6 +135,10 @@ struct spgo_gen_opts {
 	 * src/gen/gen_probe.c) unless dwarf_lines (llvm-profgen's
 	 * --use-dwarf-correlation) or gcc. */
 	int dwarf_lines;
+	/* LBR mode: every function of the binary gets a profile, zero where
+	 * no range ran (llvm-profgen's --fill-zero-for-all-funcs); default:
+	 * the functions a range touched */
+	int fill_zero;
 };
 
 /* What generation saw and did; all counts are in samples unless named. */
@@ -267,6 +271,21 @@ struct spgo_gen_job {
 	int have_pid;
 	uint32_t pid;
 	int cs, cs_nested;
+	/* llvm-profgen's options on the profile as written: drop top-level
+	 * profiles under the cold count (trim_cold, non-CS; --cs: see
+	 * cs_opts.trim_cold), that count fixed (cold_count >= 0) or the
+	 * summary's entry at cutoff_cold; the profile symbol list (extbinary:
+	 * every function with debug information); the density line on stdout
+	 * (show_density, at density_cutoff per million of the samples) */
+	int trim_cold;
+	int64_t cold_count;
+	uint32_t cutoff_cold;
+	int symbol_list;
+	int show_density;
+	uint32_t density_cutoff;
+	/* write the samples unsymbolized (llvm-profgen's text, its
+	 * --skip-symbolization), not a profile; not with cs */
+	int skip_symbolization;
 	struct spgo_gen_opts opts;
 	struct spgo_cs_opts cs_opts;   /* cs_opts.dwarf_lines follows opts.dwarf_lines */
 	const char *out;

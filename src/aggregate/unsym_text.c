@@ -48,10 +48,14 @@ void unsym_write_text(FILE *fp, const struct spgo_unsym_bin *s, int profgen)
 	for (size_t i = 0; i < s->branches.n; i++)
 		nb += !profgen || (rows[3 * i + 1] != ext && rows[3 * i + 1] != UINT64_MAX);
 	fprintf(fp, "%zu\n", nb);
-	for (size_t i = 0; i < s->branches.n; i++)
-		if (!profgen || (rows[3 * i + 1] != ext && rows[3 * i + 1] != UINT64_MAX))
-			fprintf(fp, "%" PRIx64 "->%" PRIx64 ":%" PRIu64 "\n", rows[3 * i],
-				rows[3 * i + 1], rows[3 * i + 2]);
+	/* llvm-profgen sorts by virtual address, where its ExternalAddr (1)
+	 * comes first: branches from outside before the others */
+	for (int pass = !profgen; pass < 2; pass++)
+		for (size_t i = 0; i < s->branches.n; i++)
+			if ((!profgen || (rows[3 * i + 1] != ext && rows[3 * i + 1] != UINT64_MAX)) &&
+			    (!profgen || (pass == 0) == (rows[3 * i] == ext)))
+				fprintf(fp, "%" PRIx64 "->%" PRIx64 ":%" PRIu64 "\n", rows[3 * i],
+					rows[3 * i + 1], rows[3 * i + 2]);
 	free(rows);
 	if (profgen) {
 		free(ev);

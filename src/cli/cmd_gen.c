@@ -96,6 +96,34 @@ static const char usage_text[] =
 	"                      cutoff-cold (999999), cutoff-norm (100000), context-cost (1),\n"
 	"                      replay (0), zero-callers (0), inclusive (0), sort-scc (1)\n"
 	"  --quiet             no statistics on stderr\n"
+	"llvm-profgen's options, with its meaning (booleans also as --NAME=true|false|1|0):\n"
+	"  --pd, --ps, --up, --unsymbolized-profile  = --perf-data, --perf-script, --unsymbolized\n"
+	"                      (an llvm-profgen CS unsymbolized file is read as plain ranges)\n"
+	"  --ignore-stack-samples  a context-insensitive profile: spgo's default (accepted;\n"
+	"                      an error with --cs)\n"
+	"  --csspgo-preinliner[=B]  --cs with (or without) the pre-inliner, nested unless\n"
+	"                      --gen-cs-nested-profile=false (llvm-profgen 19's form)\n"
+	"  --gen-cs-nested-profile[=B]  --cs, nested (true) or flat contexts (false; with\n"
+	"                      the pre-inliner: flat contexts marked ShouldBeInlined)\n"
+	"  --infer-missing-frames[=B]  --cs: false = --cs-no-infer-tail-calls\n"
+	"  --compress-recursion N  --cs: compress repeated frame sequences up to N frames\n"
+	"                      (-1: no limit, the default; 0: off)\n"
+	"  --csprof-max-context-depth K  --cs: keep the K callers nearest the leaf (-1: all)\n"
+	"  --csprof-merge-cold-context[=B]  --cs: merge contexts under the hot threshold\n"
+	"                      (default: on, off with the pre-inliner)\n"
+	"  --csprof-max-cold-context-depth K  ... into their last K frames (1: base profile)\n"
+	"  --trim-cold-profile[=B]  drop profiles under the cold count (--cs: contexts under\n"
+	"                      the hot threshold)\n"
+	"  --profile-summary-hot-count N, --profile-summary-cold-count N  those thresholds\n"
+	"                      fixed; --profile-summary-cutoff-hot P, -cutoff-cold P: the\n"
+	"                      summary entries giving them (per million: 990000, 999999)\n"
+	"  --fill-zero-for-all-funcs[=B]  LBR mode: every function, zero where nothing ran\n"
+	"  --populate-profile-symbol-list[=B]  extbinary: list every function with debug\n"
+	"                      information (the compiler then takes unprofiled ones as cold)\n"
+	"  --skip-symbolization[=B]  write the LBR ranges and branches unsymbolized in\n"
+	"                      llvm-profgen's text (for --up), not a profile (not with --cs)\n"
+	"  --show-density[=B]  print llvm-profgen's density line on stdout\n"
+	"                      (--profile-density-cutoff-hot P: at P per million, 990000)\n"
 	"\n"
 	"--cs unwinds the samples on a second thread while perf.data is read\n"
 	"(SPGO_THREADS=1: in one thread; the profile is the same).\n";
@@ -109,6 +137,11 @@ enum {
 	G_BINARY = CLI_LONG, G_DEBUG, G_DATA, G_SCRIPT, G_TRUTH, G_TRUTH_CS, G_VIEW, G_PID, G_MODE,
 	G_EVENT, G_DWARF, G_UPDATE, G_INFER, G_NO_INFER, G_CONFIDENCE, G_CS, G_CS_NESTED, G_CS_TAIL,
 	G_CS_NO_TAIL, G_CS_CALL_EST, G_QUIET, G_UNSYM, G_PREINLINE, G_PREINLINE_PARAMS,
+	/* llvm-profgen's names (below) */
+	G_PG_IGNORE_STACKS, G_PG_PREINLINER, G_PG_NESTED, G_PG_INFER_FRAMES, G_PG_MERGE_COLD,
+	G_PG_COMPRESS, G_PG_DEPTH, G_PG_COLD_DEPTH, G_PG_TRIM, G_PG_HOT_COUNT, G_PG_COLD_COUNT,
+	G_PG_CUTOFF_HOT, G_PG_CUTOFF_COLD, G_PG_FILL_ZERO, G_PG_SYMBOLS, G_PG_SHOW_DENSITY,
+	G_PG_DENSITY_CUTOFF, G_PG_SKIP_SYMBOLIZATION,
 };
 static const struct cli_opt opts[] = {
 	CLI_VAL("binary", G_BINARY),
@@ -136,11 +169,131 @@ static const struct cli_opt opts[] = {
 	CLI_FLAG("preinline", G_PREINLINE),
 	CLI_VAL("preinline-params", G_PREINLINE_PARAMS),
 	CLI_FLAG("quiet", G_QUIET),
+	/* llvm-profgen's names: its inputs' aliases, and its options with its
+	 * meaning (booleans also as --name=true|false|1|0) */
+	CLI_VAL("pd", G_DATA), CLI_VAL("ps", G_SCRIPT),
+	CLI_VAL("unsymbolized-profile", G_UNSYM), CLI_VAL("up", G_UNSYM),
+	CLI_BOOL("ignore-stack-samples", G_PG_IGNORE_STACKS),
+	CLI_BOOL("csspgo-preinliner", G_PG_PREINLINER),
+	CLI_BOOL("gen-cs-nested-profile", G_PG_NESTED),
+	CLI_BOOL("infer-missing-frames", G_PG_INFER_FRAMES),
+	CLI_BOOL("csprof-merge-cold-context", G_PG_MERGE_COLD),
+	CLI_VAL("compress-recursion", G_PG_COMPRESS),
+	CLI_VAL("csprof-max-context-depth", G_PG_DEPTH),
+	CLI_VAL("csprof-max-cold-context-depth", G_PG_COLD_DEPTH),
+	CLI_BOOL("trim-cold-profile", G_PG_TRIM),
+	CLI_VAL("profile-summary-hot-count", G_PG_HOT_COUNT),
+	CLI_VAL("profile-summary-cold-count", G_PG_COLD_COUNT),
+	CLI_VAL("profile-summary-cutoff-hot", G_PG_CUTOFF_HOT),
+	CLI_VAL("profile-summary-cutoff-cold", G_PG_CUTOFF_COLD),
+	CLI_BOOL("fill-zero-for-all-funcs", G_PG_FILL_ZERO),
+	CLI_BOOL("populate-profile-symbol-list", G_PG_SYMBOLS),
+	CLI_BOOL("show-density", G_PG_SHOW_DENSITY),
+	CLI_VAL("profile-density-cutoff-hot", G_PG_DENSITY_CUTOFF),
+	CLI_BOOL("skip-symbolization", G_PG_SKIP_SYMBOLIZATION),
 	CLI_SPLIT_OPTS,
 	CLI_WRITE_OPTS,
 	{0},
 };
 static const struct cli_cmd cmd = {.name = "gen", .usage = usage, .opts = opts};
+
+/* What llvm-profgen's options said that is settled after all are read. */
+struct profgen_opts {
+	int ignore_stacks; /* --ignore-stack-samples */
+	int nested;        /* --gen-cs-nested-profile: 1, 0, -1 (not given) */
+	int preinliner;    /* --csspgo-preinliner given (either value) */
+};
+
+/* A signed count in [-1, hi] (llvm-profgen's "-1 means no limit"). */
+static int int_or_none(const struct cli_parser *op, uint64_t hi, int *out)
+{
+	uint64_t v;
+	if (!strcmp(op->val, "-1")) {
+		*out = -1;
+		return 0;
+	}
+	if (cli_u64(op, 0, hi, &v) < 0)
+		return CLI_ERR;
+	*out = (int)v;
+	return 0;
+}
+
+/*
+ * llvm-profgen's options (the table's block "llvm-profgen's names"), with
+ * its meaning: 1 taken, 0 not one of them, CLI_ERR.  Its CS-only options
+ * imply --cs, as spgo's own --cs-* do.
+ */
+static int take_profgen(const struct cli_parser *op, int k, struct spgo_gen_job *j, struct profgen_opts *pg)
+{
+	struct spgo_cs_opts *cs = &j->cs_opts;
+	uint64_t v;
+	int b = 0;
+	if (op->cmd->opts && k >= G_PG_IGNORE_STACKS && k <= G_PG_SKIP_SYMBOLIZATION) {
+		for (const struct cli_opt *o = op->cmd->opts; o->name; o++)
+			if (o->key == k && o->arg == CLI_OPT && cli_bool(op, &b) < 0)
+				return CLI_ERR;
+	}
+	switch (k) {
+	case G_PG_IGNORE_STACKS: pg->ignore_stacks = b; return 1;
+	case G_PG_PREINLINER: j->cs = 1, cs->preinline = b, pg->preinliner = 1; return 1;
+	case G_PG_NESTED: j->cs = 1, pg->nested = b; return 1;
+	/* llvm-profgen 19 infers missing frames for probe-based profiles only */
+	case G_PG_INFER_FRAMES: j->cs = 1, cs->infer_missing_frames = b ? -1 : 0; return 1;
+	case G_PG_MERGE_COLD: j->cs = 1, cs->merge_cold = b; return 1;
+	case G_PG_COMPRESS: j->cs = 1; return int_or_none(op, INT32_MAX, &cs->compress_recursion) < 0 ? CLI_ERR : 1;
+	case G_PG_DEPTH: j->cs = 1; return int_or_none(op, INT32_MAX, &cs->max_context_depth) < 0 ? CLI_ERR : 1;
+	case G_PG_COLD_DEPTH:
+		if (cli_u64(op, 1, INT32_MAX, &v) < 0)
+			return CLI_ERR;
+		j->cs = 1, cs->max_cold_depth = (int)v;
+		return 1;
+	case G_PG_TRIM: j->trim_cold = cs->trim_cold = b; return 1;
+	case G_PG_HOT_COUNT:
+	case G_PG_COLD_COUNT:
+		if (cli_u64(op, 0, INT64_MAX, &v) < 0)
+			return CLI_ERR;
+		if (k == G_PG_HOT_COUNT)
+			cs->hot_count = (int64_t)v;
+		else
+			j->cold_count = cs->pre.cold_count = (int64_t)v;
+		return 1;
+	case G_PG_CUTOFF_HOT:
+	case G_PG_CUTOFF_COLD:
+	case G_PG_DENSITY_CUTOFF: /* per million */
+		if (cli_u64(op, 0, 1000000, &v) < 0)
+			return CLI_ERR;
+		if (k == G_PG_CUTOFF_HOT)
+			cs->cutoff_hot = (uint32_t)v;
+		else if (k == G_PG_CUTOFF_COLD)
+			j->cutoff_cold = cs->pre.cutoff_cold = (uint32_t)v;
+		else
+			j->density_cutoff = (uint32_t)v;
+		return 1;
+	case G_PG_FILL_ZERO: j->opts.fill_zero = b; return 1;
+	case G_PG_SYMBOLS: j->symbol_list = b; return 1;
+	case G_PG_SHOW_DENSITY: j->show_density = b; return 1;
+	case G_PG_SKIP_SYMBOLIZATION: j->skip_symbolization = b; return 1;
+	}
+	return 0;
+}
+
+/* After all options: what llvm-profgen's settle. 0, or the usage status. */
+static int settle_profgen(const struct cli_parser *op, struct spgo_gen_job *j, const struct profgen_opts *pg)
+{
+	if (pg->ignore_stacks && j->cs)
+		return cli_usage(op, "--ignore-stack-samples makes a context-insensitive profile (spgo's "
+				     "default): it contradicts --cs and the CS options");
+	if (j->skip_symbolization && (j->cs || j->truth || j->truth_cs))
+		return cli_usage(op, "--skip-symbolization writes the LBR ranges and branches unsymbolized "
+				     "(llvm-profgen's text); not with --cs (its contexts: spgo aggregate --cs "
+				     "keeps the stack samples instead) nor exact counts");
+	/* llvm-profgen 19 writes CS profiles nested unless told not to */
+	if (pg->nested >= 0)
+		j->cs_nested = pg->nested;
+	else if (pg->preinliner || j->cs_opts.preinline)
+		j->cs_nested = 1;
+	return 0;
+}
 
 /*
  * Options into the job; -1 when the command is done (usage error or
@@ -152,6 +305,7 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 {
 	struct spgo_gen_job j = *jp;
 	struct cli_split split = {0};
+	struct profgen_opts pg = {.nested = -1};
 	size_t nunsym = 0; /* --unsymbolized F...: the files after it until the next option */
 	uint64_t v;
 	int k, r, choice;
@@ -159,6 +313,11 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 	cli_init(&op, &cmd, argc, argv);
 	while ((k = cli_next(&op)) != CLI_END) {
 		if ((r = cli_split_take(&split, &op, k)) != 0 || (r = cli_write_take(&op, k, &j.fmt, &j.wo)) != 0) {
+			if (r == CLI_ERR)
+				{ *status = 2; return -1; }
+			continue;
+		}
+		if ((r = take_profgen(&op, k, &j, &pg)) != 0) {
 			if (r == CLI_ERR)
 				{ *status = 2; return -1; }
 			continue;
@@ -222,7 +381,7 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 				{ *status = 2; return -1; }
 			j.cs = 1;
 			break;
-		case G_PREINLINE: j.cs = j.cs_nested = j.cs_opts.preinline = 1; break;
+		case G_PREINLINE: j.cs = j.cs_opts.preinline = 1; break;
 		case G_PREINLINE_PARAMS:
 			if (spgo_preinline_parse(&j.cs_opts.pre, op.val) < 0)
 				{ *status = cli_bad(&op, "option '%s': %s", op.opt, spgo_errmsg()); return -1; }
@@ -230,6 +389,8 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 		case G_QUIET: j.report = NULL; break;
 		}
 	}
+	if ((*status = settle_profgen(&op, &j, &pg)) != 0)
+		return -1;
 	if (j.fmt == SPGO_FMT_UNKNOWN)
 		j.fmt = SPGO_FMT_EXTBINARY;
 	if (!j.binary || !j.out)
@@ -254,7 +415,8 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 
 int cmd_gen(int argc, char **argv)
 {
-	struct spgo_gen_job j = {.truth_view = SPGO_GT_VIEW_FP, .fmt = SPGO_FMT_UNKNOWN, .report = stderr};
+	struct spgo_gen_job j = {.truth_view = SPGO_GT_VIEW_FP, .fmt = SPGO_FMT_UNKNOWN, .report = stderr,
+				 .cold_count = -1, .cutoff_cold = 999999, .density_cutoff = 990000};
 	spgo_gen_defaults(&j.opts);
 	spgo_cs_defaults(&j.cs_opts);
 	const char *nthreads = getenv("SPGO_THREADS");

@@ -61,7 +61,9 @@ static const struct cli_opt *lookup(const struct cli_opt *opts, const char *name
  * the next argument when it takes one. */
 static int take(struct cli_parser *p, const struct cli_opt *o, const char *inline_val)
 {
-	if (o->arg == CLI_NONE) {
+	if (o->arg == CLI_OPT) {
+		p->val = inline_val; /* the next argument is never its value */
+	} else if (o->arg == CLI_NONE) {
 		if (inline_val)
 			return cli_bad(p, "option '%s' takes no value", p->opt);
 		p->val = o->value;
@@ -156,6 +158,21 @@ int cli_double(const struct cli_parser *p, double lo, double hi, double *out)
 	if (!*p->val || *end || !(*out > lo && *out <= hi))
 		return cli_bad(p, "option '%s': '%s' is not a number in (%g, %g]", p->opt, p->val, lo, hi);
 	return 0;
+}
+
+int cli_bool(const struct cli_parser *p, int *out)
+{
+	static const char *const words[] = {"true", "TRUE", "True", "1", "false", "FALSE", "False", "0"};
+	if (!p->val) {
+		*out = 1;
+		return 0;
+	}
+	for (int k = 0; k < 8; k++)
+		if (!strcmp(p->val, words[k])) {
+			*out = k < 4;
+			return 0;
+		}
+	return cli_bad(p, "option '%s': '%s' is not true, false, 1 or 0", p->opt, p->val);
 }
 
 int cli_choice(const struct cli_parser *p, const char *choices, int *out)

@@ -60,7 +60,11 @@
 /* First key for options without a short letter. */
 #define CLI_LONG 256
 
-enum { CLI_NONE, CLI_REQ };
+/* CLI_NONE: a flag; CLI_REQ: takes a value (inline or the next argument);
+ * CLI_OPT: a flag that may carry an inline value only ("--name" or
+ * "--name=VALUE", never the next argument: LLVM's cl::opt<bool> form,
+ * "--trim-cold-profile=false"), p->val NULL without one. */
+enum { CLI_NONE, CLI_REQ, CLI_OPT };
 
 struct cli_opt {
 	const char *name;  /* one character: -x; longer: --name; NULL ends */
@@ -76,6 +80,7 @@ struct cli_opt {
 #define CLI_VAL(name, key) {name, key, CLI_REQ, NULL}
 #define CLI_FLAG(name, key) {name, key, CLI_NONE, NULL}
 #define CLI_ALIAS(name, key, value) {name, key, CLI_NONE, value}
+#define CLI_BOOL(name, key) {name, key, CLI_OPT, NULL}
 
 struct cli_cmd {
 	const char *name;        /* "merge": messages say "spgo merge: ..." */
@@ -120,6 +125,9 @@ int cli_bad_cmd(const char *cmd, const char *fmt, ...) SPGO_PRINTF(2, 3);
 int cli_u64(const struct cli_parser *p, uint64_t lo, uint64_t hi, uint64_t *out);
 /* A number in (lo, hi]. */
 int cli_double(const struct cli_parser *p, double lo, double hi, double *out);
+/* A CLI_BOOL option's value as LLVM's cl::opt<bool> reads it: none, "true",
+ * "TRUE", "True", "1" give 1; "false", "FALSE", "False", "0" give 0. */
+int cli_bool(const struct cli_parser *p, int *out);
 /* One of the words of choices ("fp\0dwarf\0none\0"): its index in *out. */
 int cli_choice(const struct cli_parser *p, const char *choices, int *out);
 

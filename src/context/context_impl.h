@@ -7,6 +7,8 @@
 #ifndef SPGO_CONTEXT_IMPL_H
 #define SPGO_CONTEXT_IMPL_H
 
+#include <string.h>
+
 #include "spgo/context.h"
 
 /* Per-instruction flags of struct spgo_cs_code. */
@@ -93,14 +95,26 @@ struct cs_callgraph {
  * a cyclic SCC's members (else they stay in Tarjan's order). */
 uint32_t *cs_callgraph_top_down(const struct cs_callgraph *g, int sort_scc);
 
+/* llvm-profgen's trimContext (--csprof-max-context-depth): keep the last
+ * depth of the n items (size bytes each) of a caller chain, the ones
+ * nearest the leaf; depth < 0 keeps all.  Returns the new n. */
+static inline size_t cs_trim_depth(void *items, size_t n, size_t size, int depth)
+{
+	if (depth < 0 || n <= (size_t)depth)
+		return n;
+	memmove(items, (char *)items + (n - (size_t)depth) * size, (size_t)depth * size);
+	return (size_t)depth;
+}
+
 /* profile.c: the DWARF-line CS profile of the trie (before cold contexts
- * are merged); cold contexts (under the hot threshold) merged into their
- * leaf function's base profile, when o->merge_cold. */
+ * are merged); the hot threshold of a finalized one (o's cutoff or
+ * count); cold contexts (under thr) merged or trimmed as o says. */
 struct spgo_profile *cs_line_profile(struct spgo_binary *bin, struct spgo_cs_code *code,
 				     struct spgo_cs_trie *trie, const struct spgo_cs_opts *o,
 				     struct spgo_cs_stats *st);
-struct spgo_profile *cs_merge_cold(struct spgo_profile *p, const struct spgo_cs_opts *o,
-				   struct spgo_cs_stats *st);
+uint64_t cs_hot_threshold(const struct spgo_profile *p, const struct spgo_cs_opts *o);
+struct spgo_profile *cs_merge_cold(struct spgo_profile *p, const struct spgo_cs_opts *o, uint64_t thr,
+				   int base_only, struct spgo_cs_stats *st);
 
 /* preinline.c: the code sizes of the functions the trie's samples touch. */
 struct spgo_inline_sizes *cs_trie_sizes(struct spgo_binary *bin, const struct spgo_cs_code *c,

@@ -17,7 +17,11 @@ void spgo_cs_defaults(struct spgo_cs_opts *o)
 	memset(o, 0, sizeof *o);
 	o->infer_missing_frames = -1;
 	o->compress_recursion = -1;
-	o->merge_cold = 1;
+	o->max_context_depth = -1;
+	o->merge_cold = -1;
+	o->max_cold_depth = 1;
+	o->hot_count = -1;
+	o->cutoff_hot = 990000;
 	o->unwind_thread = 1;
 	spgo_preinline_defaults(&o->pre);
 }
@@ -293,6 +297,12 @@ static int cs_gen(struct spgo_aggregate *agg, struct spgo_cs_stream *streamed,
 		struct spgo_profile *p = probes ? cs_probe_profile(bin, code, trie, &eff, st)
 						: cs_line_profile(bin, code, trie, &eff, st);
 		st->contexts = p->top.n;
+		/* the hot threshold of the context-less summary, before the
+		 * pre-inliner moves contexts (as llvm-profgen) */
+		spgo_profile_finalize(p, 0);
+		uint64_t thr = cs_hot_threshold(p, &eff);
+		if (eff.merge_cold < 0) /* llvm-profgen: off with the pre-inliner */
+			eff.merge_cold = !eff.preinline;
 		if (eff.preinline) {
 			/* llvm-profgen 19: the pre-inliner, then no cold-context
 			 * merging unless asked (not offered here) */
@@ -305,12 +315,11 @@ static int cs_gen(struct spgo_aggregate *agg, struct spgo_cs_stream *streamed,
 			spgo_inline_sizes_free(sz);
 			spgo_profile_free(p);
 			p = pi;
-			eff.merge_cold = 0;
 		}
 		/* The trie is done with: its memory back before merging copies
 		 * the profile. */
 		spgo_cs_trie_free(trie);
-		q = cs_merge_cold(p, &eff, st);
+		q = cs_merge_cold(p, &eff, thr, eff.preinline, st);
 		spgo_profile_free(p);
 		if (!spgo_profile_has_samples(q)) {
 			spgo_profile_free(q);

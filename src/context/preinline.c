@@ -608,6 +608,7 @@ void spgo_preinline_defaults(struct spgo_preinline_opts *o)
 	o->prev_inline_mult = 100;
 	o->cutoff_cold = 999999;
 	o->cutoff_norm = 100000;
+	o->cold_count = -1;
 	o->context_cost = 1;
 	o->sort_scc = 1;
 }
@@ -777,7 +778,7 @@ struct spgo_profile *spgo_cs_preinline(struct spgo_profile *in, const struct spg
 		free(queue);
 		spgo_kmap_free(&tail);
 	}
-	r.cold_count = summary_count(&in->summary, o->cutoff_cold);
+	r.cold_count = o->cold_count >= 0 ? (uint64_t)o->cold_count : summary_count(&in->summary, o->cutoff_cold);
 	r.norm_upper = (double)summary_count(&in->summary, o->cutoff_norm);
 	st->cold_count = r.cold_count;
 	st->norm_upper = (uint64_t)r.norm_upper;

@@ -313,6 +313,7 @@ static uint32_t leaf_profile(struct pgen *g, uint32_t x, const struct spgo_probe
 	size_t m = g->frames.n - 1; /* the leaf keeps no location */
 	struct pframe leaf = {g->frames.v[m].name, 0};
 	m = spgo_cs_compress(g->frames.v, m, sizeof *g->frames.v, g->o->compress_recursion);
+	m = cs_trim_depth(g->frames.v, m, sizeof *g->frames.v, g->o->max_context_depth);
 	g->frames.v[m] = leaf;
 	g->frames.n = m + 1;
 	uint32_t f = frames_profile(g, g->frames.v, g->frames.n);

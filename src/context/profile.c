@@ -214,7 +214,9 @@ static uint32_t node_context(struct csgen *g, uint32_t x)
 	if (g->frames.n) {
 		size_t m = g->frames.n - 1; /* the leaf keeps no location */
 		m = spgo_cs_compress(g->frames.v, m, sizeof *g->frames.v, g->o->compress_recursion);
-		g->frames.v[m] = g->frames.v[g->frames.n - 1];
+		struct xframe leaf_frame = g->frames.v[g->frames.n - 1];
+		m = cs_trim_depth(g->frames.v, m, sizeof *g->frames.v, g->o->max_context_depth);
+		g->frames.v[m] = leaf_frame;
 		g->frames.n = m + 1;
 		g->str.n = 0;
 		for (size_t i = 0; i < m; i++) {
@@ -492,52 +494,106 @@ void spgo_cs_infer_callsites(struct spgo_profile *p, const struct spgo_kmap *ent
 /* ---- cold contexts ------------------------------------------------------------------- */
 
 /*
- * Contexts whose total is under the hot threshold (the 99% cutoff of the
- * context-less summary) merge into the base profile of their leaf
- * function (llvm-profgen's SampleContextTrimmer with cold-context depth 1):
- * a hot base profile keeps its attributes, a new one has none.
+ * The hot threshold of a finalized flat CS profile (its summary is the
+ * context-less one): llvm-profgen's getHotCountThreshold, the count of the
+ * summary's first entry at or over o->cutoff_hot, or o->hot_count when set.
  */
-struct spgo_profile *cs_merge_cold(struct spgo_profile *p, const struct spgo_cs_opts *o,
-				   struct spgo_cs_stats *st)
+uint64_t cs_hot_threshold(const struct spgo_profile *p, const struct spgo_cs_opts *o)
 {
-	spgo_profile_finalize(p, 0);
-	uint64_t thr = 0;
-	for (unsigned i = 0; i < p->summary.nentries; i++)
-		if (p->summary.entries[i].cutoff >= 990000) {
-			thr = p->summary.entries[i].min_count;
-			break;
-		}
-	if (!o->merge_cold)
-		thr = 0;
-	st->hot_threshold = thr;
-	struct spgo_profile *q = spgo_profile_new();
-	uint32_t *namemap = xmalloc((p->names.n + 1) * sizeof *namemap);
-	for (size_t i = 0; i < p->names.n; i++)
-		namemap[i] = SPGO_NONE;
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < p->top.n; i++) {
-			uint32_t f = p->top.v[i];
-			const struct spgo_func *fn = &p->funcs.v[f];
-			const char *leaf = spgo_name(p, fn->name);
-			if (spgo_profgen_ambiguous(leaf))
-				continue;
-			int cold = thr && fn->total < thr;
-			if (cold != pass)
-				continue;
-			if (!cold) {
-				const char *key = spgo_func_key(p, f);
-				uint32_t d = spgo_func_get_ctx(q, key, strlen(key));
-				spgo_func_merge(q, d, p, f, 1, namemap);
-				continue;
-			}
-			st->contexts_cold++;
-			uint32_t d = spgo_func_get_ctx(q, leaf, strlen(leaf));
-			uint32_t attrs = q->funcs.v[d].attrs;
-			spgo_func_merge(q, d, p, f, 1, namemap);
-			q->funcs.v[d].attrs = attrs;
-		}
+	if (o->hot_count >= 0)
+		return (uint64_t)o->hot_count;
+	const struct spgo_summary *s = &p->summary;
+	for (unsigned i = 0; i < s->nentries; i++)
+		if (s->entries[i].cutoff >= o->cutoff_hot)
+			return s->entries[i].min_count;
+	return s->nentries ? s->entries[s->nentries - 1].min_count : 0;
+}
+
+/* The key of the last k frames of context key (k >= 1): "b:2 @ c" of
+ * "a:1 @ b:2 @ c" for k = 2. */
+static const char *last_frames(const char *key, int k)
+{
+	const char *at = key + strlen(key);
+	while (at > key) {
+		const char *q = at - 1;
+		while (q > key && !(q[0] == '@' && q[-1] == ' '))
+			q--;
+		if (q == key)
+			return key;
+		if (--k == 0)
+			return q + 2;
+		at = q - 1;
 	}
+	return key;
+}
+
+/*
+ * Cold contexts (total under thr, the hot threshold computed before the
+ * pre-inliner) as llvm-profgen's SampleContextTrimmer handles them: with
+ * merging (o->merge_cold > 0), each merges into the context of its last
+ * o->max_cold_depth frames (1: the base profile of its leaf function; a
+ * hot profile there keeps its attributes, a new one has none); with
+ * o->trim_cold, cold contexts are dropped, and so is a merged profile
+ * that stays under thr where no hot one was.  Trimming without merging
+ * after the pre-inliner (base_only) takes base profiles only, so that its
+ * decisions stand.  Profiles of __cxx_global_var_init / __tls_init are
+ * dropped (llvm-profgen's filterAmbiguousProfile).
+ */
+struct spgo_profile *cs_merge_cold(struct spgo_profile *p, const struct spgo_cs_opts *o, uint64_t thr,
+				   int base_only, struct spgo_cs_stats *st)
+{
+	int merge = o->merge_cold > 0, trim = o->trim_cold;
+	if (!merge && !trim)
+		thr = 0;
+	if (merge)
+		base_only = 0;
+	st->hot_threshold = thr;
+	struct spgo_profile *q = spgo_profile_new(), *m = spgo_profile_new();
+	uint32_t *namemap = xmalloc((p->names.n + 1) * sizeof *namemap);
+	uint32_t *mnamemap = xmalloc((p->names.n + 1) * sizeof *mnamemap);
+	for (size_t i = 0; i < p->names.n; i++)
+		namemap[i] = mnamemap[i] = SPGO_NONE;
+	for (size_t i = 0; i < p->top.n; i++) {
+		uint32_t f = p->top.v[i];
+		const struct spgo_func *fn = &p->funcs.v[f];
+		if (spgo_profgen_ambiguous(spgo_name(p, fn->name)))
+			continue;
+		const char *key = spgo_func_key(p, f);
+		int cold = thr && fn->total < thr && (!base_only || fn->ctx == SPGO_NONE ||
+						      !strstr(key, " @ "));
+		if (!cold) {
+			spgo_func_merge(q, spgo_func_get_ctx(q, key, strlen(key)), p, f, 1, namemap);
+			continue;
+		}
+		st->contexts_cold++;
+		if (!merge)
+			continue;
+		const char *to = last_frames(key, o->max_cold_depth > 0 ? o->max_cold_depth : 1);
+		uint32_t d = spgo_func_get_ctx(m, to, strlen(to));
+		uint32_t attrs = m->funcs.v[d].attrs;
+		spgo_func_merge(m, d, p, f, 1, mnamemap);
+		m->funcs.v[d].attrs = attrs;
+	}
+	/* The merged cold profiles into the hot ones (a hot one keeps its
+	 * attributes), or as new profiles unless trimmed. */
+	uint32_t *qnamemap = xmalloc((m->names.n + 1) * sizeof *qnamemap);
+	for (size_t i = 0; i < m->names.n; i++)
+		qnamemap[i] = SPGO_NONE;
+	for (size_t i = 0; i < m->top.n; i++) {
+		uint32_t f = m->top.v[i];
+		const char *key = spgo_func_key(m, f);
+		uint32_t have = spgo_func_find_ctx(q, spgo_strtab_intern(&q->contexts, key, strlen(key)));
+		if (trim && m->funcs.v[f].total < thr && have == SPGO_NONE)
+			continue;
+		uint32_t d = have != SPGO_NONE ? have : spgo_func_get_ctx(q, key, strlen(key));
+		uint32_t attrs = q->funcs.v[d].attrs;
+		spgo_func_merge(q, d, m, f, 1, qnamemap);
+		q->funcs.v[d].attrs = have != SPGO_NONE ? attrs : 0;
+	}
+	free(qnamemap);
 	free(namemap);
+	free(mnamemap);
+	spgo_profile_free(m);
 	return q;
 }
 

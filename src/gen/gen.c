@@ -541,6 +541,11 @@ int spgo_gen(struct spgo_aggregate *agg, const struct spgo_gen_opts *o, struct s
 	int rc = mode == SPGO_GEN_LBR ? gen_lbr_counts(&g) : gen_ip_counts(&g);
 	if (rc == 0)
 		rc = check_mismatch(&g);
+	/* llvm-profgen's --fill-zero-for-all-funcs: every function present,
+	 * with zero counts where nothing ran */
+	if (rc == 0 && mode == SPGO_GEN_LBR && o->fill_zero)
+		for (size_t i = 0; i < g.nfuncs; i++)
+			gen_touch_function(&g, g.funcs[i].start);
 	return gen_finish(&g, rc, mode == SPGO_GEN_LBR ? gen_lbr_calls : gen_ip_calls, out);
 }
 

@@ -31,6 +31,184 @@ static void apply_split(const struct spgo_gen_job *j, struct spgo_binary *bin)
 		spgo_binary_add_dwo_dir(bin, j->dwo_dirs[k]);
 }
 
+/* ---- llvm-profgen's options on the finished profile ---------------------- */
+
+/* Body samples and body entries of profile f and its inlinees (llvm-profgen's
+ * calculateBodySamplesAndSize: the entries stand for its size). */
+static void body_and_size(const struct spgo_profile *p, uint32_t f, uint64_t *sum, uint64_t *size)
+{
+	const struct spgo_func *fn = &p->funcs.v[f];
+	*size += fn->nbodies;
+	for (uint32_t b = fn->bodies; b != SPGO_NONE; b = p->bodies.v[b].next)
+		*sum += p->bodies.v[b].count;
+	for (uint32_t c = fn->children; c != SPGO_NONE; c = p->funcs.v[c].sibling)
+		body_and_size(p, c, sum, size);
+}
+
+struct density { double d; uint64_t sum; };
+static int cmp_density(const void *a, const void *b)
+{
+	const struct density *x = a, *y = b;
+	if (x->d != y->d)
+		return x->d > y->d ? -1 : 1;
+	return x->sum < y->sum ? -1 : x->sum > y->sum;
+}
+
+/*
+ * llvm-profgen's --show-density line: top-level profiles by density (body
+ * samples per body entry) descending; the density of the one at which they
+ * reach cutoff per million of all the body samples (compared in float, as
+ * llvm-profgen does).  On stdout, or stderr when the profile goes there.
+ */
+static void show_density(const struct spgo_gen_job *j, const struct spgo_profile *p)
+{
+	struct density *v = xmalloc((p->top.n + 1) * sizeof *v);
+	size_t n = 0;
+	uint64_t all = 0;
+	for (size_t i = 0; i < p->top.n; i++) {
+		uint64_t sum = 0, size = 0;
+		body_and_size(p, p->top.v[i], &sum, &size);
+		if (!size)
+			continue;
+		v[n].d = (double)sum / (double)size;
+		v[n++].sum = sum;
+		all += sum;
+	}
+	spgo_sort(v, n, sizeof *v, cmp_density); /* (ties are equal entries) */
+	double density = 0;
+	uint64_t acc = 0;
+	float goal = (float)all * (float)j->density_cutoff / 1000000;
+	for (size_t i = 0; (float)acc < goal && i < n; i++) {
+		acc += v[i].sum;
+		density = v[i].d;
+	}
+	free(v);
+	FILE *fp = strcmp(j->out, "-") ? stdout : stderr;
+	fprintf(fp, "Functions with density >= %.1f account for %.2f%% total sample counts.\n", density,
+		(double)j->density_cutoff / 10000);
+	fflush(fp);
+}
+
+/* Non-CS --trim-cold-profile: top-level profiles under the cold count go
+ * (llvm-profgen's ProfileGenerator::trimColdProfiles).  p is finalized;
+ * returns the new profile (p freed). */
+static struct spgo_profile *trim_cold(const struct spgo_gen_job *j, struct spgo_profile *p)
+{
+	uint64_t thr = 0;
+	if (j->cold_count >= 0) {
+		thr = (uint64_t)j->cold_count;
+	} else {
+		for (unsigned i = 0; i < p->summary.nentries; i++)
+			if (p->summary.entries[i].cutoff >= j->cutoff_cold) {
+				thr = p->summary.entries[i].min_count;
+				break;
+			}
+	}
+	struct spgo_profile *q = spgo_profile_new();
+	q->flags = p->flags;
+	uint32_t *namemap = xmalloc((p->names.n + 1) * sizeof *namemap);
+	memset(namemap, 0xff, (p->names.n + 1) * sizeof *namemap);
+	size_t dropped = 0;
+	for (size_t i = 0; i < p->top.n; i++) {
+		uint32_t f = p->top.v[i];
+		const struct spgo_func *fn = spgo_fn(p, f);
+		if (fn->total < thr) {
+			dropped++;
+			continue;
+		}
+		spgo_func_merge(q, spgo_func_get(q, spgo_name(p, fn->name)), p, f, 1, namemap);
+	}
+	free(namemap);
+	if (j->report)
+		fprintf(j->report, "spgo: gen: --trim-cold-profile: %zu function profiles under the cold count "
+				   "%llu dropped\n", dropped, (unsigned long long)thr);
+	spgo_profile_free(p);
+	spgo_profile_finalize(q, 0);
+	return q;
+}
+
+/* --populate-profile-symbol-list (extbinary): the name of every function
+ * with debug information, as llvm-profgen's populateSymbolListFromDWARF,
+ * so that the compiler knows the functions the profile has no samples of
+ * were there (and are cold) rather than new. */
+static void add_symbols(struct spgo_profile *p, struct spgo_binary *bin)
+{
+	size_t n;
+	const struct spgo_function *f = spgo_binary_functions(bin, &n);
+	struct spgo_kmap seen;
+	spgo_kmap_init(&seen, 1);
+	for (size_t i = 0; i < n; i++) {
+		if (!f[i].has_debug)
+			continue;
+		uint32_t id = spgo_name_id(p, f[i].name, strlen(f[i].name));
+		uint64_t k = id;
+		uint64_t *v = spgo_kmap_upsert(&seen, &k);
+		if (!*v) {
+			*v = 1;
+			VEC_PUSH(&p->symbols, id);
+		}
+	}
+	spgo_kmap_free(&seen);
+}
+
+/* The options above on p, then p (which this frees) written to the job's
+ * output. */
+static int finish_out(const struct spgo_gen_job *j, struct spgo_profile *p, struct spgo_binary *bin)
+{
+	if (j->symbol_list && j->fmt == SPGO_FMT_EXTBINARY)
+		add_symbols(p, bin);
+	if (j->show_density)
+		show_density(j, p);
+	int rc = spgo_profile_write(p, j->out, j->fmt, &j->wo);
+	spgo_profile_free(p);
+	return rc;
+}
+
+/* Is virtual address a an instruction llvm-profgen knows: one starting
+ * there, in a function (it disassembles symbol by symbol, .plt never)? */
+static int profgen_code(struct spgo_binary *bin, uint64_t a)
+{
+	return spgo_binary_insn_at(bin, a) && spgo_binary_function_at(bin, a);
+}
+
+/*
+ * --skip-symbolization: the aggregate, unsymbolized, in llvm-profgen's text
+ * (its ranges and branches in offsets from the preferred base), instead of
+ * a profile.  As llvm-profgen keeps only what its disassembly knows: a
+ * range with an end elsewhere (a PLT stub) is left out, and so is a branch
+ * into such code; a branch from it counts as from outside the binary.
+ */
+static int write_unsymbolized(const struct spgo_gen_job *j, struct spgo_aggregate *agg)
+{
+	struct spgo_unsym *u = spgo_unsym_new();
+	spgo_unsym_add_agg(u, agg, 1);
+	if (u->bins.n == 1) {
+		struct spgo_unsym_bin *s = u->bins.v[0];
+		uint64_t base = s->base, ext = 1 - base; /* llvm-profgen's ExternalAddr, as an offset */
+		struct spgo_kmap ranges, branches;
+		spgo_kmap_init(&ranges, 2);
+		spgo_kmap_init(&branches, 2);
+		const uint64_t *k;
+		uint64_t *v;
+		for (size_t it = 0; spgo_kmap_next(&s->ranges, &it, &k, &v);)
+			if (profgen_code(agg->bin, k[0] + base) && profgen_code(agg->bin, k[1] + base))
+				*spgo_kmap_upsert(&ranges, k) += *v;
+		for (size_t it = 0; spgo_kmap_next(&s->branches, &it, &k, &v);) {
+			if (k[1] == ext || !profgen_code(agg->bin, k[1] + base))
+				continue;
+			uint64_t key[2] = {k[0] != ext && profgen_code(agg->bin, k[0] + base) ? k[0] : ext, k[1]};
+			*spgo_kmap_upsert(&branches, key) += *v;
+		}
+		spgo_kmap_free(&s->ranges);
+		spgo_kmap_free(&s->branches);
+		s->ranges = ranges;
+		s->branches = branches;
+	}
+	int rc = spgo_unsym_write(u, j->out, SPGO_UNSYM_PROFGEN);
+	spgo_unsym_free(u);
+	return rc;
+}
+
 /* Write p (which this frees) to the job's output. */
 static int write_out(const struct spgo_gen_job *j, struct spgo_profile *p)
 {
@@ -181,7 +359,7 @@ static int run_cs(const struct spgo_gen_job *j, struct spgo_aggregate *agg,
 			return -1;
 		p = n;
 	}
-	return write_out(j, p);
+	return finish_out(j, p, agg->bin);
 }
 
 /* What IP mode learned of indirect calls from the samples' stacks. */
@@ -261,6 +439,12 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 	}
 	if (rc == 0)
 		rc = check_event(agg, &j.opts, j.perf_script ? j.perf_script : j.perf_data ? j.perf_data : j.unsym[0]);
+	if (j.skip_symbolization) {
+		spgo_gen_icalls_free(icalls);
+		rc = rc < 0 ? -1 : write_unsymbolized(&j, agg);
+		spgo_agg_free(agg);
+		return rc;
+	}
 	if (j.cs) {
 		spgo_gen_icalls_free(icalls);
 		rc = rc < 0 ? -1 : run_cs(&j, agg, stream);
@@ -272,6 +456,8 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 	struct spgo_gen_stats st;
 	if (rc == 0)
 		rc = spgo_gen(agg, &j.opts, &p, &st);
+	if (rc == 0 && j.trim_cold)
+		p = trim_cold(&j, p);
 	if (rc == 0 && j.report) {
 		spgo_gen_print_stats(&st, agg, j.report);
 		if ((stacks_lbr || agg->stats.stack_samples) && agg->stats.lbr_samples)
@@ -286,6 +472,7 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 				  (unsigned long long)st.count_debug);
 	}
 	spgo_gen_icalls_free(icalls);
+	rc = rc < 0 ? -1 : finish_out(&j, p, agg->bin);
 	spgo_agg_free(agg);
-	return rc < 0 ? -1 : write_out(&j, p);
+	return rc;
 }
