@@ -366,6 +366,8 @@ struct spgo_cs_overlap {
 	size_t n_units;
 };
 
+/* 0, out to be freed with spgo_cs_overlap_free(); or -1 (a profile has no
+ * body samples, or the probe kinds differ) with nothing to free. */
 int spgo_cs_overlap(struct spgo_profile *ref, struct spgo_profile *test, int view, int inline_mode,
 		    struct spgo_cs_overlap *out);
 /* The figures, then the top units (all when top is 0... none when -1). */

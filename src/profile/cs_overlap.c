@@ -294,8 +294,12 @@ int spgo_cs_overlap(struct spgo_profile *ref, struct spgo_profile *test, int vie
 	spgo_profile_free(c.scratch);
 	flat_free(&ft);
 	flat_free(&fr);
-	if (!o->test_total || !o->ref_total)
-		return spgo_error("the %s profile has no body samples", !o->ref_total ? "reference" : "measured");
+	if (!o->test_total || !o->ref_total) {
+		/* An error leaves nothing for the caller to free. */
+		int rc = spgo_error("the %s profile has no body samples", !o->ref_total ? "reference" : "measured");
+		spgo_cs_overlap_free(o);
+		return rc;
+	}
 	return 0;
 }
 
