@@ -301,7 +301,9 @@ int spgo_profile_write(struct spgo_profile *p, const char *path, enum spgo_forma
 
 /* ---- overlap ------------------------------------------------------------- */
 
-/* The figures of llvm-profdata overlap --sample (program level). */
+/* The figures of llvm-profdata overlap --sample (program level).  The
+ * fractions are those of the exact sums; the sums below (uint64_t) saturate
+ * at UINT64_MAX where counts near 2^64 add up to more. */
 struct spgo_overlap {
 	double similarity;          /* whole program profile similarity */
 	double sample_overlap;      /* overlap samples / union samples */
@@ -318,6 +320,8 @@ struct spgo_overlap {
 		double similarity, base_weight, test_weight;
 		uint64_t base_sample, test_sample, overlap_sample, union_sample;
 		uint64_t base_unique, test_unique;
+		/* overlap / union samples, unique / own samples (0 when none) */
+		double overlap_frac, base_unique_frac, test_unique_frac;
 	} *funcs;
 	size_t nfuncs;
 };
