@@ -63,13 +63,13 @@ static void close_file(struct dwo_file *f)
 
 /*
  * The bytes of section `name` of elf (decompressed when zlib-compressed);
- * an empty span when there is none.  -1 when it is still compressed
- * (zstd: libelf 0.188 cannot inflate it).
+ * an empty span (at span_none) when there is none.  -1 when it is still
+ * compressed (zstd: libelf 0.188 cannot inflate it).
  */
 static int get_section(Elf *elf, const char *name, struct span *out)
 {
 	Elf_Data *d = NULL;
-	out->p = NULL;
+	out->p = span_none;
 	out->n = 0;
 	Elf_Scn *scn = spgo_elf_section(elf, name, &d);
 	GElf_Shdr sh;
@@ -77,8 +77,10 @@ static int get_section(Elf *elf, const char *name, struct span *out)
 		return 0;
 	if (sh.sh_flags & SHF_COMPRESSED)
 		return -1;
-	out->p = d->d_buf;
-	out->n = d->d_buf ? d->d_size : 0;
+	if (d->d_buf) {
+		out->p = d->d_buf;
+		out->n = d->d_size;
+	}
 	return 0;
 }
 
