@@ -6,7 +6,7 @@
 # leaves its seeds out.  Usage: make-seeds.sh DIR [SPGO]
 set -u
 dir=$1; spgo=${2:-}
-[ -f "$dir/.done-2" ] && exit 0 # bump when seeds are added
+[ -f "$dir/.done-3" ] && exit 0 # bump when seeds are added or change
 src=${SPGO_SRC:-$(dirname "$0")/..}
 mkdir -p "$dir/elf" "$dir/debug_line" "$dir/perf_data" "$dir/perf_script" "$dir/profile" \
   "$dir/cfg" "$dir/ground_truth" "$dir/unsym"
@@ -21,9 +21,15 @@ if has clang-19; then
   clang-19 -O2 -g -fbasic-block-address-map -o "$dir/elf/clang-bbmap" "$src/tests/data/switch_prog.c" 2>/dev/null
 fi
 # Each ELF's .debug_line, behind the one byte that picks the comp_dir case.
+# --dump-section, not -O binary: -O binary writes only sections that are
+# loaded (SHF_ALLOC), which .debug_line is not, and so wrote no table at
+# all.  It dumps the bytes as stored: decompress the copy first.
 if has objcopy; then
   for e in "$dir"/elf/*; do
-    objcopy --decompress-debug-sections -O binary --only-section=.debug_line "$e" "$tmp/line" 2>/dev/null || continue
+    rm -f "$tmp/line"
+    objcopy --decompress-debug-sections "$e" "$tmp/plain" 2>/dev/null &&
+      objcopy --dump-section .debug_line="$tmp/line" "$tmp/plain" "$tmp/rest" 2>/dev/null &&
+      [ -s "$tmp/line" ] || continue
     { printf '\001'; cat "$tmp/line"; } > "$dir/debug_line/$(basename "$e")"
   done
 fi
@@ -46,4 +52,4 @@ if [ -n "$spgo" ]; then
     "$spgo" merge --format bin -o "$dir/unsym/$(basename "$p" .txt).bin" "$p" 2>/dev/null
   done
 fi
-touch "$dir/.done-2"
+touch "$dir/.done-3"
