@@ -15,6 +15,7 @@
  *   disasm.c   instruction table with capstone
  *   cflow.c    jump tables, PLT names and noreturn functions (on demand)
  *   probe.c    pseudo-probes: .pseudo_probe and .pseudo_probe_desc
+ *   demangle.c Itanium names in source form, as llvm-symbolizer prints them
  */
 #ifndef SPGO_BINARY_IMPL_H
 #define SPGO_BINARY_IMPL_H
@@ -255,5 +256,10 @@ void spgo_binary_free_debug(struct spgo_binary *bin);
 void spgo_binary_free_symbols(struct spgo_binary *bin);
 void spgo_binary_free_cflow(struct spgo_binary *bin);
 void spgo_binary_free_probes(struct spgo_binary *bin);
+
+/* The source form of an Itanium-mangled name (_Z...) as llvm-symbolizer
+ * prints it, allocated; NULL when it is not one or uses a part of the
+ * grammar demangle.c does not read (print it as stored). */
+char *spgo_demangle(const char *mangled);
 
 #endif
