@@ -5,7 +5,7 @@
 #     with detect_leaks=1, where a leak on that path ends spgo otherwise);
 #   - counts near 2^64, whose sums do not fit 64 bits: the figures are
 #     those of the exact sums (they wrapped, giving -200% similarity), and
-#     the totals say that they saturate.
+#     the totals say that they saturate; the same for --cs-truth.
 . "$(dirname "$0")/lib/common.sh" || exit 1
 : "${SPGO:?}"
 scratch
@@ -46,5 +46,13 @@ awk '$1 ~ /%$/ && $NF == "g" && $3 == "90.48%" && $4 == "100.00%" { ok = 1 } END
 # Every percentage printed is within [0, 100].
 grep -o -- '-\?[0-9.e+]*%' big.out | tr -d '%' | awk '$1 < 0 || $1 > 100 { exit 1 }' ||
   bad "overlap near 2^64: a figure outside [0, 100]%"
+
+# --cs-truth near 2^64: unit main, blocks 1/2, 1/2 (reference) against
+# 3/4, 1/4: D = 1/2 + 1/4 = 75% (it wrapped to 200%).
+printf 'main:%s:0\n 1: %s\n 2: %s\n' $X $X $X > big-ref.txt
+printf 'main:%s:0\n 1: %s\n 2: %s\n' $X $X $T > big-cs.txt
+"$SPGO" overlap --cs-truth big-ref.txt big-cs.txt > cs.out 2> err || bad "--cs-truth near 2^64: $(cat err)"
+grep -qF "CS block overlap: 75.00% (weighted by the profile's samples), 75.00% (by the reference's)" cs.out ||
+  bad "--cs-truth near 2^64: $(head -1 cs.out)"
 
 exit $fail
