@@ -250,6 +250,14 @@ int spgo_split_is_skeleton(Dwarf_Die *cudie);
  */
 int spgo_split_read(struct spgo_split *sp, Dwarf_Die *cudie, struct spgo_split_unit *out);
 void spgo_split_end(struct spgo_split *sp);
+/*
+ * Every split compile unit of the .dwo or .dwp at path, read as a skeleton
+ * would have it read, with a .debug_addr of zeros (a .dwo: its first unit;
+ * a .dwp: the unit of each id of its index), no message given: the way in
+ * of the fuzz harness fuzz_dwo.  The number of units read whole, or -1
+ * when path is no usable .dwo/.dwp.
+ */
+int spgo_split_read_file(const char *path);
 
 /* Free what dwarf.c, symtab.c and disasm.c built. */
 void spgo_binary_free_debug(struct spgo_binary *bin);
