@@ -6,10 +6,10 @@
 # leaves its seeds out.  Usage: make-seeds.sh DIR [SPGO]
 set -u
 dir=$1; spgo=${2:-}
-[ -f "$dir/.done-2" ] && exit 0 # bump when seeds are added
+[ -f "$dir/.done-4" ] && exit 0 # bump when seeds are added or change
 src=${SPGO_SRC:-$(dirname "$0")/..}
 mkdir -p "$dir/elf" "$dir/debug_line" "$dir/perf_data" "$dir/perf_script" "$dir/profile" \
-  "$dir/cfg" "$dir/ground_truth" "$dir/unsym"
+  "$dir/cfg" "$dir/ground_truth" "$dir/unsym" "$dir/dwo"
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 has() { command -v "$1" >/dev/null 2>&1; }
 c=$src/tests/data/perf_prog.c
@@ -21,11 +21,29 @@ if has clang-19; then
   clang-19 -O2 -g -fbasic-block-address-map -o "$dir/elf/clang-bbmap" "$src/tests/data/switch_prog.c" 2>/dev/null
 fi
 # Each ELF's .debug_line, behind the one byte that picks the comp_dir case.
+# --dump-section, not -O binary: -O binary writes only sections that are
+# loaded (SHF_ALLOC), which .debug_line is not, and so wrote no table at
+# all.  It dumps the bytes as stored: decompress the copy first.
 if has objcopy; then
   for e in "$dir"/elf/*; do
-    objcopy --decompress-debug-sections -O binary --only-section=.debug_line "$e" "$tmp/line" 2>/dev/null || continue
+    rm -f "$tmp/line"
+    objcopy --decompress-debug-sections "$e" "$tmp/plain" 2>/dev/null &&
+      objcopy --dump-section .debug_line="$tmp/line" "$tmp/plain" "$tmp/rest" 2>/dev/null &&
+      [ -s "$tmp/line" ] || continue
     { printf '\001'; cat "$tmp/line"; } > "$dir/debug_line/$(basename "$e")"
   done
+fi
+# Split DWARF: .dwo files of clang and gcc (DWARF 5 and the GNU DWARF 4
+# form), and clang's packaged into a .dwp.
+for cc in clang-19 gcc; do
+  has $cc || continue
+  for v in 5 4; do
+    (cd "$tmp" && $cc -O2 -g -gsplit-dwarf -gdwarf-$v -c "$src/tests/data/inline_demo.c" -o split.o 2>/dev/null) &&
+      cp "$tmp/split.dwo" "$dir/dwo/$cc-dwarf$v.dwo"
+  done
+done
+if has llvm-dwp-19 && [ -f "$dir/dwo/clang-19-dwarf5.dwo" ]; then
+  timeout 60 llvm-dwp-19 "$dir/dwo/clang-19-dwarf5.dwo" -o "$dir/dwo/clang-19-dwarf5.dwp" 2>/dev/null
 fi
 if has perf && [ -x "$dir/elf/gcc-dwarf5" ] && perf record -q -e cpu-clock -o "$tmp/probe.data" -- true 2>/dev/null; then
   perf record -q -e cpu-clock -c 200000 -o "$dir/perf_data/file" -- "$dir/elf/gcc-dwarf5" 3000 >/dev/null 2>&1
@@ -46,4 +64,4 @@ if [ -n "$spgo" ]; then
     "$spgo" merge --format bin -o "$dir/unsym/$(basename "$p" .txt).bin" "$p" 2>/dev/null
   done
 fi
-touch "$dir/.done-2"
+touch "$dir/.done-4"

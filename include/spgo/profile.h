@@ -329,7 +329,9 @@ int spgo_profile_write(struct spgo_profile *p, const char *path, enum spgo_forma
 
 /* ---- overlap ------------------------------------------------------------- */
 
-/* The figures of llvm-profdata overlap --sample (program level). */
+/* The figures of llvm-profdata overlap --sample (program level).  The
+ * fractions are those of the exact sums; the sums below (uint64_t) saturate
+ * at UINT64_MAX where counts near 2^64 add up to more. */
 struct spgo_overlap {
 	double similarity;          /* whole program profile similarity */
 	double sample_overlap;      /* overlap samples / union samples */
@@ -346,6 +348,8 @@ struct spgo_overlap {
 		double similarity, base_weight, test_weight;
 		uint64_t base_sample, test_sample, overlap_sample, union_sample;
 		uint64_t base_unique, test_unique;
+		/* overlap / union samples, unique / own samples (0 when none) */
+		double overlap_frac, base_unique_frac, test_unique_frac;
 	} *funcs;
 	size_t nfuncs;
 };
@@ -394,6 +398,8 @@ struct spgo_cs_overlap {
 	size_t n_units;
 };
 
+/* 0, out to be freed with spgo_cs_overlap_free(); or -1 (a profile has no
+ * body samples, or the probe kinds differ) with nothing to free. */
 int spgo_cs_overlap(struct spgo_profile *ref, struct spgo_profile *test, int view, int inline_mode,
 		    struct spgo_cs_overlap *out);
 /* The figures, then the top units (all when top is 0... none when -1). */

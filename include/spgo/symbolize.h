@@ -4,7 +4,7 @@
  *
  * Per address, its inline frames the way `llvm-symbolizer --inlines
  * --functions=linkage` prints them: innermost first, the function's linkage
- * name, then file:line:column; a blank line after each address.  The
+ * name (demangled, unless SPGO_SYM_RAW_NAMES), then file:line:column; a blank line after each address.  The
  * outermost frame is named by the ELF symbol covering the address when
  * there is one ("foo.cold" rather than DWARF's "foo"), as llvm-symbolizer
  * does.  Modes add discriminators, print llvm-symbolizer's --verbose
@@ -40,6 +40,11 @@ enum spgo_sym_mode {
 	SPGO_SYM_DISCRIMINATORS, /* " (discriminator N)" where N is not 0 */
 	SPGO_SYM_VERBOSE,        /* llvm-symbolizer --verbose's fields profiles use */
 	SPGO_SYM_PROBES,         /* pseudo-probes instead of DWARF frames */
+	/* A flag, or'ed with one of the above: function names as stored
+	 * (llvm-symbolizer --no-demangle); by default an Itanium-mangled
+	 * name (_Z...) prints in source form, as llvm-symbolizer prints it
+	 * ("_ZL3midi.__uniq.1691" as "mid(int) (.__uniq.1691)"). */
+	SPGO_SYM_RAW_NAMES = 0x100,
 };
 
 struct spgo_symout;

@@ -16,6 +16,7 @@
  *   disasm.c   instruction table with capstone
  *   cflow.c    jump tables, PLT names and noreturn functions (on demand)
  *   probe.c    pseudo-probes: .pseudo_probe and .pseudo_probe_desc
+ *   demangle.c Itanium names in source form, as llvm-symbolizer prints them
  */
 #ifndef SPGO_BINARY_IMPL_H
 #define SPGO_BINARY_IMPL_H
@@ -250,11 +251,24 @@ int spgo_split_is_skeleton(Dwarf_Die *cudie);
  */
 int spgo_split_read(struct spgo_split *sp, Dwarf_Die *cudie, struct spgo_split_unit *out);
 void spgo_split_end(struct spgo_split *sp);
+/*
+ * Every split compile unit of the .dwo or .dwp at path, read as a skeleton
+ * would have it read, with a .debug_addr of zeros (a .dwo: its first unit;
+ * a .dwp: the unit of each id of its index), no message given: the way in
+ * of the fuzz harness fuzz_dwo.  The number of units read whole, or -1
+ * when path is no usable .dwo/.dwp.
+ */
+int spgo_split_read_file(const char *path);
 
 /* Free what dwarf.c, symtab.c and disasm.c built. */
 void spgo_binary_free_debug(struct spgo_binary *bin);
 void spgo_binary_free_symbols(struct spgo_binary *bin);
 void spgo_binary_free_cflow(struct spgo_binary *bin);
 void spgo_binary_free_probes(struct spgo_binary *bin);
+
+/* The source form of an Itanium-mangled name (_Z...) as llvm-symbolizer
+ * prints it, allocated; NULL when it is not one or uses a part of the
+ * grammar demangle.c does not read (print it as stored). */
+char *spgo_demangle(const char *mangled);
 
 #endif

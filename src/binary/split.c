@@ -63,13 +63,13 @@ static void close_file(struct dwo_file *f)
 
 /*
  * The bytes of section `name` of elf (decompressed when zlib-compressed);
- * an empty span when there is none.  -1 when it is still compressed
- * (zstd: libelf 0.188 cannot inflate it).
+ * an empty span (at span_none) when there is none.  -1 when it is still
+ * compressed (zstd: libelf 0.188 cannot inflate it).
  */
 static int get_section(Elf *elf, const char *name, struct span *out)
 {
 	Elf_Data *d = NULL;
-	out->p = NULL;
+	out->p = span_none;
 	out->n = 0;
 	Elf_Scn *scn = spgo_elf_section(elf, name, &d);
 	GElf_Shdr sh;
@@ -77,8 +77,10 @@ static int get_section(Elf *elf, const char *name, struct span *out)
 		return 0;
 	if (sh.sh_flags & SHF_COMPRESSED)
 		return -1;
-	out->p = d->d_buf;
-	out->n = d->d_buf ? d->d_size : 0;
+	if (d->d_buf) {
+		out->p = d->d_buf;
+		out->n = d->d_size;
+	}
 	return 0;
 }
 
@@ -448,6 +450,58 @@ int spgo_split_read(struct spgo_split *sp, Dwarf_Die *cudie, struct spgo_split_u
 	if (sp->dwp_state == 1)
 		return read_from_dwp(sp, &u, &sk, out);
 	return read_from_dwo(sp, &u, &sk, out);
+}
+
+/* Read unit u of f for sk into out: 1 read, 0 none there, -1 corrupt. */
+static int read_one(struct spgo_split *sp, const struct dwo_file *f, const struct skeleton *sk,
+		    struct spgo_split_unit *out)
+{
+	struct unit u = {.sp = sp, .sk = sk, .f = f};
+	spgo_kmap_free(&sp->names);
+	spgo_kmap_init(&sp->names, 1);
+	sp->resolved.n = 0;
+	out->scopes.n = out->ranges.n = 0;
+	int r = split_unit_find(&u, f, sk);
+	return r > 0 ? (split_unit_read(&u, out) < 0 ? -1 : 1) : r;
+}
+
+int spgo_split_read_file(const char *path)
+{
+	/* The binary's .debug_addr and .debug_ranges, stood in for by zeros:
+	 * address indexes up to 8191 read 0, range lists are empty. */
+	static const uint8_t zeros[1 << 16];
+	struct spgo_split sp = {0};
+	sp.dwo.fd = sp.dwp.fd = -1;
+	sp.addr = sp.ranges = (struct span){zeros, sizeof zeros};
+	spgo_kmap_init(&sp.names, 1);
+	struct dwo_file f;
+	struct spgo_split_unit out = {0};
+	struct skeleton sk = {.name = path, .dwo_name = path, .version = 5};
+	const char *why = NULL;
+	int n = -1;
+	elf_version(EV_CURRENT); /* no binary was opened before */
+	if (open_file(&f, path, &why) == 0) {
+		why = open_index(&f);
+		if (!f.index.n) { /* a .dwo */
+			n = read_one(&sp, &f, &sk, &out) > 0;
+		} else if (!why) { /* a .dwp: each id of its hash table */
+			n = 0;
+			struct span ss = {f.index.p + 16, (size_t)f.nslots * 8};
+			for (uint32_t h = 0; h < f.nslots; h++) {
+				struct rd a = rd_at(ss, (uint64_t)h * 8);
+				sk.id = rd_le(&a, 8), sk.has_id = 1;
+				n += read_one(&sp, &f, &sk, &out) > 0;
+			}
+		}
+	}
+	close_file(&f);
+	VEC_FREE(&out.scopes);
+	VEC_FREE(&out.ranges);
+	spgo_kmap_free(&sp.names);
+	VEC_FREE(&sp.resolved);
+	VEC_FREE(&sp.abbrevs);
+	VEC_FREE(&sp.specs);
+	return n;
 }
 
 void spgo_split_end(struct spgo_split *sp)

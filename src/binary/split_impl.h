@@ -26,15 +26,21 @@
 #define DW_FORM_GNU_strp_alt 0x1f21
 #endif
 
-/* Bytes of a section, or of one unit's contribution to it. */
+/* Bytes of a section, or of one unit's contribution to it.  An absent
+ * section is an empty span at span_none, never at NULL: readers do
+ * arithmetic on p, and NULL + 0 is undefined in C (clang's UBSan stops on
+ * it, e.g. for a .dwo without .debug_str_offsets.dwo). */
 struct span {
 	const uint8_t *p;
 	size_t n;
 };
+static const uint8_t span_none[1];
 
 /* A reader of a span: reads past the end give 0 and set bad. */
 static inline struct rd rd_at(struct span s, uint64_t off)
 {
+	if (!s.p) /* a span never set (a zeroed struct): empty */
+		s.p = span_none, s.n = 0;
 	struct rd r = {s.p + s.n, s.p + s.n, 1};
 	if (off <= s.n)
 		r.p = s.p + off, r.bad = 0;

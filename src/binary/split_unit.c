@@ -236,6 +236,10 @@ static const char *value_str(struct unit *u, const struct val *v)
 	}
 	case V_STRX: {
 		uint64_t n = u->str_offsets.n;
+		if (!n) { /* gcc and llvm-dwp keep it; a stripped .dwo may not */
+			fail(u, v->u, "string index but no .debug_str_offsets.dwo");
+			return NULL;
+		}
 		if (u->str_base > n || v->u > (n - u->str_base) / u->str_size) {
 			fail(u, v->u, "string index outside .debug_str_offsets.dwo");
 			return NULL;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binary/binary_impl.h"
 #include "spgo/binary.h"
 #include "spgo/common.h"
 #include "spgo/probe.h"
@@ -247,15 +248,29 @@ struct fmt {
 	 * the last few strings, instead of measuring them again. */
 	const char *seen[256];
 	size_t seen_len[256];
+	/* Function names in source form (llvm-symbolizer demangles by
+	 * default): the last few, by the stored name's address. */
+	int demangle;
+	const char *dm_name[64];
+	char *dm_text[64]; /* NULL: printed as stored */
 };
 
+/* mode: an spgo_sym_mode, with SPGO_SYM_RAW_NAMES or not. */
 static struct fmt *fmt_new(struct spgo_binary *bin, int mode)
 {
 	struct fmt *f = xcalloc(1, sizeof *f);
 	f->bin = bin;
-	f->mode = mode;
+	f->mode = mode & ~SPGO_SYM_RAW_NAMES;
+	f->demangle = !(mode & SPGO_SYM_RAW_NAMES);
 	f->memo.n = -1;
 	return f;
+}
+
+static void fmt_free(struct fmt *f)
+{
+	for (int i = 0; i < 64; i++)
+		free(f->dm_text[i]);
+	free(f);
 }
 
 static void fmt_name(struct fmt *f, struct obuf *o, const char *s)
@@ -266,6 +281,23 @@ static void fmt_name(struct fmt *f, struct obuf *o, const char *s)
 		f->seen_len[h] = strlen(s);
 	}
 	ob_mem(o, s, f->seen_len[h]);
+}
+
+/* A function's name, demangled unless --no-demangle (the names live as
+ * long as the binary: their addresses key the cache). */
+static void fmt_func(struct fmt *f, struct obuf *o, const char *s)
+{
+	if (!f->demangle || s[0] != '_' || s[1] != 'Z') {
+		fmt_name(f, o, s);
+		return;
+	}
+	size_t h = ((uintptr_t)s >> 3) * 0x9e3779b1u >> 26 & 63;
+	if (f->dm_name[h] != s) {
+		free(f->dm_text[h]);
+		f->dm_text[h] = spgo_demangle(s);
+		f->dm_name[h] = s;
+	}
+	ob_str(o, f->dm_text[h] ? f->dm_text[h] : s);
 }
 
 /* ---- pseudo-probes ---------------------------------------------------------- */
@@ -454,7 +486,7 @@ static int symbolize_one(struct fmt *f, uint64_t addr, struct obuf *o)
 			if (!fr->file && sym->file)
 				file = sym->file;
 		}
-		fmt_name(f, o, name);
+		fmt_func(f, o, name);
 		ob_char(o, '\n');
 		if (f->mode == VERBOSE) {
 			ob_str(o, "  Filename: ");
@@ -715,7 +747,7 @@ static void *pool_work(void *arg)
 		pthread_cond_broadcast(&p->cv);
 		pthread_mutex_unlock(&p->mu);
 	}
-	free(f);
+	fmt_free(f);
 	return NULL;
 }
 
@@ -782,6 +814,7 @@ static int symbolize_parallel(struct spgo_binary *bin, int mode, char *text, siz
 struct spgo_symout {
 	struct spgo_binary *bin;
 	int mode, threads;
+	int raw; /* SPGO_SYM_RAW_NAMES or 0 */
 	int loaded;    /* 1: what addresses need is loaded, -1: failed */
 	int write_error;
 	struct obuf o; /* one thread's output; the pool writes on its own */
@@ -793,10 +826,11 @@ struct spgo_symout *spgo_symout_new(struct spgo_binary *bin, enum spgo_sym_mode 
 {
 	struct spgo_symout *s = xcalloc(1, sizeof *s);
 	s->bin = bin;
-	s->mode = (int)mode;
+	s->mode = (int)mode & ~SPGO_SYM_RAW_NAMES;
+	s->raw = (int)mode & SPGO_SYM_RAW_NAMES;
 	s->threads = threads;
 	ob_init(&s->o, out, threads);
-	s->f = fmt_new(bin, s->mode);
+	s->f = fmt_new(bin, s->mode | s->raw);
 	return s;
 }
 
@@ -804,7 +838,7 @@ int spgo_symout_finish(struct spgo_symout *s)
 {
 	int werr = ob_finish(&s->o) | s->write_error;
 	FILE *fp = s->o.fp;
-	free(s->f);
+	fmt_free(s->f);
 	free(s);
 	if (werr || fflush(fp) != 0 || ferror(fp))
 		return spgo_error("<output>: write error");
@@ -836,7 +870,7 @@ int spgo_symout_text(struct spgo_symout *s, char *text, size_t len)
 	 * file itself once what is buffered is out. */
 	if (len > 2 * CHUNK_BYTES && s->threads && s->mode != PROBES) {
 		ob_drain(&s->o);
-		rc = symbolize_parallel(s->bin, s->mode, text, len, s->o.fp, &s->write_error);
+		rc = symbolize_parallel(s->bin, s->mode | s->raw, text, len, s->o.fp, &s->write_error);
 	}
 	if (rc == 1)
 		rc = symbolize_lines(s->f, text, text + len, &s->o);

@@ -101,8 +101,10 @@ int cmd_overlap(int argc, char **argv)
 	printf("  Whole program sample overlap: %.3f%%\n", o.sample_overlap * 100);
 	printf("    percentage of samples unique in base profile: %.3f%%\n", o.base_unique * 100);
 	printf("    percentage of samples unique in test profile: %.3f%%\n", o.test_unique * 100);
-	printf("    total samples in base profile: %llu\n", (unsigned long long)o.base_sample);
-	printf("    total samples in test profile: %llu\n", (unsigned long long)o.test_sample);
+	printf("    total samples in base profile: %llu%s\n", (unsigned long long)o.base_sample,
+	       o.base_sample == UINT64_MAX ? " (or more: the sum saturates)" : "");
+	printf("    total samples in test profile: %llu%s\n", (unsigned long long)o.test_sample,
+	       o.test_sample == UINT64_MAX ? " (or more: the sum saturates)" : "");
 	printf("  Function overlap: %.3f%%\n", o.func_overlap * 100);
 	printf("    overlap functions: %llu\n", (unsigned long long)o.overlap_funcs);
 	printf("    functions unique in base profile: %llu\n", (unsigned long long)o.base_unique_funcs);
@@ -146,13 +148,10 @@ int cmd_overlap(int argc, char **argv)
 			snprintf(w[0], 16, "%.2f%%", f->base_weight * 100);
 			snprintf(w[1], 16, "%.2f%%", f->test_weight * 100);
 			snprintf(w[2], 16, "%.2f%%", f->similarity * 100);
-			snprintf(w[3], 16, "%.2f%%", f->union_sample ? 100.0 * (double)f->overlap_sample /
-									  (double)f->union_sample : 0.0);
-			snprintf(w[4], 16, "%.2f%%", f->base_sample ? 100.0 * (double)f->base_unique /
-									 (double)f->base_sample : 0.0);
+			snprintf(w[3], 16, "%.2f%%", 100 * f->overlap_frac);
+			snprintf(w[4], 16, "%.2f%%", 100 * f->base_unique_frac);
 			char tu[16];
-			snprintf(tu, 16, "%.2f%%", f->test_sample ? 100.0 * (double)f->test_unique /
-								   (double)f->test_sample : 0.0);
+			snprintf(tu, 16, "%.2f%%", 100 * f->test_unique_frac);
 			const char *name = f->test_func != SPGO_NONE ? spgo_func_key(pb, f->test_func)
 								    : spgo_func_key(pa, f->base_func);
 			printf("%-12s %-12s %-11s %-9s %-12s %-12s %-13llu %-13llu %s%s\n", w[0], w[1],

@@ -20,7 +20,7 @@
 
 static const char usage_text[] =
 	"usage: spgo symbolize --binary FILE [--debug-binary FILE] [--dwp FILE] [--dwo-dir DIR]\n"
-	"                      [--discriminators|--verbose] [ADDR...]\n"
+	"                      [--discriminators|--verbose] [--no-demangle] [ADDR...]\n"
 	"       spgo symbolize --binary FILE --all-instructions | --functions\n"
 	"       spgo symbolize --binary FILE --probes [--all-instructions | --functions | ADDR...]\n"
 	"\n"
@@ -38,6 +38,8 @@ static const char usage_text[] =
 	"                       llvm-symbolizer)\n"
 	"  --dwo-dir DIR        split DWARF: look for .dwo files in DIR too, after\n"
 	"                       DW_AT_comp_dir/DW_AT_dwo_name (repeatable)\n"
+	"  --no-demangle        function names as stored (default: in source form,\n"
+	"                       as llvm-symbolizer prints them; --demangle, -C taken)\n"
 	"  --discriminators     append \" (discriminator N)\" where N is not 0\n"
 	"  --verbose            per frame, the fields of llvm-symbolizer --verbose that\n"
 	"                       profiles use: Filename, Function start line (the\n"
@@ -58,7 +60,7 @@ static void usage(FILE *fp)
 	fputs(usage_text, fp);
 }
 
-enum { O_BINARY = CLI_LONG, O_DEBUG, O_DISCR, O_VERBOSE, O_ALL, O_FUNCS, O_PROBES };
+enum { O_BINARY = CLI_LONG, O_DEBUG, O_DISCR, O_VERBOSE, O_ALL, O_FUNCS, O_PROBES, O_RAW };
 static const struct cli_opt opts[] = {
 	CLI_VAL("binary", O_BINARY),
 	CLI_VAL("obj", O_BINARY), CLI_VAL("exe", O_BINARY), /* llvm-symbolizer's */
@@ -69,6 +71,8 @@ static const struct cli_opt opts[] = {
 	CLI_FLAG("all-instructions", O_ALL),
 	CLI_FLAG("functions", O_FUNCS),
 	CLI_FLAG("probes", O_PROBES),
+	CLI_FLAG("no-demangle", O_RAW),
+	CLI_FLAG("demangle", CLI_IGNORE), CLI_FLAG("C", CLI_IGNORE), /* llvm-symbolizer's; the default */
 	{0},
 };
 static const struct cli_cmd cmd = {.name = "symbolize", .usage = usage, .opts = opts, .in_order = 1};
@@ -101,7 +105,7 @@ static int from_stdin(struct spgo_symout *s)
 int cmd_symbolize(int argc, char **argv)
 {
 	const char *binary = NULL, *debug = NULL;
-	int all = 0, funcs = 0;
+	int all = 0, funcs = 0, raw = 0;
 	enum spgo_sym_mode mode = SPGO_SYM_PLAIN;
 	struct cli_split split = {0};
 	struct cli_parser op;
@@ -117,6 +121,7 @@ int cmd_symbolize(int argc, char **argv)
 		case O_ALL: all = 1; break;
 		case O_FUNCS: funcs = 1; break;
 		case O_PROBES: mode = SPGO_SYM_PROBES, probes = 1; break;
+		case O_RAW: raw = SPGO_SYM_RAW_NAMES; break;
 		default:
 			if (cli_split_take(&split, &op, k) < 0)
 				return 2;
@@ -139,7 +144,8 @@ int cmd_symbolize(int argc, char **argv)
 		spgo_binary_close(bin);
 		return cli_fail();
 	}
-	struct spgo_symout *s = spgo_symout_new(bin, mode, stdout, !env_is("SPGO_THREADS", "1"));
+	struct spgo_symout *s = spgo_symout_new(bin, (enum spgo_sym_mode)(mode | raw), stdout,
+						!env_is("SPGO_THREADS", "1"));
 	int rc;
 	if (all)
 		rc = spgo_symout_list_insns(s);

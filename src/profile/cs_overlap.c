@@ -33,6 +33,22 @@
 
 typedef VEC(char) charbuf;
 
+/* Counts near 2^64 (merge saturates each count, not their sums): a
+ * block's count saturates as merge's do, and the sums of a unit and of a
+ * profile are taken in 128 bits, so the figures are those of the exact
+ * sums; the uint64_t sums reported saturate at UINT64_MAX. */
+typedef unsigned __int128 wsum;
+
+static void add_sat(uint64_t *to, uint64_t v)
+{
+	*to = *to > UINT64_MAX - v ? UINT64_MAX : *to + v;
+}
+
+static uint64_t sat64(wsum v)
+{
+	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
 /* A profile flattened: every context (a flat CS context, or the path of an
  * inlinee) with its own body samples. */
 struct flat {
@@ -88,7 +104,7 @@ static void flat_walk(struct flat *f, const struct spgo_profile *p, uint32_t fn,
 	const struct spgo_func *x = &p->funcs.v[fn];
 	for (uint32_t b = x->bodies; b != SPGO_NONE; b = p->bodies.v[b].next) {
 		uint64_t kk[2] = {k, (uint64_t)p->bodies.v[b].line << 32 | p->bodies.v[b].disc};
-		*spgo_kmap_upsert(&f->blocks, kk) += p->bodies.v[b].count;
+		add_sat(spgo_kmap_upsert(&f->blocks, kk), p->bodies.v[b].count);
 	}
 	size_t saved = key->n;
 	for (uint32_t ch = x->children; ch != SPGO_NONE; ch = p->funcs.v[ch].sibling) {
@@ -206,7 +222,7 @@ static void add_side(struct cso *c, const struct flat *f, int side)
 	uint64_t *val;
 	for (size_t it = 0; spgo_kmap_next(&f->blocks, &it, &key, &val);) {
 		uint64_t k[2] = {proj[key[0]], key[1]};
-		*spgo_kmap_upsert(&c->blocks[side], k) += *val;
+		add_sat(spgo_kmap_upsert(&c->blocks[side], k), *val);
 	}
 	free(proj);
 }
@@ -243,37 +259,41 @@ int spgo_cs_overlap(struct spgo_profile *ref, struct spgo_profile *test, int vie
 	uint64_t *val;
 	size_t nu = c.units.n;
 	struct spgo_cso_unit *us = xcalloc(nu + 1, sizeof *us);
+	wsum *sum[2] = {xcalloc(nu + 1, sizeof(wsum)), xcalloc(nu + 1, sizeof(wsum))};
+	wsum total[2] = {0, 0};
 	for (int side = 0; side < 2; side++)
 		for (size_t it = 0; spgo_kmap_next(&c.blocks[side], &it, &key, &val);) {
-			if (side == 0)
-				us[key[0]].test_sum += *val;
-			else
-				us[key[0]].ref_sum += *val;
+			sum[side][key[0]] += *val;
+			total[side] += *val;
 		}
 	for (size_t it = 0; spgo_kmap_next(&c.blocks[0], &it, &key, &val);) {
-		struct spgo_cso_unit *x = &us[key[0]];
 		uint64_t *rv = spgo_kmap_find(&c.blocks[1], key);
-		if (!rv || !x->ref_sum || !x->test_sum)
+		wsum ts = sum[0][key[0]], rs = sum[1][key[0]];
+		if (!rv || !rs || !ts)
 			continue;
-		double a = (double)*val / (double)x->test_sum, b = (double)*rv / (double)x->ref_sum;
-		x->overlap += a < b ? a : b;
+		double a = (double)*val / (double)ts, b = (double)*rv / (double)rs;
+		us[key[0]].overlap += a < b ? a : b;
 	}
+	o->test_total = sat64(total[0]);
+	o->ref_total = sat64(total[1]);
 	size_t n = 0;
 	for (size_t u = 0; u < nu; u++) {
-		o->test_total += us[u].test_sum;
-		o->ref_total += us[u].ref_sum;
-		if (!us[u].test_sum && !us[u].ref_sum)
+		if (!sum[0][u] && !sum[1][u])
 			continue;
 		struct spgo_cso_unit x = us[u];
+		x.test_sum = sat64(sum[0][u]);
+		x.ref_sum = sat64(sum[1][u]);
 		x.key = xstrdup(spgo_strtab_get(&c.units, (uint32_t)u));
 		x.inlined = c.inl.v[u];
+		if (total[0])
+			o->overlap += x.overlap * (double)sum[0][u] / (double)total[0];
+		if (total[1])
+			o->ref_weighted += x.overlap * (double)sum[1][u] / (double)total[1];
 		us[n++] = x;
 	}
+	free(sum[0]);
+	free(sum[1]);
 	for (size_t u = 0; u < n; u++) {
-		if (o->test_total)
-			o->overlap += us[u].overlap * (double)us[u].test_sum / (double)o->test_total;
-		if (o->ref_total)
-			o->ref_weighted += us[u].overlap * (double)us[u].ref_sum / (double)o->ref_total;
 		if (us[u].test_sum && us[u].ref_sum)
 			o->matched++;
 		else if (us[u].test_sum)
@@ -293,8 +313,12 @@ int spgo_cs_overlap(struct spgo_profile *ref, struct spgo_profile *test, int vie
 	spgo_profile_free(c.scratch);
 	flat_free(&ft);
 	flat_free(&fr);
-	if (!o->test_total || !o->ref_total)
-		return spgo_error("the %s profile has no body samples", !o->ref_total ? "reference" : "measured");
+	if (!o->test_total || !o->ref_total) {
+		/* An error leaves nothing for the caller to free. */
+		int rc = spgo_error("the %s profile has no body samples", !o->ref_total ? "reference" : "measured");
+		spgo_cs_overlap_free(o);
+		return rc;
+	}
 	return 0;
 }
 

@@ -6,6 +6,11 @@
  * much the function's share of samples differs; the program similarity as
  * the sum of function similarities weighted by the average share.  Hot
  * functions and blocks use each profile's 99% (990000) summary threshold.
+ *
+ * Sums of counts are taken in 128 bits (wsum): a profile's counts may each
+ * be near 2^64 (merge saturates each count, not their sums), and a wrapped
+ * sum gave similarities like -2.4e18%.  The figures are ratios of the exact
+ * sums; the totals reported in struct spgo_overlap saturate at UINT64_MAX.
  */
 #include "spgo/profile.h"
 
@@ -13,13 +18,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef unsigned __int128 wsum; /* a sum of uint64_t counts: cannot wrap */
+
+/* A sum as the public struct holds it: saturated. */
+static uint64_t sat64(wsum v)
+{
+	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
+/* a / b, 0 when b is 0. */
+static double ratio(wsum a, wsum b)
+{
+	return b ? (double)a / (double)b : 0.0;
+}
+
 struct fstats {
-	uint64_t sum, max, hot;
+	wsum sum;
+	uint64_t max, hot;
 };
 
 struct fo { /* per-function accumulators */
-	uint64_t base_sample, test_sample, overlap_sample, union_sample;
-	uint64_t base_unique, test_unique;
+	wsum base_sample, test_sample, overlap_sample, union_sample;
+	wsum base_unique, test_unique;
 };
 
 struct ov {
@@ -52,7 +72,7 @@ static uint64_t hot_threshold(const struct spgo_summary *s)
 	return 0;
 }
 
-static void hot_block(struct ov *v, uint64_t bs, uint64_t ts, uint64_t n)
+static void hot_block(struct ov *v, wsum bs, wsum ts, uint64_t n)
 {
 	int bh = bs >= v->bhot, th = ts >= v->thot;
 	if (!bh && !th)
@@ -66,7 +86,7 @@ static void hot_block(struct ov *v, uint64_t bs, uint64_t ts, uint64_t n)
 		v->o->hot_block_overlap += n;
 }
 
-static double block_sim(uint64_t bs, uint64_t ts, const struct fo *f)
+static double block_sim(wsum bs, wsum ts, const struct fo *f)
 {
 	double bf = f->base_sample ? (double)bs / (double)f->base_sample : 0.0;
 	double tf = f->test_sample ? (double)ts / (double)f->test_sample : 0.0;
@@ -74,7 +94,7 @@ static double block_sim(uint64_t bs, uint64_t ts, const struct fo *f)
 }
 
 /* status: 0 match, 1 base only, 2 test only */
-static void update(struct ov *v, uint64_t bs, uint64_t ts, uint64_t hotn, struct fo *f,
+static void update(struct ov *v, wsum bs, wsum ts, uint64_t hotn, struct fo *f,
 		   double *diff, int status)
 {
 	if (status == 1) {
@@ -177,18 +197,20 @@ int spgo_profile_overlap(struct spgo_profile *base, struct spgo_profile *test,
 
 	struct fstats *bs = xcalloc(base->top.n + 1, sizeof *bs);
 	struct fstats *ts = xcalloc(test->top.n + 1, sizeof *ts);
+	wsum base_total = 0, test_total = 0;
 	for (size_t i = 0; i < base->top.n; i++) {
 		func_stats(base, base->top.v[i], v->bhot, &bs[i]);
-		o->base_sample += bs[i].sum;
+		base_total += bs[i].sum;
 	}
 	for (size_t i = 0; i < test->top.n; i++) {
 		func_stats(test, test->top.v[i], v->thot, &ts[i]);
-		o->test_sample += ts[i].sum;
+		test_total += ts[i].sum;
 	}
+	o->base_sample = sat64(base_total);
+	o->test_sample = sat64(test_total);
 	int rc = 0;
-	if (!o->base_sample || !o->test_sample) {
-		rc = spgo_error("sum of sample counts for profile %s is 0",
-				!o->base_sample ? "base" : "test");
+	if (!base_total || !test_total) {
+		rc = spgo_error("sum of sample counts for profile %s is 0", !base_total ? "base" : "test");
 		goto out;
 	}
 	/* base key -> base top index */
@@ -203,8 +225,8 @@ int spgo_profile_overlap(struct spgo_profile *base, struct spgo_profile *test,
 		if (!*slot)
 			*slot = i + 1; /* collisions resolved below by scanning */
 	}
-	uint64_t union_count = base->top.n, overlap_sample = 0, union_sample = 0;
-	uint64_t base_unique_s = 0, test_unique_s = 0;
+	uint64_t union_count = base->top.n;
+	wsum overlap_sample = 0, union_sample = 0, base_unique_s = 0, test_unique_s = 0;
 	double sim = 0;
 	for (size_t j = 0; j < test->top.n; j++) {
 		const char *k = spgo_func_key(test, test->top.v[j]);
@@ -219,7 +241,7 @@ int spgo_profile_overlap(struct spgo_profile *base, struct spgo_profile *test,
 					bi = i;
 					break;
 				}
-		double tw = (double)ts[j].sum / (double)o->test_sample;
+		double tw = (double)ts[j].sum / (double)test_total;
 		if (bi == SIZE_MAX || matched[bi]) {
 			o->test_unique_funcs++;
 			test_unique_s += ts[j].sum;
@@ -228,8 +250,8 @@ int spgo_profile_overlap(struct spgo_profile *base, struct spgo_profile *test,
 			union_sample += ts[j].sum;
 			struct spgo_overlap_func of = {
 				.base_func = SPGO_NONE, .test_func = test->top.v[j], .test_weight = tw,
-				.test_sample = ts[j].sum, .union_sample = ts[j].sum,
-				.test_unique = ts[j].sum,
+				.test_sample = sat64(ts[j].sum), .union_sample = sat64(ts[j].sum),
+				.test_unique = sat64(ts[j].sum), .test_unique_frac = ratio(ts[j].sum, ts[j].sum),
 			};
 			VEC_PUSH(&fl, of);
 		} else {
@@ -241,7 +263,7 @@ int spgo_profile_overlap(struct spgo_profile *base, struct spgo_profile *test,
 			double fis = internal(v, base->top.v[bi], test->top.v[j], &f, 0);
 			if (fabs(fis) < eps)
 				fis = 0;
-			double bw = (double)f.base_sample / (double)o->base_sample;
+			double bw = (double)f.base_sample / (double)base_total;
 			double fs = fis * (1 - fabs(bw - tw));
 			sim += fs * (bw / 2.0 + tw / 2.0);
 			overlap_sample += f.overlap_sample;
@@ -251,9 +273,12 @@ int spgo_profile_overlap(struct spgo_profile *base, struct spgo_profile *test,
 			struct spgo_overlap_func of = {
 				.base_func = base->top.v[bi], .test_func = test->top.v[j],
 				.similarity = fs, .base_weight = bw, .test_weight = tw,
-				.base_sample = f.base_sample, .test_sample = f.test_sample,
-				.overlap_sample = f.overlap_sample, .union_sample = f.union_sample,
-				.base_unique = f.base_unique, .test_unique = f.test_unique,
+				.base_sample = sat64(f.base_sample), .test_sample = sat64(f.test_sample),
+				.overlap_sample = sat64(f.overlap_sample), .union_sample = sat64(f.union_sample),
+				.base_unique = sat64(f.base_unique), .test_unique = sat64(f.test_unique),
+				.overlap_frac = ratio(f.overlap_sample, f.union_sample),
+				.base_unique_frac = ratio(f.base_unique, f.base_sample),
+				.test_unique_frac = ratio(f.test_unique, f.test_sample),
 			};
 			VEC_PUSH(&fl, of);
 		}
@@ -267,17 +292,18 @@ int spgo_profile_overlap(struct spgo_profile *base, struct spgo_profile *test,
 		union_sample += bs[i].sum;
 		struct spgo_overlap_func of = {
 			.base_func = base->top.v[i], .test_func = SPGO_NONE,
-			.base_weight = (double)bs[i].sum / (double)o->base_sample,
-			.base_sample = bs[i].sum, .union_sample = bs[i].sum, .base_unique = bs[i].sum,
+			.base_weight = (double)bs[i].sum / (double)base_total,
+			.base_sample = sat64(bs[i].sum), .union_sample = sat64(bs[i].sum),
+			.base_unique = sat64(bs[i].sum), .base_unique_frac = ratio(bs[i].sum, bs[i].sum),
 		};
 		VEC_PUSH(&fl, of);
 	}
 	if (fabs(sim - 1) < eps)
 		sim = 1;
 	o->similarity = sim;
-	o->sample_overlap = union_sample ? (double)overlap_sample / (double)union_sample : 0;
-	o->base_unique = (double)base_unique_s / (double)o->base_sample;
-	o->test_unique = (double)test_unique_s / (double)o->test_sample;
+	o->sample_overlap = ratio(overlap_sample, union_sample);
+	o->base_unique = ratio(base_unique_s, base_total);
+	o->test_unique = ratio(test_unique_s, test_total);
 	o->func_overlap = union_count ? (double)o->overlap_funcs / (double)union_count : 0;
 	/* hot functions: max sample at or above the threshold */
 	for (size_t i = 0; i < base->top.n; i++)

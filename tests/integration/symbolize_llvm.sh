@@ -94,9 +94,10 @@ grep -q '^  Filename: build/x/inline_demo.c$' rel-gcc5.spgo-v || fail "rel-gcc5:
 # Builds whose discriminators do not fit 24 bits, which libdw 0.188 rejects
 # (a whole CU's line table, silently): pseudo-probe builds (probe ids in
 # the discriminators of calls), also with frame pointers, and flow-
-# sensitive discriminators; every test program.  Compared with
-# --no-demangle: clang gives internal functions unique mangled names
-# (_ZL5scorePKc.__uniq.N), which llvm-symbolizer would demangle.
+# sensitive discriminators; every test program.  Probe builds give static
+# functions unique mangled names (_ZL5scorePKc.__uniq.N): both demangled
+# as llvm-symbolizer prints them by default ("score(char const*)
+# (.__uniq.N)") and with --no-demangle on both sides.
 wide=0
 for p in inline_demo profile_prog perf_prog switch_prog icall_prog; do
   for v in probe probe-fp fsdisc; do
@@ -107,13 +108,64 @@ for p in inline_demo profile_prog perf_prog switch_prog icall_prog; do
     esac
     # shellcheck disable=SC2086
     clang-19 -O2 -g $flags -fuse-ld=lld -o "$p-$v" "$SPGO_SRC/tests/data/$p.c" -lm || { fail "build $p-$v"; continue; }
-    LLVM_EXTRA=--no-demangle compare_frames "$p-$v" "$p-$v" --binary "$p-$v"
+    compare_frames "$p-$v" "$p-$v" --binary "$p-$v"
+    LLVM_EXTRA=--no-demangle compare_frames "$p-$v" "$p-$v-raw" --binary "$p-$v" --no-demangle
     # The test must be able to fail: discriminators above 2^24 are there.
     wide=$((wide + $(awk '$1 == "Discriminator:" && $2 > 16777215' "$p-$v.spgo-v" | wc -l)))
   done
 done
 [ "$wide" -gt 0 ] || fail "no discriminator above 2^24 in the probe and FS builds"
 echo "probe and FS builds: $wide frames with a discriminator above 2^24"
+grep -q '^score(char const\*) (\.__uniq\.[0-9]*)$' inline_demo-probe.spgo ||
+  fail "inline_demo-probe: no demangled score(char const*) (.__uniq.N)"
+
+# Static functions of every parameter shape C has, in a probe build: each
+# gets a unique internal name (_ZL...__uniq.N) that must print as
+# llvm-symbolizer-19 demangles it -- builtins, pointers, const, volatile,
+# restrict, arrays, pointers to arrays and functions, structs, unions,
+# enums (and their substitutions S_, S0_...), variadic, (void).
+cat > statics.c <<'EOF'
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+struct node { int v; struct node *next; };
+union cell { int i; float f; };
+enum color { RED, GREEN };
+typedef int (*binop)(int, int);
+static int add(int a, int b) { return a + b; }
+static int __attribute__((noinline)) mid(int x) { return x / 2 + (x & 1); }
+static long __attribute__((noinline)) sum(const struct node *n, struct node *m) { long s = 0; for (; n; n = n->next) s += n->v; return s + (m ? m->v : 0); }
+static double __attribute__((noinline)) cells(union cell *c, const union cell *d, enum color k) { return c->f + d->i + k; }
+static int __attribute__((noinline)) apply(binop f, int (*g)(int), int a) { return f(a, g(a)); }
+static int __attribute__((noinline)) rows(int (*m)[4], const char *const *names, volatile unsigned *flag) { *flag = 1; return m[1][2] + names[0][0]; }
+static int __attribute__((noinline)) total(int n, ...) { va_list ap; va_start(ap, n); int s = 0; for (int i = 0; i < n; i++) s += va_arg(ap, int); va_end(ap); return s; }
+static unsigned char __attribute__((noinline)) bytes(char *restrict a, unsigned short b, long long c, unsigned long d, signed char e, _Bool f) { return (unsigned char)(a[0] + b + c + d + e + f); }
+static void __attribute__((noinline)) nothing(void) { puts("x"); }
+int main(int argc, char **argv)
+{
+	struct node b = {argc, NULL}, a = {2, &b};
+	union cell c = {.f = 1.5f}, d = {.i = 3};
+	int m[2][4] = {{0}, {1, 2, 3, 4}};
+	const char *names[] = {argv[0]};
+	volatile unsigned flag = 0;
+	char buf[2] = {1, 0};
+	nothing();
+	long r = sum(&a, &b) + (long)cells(&c, &d, GREEN) + apply(add, mid, argc) + rows(m, names, &flag) +
+		 total(3, 1, 2, argc) + bytes(buf, 1, 2, 3, 4, 1);
+	return (int)(r & 1) + (argc > 5 ? mid(atoi(argv[1])) : 0);
+}
+EOF
+if clang-19 -O1 -g -fpseudo-probe-for-profiling -fuse-ld=lld -o statics statics.c; then
+  compare_frames statics statics --binary statics
+  mangled=$(nm statics | grep -c ' _ZL.*__uniq')
+  [ "$mangled" -ge 8 ] || fail "statics: only $mangled unique internal names"
+  for want in 'mid(int) (.__uniq.' 'sum(node const*, node*) (.__uniq.' 'apply(int (*)(int, int), int (*)(int), int) (.__uniq.' \
+    'rows(int (*) [4], char const* const*, unsigned int volatile*) (.__uniq.' 'total(int, ...) (.__uniq.' 'nothing() (.__uniq.'; do
+    grep -qF "$want" statics.spgo || fail "statics: no frame named '$want...'"
+  done
+else
+  fail "build statics.c"
+fi
 
 # The test must be able to fail: the inline frames from the header, the
 # discriminators of -fdebug-info-for-profiling and GCC's split cold part.

@@ -20,8 +20,9 @@
 #     --dwo-dir.
 # Bad input: a truncated or corrupt .dwp (index header, tables past the
 # section, a contribution outside its section) and a truncated or corrupt
-# .dwo: exactly one line on stderr naming the file, a zero exit, and the
-# skeleton's answer for the units it held.
+# .dwo, and a .dwo without .debug_str_offsets.dwo: exactly one line on
+# stderr naming the file, a zero exit, and the skeleton's answer for the
+# units it held.
 #
 # Known limits: llvm-dwp-19 hangs on gcc 12's DWARF 5 .dwo files (LLVM
 # issue #203625, DW_FORM_implicit_const in its abbrev scan) and GNU dwp
@@ -197,4 +198,15 @@ head -c 64 /dev/zero | tr '\0' '\377' | dd of=bad/b/inline_demo.dwo bs=1 seek=$(
 [ $? -eq 0 ] || bad "dwo-bad: non-zero exit"
 one_line dwo-bad "bad/b/inline_demo.dwo: corrupt split DWARF"
 grep -q '^  Function start line: 14$' dwo-bad.spgo || bad "dwo-bad: the intact unit (switch_prog.c) was not read"
+# A .dwo without .debug_str_offsets.dwo: its string indexes lead nowhere.
+# (The reader once did arithmetic on the absent section's NULL pointer,
+# which clang's UBSan stops on; the message names what is missing.)
+mkdir -p bad/c
+cp hidden-clang5/switch_prog.dwo bad/c/
+objcopy --remove-section .debug_str_offsets.dwo hidden-clang5/inline_demo.dwo bad/c/inline_demo.dwo ||
+	bad "objcopy --remove-section .debug_str_offsets.dwo failed"
+"$SPGO" symbolize --verbose --binary clang5 --dwo-dir bad/c < clang5-none.addrs > dwo-nostr.spgo 2> dwo-nostr.err
+[ $? -eq 0 ] || bad "dwo-nostr: non-zero exit"
+one_line dwo-nostr "bad/c/inline_demo.dwo: corrupt split DWARF (string index but no .debug_str_offsets.dwo"
+grep -q '^  Function start line: 14$' dwo-nostr.spgo || bad "dwo-nostr: the intact unit (switch_prog.c) was not read"
 exit $fail
