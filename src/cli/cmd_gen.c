@@ -28,7 +28,9 @@ static const char usage_text[] =
 	"  --binary BIN        the profiled (optimized) binary, as it ran\n"
 	"  --debug-binary DBG  read DWARF from DBG (a separate debug file; default: the\n"
 	"                      binary's, else one found by build-id or .gnu_debuglink)\n"
-	CLI_SPLIT_USAGE	"  --perf-data P       perf.data (\"-\" = stdin; file or pipe format)\n"
+	CLI_SPLIT_USAGE	"  --perf-data P       perf.data (\"-\" = stdin; file or pipe format); given\n"
+	"                      several times (and with --perf-script), the captures are\n"
+	"                      added up as spgo aggregate does (one host each)\n"
 	"  --unsymbolized F... unsymbolized profiles (spgo aggregate, spgo merge, llvm-profgen\n"
 	"                      --skip-symbolization) instead, added up\n"
 	"  --perf-script S     `perf script -F ip,brstack` (or `-F ip`) text instead;\n"
@@ -147,11 +149,12 @@ static const struct cli_cmd cmd = {.name = "gen", .usage = usage, .opts = opts};
  * files (room for argc).
  */
 static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_split *sp, const char **unsym,
-		 int *status)
+		 const char **caps, unsigned char *text, int *status)
 {
 	struct spgo_gen_job j = *jp;
 	struct cli_split split = {0};
 	size_t nunsym = 0; /* --unsymbolized F...: the files after it until the next option */
+	size_t ncaps = 0;  /* --perf-data and --perf-script, each as often as given */
 	uint64_t v;
 	int k, r, choice;
 	struct cli_parser op;
@@ -171,10 +174,20 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 			/* another unsymbolized profile */
 			/* fall through */
 		case G_UNSYM: unsym[nunsym++] = op.val; break;
-		case G_BINARY: j.binary = op.val; break;
-		case G_DEBUG: j.debug = op.val; break;
-		case G_DATA: j.perf_data = op.val; break;
-		case G_SCRIPT: j.perf_script = op.val; break;
+		case G_BINARY:
+		case G_DEBUG: /* one binary's profile: a second one is not taken silently */
+			if (k == G_BINARY ? j.binary && strcmp(j.binary, op.val)
+					  : j.debug && strcmp(j.debug, op.val))
+				{ *status = cli_usage(&op, "%s given twice ('%s' and '%s'): spgo gen makes the "
+						      "profile of one binary (spgo aggregate takes several)",
+						      op.opt, k == G_BINARY ? j.binary : j.debug, op.val); return -1; }
+			*(k == G_BINARY ? &j.binary : &j.debug) = op.val;
+			break;
+		case G_DATA:
+		case G_SCRIPT: /* several: added up (spgo_gen_job's captures) */
+			text[ncaps] = k == G_SCRIPT;
+			caps[ncaps++] = op.val;
+			break;
 		case G_TRUTH: j.truth = op.val; break;
 		case G_TRUTH_CS: j.truth_cs = op.val; break;
 		case G_VIEW: /* in SPGO_GT_VIEW_* order */
@@ -235,11 +248,14 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 		{ *status = cli_usage(&op, "--binary BIN and -o OUT are needed"); return -1; }
 	j.unsym = unsym;
 	j.nunsym = nunsym;
-	if ((j.perf_data != NULL) + (j.perf_script != NULL) + (j.truth != NULL) + (j.truth_cs != NULL) +
-	    (nunsym > 0) != 1)
+	if (ncaps == 1)
+		*(text[0] ? &j.perf_script : &j.perf_data) = caps[0];
+	else if (ncaps > 1)
+		j.captures = caps, j.capture_text = text, j.ncaptures = ncaps;
+	if ((ncaps > 0) + (j.truth != NULL) + (j.truth_cs != NULL) + (nunsym > 0) != 1)
 		{ *status = cli_usage(&op, "one input: --perf-data, --perf-script, --unsymbolized, "
 				 "--ground-truth or --ground-truth-cs"); return -1; }
-	if (j.perf_script && j.have_pid)
+	if (j.have_pid && memchr(text, 1, ncaps))
 		{ *status = cli_usage(&op, "--pid works with --perf-data only"); return -1; }
 	if (j.cs && (j.truth || j.truth_cs || j.fmt == SPGO_FMT_GCOV))
 		{ *status = cli_usage(&op, "--cs needs --perf-data or --perf-script and an LLVM format"); return -1; }
@@ -261,10 +277,14 @@ int cmd_gen(int argc, char **argv)
 		j.cs_opts.unwind_thread = 0; /* (the profile is the same) */
 	j.wo.gcov_version = 2;
 	const char **unsym = xcalloc((size_t)argc + 1, sizeof *unsym);
+	const char **caps = xcalloc((size_t)argc + 1, sizeof *caps);
+	unsigned char *text = xcalloc((size_t)argc + 1, 1);
 	struct cli_split split;
 	int status = 0;
-	if (parse(argc, argv, &j, &split, unsym, &status) == 0)
+	if (parse(argc, argv, &j, &split, unsym, caps, text, &status) == 0)
 		status = spgo_gen_job_run(&j) < 0 ? cli_fail() : 0;
 	free(unsym);
+	free(caps);
+	free(text);
 	return status;
 }
