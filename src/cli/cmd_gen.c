@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "spgo/gen.h"
@@ -42,7 +43,10 @@ static const char usage_text[] =
 	"  --ground-truth-cs GT  the reference CS profile from `spgo emulate\n"
 	"                      --ground-truth-cs` (every context; --cs's rules)\n"
 	"  --truth-view V      its frame-pointer view (fp, default) or true view\n"
-	"  -o OUT              the profile to write (\"-\" = stdout; also --output)\n"
+	"  -o OUT              the profile to write (\"-\" = stdout; also --output, and\n"
+	"                      create_llvm_prof's --out and --gcov: the format is --format's)\n"
+	"  (no input)          ./perf.data, as perf report reads it (said on stderr)\n"
+	"  --profile P         create_llvm_prof's --perf-data (--profiler perf: accepted)\n"
 	"  --format F          extbinary (default; clang -fprofile-sample-use), text,\n"
 	"                      or gcov (gcc -fauto-profile; implies GCC conventions:\n"
 	"                      create_gcov's, its noise floor included: code with at\n"
@@ -110,12 +114,15 @@ enum {
 	G_BINARY = CLI_LONG, G_DEBUG, G_DATA, G_SCRIPT, G_TRUTH, G_TRUTH_CS, G_VIEW, G_PID, G_MODE,
 	G_EVENT, G_DWARF, G_UPDATE, G_INFER, G_NO_INFER, G_CONFIDENCE, G_CS, G_CS_NESTED, G_CS_TAIL,
 	G_CS_NO_TAIL, G_CS_CALL_EST, G_QUIET, G_UNSYM, G_PREINLINE, G_PREINLINE_PARAMS,
+	G_PROFILER,
 };
 static const struct cli_opt opts[] = {
 	CLI_VAL("binary", G_BINARY),
 	CLI_VAL("debug-binary", G_DEBUG),
 	CLI_VAL("perf-data", G_DATA), CLI_VAL("perfdata", G_DATA),
 	CLI_VAL("perf-script", G_SCRIPT), CLI_VAL("perfscript", G_SCRIPT),
+	CLI_VAL("profile", G_DATA), CLI_VAL("out", 'o'), CLI_VAL("gcov", 'o'), /* create_llvm_prof's */
+	CLI_VAL("profiler", G_PROFILER),
 	CLI_VAL("unsymbolized", G_UNSYM),
 	CLI_VAL("ground-truth", G_TRUTH),
 	CLI_VAL("ground-truth-cs", G_TRUTH_CS),
@@ -211,7 +218,7 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 					{ *status = 2; return -1; }
 				j.opts.event = (int)v;
 			} else if (!*op.val) {
-				{ *status = cli_bad(&op, "option '%s' needs an event number or name", op.opt); return -1; }
+				{ *status = cli_usage(&op, "option '%s' needs an event number or name", op.opt); return -1; }
 			} else {
 				j.opts.event_name = op.val;
 			}
@@ -220,7 +227,7 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 		case G_UPDATE: j.opts.update_totals = 1; break;
 		case G_INFER:
 			if (spgo_gen_check_infer(op.val) < 0)
-				{ *status = cli_bad(&op, "option '%s': %s", op.opt, spgo_errmsg()); return -1; }
+				{ *status = cli_usage(&op, "option '%s': %s", op.opt, spgo_errmsg()); return -1; }
 			j.opts.infer_algo = op.val;
 			break;
 		case G_NO_INFER: j.opts.no_infer = 1; break;
@@ -237,9 +244,15 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 		case G_PREINLINE: j.cs = j.cs_nested = j.cs_opts.preinline = 1; break;
 		case G_PREINLINE_PARAMS:
 			if (spgo_preinline_parse(&j.cs_opts.pre, op.val) < 0)
-				{ *status = cli_bad(&op, "option '%s': %s", op.opt, spgo_errmsg()); return -1; }
+				{ *status = cli_usage(&op, "option '%s': %s", op.opt, spgo_errmsg()); return -1; }
 			break;
 		case G_QUIET: j.report = NULL; break;
+		case G_PROFILER: /* create_llvm_prof's input kind: perf.data is spgo's too */
+			if (strcmp(op.val, "perf"))
+				{ *status = cli_usage(&op, "option '%s': '%s' is not read; spgo gen reads perf.data "
+						    "(--perf-data) or perf script text (--perf-script)", op.opt, op.val);
+				  return -1; }
+			break;
 		}
 	}
 	if (j.fmt == SPGO_FMT_UNKNOWN)
@@ -248,6 +261,14 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 		{ *status = cli_usage(&op, "--binary BIN and -o OUT are needed"); return -1; }
 	j.unsym = unsym;
 	j.nunsym = nunsym;
+	if (!ncaps && !nunsym && !j.truth && !j.truth_cs) { /* perf report's default */
+		if (access("perf.data", F_OK) != 0)
+			{ *status = cli_usage(&op, "no input given, and no ./perf.data to read (perf report's default): "
+					      "--perf-data P, --perf-script S, --unsymbolized F or --ground-truth GT");
+			  return -1; }
+		fprintf(stderr, "spgo gen: no input given: reading ./perf.data (as perf report does)\n");
+		caps[ncaps++] = "perf.data";
+	}
 	if (ncaps == 1)
 		*(text[0] ? &j.perf_script : &j.perf_data) = caps[0];
 	else if (ncaps > 1)
