@@ -30,7 +30,7 @@ int cmd_aggregate(int argc, char **argv); /* samples -> unsymbolized profile */
 
 /* cmd_aggregate.c: the merge of unsymbolized profiles (spgo/unsym.h) for
  * merge: add up files (weights), trim cold keys (trim > 0), write in format
- * ("bin", "text", "profgen"; NULL: the first input's); returns the exit
+ * ("bin", "text", "profgen"; NULL: spgo_unsym_merged_format's); returns the exit
  * status. */
 int cli_merge_unsym(const char *out, const char **files, const uint64_t *weights, int n,
 		    const char *format, double trim, int quiet);

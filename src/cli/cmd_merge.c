@@ -17,11 +17,13 @@ static void usage(FILE *fp)
 		    "their leaf functions; --cs-nested turns CS contexts into the nested form\n"
 		    "(inlinees of their caller contexts), as llvm-profdata's\n"
 		    "--convert-sample-profile-layout=nest does.\n"
+		    "Without --format the output has the richest of the inputs' formats,\n"
+		    "extbinary > text > gcov (their order does not matter).\n"
 		    "Unsymbolized profiles (spgo aggregate; llvm-profgen --skip-symbolization),\n"
 		    "told by content, are added key by key per build-id, in any number, one\n"
 		    "file at a time; the output is sorted, so any order or grouping of merges\n"
-		    "gives the same bytes.  --format bin|text|profgen (default: the first\n"
-		    "input's form); --trim-cold EPS drops each map's coldest keys that add up\n"
+		    "gives the same bytes.  --format bin|text|profgen (default: bin when an\n"
+		    "input is bin, else text); --trim-cold EPS drops each map's coldest keys that add up\n"
 		    "to at most EPS (0 <= EPS < 1) of its total count.\n"
 		    "-f, --input-files LIST: more inputs, one \"[W,]FILE\" a line, as\n"
 		    "llvm-profdata's (blank lines and '#' lines skipped).\n%s",
@@ -214,6 +216,7 @@ int cmd_merge(int argc, char **argv)
 	struct spgo_profile *acc = spgo_profile_new();
 	int kind = -1; /* 1: context-sensitive, 0: plain, -1: not yet known */
 	enum spgo_format first = SPGO_FMT_UNKNOWN;
+	enum spgo_format *fmts = xcalloc((size_t)in.n + 1, sizeof *fmts);
 	for (int i = 0; i < in.n; i++) {
 		enum spgo_format f;
 		size_t before = acc->top.n;
@@ -233,10 +236,10 @@ int cmd_merge(int argc, char **argv)
 		if (rc < 0) {
 			spgo_profile_free(acc);
 			inputs_free(&in);
+			free(fmts);
 			return cli_fail();
 		}
-		if (fmt == SPGO_FMT_UNKNOWN)
-			fmt = f;
+		fmts[i] = f;
 		if (i > 0 && (f == SPGO_FMT_GCOV) != (first == SPGO_FMT_GCOV))
 			spgo_warn("merging a GCC profile (gcov) with an LLVM one (%s is %s, %s is %s): "
 				  "their line offsets and discriminators follow different conventions",
@@ -249,11 +252,15 @@ int cmd_merge(int argc, char **argv)
 				fprintf(stderr, "spgo: %s: cannot merge a context-sensitive profile with a "
 						"plain one (use --flatten)\n", in.files[i]);
 				spgo_profile_free(acc);
+				free(fmts);
 				goto bad;
 			}
 			kind = cs;
 		}
 	}
+	if (fmt == SPGO_FMT_UNKNOWN) /* the inputs' formats decide, not their order */
+		fmt = spgo_format_merged(fmts, (size_t)in.n);
+	free(fmts);
 	if (kind == 0)
 		acc->flags &= ~(unsigned)SPGO_PROF_CS;
 	if (nest && (acc->flags & SPGO_PROF_CS)) {
