@@ -236,6 +236,9 @@ struct spgo_gen_icalls;
 int spgo_gen_icalls_new(struct spgo_gen_icalls **out, struct spgo_aggregate *agg);
 void spgo_gen_icalls_feed(struct spgo_gen_icalls *c, const struct spgo_perf_record *rec);
 void spgo_gen_icalls_free(struct spgo_gen_icalls *c);
+/* Map the samples fed from now on through agg's processes (one capture's
+ * aggregate of the same binary after another's); c may be NULL. */
+void spgo_gen_icalls_set_agg(struct spgo_gen_icalls *c, struct spgo_aggregate *agg);
 /* Samples in the binary, those whose caller was found, how many of those
  * came from a direct call to the sampled function (a check of the
  * unwinding) or not, and distinct (indirect call site, target) pairs. */
@@ -258,6 +261,13 @@ void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_agg
  * statistics and notes on report (NULL: none); the profile written to out
  * atomically in fmt (gcov implies opts.gcc).  Exactly one input must be
  * set.  0, or -1 with spgo_error() set and no output file.
+ *
+ * Several captures (captures[], perf script text where capture_text[k],
+ * perf.data otherwise; instead of perf_data and perf_script) are each
+ * aggregated on their own, as one host, and added up as spgo aggregate
+ * does (spgo/unsym.h: events matched by name, each capture's processes
+ * kept apart), so the profile is that of `spgo aggregate` of them and
+ * `spgo gen --unsymbolized`; have_pid and the event apply to each.
  */
 struct spgo_gen_job {
 	const char *binary, *debug;
@@ -267,6 +277,9 @@ struct spgo_gen_job {
 	const char *perf_data, *perf_script, *truth, *truth_cs;
 	const char *const *unsym;      /* or unsymbolized profiles (spgo/unsym.h), added up */
 	size_t nunsym;
+	const char *const *captures;   /* or several captures (see above) */
+	const unsigned char *capture_text;
+	size_t ncaptures;
 	int truth_view;                /* SPGO_GT_VIEW_* */
 	int have_pid;
 	uint32_t pid;

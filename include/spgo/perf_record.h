@@ -54,17 +54,21 @@ struct spgo_rec_opts {
 	const char *output;     /* -o */
 	const char *event;      /* -e */
 	int lbr;                /* -b */
-	const char *call_graph; /* "fp", "dwarf" or "none" */
+	const char *branch_filter; /* with lbr: -j FILTER instead of -b ("any,u") */
+	const char *call_graph; /* "fp", "dwarf", "dwarf,SIZE" or "none" */
 	const char *freq;       /* -F, or NULL */
 	const char *count;      /* -c, or NULL */
 	const char *pid;        /* -p, or NULL */
 	int all_cpus;           /* -a */
 	char **cmd;             /* the command and its arguments, NULL-ended (or NULL) */
+	char **extra;           /* perf options passed on as they are, before the
+				 * command (-z, ...), NULL-ended (or NULL) */
 };
 
 /* The perf record command line (NULL-ended; free() it, not its strings). */
 char **spgo_rec_argv(const struct spgo_rec_opts *o);
-/* The --call-graph argument of a call-stack mode ("dwarf,2048"), NULL for none. */
+/* The --call-graph argument of a call-stack mode ("dwarf,2048"; "dwarf,SIZE"
+ * as it is), NULL for none. */
 const char *spgo_rec_call_graph_arg(const char *mode);
 
 #endif

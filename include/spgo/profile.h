@@ -246,6 +246,19 @@ size_t spgo_func_children(const struct spgo_profile *p, uint32_t func, uint32_t 
 size_t spgo_body_targets(const struct spgo_profile *p, uint32_t body, uint32_t **buf, size_t *cap);
 /* The display key of a top-level profile: its name, or its context. */
 const char *spgo_func_key(const struct spgo_profile *p, uint32_t func);
+/* The profile as llvm-profdata show --sample prints it (src/profile/dump.c):
+ * every top-level function (in spgo_profile_sorted's order) or one, with
+ * its bodies, call targets and inlinees; the summary of --detailed-summary;
+ * the hot functions of --topn (hot: the largest count inside at least the
+ * summary's 99% count), the topn hottest in a table. */
+void spgo_profile_dump(const struct spgo_profile *p, FILE *fp);
+void spgo_profile_dump_func(const struct spgo_profile *p, uint32_t func, FILE *fp);
+void spgo_profile_dump_summary(const struct spgo_profile *p, FILE *fp);
+void spgo_profile_dump_hot(const struct spgo_profile *p, size_t topn, FILE *fp);
+/* The format a merge of profiles of these formats is written in when none
+ * is asked for: the richest of them, extbinary > text > gcov (one format:
+ * that one) -- the same whatever the inputs' order. */
+enum spgo_format spgo_format_merged(const enum spgo_format *fmts, size_t n);
 /* Sum of body samples of a function and all its inlinees. */
 uint64_t spgo_func_body_sum(const struct spgo_profile *p, uint32_t func);
 

@@ -166,6 +166,15 @@ int spgo_unsym_fill(struct spgo_unsym *u, struct spgo_aggregate *agg, const char
 /* "bin", "text", "profgen" (and "unsym" for bin) -> format; -1 if none. */
 int spgo_unsym_format_parse(const char *name, enum spgo_unsym_format *fmt);
 
+/* What `spgo show` prints of an unsymbolized profile: per section its
+ * binary, kinds, header counts and the sizes of its maps. */
+void spgo_unsym_print_summary(const struct spgo_unsym *u, FILE *fp);
+
+/* The form a merge of inputs of these forms is written in when none is
+ * asked for: binary when any input is, else text (llvm-profgen's inputs
+ * too) -- the same whatever the inputs' order. */
+enum spgo_unsym_format spgo_unsym_merged_format(const enum spgo_unsym_format *forms, size_t n);
+
 /* Totals over a section's maps, for reports: keys, sum of counts. */
 void spgo_unsym_totals(const struct spgo_unsym_bin *s, uint64_t *keys, uint64_t *count);
 

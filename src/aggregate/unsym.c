@@ -625,3 +625,40 @@ void spgo_unsym_totals(const struct spgo_unsym_bin *s, uint64_t *keys, uint64_t 
 			*count += *val;
 	}
 }
+
+void spgo_unsym_print_summary(const struct spgo_unsym *u, FILE *fp)
+{
+	static const char *const kind[] = {"LBR", "IP", "CS"};
+	fprintf(fp, "unsymbolized profile: %zu binar%s\n", u->bins.n, u->bins.n == 1 ? "y" : "ies");
+	for (size_t i = 0; i < u->bins.n; i++) {
+		const struct spgo_unsym_bin *s = u->bins.v[i];
+		uint64_t keys, count;
+		spgo_unsym_totals(s, &keys, &count);
+		fprintf(fp, "binary %s: build-id %s", *s->path ? s->path : "(unnamed)",
+			*s->build_id ? s->build_id : "none");
+		if (s->has_base)
+			fprintf(fp, ", base 0x%llx", (unsigned long long)s->base);
+		fprintf(fp, "\n  data:");
+		for (unsigned k = 0; k < 3; k++)
+			if (s->kinds & (1u << k))
+				fprintf(fp, " %s", kind[k]);
+		fprintf(fp, "%s\n  hosts %llu, samples %llu (%llu in the binary, %llu with LBR, %llu with "
+			    "stacks), %llu lost\n", s->kinds ? "" : " none",
+			(unsigned long long)s->hosts, (unsigned long long)s->samples,
+			(unsigned long long)s->matched, (unsigned long long)s->lbr_samples,
+			(unsigned long long)s->stack_samples, (unsigned long long)s->lost);
+		fprintf(fp, "  %zu ranges, %zu branches, %zu stacks: %llu keys counting %llu\n", s->ranges.n,
+			s->branches.n, s->nstacks, (unsigned long long)keys, (unsigned long long)count);
+		for (size_t e = 0; e < s->events.n; e++)
+			fprintf(fp, "  event %s: %llu samples, %zu ips\n", s->events.v[e].name,
+				(unsigned long long)s->events.v[e].samples, s->events.v[e].ips.n);
+	}
+}
+
+enum spgo_unsym_format spgo_unsym_merged_format(const enum spgo_unsym_format *forms, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (forms[i] == SPGO_UNSYM_BIN)
+			return SPGO_UNSYM_BIN;
+	return SPGO_UNSYM_TEXT;
+}

@@ -30,7 +30,7 @@ int cmd_aggregate(int argc, char **argv); /* samples -> unsymbolized profile */
 
 /* cmd_aggregate.c: the merge of unsymbolized profiles (spgo/unsym.h) for
  * merge: add up files (weights), trim cold keys (trim > 0), write in format
- * ("bin", "text", "profgen"; NULL: the first input's); returns the exit
+ * ("bin", "text", "profgen"; NULL: spgo_unsym_merged_format's); returns the exit
  * status. */
 int cli_merge_unsym(const char *out, const char **files, const uint64_t *weights, int n,
 		    const char *format, double trim, int quiet);
@@ -76,7 +76,8 @@ void cli_split_apply(const struct cli_split *s, struct spgo_binary *bin);
  * The output options of every command that writes a profile: --format F
  * (and llvm-profdata's --text, --extbinary, --gcc), --target-llvm 14|19,
  * --compress (--compress-all-sections), --md5 (--use-md5), --partial,
- * --gcov-version 1|2.
+ * --gcov-version 1|2 (also the autofdo tools' --gcov_version with their
+ * version word).
  */
 #define CLI_WRITE_OPTS                                                                     \
 	CLI_VAL("format", CLI_KEY_FORMAT), CLI_ALIAS("text", CLI_KEY_FORMAT, "text"),  \
@@ -87,7 +88,7 @@ void cli_split_apply(const struct cli_split *s, struct spgo_binary *bin);
 	CLI_FLAG("compress-all-sections", CLI_KEY_COMPRESS),                             \
 	CLI_FLAG("md5", CLI_KEY_MD5), CLI_FLAG("use-md5", CLI_KEY_MD5),                \
 	CLI_FLAG("partial", CLI_KEY_PARTIAL),                                            \
-	CLI_VAL("gcov-version", CLI_KEY_GCOV_VERSION)
+	CLI_VAL("gcov-version", CLI_KEY_GCOV_VERSION), CLI_VAL("gcov_version", CLI_KEY_GCOV_VERSION)
 extern const char cli_write_help[];
 /* Take option key if it is one of them: 1, 0 if it is not, CLI_ERR. */
 int cli_write_take(const struct cli_parser *p, int key, enum spgo_format *fmt,

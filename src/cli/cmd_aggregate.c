@@ -203,9 +203,13 @@ int cli_merge_unsym(const char *out, const char **files, const uint64_t *weights
 	if (format && spgo_unsym_format_parse(format, &fmt) < 0)
 		return cli_bad_cmd("merge", "unsymbolized profiles are written as bin, text or "
 				   "profgen, not '%s'", format);
-	if (!fmt)
-		fmt = spgo_unsym_sniff_file(files[0]) == SPGO_UNSYM_BIN ? SPGO_UNSYM_BIN
-									: SPGO_UNSYM_TEXT;
+	if (!fmt) { /* the inputs' forms decide, not their order */
+		enum spgo_unsym_format *forms = xcalloc((size_t)n + 1, sizeof *forms);
+		for (int i = 0; i < n; i++)
+			forms[i] = spgo_unsym_sniff_file(files[i]);
+		fmt = spgo_unsym_merged_format(forms, (size_t)n);
+		free(forms);
+	}
 	/* One input at a time into the sum: memory is the distinct keys. */
 	struct spgo_unsym *u = spgo_unsym_new();
 	for (int i = 0; i < n; i++)

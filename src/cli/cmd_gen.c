@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "spgo/gen.h"
@@ -29,7 +30,9 @@ static const char usage_text[] =
 	"  --debug-binary DBG  read DWARF from DBG (a separate debug file; default: the\n"
 	"                      binary's, else one found by build-id or .gnu_debuglink,\n"
 	"                      then from the debuginfod servers of DEBUGINFOD_URLS)\n"
-	CLI_SPLIT_USAGE	"  --perf-data P       perf.data (\"-\" = stdin; file or pipe format)\n"
+	CLI_SPLIT_USAGE	"  --perf-data P       perf.data (\"-\" = stdin; file or pipe format); given\n"
+	"                      several times (and with --perf-script), the captures are\n"
+	"                      added up as spgo aggregate does (one host each)\n"
 	"  --unsymbolized F... unsymbolized profiles (spgo aggregate, spgo merge, llvm-profgen\n"
 	"                      --skip-symbolization) instead, added up\n"
 	"  --perf-script S     `perf script -F ip,brstack` (or `-F ip`) text instead;\n"
@@ -41,7 +44,10 @@ static const char usage_text[] =
 	"  --ground-truth-cs GT  the reference CS profile from `spgo emulate\n"
 	"                      --ground-truth-cs` (every context; --cs's rules)\n"
 	"  --truth-view V      its frame-pointer view (fp, default) or true view\n"
-	"  -o OUT              the profile to write (\"-\" = stdout; also --output)\n"
+	"  -o OUT              the profile to write (\"-\" = stdout; also --output, and\n"
+	"                      create_llvm_prof's --out and --gcov: the format is --format's)\n"
+	"  (no input)          ./perf.data, as perf report reads it (said on stderr)\n"
+	"  --profile P         create_llvm_prof's --perf-data (--profiler perf: accepted)\n"
 	"  --format F          extbinary (default; clang -fprofile-sample-use), text,\n"
 	"                      or gcov (gcc -fauto-profile; implies GCC conventions:\n"
 	"                      create_gcov's, its noise floor included: code with at\n"
@@ -137,6 +143,7 @@ enum {
 	G_BINARY = CLI_LONG, G_DEBUG, G_DATA, G_SCRIPT, G_TRUTH, G_TRUTH_CS, G_VIEW, G_PID, G_MODE,
 	G_EVENT, G_DWARF, G_UPDATE, G_INFER, G_NO_INFER, G_CONFIDENCE, G_CS, G_CS_NESTED, G_CS_TAIL,
 	G_CS_NO_TAIL, G_CS_CALL_EST, G_QUIET, G_UNSYM, G_PREINLINE, G_PREINLINE_PARAMS,
+	G_PROFILER,
 	/* llvm-profgen's names (below) */
 	G_PG_IGNORE_STACKS, G_PG_PREINLINER, G_PG_NESTED, G_PG_INFER_FRAMES, G_PG_MERGE_COLD,
 	G_PG_COMPRESS, G_PG_DEPTH, G_PG_COLD_DEPTH, G_PG_TRIM, G_PG_HOT_COUNT, G_PG_COLD_COUNT,
@@ -148,6 +155,8 @@ static const struct cli_opt opts[] = {
 	CLI_VAL("debug-binary", G_DEBUG),
 	CLI_VAL("perf-data", G_DATA), CLI_VAL("perfdata", G_DATA),
 	CLI_VAL("perf-script", G_SCRIPT), CLI_VAL("perfscript", G_SCRIPT),
+	CLI_VAL("profile", G_DATA), CLI_VAL("out", 'o'), CLI_VAL("gcov", 'o'), /* create_llvm_prof's */
+	CLI_VAL("profiler", G_PROFILER),
 	CLI_VAL("unsymbolized", G_UNSYM),
 	CLI_VAL("ground-truth", G_TRUTH),
 	CLI_VAL("ground-truth-cs", G_TRUTH_CS),
@@ -301,12 +310,13 @@ static int settle_profgen(const struct cli_parser *op, struct spgo_gen_job *j, c
  * files (room for argc).
  */
 static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_split *sp, const char **unsym,
-		 int *status)
+		 const char **caps, unsigned char *text, int *status)
 {
 	struct spgo_gen_job j = *jp;
 	struct cli_split split = {0};
 	struct profgen_opts pg = {.nested = -1};
 	size_t nunsym = 0; /* --unsymbolized F...: the files after it until the next option */
+	size_t ncaps = 0;  /* --perf-data and --perf-script, each as often as given */
 	uint64_t v;
 	int k, r, choice;
 	struct cli_parser op;
@@ -331,10 +341,20 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 			/* another unsymbolized profile */
 			/* fall through */
 		case G_UNSYM: unsym[nunsym++] = op.val; break;
-		case G_BINARY: j.binary = op.val; break;
-		case G_DEBUG: j.debug = op.val; break;
-		case G_DATA: j.perf_data = op.val; break;
-		case G_SCRIPT: j.perf_script = op.val; break;
+		case G_BINARY:
+		case G_DEBUG: /* one binary's profile: a second one is not taken silently */
+			if (k == G_BINARY ? j.binary && strcmp(j.binary, op.val)
+					  : j.debug && strcmp(j.debug, op.val))
+				{ *status = cli_usage(&op, "%s given twice ('%s' and '%s'): spgo gen makes the "
+						      "profile of one binary (spgo aggregate takes several)",
+						      op.opt, k == G_BINARY ? j.binary : j.debug, op.val); return -1; }
+			*(k == G_BINARY ? &j.binary : &j.debug) = op.val;
+			break;
+		case G_DATA:
+		case G_SCRIPT: /* several: added up (spgo_gen_job's captures) */
+			text[ncaps] = k == G_SCRIPT;
+			caps[ncaps++] = op.val;
+			break;
 		case G_TRUTH: j.truth = op.val; break;
 		case G_TRUTH_CS: j.truth_cs = op.val; break;
 		case G_VIEW: /* in SPGO_GT_VIEW_* order */
@@ -358,7 +378,7 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 					{ *status = 2; return -1; }
 				j.opts.event = (int)v;
 			} else if (!*op.val) {
-				{ *status = cli_bad(&op, "option '%s' needs an event number or name", op.opt); return -1; }
+				{ *status = cli_usage(&op, "option '%s' needs an event number or name", op.opt); return -1; }
 			} else {
 				j.opts.event_name = op.val;
 			}
@@ -367,7 +387,7 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 		case G_UPDATE: j.opts.update_totals = 1; break;
 		case G_INFER:
 			if (spgo_gen_check_infer(op.val) < 0)
-				{ *status = cli_bad(&op, "option '%s': %s", op.opt, spgo_errmsg()); return -1; }
+				{ *status = cli_usage(&op, "option '%s': %s", op.opt, spgo_errmsg()); return -1; }
 			j.opts.infer_algo = op.val;
 			break;
 		case G_NO_INFER: j.opts.no_infer = 1; break;
@@ -384,9 +404,15 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 		case G_PREINLINE: j.cs = j.cs_opts.preinline = 1; break;
 		case G_PREINLINE_PARAMS:
 			if (spgo_preinline_parse(&j.cs_opts.pre, op.val) < 0)
-				{ *status = cli_bad(&op, "option '%s': %s", op.opt, spgo_errmsg()); return -1; }
+				{ *status = cli_usage(&op, "option '%s': %s", op.opt, spgo_errmsg()); return -1; }
 			break;
 		case G_QUIET: j.report = NULL; break;
+		case G_PROFILER: /* create_llvm_prof's input kind: perf.data is spgo's too */
+			if (strcmp(op.val, "perf"))
+				{ *status = cli_usage(&op, "option '%s': '%s' is not read; spgo gen reads perf.data "
+						    "(--perf-data) or perf script text (--perf-script)", op.opt, op.val);
+				  return -1; }
+			break;
 		}
 	}
 	if ((*status = settle_profgen(&op, &j, &pg)) != 0)
@@ -397,11 +423,22 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 		{ *status = cli_usage(&op, "--binary BIN and -o OUT are needed"); return -1; }
 	j.unsym = unsym;
 	j.nunsym = nunsym;
-	if ((j.perf_data != NULL) + (j.perf_script != NULL) + (j.truth != NULL) + (j.truth_cs != NULL) +
-	    (nunsym > 0) != 1)
+	if (!ncaps && !nunsym && !j.truth && !j.truth_cs) { /* perf report's default */
+		if (access("perf.data", F_OK) != 0)
+			{ *status = cli_usage(&op, "no input given, and no ./perf.data to read (perf report's default): "
+					      "--perf-data P, --perf-script S, --unsymbolized F or --ground-truth GT");
+			  return -1; }
+		fprintf(stderr, "spgo gen: no input given: reading ./perf.data (as perf report does)\n");
+		caps[ncaps++] = "perf.data";
+	}
+	if (ncaps == 1)
+		*(text[0] ? &j.perf_script : &j.perf_data) = caps[0];
+	else if (ncaps > 1)
+		j.captures = caps, j.capture_text = text, j.ncaptures = ncaps;
+	if ((ncaps > 0) + (j.truth != NULL) + (j.truth_cs != NULL) + (nunsym > 0) != 1)
 		{ *status = cli_usage(&op, "one input: --perf-data, --perf-script, --unsymbolized, "
 				 "--ground-truth or --ground-truth-cs"); return -1; }
-	if (j.perf_script && j.have_pid)
+	if (j.have_pid && memchr(text, 1, ncaps))
 		{ *status = cli_usage(&op, "--pid works with --perf-data only"); return -1; }
 	if (j.cs && (j.truth || j.truth_cs || j.fmt == SPGO_FMT_GCOV))
 		{ *status = cli_usage(&op, "--cs needs --perf-data or --perf-script and an LLVM format"); return -1; }
@@ -424,10 +461,14 @@ int cmd_gen(int argc, char **argv)
 		j.cs_opts.unwind_thread = 0; /* (the profile is the same) */
 	j.wo.gcov_version = 2;
 	const char **unsym = xcalloc((size_t)argc + 1, sizeof *unsym);
+	const char **caps = xcalloc((size_t)argc + 1, sizeof *caps);
+	unsigned char *text = xcalloc((size_t)argc + 1, 1);
 	struct cli_split split;
 	int status = 0;
-	if (parse(argc, argv, &j, &split, unsym, &status) == 0)
+	if (parse(argc, argv, &j, &split, unsym, caps, text, &status) == 0)
 		status = spgo_gen_job_run(&j) < 0 ? cli_fail() : 0;
 	free(unsym);
+	free(caps);
+	free(text);
 	return status;
 }

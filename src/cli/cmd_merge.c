@@ -17,12 +17,16 @@ static void usage(FILE *fp)
 		    "their leaf functions; --cs-nested turns CS contexts into the nested form\n"
 		    "(inlinees of their caller contexts), as llvm-profdata's\n"
 		    "--convert-sample-profile-layout=nest does.\n"
+		    "Without --format the output has the richest of the inputs' formats,\n"
+		    "extbinary > text > gcov (their order does not matter).\n"
 		    "Unsymbolized profiles (spgo aggregate; llvm-profgen --skip-symbolization),\n"
 		    "told by content, are added key by key per build-id, in any number, one\n"
 		    "file at a time; the output is sorted, so any order or grouping of merges\n"
-		    "gives the same bytes.  --format bin|text|profgen (default: the first\n"
-		    "input's form); --trim-cold EPS drops each map's coldest keys that add up\n"
-		    "to at most EPS (0 <= EPS < 1) of its total count.\n%s",
+		    "gives the same bytes.  --format bin|text|profgen (default: bin when an\n"
+		    "input is bin, else text); --trim-cold EPS drops each map's coldest keys that add up\n"
+		    "to at most EPS (0 <= EPS < 1) of its total count.\n"
+		    "-f, --input-files LIST: more inputs, one \"[W,]FILE\" a line, as\n"
+		    "llvm-profdata's (blank lines and '#' lines skipped).\n%s",
 		cli_write_help);
 }
 
@@ -44,7 +48,76 @@ static struct spgo_profile *flatten(struct spgo_profile *p)
 	return f;
 }
 
-enum { O_WEIGHT = CLI_LONG, O_WEIGHTED_INPUT, O_FLATTEN, O_NEST, O_TRIM };
+/*
+ * The inputs: files, their weights, and the lists read from --input-files
+ * (llvm-profdata's -f LIST: one "[W,]FILE" a line; blank lines and lines
+ * starting with '#' skipped), whose text the names point into.
+ */
+struct inputs {
+	const char **files;
+	uint64_t *weights;
+	int n, cap;
+	VEC(char *) lists;
+};
+
+static void inputs_add(struct inputs *in, const char *file, uint64_t w)
+{
+	if (in->n == in->cap) {
+		in->cap = in->cap ? 2 * in->cap : 16;
+		in->files = xrealloc(in->files, (size_t)in->cap * sizeof *in->files);
+		in->weights = xrealloc(in->weights, (size_t)in->cap * sizeof *in->weights);
+	}
+	in->files[in->n] = file;
+	in->weights[in->n++] = w;
+}
+
+static void inputs_free(struct inputs *in)
+{
+	for (size_t i = 0; i < in->lists.n; i++)
+		free(in->lists.v[i]);
+	VEC_FREE(&in->lists);
+	free(in->files);
+	free(in->weights);
+}
+
+/* Add the inputs listed in the file path: 0, or -1 with an error naming
+ * its line. */
+static int inputs_list(struct inputs *in, const char *path)
+{
+	struct spgo_file f;
+	if (spgo_file_map(&f, path) < 0)
+		return -1;
+	char *text = xmalloc(f.size + 1);
+	memcpy(text, f.data, f.size);
+	text[f.size] = 0;
+	spgo_file_unmap(&f);
+	VEC_PUSH(&in->lists, text);
+	unsigned line = 0;
+	for (char *l = text, *next; l; l = next) {
+		line++;
+		next = strchr(l, '\n');
+		if (next)
+			*next++ = 0;
+		l += strspn(l, " \t");
+		for (size_t e = strlen(l); e && strchr(" \t\r\v\f", l[e - 1]); e--)
+			l[e - 1] = 0;
+		if (!*l || *l == '#')
+			continue;
+		uint64_t w = 1;
+		char *comma = strchr(l, ','), *end;
+		if (comma) { /* W,FILE (a file name with a comma needs W, too) */
+			w = strtoull(l, &end, 10);
+			if (end != comma || w == 0)
+				return spgo_error("%s:%u: '%s' is not [W,]FILE with a weight W >= 1", path,
+						  line, l);
+			l = comma + 1;
+		}
+		inputs_add(in, l, w);
+	}
+	return 0;
+}
+
+enum { O_WEIGHT = CLI_LONG, O_WEIGHTED_INPUT, O_FLATTEN, O_NEST, O_TRIM, O_INPUT_FILES };
 static const struct cli_opt opts[] = {
 	CLI_VAL("o", 'o'), CLI_VAL("output", 'o'),
 	CLI_VAL("w", O_WEIGHT), CLI_VAL("weight", O_WEIGHT),
@@ -53,6 +126,7 @@ static const struct cli_opt opts[] = {
 	CLI_FLAG("cs-nested", O_NEST),
 	CLI_FLAG("sample", CLI_IGNORE),
 	CLI_VAL("trim-cold", O_TRIM),
+	CLI_VAL("f", O_INPUT_FILES), CLI_VAL("input-files", O_INPUT_FILES),
 	CLI_WRITE_OPTS,
 	{0},
 };
@@ -76,26 +150,32 @@ int cmd_merge(int argc, char **argv)
 	const char *out = NULL;
 	enum spgo_format fmt = SPGO_FMT_UNKNOWN;
 	struct spgo_write_opts o = {0};
-	int flat = 0, nest = 0, n = 0;
+	int flat = 0, nest = 0;
 	const char *format = NULL; /* as given, for unsymbolized outputs */
 	double trim = 0;
-	const char **files = xcalloc((size_t)argc, sizeof *files);
-	uint64_t *weights = xcalloc((size_t)argc, sizeof *weights);
+	struct inputs in = {0};
+	uint64_t w = 0;
+	const char *file = NULL;
 	struct cli_parser op;
 	cli_init(&op, &cmd, argc, argv);
 	for (int k; (k = cli_next(&op)) != CLI_END;) {
 		switch (k) {
 		case CLI_HELP:
-			free(files);
-			free(weights);
+			inputs_free(&in);
 			return 0;
 		case CLI_ERR: goto bad;
 		case 'o': out = op.val; break;
 		case O_WEIGHT:
 		case O_WEIGHTED_INPUT:
-			if (weighted(&op, k == O_WEIGHT ? ':' : ',', &weights[n], &files[n]) < 0)
+			if (weighted(&op, k == O_WEIGHT ? ':' : ',', &w, &file) < 0)
 				goto bad;
-			n++;
+			inputs_add(&in, file, w);
+			break;
+		case O_INPUT_FILES:
+			if (inputs_list(&in, op.val) < 0) {
+				inputs_free(&in);
+				return cli_fail();
+			}
 			break;
 		case O_FLATTEN: flat = 1; break;
 		case O_NEST: nest = 1; break;
@@ -111,23 +191,19 @@ int cmd_merge(int argc, char **argv)
 			if (cli_write_take(&op, k, &fmt, &o) < 0)
 				goto bad;
 			break;
-		case CLI_ARG:
-			files[n] = op.val;
-			weights[n++] = 1;
-			break;
+		case CLI_ARG: inputs_add(&in, op.val, 1); break;
 		default:
 			if (cli_write_take(&op, k, &fmt, &o) < 0)
 				goto bad;
 		}
 	}
-	if (!out || n == 0) {
+	if (!out || in.n == 0) {
 		cli_bad(&op, "%s", !out ? "no output: -o OUT" : "no input profiles");
 		goto bad;
 	}
-	if (spgo_unsym_sniff_file(files[0]) != SPGO_UNSYM_UNKNOWN) {
-		int rc = cli_merge_unsym(out, files, weights, n, format, trim, 0);
-		free(files);
-		free(weights);
+	if (spgo_unsym_sniff_file(in.files[0]) != SPGO_UNSYM_UNKNOWN) {
+		int rc = cli_merge_unsym(out, in.files, in.weights, in.n, format, trim, 0);
+		inputs_free(&in);
 		return rc;
 	}
 	if (trim > 0 || (format && fmt == SPGO_FMT_UNKNOWN)) {
@@ -140,55 +216,58 @@ int cmd_merge(int argc, char **argv)
 	struct spgo_profile *acc = spgo_profile_new();
 	int kind = -1; /* 1: context-sensitive, 0: plain, -1: not yet known */
 	enum spgo_format first = SPGO_FMT_UNKNOWN;
-	for (int i = 0; i < n; i++) {
+	enum spgo_format *fmts = xcalloc((size_t)in.n + 1, sizeof *fmts);
+	for (int i = 0; i < in.n; i++) {
 		enum spgo_format f;
 		size_t before = acc->top.n;
 		int rc;
 		if (flat) {
-			struct spgo_profile *p = spgo_profile_read(files[i], &f);
+			struct spgo_profile *p = spgo_profile_read(in.files[i], &f);
 			rc = p ? 0 : -1;
 			if (p) {
 				if (p->flags & SPGO_PROF_CS)
 					p = flatten(p);
-				spgo_profile_merge(acc, p, weights[i]);
+				spgo_profile_merge(acc, p, in.weights[i]);
 				spgo_profile_free(p);
 			}
 		} else {
-			rc = spgo_profile_read_into(acc, files[i], weights[i], &f);
+			rc = spgo_profile_read_into(acc, in.files[i], in.weights[i], &f);
 		}
 		if (rc < 0) {
 			spgo_profile_free(acc);
-			free(files);
-			free(weights);
+			inputs_free(&in);
+			free(fmts);
 			return cli_fail();
 		}
-		if (fmt == SPGO_FMT_UNKNOWN)
-			fmt = f;
+		fmts[i] = f;
 		if (i > 0 && (f == SPGO_FMT_GCOV) != (first == SPGO_FMT_GCOV))
 			spgo_warn("merging a GCC profile (gcov) with an LLVM one (%s is %s, %s is %s): "
 				  "their line offsets and discriminators follow different conventions",
-				  files[0], spgo_format_name(first), files[i], spgo_format_name(f));
+				  in.files[0], spgo_format_name(first), in.files[i], spgo_format_name(f));
 		if (i == 0)
 			first = f;
 		for (size_t j = before; j < acc->top.n; j++) {
 			int cs = spgo_fn(acc, acc->top.v[j])->ctx != SPGO_NONE;
 			if (kind >= 0 && cs != kind) {
 				fprintf(stderr, "spgo: %s: cannot merge a context-sensitive profile with a "
-						"plain one (use --flatten)\n", files[i]);
+						"plain one (use --flatten)\n", in.files[i]);
 				spgo_profile_free(acc);
+				free(fmts);
 				goto bad;
 			}
 			kind = cs;
 		}
 	}
+	if (fmt == SPGO_FMT_UNKNOWN) /* the inputs' formats decide, not their order */
+		fmt = spgo_format_merged(fmts, (size_t)in.n);
+	free(fmts);
 	if (kind == 0)
 		acc->flags &= ~(unsigned)SPGO_PROF_CS;
 	if (nest && (acc->flags & SPGO_PROF_CS)) {
 		struct spgo_profile *nested = spgo_profile_cs_nest(acc);
 		spgo_profile_free(acc);
 		if (!nested) {
-			free(files);
-			free(weights);
+			inputs_free(&in);
 			return cli_fail();
 		}
 		acc = nested;
@@ -197,11 +276,9 @@ int cmd_merge(int argc, char **argv)
 	spgo_profile_finalize(acc, fmt == SPGO_FMT_EXTBINARY ? 0 : SPGO_FIN_NO_SUMMARY);
 	int rc = spgo_profile_write(acc, out, fmt, &o);
 	spgo_profile_free(acc);
-	free(files);
-	free(weights);
+	inputs_free(&in);
 	return rc < 0 ? cli_fail() : 0;
 bad:
-	free(files);
-	free(weights);
+	inputs_free(&in);
 	return 2;
 }

@@ -12,7 +12,9 @@ static void usage(FILE *fp)
 		    "--sample: similarity, sample overlap, function, hot-function and\n"
 		    "hot-block overlap (hot: each profile's 99%% summary threshold);\n"
 		    "--top N adds the function-level figures of the N functions with\n"
-		    "the most samples in either profile.  --sample is accepted.\n"
+		    "the most samples in either profile; --function STR (llvm-profdata's)\n"
+		    "those of the functions whose name contains STR (all of them, hottest\n"
+		    "first, unless --top).  --sample is accepted.\n"
 		    "\n"
 		    "usage: spgo overlap --cs-truth REF PROFILE [--view context|inline]\n"
 		    "                    [--inline marked|all|none] [--top N]\n"
@@ -23,12 +25,13 @@ static void usage(FILE *fp)
 		    "when marked ShouldBeInlined, or --inline all / none).\n");
 }
 
-enum { O_TOP = CLI_LONG, O_CS_TRUTH, O_VIEW, O_INLINE };
+enum { O_TOP = CLI_LONG, O_CS_TRUTH, O_VIEW, O_INLINE, O_FUNCTION };
 static const struct cli_opt opts[] = {
 	CLI_VAL("top", O_TOP),
 	CLI_VAL("cs-truth", O_CS_TRUTH),
 	CLI_VAL("view", O_VIEW),
 	CLI_VAL("inline", O_INLINE),
+	CLI_VAL("function", O_FUNCTION),
 	CLI_FLAG("sample", CLI_IGNORE), /* llvm-profdata overlap --sample */
 	{0},
 };
@@ -36,7 +39,7 @@ static const struct cli_cmd cmd = {.name = "overlap", .usage = usage, .opts = op
 
 int cmd_overlap(int argc, char **argv)
 {
-	const char *a = NULL, *b = NULL, *cs_truth = NULL;
+	const char *a = NULL, *b = NULL, *cs_truth = NULL, *fname = NULL;
 	uint64_t top = 0;
 	int cs_view = SPGO_CSO_CONTEXT, cs_inline = SPGO_CSO_INLINE_MARKED;
 	struct cli_parser op;
@@ -50,6 +53,7 @@ int cmd_overlap(int argc, char **argv)
 				return 2;
 			break;
 		case O_CS_TRUTH: cs_truth = op.val; break;
+		case O_FUNCTION: fname = op.val; break;
 		case O_VIEW: /* context = SPGO_CSO_CONTEXT, inline = SPGO_CSO_INLINE */
 			if (cli_choice(&op, "context\0inline\0", &cs_view) < 0)
 				return 2;
@@ -123,6 +127,24 @@ int cmd_overlap(int argc, char **argv)
 	       (unsigned long long)(o.hot_block_base - o.hot_block_overlap));
 	printf("    hot blocks unique in test profile: %llu\n",
 	       (unsigned long long)(o.hot_block_test - o.hot_block_overlap));
+	if (fname) { /* only the functions whose name contains fname */
+		size_t kept = 0;
+		for (size_t i = 0; i < o.nfuncs; i++) {
+			const struct spgo_overlap_func *f = &o.funcs[i];
+			const char *name = f->test_func != SPGO_NONE ? spgo_func_key(pb, f->test_func)
+								    : spgo_func_key(pa, f->base_func);
+			if (strstr(name, fname))
+				o.funcs[kept++] = *f;
+		}
+		o.nfuncs = kept;
+		if (!top)
+			top = kept;
+		if (!kept) {
+			fprintf(stderr, "spgo: overlap: no function whose name contains '%s' in either profile\n",
+				fname);
+			rc = 1;
+		}
+	}
 	if (top > 0 && o.nfuncs) {
 		/* the hottest functions of either profile first */
 		size_t n = o.nfuncs, k = top < n ? (size_t)top : n;
@@ -164,5 +186,5 @@ int cmd_overlap(int argc, char **argv)
 	spgo_overlap_free(&o);
 	spgo_profile_free(pa);
 	spgo_profile_free(pb);
-	return 0;
+	return rc;
 }

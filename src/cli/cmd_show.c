@@ -4,13 +4,24 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "spgo/unsym.h"
 
 static void usage(FILE *fp)
 {
-	fprintf(fp, "usage: spgo show PROFILE [--function NAME] [--top N] [--summary]\n"
+	fprintf(fp, "usage: spgo show PROFILE [--top N] [--summary]\n"
+		    "       spgo show PROFILE [--all-functions | --function NAME] [--topn N]\n"
+		    "                 [--detailed-summary]\n"
 		    "Prints the kind of profile, its totals and its N hottest functions\n"
-		    "(default 20; 0 = all); --function prints one function's line offsets,\n"
-		    "counts, call targets and inlinees; --summary the profile summary.\n"
+		    "(default 20; 0 = all); --summary the profile summary.\n"
+		    "The function records, as llvm-profdata show --sample prints them (its\n"
+		    "options, with their meaning): --all-functions every function, --function\n"
+		    "NAME one (a name or a CS context) with its line offsets, counts, call\n"
+		    "targets and inlinees; then --detailed-summary the summary and --topn N\n"
+		    "the hot functions (largest count >= the summary's 99%% count) and the N\n"
+		    "hottest in a table.\n"
+		    "An unsymbolized profile (spgo aggregate) shows its sections: binary,\n"
+		    "kinds of data, sample counts, sizes (spgo merge --format text -o - F\n"
+		    "prints its keys).\n"
 		    "\n"
 		    "total samples: the sum of the functions' total samples (inlined code\n"
 		    "included), as llvm-profdata show --sample counts them.  The summary\n"
@@ -38,56 +49,40 @@ static void flags_line(const struct spgo_profile *p, enum spgo_format fmt)
 	printf("\n");
 }
 
-static void show_func(struct spgo_profile *p, uint32_t f, int ind)
-{
-	const struct spgo_func *fn = spgo_fn(p, f);
-	uint32_t *bb = NULL, *tb = NULL, *cb = NULL;
-	size_t bc = 0, tc = 0, cc = 0;
-	if (ind == 0)
-		printf("function %s: total %llu, head %llu", spgo_func_key(p, f),
-		       (unsigned long long)fn->total, (unsigned long long)fn->head);
-	else
-		printf("%*sinlined %s at %u.%u: total %llu", ind, "", spgo_name(p, fn->name),
-		       fn->line, fn->disc, (unsigned long long)fn->total);
-	if (p->flags & SPGO_PROF_PROBE)
-		printf(", checksum %llu", (unsigned long long)fn->checksum);
-	if (fn->attrs)
-		printf(", attributes %u", fn->attrs);
-	printf("\n");
-	size_t nb = spgo_func_bodies(p, f, &bb, &bc);
-	for (size_t i = 0; i < nb; i++) {
-		const struct spgo_body *b = &p->bodies.v[bb[i]];
-		printf("%*s%s %u.%u: %llu", ind + 2, "", (p->flags & SPGO_PROF_PROBE) ? "probe" : "line",
-		       b->line, b->disc, (unsigned long long)b->count);
-		size_t nt = spgo_body_targets(p, bb[i], &tb, &tc);
-		for (size_t j = 0; j < nt; j++)
-			printf("%s%s:%llu", j ? " " : "  calls ", spgo_name(p, p->targets.v[tb[j]].name),
-			       (unsigned long long)p->targets.v[tb[j]].count);
-		printf("\n");
-	}
-	size_t nc = spgo_func_children(p, f, &cb, &cc);
-	for (size_t i = 0; i < nc; i++)
-		show_func(p, cb[i], ind + 2);
-	free(bb);
-	free(tb);
-	free(cb);
-}
-
-enum { O_FUNCTION = CLI_LONG, O_TOP, O_SUMMARY };
+enum { O_FUNCTION = CLI_LONG, O_TOP, O_SUMMARY, O_ALL, O_TOPN, O_DETAILED };
 static const struct cli_opt opts[] = {
 	CLI_VAL("function", O_FUNCTION),
 	CLI_VAL("top", O_TOP),
 	CLI_FLAG("summary", O_SUMMARY),
+	CLI_FLAG("all-functions", O_ALL),
+	CLI_VAL("topn", O_TOPN),
+	CLI_FLAG("detailed-summary", O_DETAILED),
 	CLI_FLAG("sample", CLI_IGNORE), /* llvm-profdata show --sample */
 	{0},
 };
 static const struct cli_cmd cmd = {.name = "show", .usage = usage, .opts = opts};
 
+/* An unsymbolized profile: its sections; it has no functions to print. */
+static int show_unsym(const struct cli_parser *op, const char *in, int functions)
+{
+	if (functions)
+		return cli_usage(op, "%s is an unsymbolized profile: it has addresses, not functions; "
+				 "spgo gen --binary BIN --unsymbolized %s makes the profile to show", in, in);
+	struct spgo_unsym *u = spgo_unsym_new();
+	if (spgo_unsym_read(u, in, 1) < 0) {
+		spgo_unsym_free(u);
+		return cli_fail();
+	}
+	spgo_unsym_print_summary(u, stdout);
+	spgo_unsym_free(u);
+	return 0;
+}
+
 int cmd_show(int argc, char **argv)
 {
 	const char *in = NULL, *fname = NULL;
-	uint64_t top = 20;
-	int summary = 0;
+	uint64_t top = 20, topn = 0;
+	int summary = 0, all = 0, detailed = 0;
 	struct cli_parser op;
 	cli_init(&op, &cmd, argc, argv);
 	for (int k; (k = cli_next(&op)) != CLI_END;) {
@@ -100,6 +95,12 @@ int cmd_show(int argc, char **argv)
 				return 2;
 			break;
 		case O_SUMMARY: summary = 1; break;
+		case O_ALL: all = 1; break;
+		case O_DETAILED: detailed = 1; break;
+		case O_TOPN:
+			if (cli_u64(&op, 1, UINT32_MAX, &topn) < 0)
+				return 2;
+			break;
 		case CLI_ARG:
 			if (in)
 				return cli_usage(&op, "one profile only ('%s' and '%s')", in, op.val);
@@ -109,19 +110,27 @@ int cmd_show(int argc, char **argv)
 	}
 	if (!in)
 		return cli_usage(&op, "no profile to show");
+	if (spgo_unsym_sniff_file(in) != SPGO_UNSYM_UNKNOWN)
+		return show_unsym(&op, in, fname || all || topn || detailed);
 	enum spgo_format fmt;
 	struct spgo_profile *p = spgo_profile_read(in, &fmt);
 	if (!p)
 		return cli_fail();
 	int rc = 0;
-	if (fname) {
-		uint32_t f = spgo_func_find(p, fname);
-		if (f == SPGO_NONE) {
+	if (fname || all || topn || detailed) { /* llvm-profdata show --sample's output */
+		uint32_t f = fname ? spgo_func_find(p, fname) : SPGO_NONE;
+		if (fname && f == SPGO_NONE) {
 			fprintf(stderr, "spgo: %s: no function '%s' in the profile\n", in, fname);
 			rc = 1;
+		} else if (fname) {
+			spgo_profile_dump_func(p, f, stdout);
 		} else {
-			show_func(p, f, 0);
+			spgo_profile_dump(p, stdout);
 		}
+		if (rc == 0 && detailed)
+			spgo_profile_dump_summary(p, stdout);
+		if (rc == 0 && topn)
+			spgo_profile_dump_hot(p, (size_t)topn, stdout);
 		spgo_profile_free(p);
 		return rc;
 	}

@@ -52,7 +52,8 @@ const char cli_write_help[] =
 	"                                 (also --compress-all-sections)\n"
 	"  --md5                          store names as MD5 GUIDs (extended binary; also --use-md5)\n"
 	"  --partial                      mark the profile partial (extended binary)\n"
-	"  --gcov-version 2|1             2: GCC 12 -fauto-profile (default); 1: autofdo tools (dump_gcov)\n";
+	"  --gcov-version 2|1             2: GCC 12 -fauto-profile (default); 1: autofdo tools (dump_gcov;\n"
+	"                                 also create_gcov's --gcov_version 875575082)\n";
 
 int cli_write_take(const struct cli_parser *p, int key, enum spgo_format *fmt,
 		   struct spgo_write_opts *o)
@@ -68,13 +69,19 @@ int cli_write_take(const struct cli_parser *p, int key, enum spgo_format *fmt,
 			return CLI_ERR;
 		o->target_llvm = k ? 19 : 14;
 		return 1;
-	case CLI_KEY_GCOV_VERSION:
-		if (cli_choice(p, "1\0" "2\0", &k) < 0)
+	case CLI_KEY_GCOV_VERSION: {
+		/* create_gcov's --gcov_version is the file's version word: its
+		 * own, 0x3430372a ("*704"), is layout 1 */
+		uint64_t v;
+		if (!spgo_parse_u64(p->val, &v) && v == 0x3430372a)
+			k = 0;
+		else if (cli_choice(p, "1\0" "2\0", &k) < 0)
 			return CLI_ERR;
 		o->gcov_version = k + 1;
 		if (*fmt == SPGO_FMT_UNKNOWN)
 			*fmt = SPGO_FMT_GCOV;
 		return 1;
+	}
 	case CLI_KEY_MD5:
 		return o->md5 = 1;
 	case CLI_KEY_COMPRESS:

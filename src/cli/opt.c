@@ -2,6 +2,7 @@
 #include "cli/opt.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +58,69 @@ static const struct cli_opt *lookup(const struct cli_opt *opts, const char *name
 	return NULL;
 }
 
+/* The edit distance (insertions, deletions, substitutions, and swaps of
+ * neighbours: "--ouptut") between a (la bytes) and b, up to 63 bytes each;
+ * longer words are not compared (a large value). */
+static size_t edit_distance(const char *a, size_t la, const char *b)
+{
+	size_t lb = strlen(b), d[64][64];
+	if (la > 63 || lb > 63)
+		return SIZE_MAX;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[la][lb];
+}
+
+const char *cli_did_you_mean(const struct cli_cmd *cmd, const char *name, size_t len)
+{
+	/* Close enough to be a typo, not another word: one edit in a name of
+	 * up to 4 bytes, two in a longer one, and '_' taken for '-' free of
+	 * charge (gflags' --gcov_version for --gcov-version). */
+	char norm[64];
+	if (len >= sizeof norm)
+		return NULL;
+	for (size_t i = 0; i < len; i++)
+		norm[i] = name[i] == '_' ? '-' : name[i];
+	const char *best = NULL;
+	size_t bestd = len <= 4 ? 1 : 2;
+	for (const struct cli_opt *o = cmd->opts; o && o->name; o++) {
+		if (!o->name[1] || o->key == CLI_IGNORE)
+			continue; /* (one letter: too short to guess from) */
+		size_t d = edit_distance(norm, len, o->name);
+		if (d <= bestd && d < len) {
+			best = o->name;
+			bestd = d;
+			if (!d)
+				break;
+		}
+	}
+	return best;
+}
+
+/* "unknown option 'X'", with the option of the table it is a typo of, if
+ * any.  name: the long name as written (len bytes). */
+static int unknown(struct cli_parser *p, const char *name, size_t len)
+{
+	const char *guess = cli_did_you_mean(p->cmd, name, len);
+	if (guess)
+		return cli_bad(p, "unknown option '%s'; did you mean '--%s'?", p->opt, guess);
+	return cli_bad(p, "unknown option '%s'", p->opt);
+}
+
 /* Deliver option o; its value is inline (after '=' or in a cluster), else
  * the next argument when it takes one. */
 static int take(struct cli_parser *p, const struct cli_opt *o, const char *inline_val)
@@ -89,6 +153,15 @@ static int short_opt(struct cli_parser *p)
 		p->cmd->usage(stdout);
 		return CLI_HELP;
 	}
+	if (!o && p->cluster == p->argv[p->i - 1] + 2 && *p->cluster) {
+		/* "-binary": a long option written with one dash (gflags'
+		 * way: create_llvm_prof -binary=...) */
+		const char *w = p->cluster - 1;
+		const char *guess = cli_did_you_mean(p->cmd, w, strcspn(w, "="));
+		if (guess)
+			return cli_bad(p, "unknown option '-%.*s'; did you mean '--%s'?",
+				       (int)strcspn(w, "="), w, guess);
+	}
 	if (!o)
 		return cli_bad(p, "unknown option '-%c'", c);
 	const char *rest = *p->cluster ? p->cluster : NULL;
@@ -117,10 +190,20 @@ int cli_next(struct cli_parser *p)
 		return CLI_ARG;
 	}
 	p->i++;
-	if (p->cmd->pass_unknown && a[1] != '-' ? !lookup(p->cmd->opts, a + 1, 1)
+	if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+		; /* every command's, even one that passes unknown options on */
+	else if (p->cmd->pass_unknown && a[1] != '-' ? !lookup(p->cmd->opts, a + 1, 1)
 	    : p->cmd->pass_unknown && a[2] && !lookup(p->cmd->opts, a + 2, strcspn(a + 2, "="))) {
 		p->val = a;
 		return CLI_ARG;
+	}
+	size_t wlen = strcspn(a + 1, "=");
+	if (a[1] != '-' && wlen > 1 && lookup(p->cmd->opts, a + 1, wlen)) {
+		/* "-binary=prog", "-out x": one dash before a long option's
+		 * whole name (the gflags tools' way: create_llvm_prof) is that
+		 * option, not "-o ut=x" */
+		snprintf(p->opt, sizeof p->opt, "-%.*s", (int)(wlen < 60 ? wlen : 60), a + 1);
+		return take(p, lookup(p->cmd->opts, a + 1, wlen), a[1 + wlen] ? a + 2 + wlen : NULL);
 	}
 	if (a[1] != '-') {
 		p->cluster = a + 1;
@@ -139,7 +222,7 @@ int cli_next(struct cli_parser *p)
 		return CLI_HELP;
 	}
 	if (!o)
-		return cli_bad(p, "unknown option '%s'", p->opt);
+		return unknown(p, name, len);
 	return take(p, o, eq ? eq + 1 : NULL);
 }
 

@@ -6,6 +6,12 @@
  *
  *   --name VALUE   --name=VALUE   -x VALUE   -xVALUE   -vq (clustered flags)
  *   "--" ends the options; "-" alone is an argument (stdin or stdout).
+ *   -name VALUE, -name=VALUE: one dash before the whole name of a long
+ *   option is that option (the gflags tools' way: create_llvm_prof
+ *   -binary=prog -out=p.prof), not a cluster ("-o ut=p.prof").
+ *
+ * An unknown option is an error that names the command's option it is a
+ * typo of, if one is close (cli_did_you_mean).
  *
  * Long names match exactly (no abbreviations: an abbreviation that works
  * today could become ambiguous when an option is added).  A command
@@ -89,7 +95,8 @@ struct cli_cmd {
 	int in_order; /* options end at the first argument (CMD ARGS...,
 		       * addresses), instead of being taken anywhere */
 	int pass_unknown; /* an unknown option is returned as CLI_ARG (the
-			   * whole element), not reported (gen_args.c) */
+			   * whole element), not reported (spgo record's
+			   * options for perf); -h and --help stay help */
 };
 
 struct cli_parser {
@@ -108,6 +115,10 @@ void cli_init(struct cli_parser *p, const struct cli_cmd *cmd, int argc, char **
  * CLI_END; with cmd->in_order, CLI_END at the first argument, which is
  * then p->argv[p->i] (the rest follow it). */
 int cli_next(struct cli_parser *p);
+/* The long option of cmd's table that name (len bytes, without the
+ * dashes) is a typo of, or NULL: unknown options are reported with it
+ * ("did you mean '--output'?"), for every command. */
+const char *cli_did_you_mean(const struct cli_cmd *cmd, const char *name, size_t len);
 /* Report a usage error of the command: "spgo CMD: MESSAGE" and the hint.
  * Returns CLI_ERR. */
 int cli_bad(const struct cli_parser *p, const char *fmt, ...) SPGO_PRINTF(2, 3);

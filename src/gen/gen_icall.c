@@ -75,6 +75,12 @@ void spgo_gen_icalls_free(struct spgo_gen_icalls *c)
 	free(c);
 }
 
+void spgo_gen_icalls_set_agg(struct spgo_gen_icalls *c, struct spgo_aggregate *agg)
+{
+	if (c)
+		c->agg = agg;
+}
+
 /* perf's x86-64 user register index of DWARF register r (rax rdx rcx rbx
  * rsi rdi rbp rsp r8..r15), or -1. */
 static int perf_reg_of_dwarf(unsigned r)

@@ -224,11 +224,11 @@ static int write_out(const struct spgo_gen_job *j, struct spgo_profile *p)
  * stack, which costs time and memory per sample.  *stacks_lbr is set when
  * samples had both.  icalls may be NULL.
  */
-static int read_perf(struct spgo_aggregate *agg, const struct spgo_gen_job *j,
+static int read_perf(struct spgo_aggregate *agg, const struct spgo_gen_job *j, const char *path,
 		     struct spgo_gen_icalls *icalls, int *stacks_lbr)
 {
 	struct spgo_perf_reader *r;
-	if (spgo_perf_open(&r, j->perf_data, SPGO_PERF_ORDERED) < 0)
+	if (spgo_perf_open(&r, path, SPGO_PERF_ORDERED) < 0)
 		return -1;
 	spgo_agg_begin(agg, r);
 	struct spgo_perf_record rec;
@@ -365,18 +365,68 @@ static int run_cs(const struct spgo_gen_job *j, struct spgo_aggregate *agg,
 /* What IP mode learned of indirect calls from the samples' stacks. */
 /* perf script text: how its stack lines were read (they may be runtime
  * addresses or file offsets; the data decides, see spgo/aggregate.h). */
-static void report_text_frames(const struct spgo_aggregate *agg, const struct spgo_gen_job *j)
+static void report_text_frames(const struct spgo_aggregate *agg, const struct spgo_gen_job *j,
+			       const char *path)
 {
 	uint64_t line, before;
 	int how = spgo_agg_text_frames(agg, &line, &before);
 	if (how && j->report)
 		fprintf(j->report, "spgo: gen: note: %s: call-stack lines read as %s (told by the sample at line %llu)\n",
-			j->perf_script, how > 0 ? "runtime addresses" : "offsets in their files (perf's text)",
+			path, how > 0 ? "runtime addresses" : "offsets in their files (perf's text)",
 			(unsigned long long)line);
 	if (how > 0 && before)
 		spgo_warn("%s: %llu stack samples before line %llu did not tell whether their stack lines "
 			  "are runtime addresses or file offsets and were read as offsets",
-			  j->perf_script, (unsigned long long)before, (unsigned long long)line);
+			  path, (unsigned long long)before, (unsigned long long)line);
+}
+
+/*
+ * Several captures (see spgo/gen.h): each read into an aggregate of its
+ * own, as spgo aggregate reads each input, and added up in an unsymbolized
+ * profile that then fills agg.  Reading them all into agg instead would mix
+ * their processes (the same pid in two captures is two processes) and
+ * their event numbers.  A capture with no sample in the binary is left out
+ * with a warning naming it; none at all is an error.
+ */
+static int read_captures(struct spgo_aggregate *agg, const struct spgo_gen_job *j,
+			 struct spgo_gen_icalls *icalls, int *stacks_lbr)
+{
+	struct spgo_unsym *u = spgo_unsym_new();
+	size_t used = 0;
+	int rc = 0;
+	for (size_t k = 0; k < j->ncaptures && rc == 0; k++) {
+		const char *path = j->captures[k];
+		struct spgo_aggregate *a;
+		if ((rc = spgo_agg_new(&a, j->binary, j->debug)) < 0)
+			break;
+		spgo_agg_keep_stacks(a, j->cs);
+		if (j->opts.event_name || j->opts.event >= 0)
+			spgo_agg_select_event(a, j->opts.event, j->opts.event_name);
+		if (j->capture_text[k]) {
+			rc = spgo_agg_read_text(a, path);
+			report_text_frames(a, j, path);
+		} else {
+			spgo_gen_icalls_set_agg(icalls, a);
+			rc = read_perf(a, j, path, icalls, stacks_lbr);
+		}
+		struct spgo_gen_opts o = j->opts; /* (check_event changes it) */
+		if (rc == 0)
+			rc = check_event(a, &o, path);
+		if (rc == 0 && (a->stats.samples_matched || a->stats.branches)) {
+			spgo_unsym_add_agg(u, a, 1);
+			used++;
+		} else if (rc == 0) {
+			spgo_warn("%s: no sample falls in %s: this capture is left out", path, j->binary);
+		}
+		spgo_agg_free(a);
+	}
+	spgo_gen_icalls_set_agg(icalls, agg);
+	if (rc == 0 && !used)
+		rc = spgo_error("no sample of the %zu captures falls in %s", j->ncaptures, j->binary);
+	if (rc == 0)
+		rc = spgo_unsym_fill(u, agg, j->opts.event_name);
+	spgo_unsym_free(u);
+	return rc;
 }
 
 static void report_icalls(FILE *fp, const struct spgo_gen_icalls *icalls, const struct spgo_gen_stats *st)
@@ -428,17 +478,19 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 		spgo_unsym_free(u);
 	} else if (j.perf_script) {
 		rc = spgo_agg_read_text(agg, j.perf_script);
-		report_text_frames(agg, &j);
+		report_text_frames(agg, &j, j.perf_script);
 	} else {
 		/* (IP mode's indirect calls: not for --cs, whose unwinding
 		 * thread may be using the binary meanwhile) */
 		if (!j.cs)
 			spgo_gen_icalls_new(&icalls, agg);
-		rc = read_perf(agg, &j, icalls, &stacks_lbr);
+		rc = j.ncaptures ? read_captures(agg, &j, icalls, &stacks_lbr)
+				 : read_perf(agg, &j, j.perf_data, icalls, &stacks_lbr);
 		j.opts.icalls = icalls;
 	}
 	if (rc == 0)
-		rc = check_event(agg, &j.opts, j.perf_script ? j.perf_script : j.perf_data ? j.perf_data : j.unsym[0]);
+		rc = check_event(agg, &j.opts, j.perf_script ? j.perf_script : j.perf_data ? j.perf_data
+						 : j.ncaptures ? j.captures[0] : j.unsym[0]);
 	if (j.skip_symbolization) {
 		spgo_gen_icalls_free(icalls);
 		rc = rc < 0 ? -1 : write_unsymbolized(&j, agg);

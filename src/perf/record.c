@@ -156,23 +156,30 @@ const struct spgo_rec_event *spgo_rec_best_event(const char *perf, char *refused
 
 const char *spgo_rec_call_graph_arg(const char *mode)
 {
-	return !strcmp(mode, "dwarf") ? "dwarf,2048" : !strcmp(mode, "fp") ? "fp" : NULL;
+	return !strcmp(mode, "dwarf") ? "dwarf,2048" : !strncmp(mode, "dwarf,", 6) ? mode
+	       : !strcmp(mode, "fp") ? "fp" : NULL;
 }
 
 char **spgo_rec_argv(const struct spgo_rec_opts *o)
 {
-	size_t ncmd = 0;
+	size_t ncmd = 0, nextra = 0;
 	while (o->cmd && o->cmd[ncmd])
 		ncmd++;
-	const char **v = xcalloc(ncmd + 24, sizeof *v);
+	while (o->extra && o->extra[nextra])
+		nextra++;
+	const char **v = xcalloc(ncmd + nextra + 24, sizeof *v);
 	size_t n = 0;
 	const char *cg = spgo_rec_call_graph_arg(o->call_graph);
 	v[n++] = o->perf;
 	v[n++] = "record";
 	v[n++] = "-e";
 	v[n++] = o->event;
-	if (o->lbr)
+	if (o->lbr && o->branch_filter) {
+		v[n++] = "-j";
+		v[n++] = o->branch_filter;
+	} else if (o->lbr) {
 		v[n++] = "-b";
+	}
 	if (cg) {
 		v[n++] = "--call-graph";
 		v[n++] = cg;
@@ -193,6 +200,8 @@ char **spgo_rec_argv(const struct spgo_rec_opts *o)
 		v[n++] = "-p";
 		v[n++] = o->pid;
 	}
+	for (size_t i = 0; i < nextra; i++)
+		v[n++] = o->extra[i];
 	if (ncmd) {
 		v[n++] = "--";
 		for (size_t i = 0; i < ncmd; i++)

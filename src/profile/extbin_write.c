@@ -220,12 +220,13 @@ int spgo_write_extbinary(struct spgo_profile *p, FILE *fp, const struct spgo_wri
 		for (size_t i = 0; i < names.n; i++)
 			w.guid[names.v[i]] = name_guid(p, names.v[i]);
 	}
-	/* MD5 tables are sorted by GUID (which also finds GUID collisions);
-	 * string tables stay in name-id order, deterministic for a given
-	 * input and cheaper than sorting 100k strings (readers need no order). */
+	/* MD5 tables are sorted by GUID (which also finds GUID collisions),
+	 * string tables by name, as LLVM's writer stabilizes its table: name
+	 * ids follow the order names were first seen, so in that order a
+	 * merge of A and B and one of B and A wrote different bytes (sorting
+	 * 100k names takes milliseconds). */
 	sort_w = &w;
-	if (w.md5)
-		spgo_sort(names.v, names.n, sizeof *names.v, cmp_names);
+	spgo_sort(names.v, names.n, sizeof *names.v, cmp_names);
 	{
 		bytes *b = &sec[S_NAMES];
 		size_t k = 0;

@@ -147,7 +147,11 @@ else
 fi
 
 # ---- record (perf's own options, passed on) ----
-common record --output
+# (record passes options it does not know on to perf: cli_peer_options.sh;
+# its help and a missing value as every command's)
+usage_err "record missing value" record "option '--output' needs a value" --output
+"$SPGO" record --help > h1 2> err && [ -s h1 ] && [ ! -s err ] && "$SPGO" record -h > h3 && cmp -s h1 h3 &&
+  "$SPGO" help record > h2 && cmp -s h1 h2 && echo "ok   record --help, -h, spgo help record" || bad "record help"
 t0=$(date +%s%N)
 PERF=perf "$SPGO" record --dry-run -ox.data -F 999 -- true > out 2> err; rc=$?
 t1=$(date +%s%N)
@@ -161,7 +165,7 @@ if command -v perf >/dev/null; then
     echo "ok   record --output= -c -e --call-graph= -a: $(cat out)" || bad "record options: $(cat out) $(cat err)"
   "$SPGO" record --dry-run -p $$ > out 2>&1 && grep -q -- "-p $$" out || bad "record -p: $(cat out)"
 fi
-usage_err "record bad --call-graph" record "option '--call-graph': 'lbr' is not one of fp, dwarf, none" --call-graph=lbr -- true
+usage_err "record bad --call-graph" record "option '--call-graph': 'nope' is not one of fp, dwarf, none" --call-graph=nope -- true
 usage_err "record no command" record "no command" -o x.data
 
 # ---- emulate (its option errors come before it looks for QEMU) ----
