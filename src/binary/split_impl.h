@@ -12,7 +12,7 @@
 #include <dwarf.h>
 
 #include "binary/binary_impl.h"
-#include "binary/bytes.h"
+#include "common/bytes.h"
 
 #ifndef DW_AT_GNU_discriminator
 #define DW_AT_GNU_discriminator 0x2136
@@ -35,7 +35,7 @@ struct span {
 /* A reader of a span: reads past the end give 0 and set bad. */
 static inline struct rd rd_at(struct span s, uint64_t off)
 {
-	struct rd r = {s.p + s.n, s.p + s.n, 1};
+	struct rd r = {.p = s.p + s.n, .end = s.p + s.n, .bad = RD_SHORT, .base = s.p};
 	if (off <= s.n)
 		r.p = s.p + off, r.bad = 0;
 	return r;
