@@ -13,6 +13,10 @@
  *                [ULEB n, n x (ULEB id, ULEB probability)]  if features & 4
  *
  * Checked against llvm-readobj-19 --bb-addr-map on clang-19 output.
+ *
+ * The ELF file and its section are read here, in the binary stage; the
+ * CFG builders (src/infer/bincfg.c, cfg_read.c), IP-mode generation
+ * (src/gen/gen_ip.c) and CS IP mode (src/context/ip.c) use the parsed map.
  */
 #include <fcntl.h>
 #include <gelf.h>
@@ -22,8 +26,8 @@
 #include <unistd.h>
 
 #include "common/bytes.h"
+#include "spgo/binary.h"
 #include "spgo/common.h"
-#include "spgo/infer.h"
 
 static int cmp_func(const void *a, const void *b)
 {
