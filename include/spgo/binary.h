@@ -365,6 +365,53 @@ int64_t spgo_inline_sizes_get(const struct spgo_inline_sizes *s, const struct sp
  * order first seen (fp NULL: none); returns how many. */
 size_t spgo_inline_sizes_print(const struct spgo_inline_sizes *s, FILE *fp);
 
+/* ---- basic-block address map ------------------------------------------ */
+
+/*
+ * clang's basic-block address map (-fbasic-block-address-map, section
+ * .llvm_bb_addr_map, SHT_LLVM_BB_ADDR_MAP; version 2, as clang 18 and 19
+ * write it, with the multi-range and PGO-analysis features): per function,
+ * its blocks' [addr, addr+size) and metadata bits.  Other versions are
+ * refused with an error naming the offset.
+ */
+struct spgo_bb_entry {
+	uint64_t addr, size;
+	uint32_t id, meta; /* meta: 1 return, 2 tail call, 4 EH pad, 8 can fall
+			      through, 16 indirect branch */
+};
+struct spgo_bb_func {
+	uint64_t addr;               /* function entry */
+	struct spgo_bb_entry *blocks; /* in address order within each range */
+	size_t nblocks;
+};
+struct spgo_bb_addr_map {
+	struct spgo_bb_func *funcs;
+	size_t nfuncs;
+};
+/* Decode a section's bytes (name is used in errors). */
+int spgo_bb_addr_map_parse(struct spgo_bb_addr_map *out, const uint8_t *data, size_t len, const char *name);
+/* Read the section from the ELF file at path; no section = 0 with nfuncs = 0. */
+int spgo_bb_addr_map_read(struct spgo_bb_addr_map *out, const char *path);
+void spgo_bb_addr_map_free(struct spgo_bb_addr_map *m);
+/* The function entry at addr, or NULL (funcs are sorted by addr). */
+const struct spgo_bb_func *spgo_bb_addr_map_find(const struct spgo_bb_addr_map *m, uint64_t addr);
+
+/* ---- call frame information ------------------------------------------ */
+
+/*
+ * The binary's call frame information (.eh_frame, or .debug_frame, as libdw
+ * finds it in the file at spgo_binary_path()), for unwinding one frame.
+ * spgo_cfi_open() returns NULL, without an error, when the file has none or
+ * cannot be read as ELF; the handle is the caller's until spgo_cfi_close()
+ * and independent of bin's lifetime.
+ */
+struct spgo_cfi;
+struct spgo_cfi *spgo_cfi_open(const struct spgo_binary *bin);
+void spgo_cfi_close(struct spgo_cfi *cfi);
+/* The rule of the canonical frame address at addr: CFA = the value of DWARF
+ * register *reg + *off; -1 when the CFI has no rule of that form there. */
+int spgo_cfi_cfa(struct spgo_cfi *cfi, uint64_t addr, unsigned *reg, int64_t *off);
+
 /* ---- discriminators -------------------------------------------------- */
 
 /* Who reads a discriminator (see src/binary/discriminator.c). */

@@ -28,9 +28,10 @@
  *    verifies both.  Blocks the entry cannot reach, or that reach no exit,
  *    always get 0.
  *  - Nothing here reads files except spgo_cfg_parse_file(),
- *    spgo_cfg_read_insns(), spgo_cfg_read_binary() and
- *    spgo_bb_addr_map_read(); errors go through spgo_error() naming the
- *    file and line (or byte offset).
+ *    spgo_cfg_read_insns() and spgo_cfg_read_binary(); errors go through
+ *    spgo_error() naming the file and line (or byte offset).  ELF sections
+ *    (the block map, .llvm_bb_addr_map) are read by src/binary
+ *    (spgo/binary.h).
  *  - Inference allocates its working memory per call and frees it; a CFG
  *    may be reused (change weights, infer again) after spgo_cfg_finalize().
  *
@@ -346,38 +347,9 @@ int spgo_cfg_from_insns(struct spgo_cfg *cfg, const struct spgo_insn *insns, siz
  * spgo_cfg_from_insns(); -1 (spgo_error) when no function starts at entry.
  */
 struct spgo_binary;
-struct spgo_bb_addr_map;
+struct spgo_bb_addr_map; /* spgo/binary.h */
 int spgo_cfg_from_binary(struct spgo_cfg *cfg, struct spgo_binary *bin, uint64_t entry,
 			 const struct spgo_bb_addr_map *bbmap);
-
-/*
- * clang's basic-block address map (-fbasic-block-address-map, section
- * .llvm_bb_addr_map, SHT_LLVM_BB_ADDR_MAP; version 2, as clang 18 and 19
- * write it, with the multi-range and PGO-analysis features): per function,
- * its blocks' [addr, addr+size) and metadata bits.  Other versions are
- * refused with an error naming the offset.
- */
-struct spgo_bb_entry {
-	uint64_t addr, size;
-	uint32_t id, meta; /* meta: 1 return, 2 tail call, 4 EH pad, 8 can fall
-			      through, 16 indirect branch */
-};
-struct spgo_bb_func {
-	uint64_t addr;               /* function entry */
-	struct spgo_bb_entry *blocks; /* in address order within each range */
-	size_t nblocks;
-};
-struct spgo_bb_addr_map {
-	struct spgo_bb_func *funcs;
-	size_t nfuncs;
-};
-/* Decode a section's bytes (name is used in errors). */
-int spgo_bb_addr_map_parse(struct spgo_bb_addr_map *out, const uint8_t *data, size_t len, const char *name);
-/* Read the section from an ELF file; no section = 0 with nfuncs = 0. */
-int spgo_bb_addr_map_read(struct spgo_bb_addr_map *out, const char *path);
-void spgo_bb_addr_map_free(struct spgo_bb_addr_map *m);
-/* The function entry at addr, or NULL (funcs are sorted by addr). */
-const struct spgo_bb_func *spgo_bb_addr_map_find(const struct spgo_bb_addr_map *m, uint64_t addr);
 
 /* ---- CFG files from instructions (spgo infer --insns, --binary) ------------ */
 

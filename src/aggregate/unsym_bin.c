@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bytes.h"
 #include "unsym_impl.h"
 
 struct wbuf {
@@ -113,75 +114,68 @@ static void write_bin_section(struct wbuf *w, const struct spgo_unsym_bin *s)
 }
 
 
-/* Reading: a cursor over the bytes; every failure sets err once. */
-struct rd {
+/* Reading: a cursor over the bytes (common/bytes.h); every failure sets
+ * err once, naming the offset reached. */
+struct urd {
 	const char *name;
-	const uint8_t *start, *p, *end;
+	struct rd in; /* in.base: the file's first byte */
 	int err;
 };
 
-static int rd_fail(struct rd *r, const char *what)
+static int rd_err(struct urd *r, const char *what)
 {
 	if (!r->err)
-		spgo_error("%s: offset %zu: %s", r->name, (size_t)(r->p - r->start), what);
+		spgo_error("%s: offset %zu: %s", r->name, rd_off(&r->in), what);
 	r->err = 1;
-	r->p = r->end;
+	r->in.p = r->in.end;
 	return -1;
 }
 
-static uint64_t get_uv(struct rd *r)
+static uint64_t get_uv(struct urd *r)
 {
-	uint64_t x = 0;
-	for (unsigned sh = 0; sh < 64; sh += 7) {
-		if (r->p >= r->end)
-			return rd_fail(r, "truncated"), 0;
-		uint8_t c = *r->p++;
-		if (sh == 63 && c > 1)
-			return rd_fail(r, "varint too long"), 0;
-		x |= (uint64_t)(c & 0x7f) << sh;
-		if (!(c & 0x80))
-			return x;
-	}
-	return rd_fail(r, "varint too long"), 0;
+	uint64_t x = rd_uleb(&r->in);
+	if (r->in.bad && !r->err)
+		return rd_err(r, r->in.bad == RD_OVERFLOW ? "varint too long" : "truncated"), 0;
+	return r->err ? 0 : x;
 }
 
-static uint64_t get_zz(struct rd *r)
+static uint64_t get_zz(struct urd *r)
 {
 	uint64_t z = get_uv(r);
 	return (z >> 1) ^ (0 - (z & 1));
 }
 
 /* A count of items of at least min_bytes each: no more than the bytes left. */
-static uint64_t get_count(struct rd *r, size_t min_bytes, const char *what)
+static uint64_t get_count(struct urd *r, size_t min_bytes, const char *what)
 {
 	uint64_t n = get_uv(r);
-	if (!r->err && n > (uint64_t)(r->end - r->p) / min_bytes) {
+	if (!r->err && n > (uint64_t)rd_left(&r->in) / min_bytes) {
 		char msg[128];
 		snprintf(msg, sizeof msg, "%s count %" PRIu64 " exceeds the data left", what, n);
-		rd_fail(r, msg);
+		rd_err(r, msg);
 		return 0;
 	}
 	return n;
 }
 
-static char *get_str(struct rd *r)
+static char *get_str(struct urd *r)
 {
 	uint64_t n = get_uv(r);
-	if (!r->err && (n > MAX_STR || n > (uint64_t)(r->end - r->p)))
-		rd_fail(r, "bad string length");
+	if (!r->err && (n > MAX_STR || n > (uint64_t)rd_left(&r->in)))
+		rd_err(r, "bad string length");
 	if (r->err)
 		return xstrdup("");
-	if (!unsym_str_ok((const char *)r->p, (size_t)n)) {
-		rd_fail(r, "bad string");
+	if (!unsym_str_ok((const char *)r->in.p, (size_t)n)) {
+		rd_err(r, "bad string");
 		return xstrdup("");
 	}
-	char *s = xstrndup((const char *)r->p, (size_t)n);
-	r->p += n;
+	char *s = xstrndup((const char *)r->in.p, (size_t)n);
+	r->in.p += n;
 	return s;
 }
 
 
-static void get_map(struct rd *r, struct spgo_kmap *m, uint64_t weight, uint64_t *total)
+static void get_map(struct urd *r, struct spgo_kmap *m, uint64_t weight, uint64_t *total)
 {
 	uint64_t n = get_count(r, m->kw + 1, "entry"), prev = 0;
 	for (uint64_t i = 0; i < n && !r->err; i++) {
@@ -202,23 +196,24 @@ static void get_map(struct rd *r, struct spgo_kmap *m, uint64_t weight, uint64_t
 int unsym_read_bin(struct spgo_unsym *u, const char *name, const uint8_t *data, size_t size,
 		    uint64_t weight)
 {
-	struct rd r = {name, data, data + MAGIC_LEN + 1, data + size, 0};
 	if (size < MAGIC_LEN + 1 || memcmp(data, MAGIC, MAGIC_LEN))
 		return spgo_error("%s: not an unsymbolized profile", name);
 	if (data[MAGIC_LEN] != VERSION)
 		return spgo_error("%s: unsymbolized profile version %u (this spgo reads %u)", name,
 				  data[MAGIC_LEN], VERSION);
+	struct urd r = {name, rd_init(data, size), 0};
+	rd_skip(&r.in, MAGIC_LEN + 1);
 	VEC(uint64_t) w = {0};
 	VEC(struct spgo_unsym_event *) evs = {0};
-	while (r.p < r.end && !r.err) {
-		if (*r.p++ != 'S') {
-			r.p--;
-			rd_fail(&r, "not a section");
+	while (r.in.p < r.in.end && !r.err) {
+		if (*r.in.p++ != 'S') {
+			r.in.p--;
+			rd_err(&r, "not a section");
 			break;
 		}
 		char *id = get_str(&r), *path = get_str(&r);
 		if (!r.err && !unsym_hex_id(id))
-			rd_fail(&r, "build-id not in hex");
+			rd_err(&r, "build-id not in hex");
 		struct spgo_unsym_bin *s = r.err ? NULL : spgo_unsym_section(u, id, path);
 		free(id);
 		free(path);
@@ -231,7 +226,7 @@ int unsym_read_bin(struct spgo_unsym *u, const char *name, const uint8_t *data, 
 		if (r.err)
 			break;
 		if (has_base > 1 || kinds > 7) {
-			rd_fail(&r, "bad section header");
+			rd_err(&r, "bad section header");
 			break;
 		}
 		if (has_base && unsym_set_base(s, base, name) < 0) {
@@ -250,7 +245,7 @@ int unsym_read_bin(struct spgo_unsym *u, const char *name, const uint8_t *data, 
 		for (uint64_t i = 0; i < nev && !r.err; i++) {
 			char *en = get_str(&r);
 			if (!r.err && !*en)
-				rd_fail(&r, "event without a name");
+				rd_err(&r, "event without a name");
 			uint64_t sm = get_uv(&r), pd = get_uv(&r);
 			if (!r.err) {
 				struct spgo_unsym_event *e = unsym_event_named(s, en);
@@ -271,8 +266,8 @@ int unsym_read_bin(struct spgo_unsym *u, const char *name, const uint8_t *data, 
 			if (r.err)
 				break;
 			if (nf > MAX_WORDS || nb > MAX_WORDS || nf + 2 * nb > MAX_WORDS ||
-			    nf + 2 * nb > (uint64_t)(r.end - r.p)) { /* each first: 2 * nb may wrap */
-				rd_fail(&r, "bad stack size");
+			    nf + 2 * nb > (uint64_t)rd_left(&r.in)) { /* each first: 2 * nb may wrap */
+				rd_err(&r, "bad stack size");
 				break;
 			}
 			size_t nw = (size_t)(nf + 2 * nb);

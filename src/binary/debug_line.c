@@ -36,7 +36,7 @@
 #include <dwarf.h>
 
 #include "binary/binary_impl.h"
-#include "binary/bytes.h"
+#include "common/bytes.h"
 
 /* DWARF 5 forms and content types that may be missing from old dwarf.h. */
 #ifndef DW_LNCT_path
@@ -357,7 +357,7 @@ static int read_header(struct table *t, struct rd *prog)
 		table_error(t, "the table's offset is past the end of .debug_line (%zu bytes)", in->line_size);
 		return -1;
 	}
-	struct rd c = {in->line + t->off, in->line + in->line_size, 0};
+	struct rd c = {.p = in->line + t->off, .end = in->line + in->line_size, .base = in->line};
 	uint64_t len = rd_le(&c, 4);
 	t->offset_size = 4;
 	if (len == 0xffffffff) {
@@ -392,8 +392,8 @@ static int read_header(struct table *t, struct rd *prog)
 			    (size_t)(c.end - c.p));
 		return -1;
 	}
-	*prog = (struct rd){c.p + hlen, c.end, 0};
-	struct rd h = {c.p, c.p + hlen, 0};
+	*prog = (struct rd){.p = c.p + hlen, .end = c.end, .base = in->line};
+	struct rd h = {.p = c.p, .end = c.p + hlen, .base = in->line};
 	t->min_inst = rd_u8(&h);
 	t->max_ops = t->version >= 4 ? rd_u8(&h) : 1;
 	t->default_is_stmt = rd_u8(&h);
@@ -467,7 +467,7 @@ static void run_program(struct table *t, struct rd *c, const struct spgo_line_ou
 				break;
 			}
 			const uint8_t *next = c->p + len;
-			struct rd e = {c->p, next, 0};
+			struct rd e = {.p = c->p, .end = next, .base = c->base};
 			uint8_t sub = rd_u8(&e);
 			switch (sub) {
 			case DW_LNE_end_sequence:

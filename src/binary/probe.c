@@ -54,6 +54,7 @@
 #include <string.h>
 
 #include "binary/binary_impl.h"
+#include "common/bytes.h"
 
 #define DESC_SECTION ".pseudo_probe_desc"
 #define PROBE_SECTION ".pseudo_probe"
@@ -65,86 +66,62 @@
 
 /* ---- reading fields ------------------------------------------------------ */
 
-/* A cursor over one section's bytes; failures name the file, section and
- * the offset in the section. */
-struct rd {
-	const uint8_t *base, *p, *end;
+/* A cursor over one section (common/bytes.h); failures name the file,
+ * section and the offset in the section of the field that failed. */
+struct pcur {
+	struct rd in;
 	const char *path, *section;
 };
 
-SPGO_PRINTF(3, 4) static int rd_fail(const struct rd *r, const uint8_t *at, const char *fmt, ...)
+SPGO_PRINTF(3, 4) static int pfail(const struct pcur *r, const uint8_t *at, const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	return spgo_error("%s: section %s offset 0x%zx: %s", r->path, r->section, (size_t)(at - r->base), msg);
+	return spgo_error("%s: section %s offset 0x%zx: %s", r->path, r->section, (size_t)(at - r->in.base), msg);
 }
 
-static int rd_u8(struct rd *r, uint8_t *v, const char *what)
+static int get_u8(struct pcur *r, uint8_t *v, const char *what)
 {
-	if (r->p == r->end)
-		return rd_fail(r, r->p, "truncated %s: the section ends", what);
-	*v = *r->p++;
-	return 0;
+	const uint8_t *at = r->in.p;
+	*v = rd_u8(&r->in);
+	return r->in.bad ? pfail(r, at, "truncated %s: the section ends", what) : 0;
 }
 
-static int rd_u64(struct rd *r, uint64_t *v, const char *what)
+static int get_u64(struct pcur *r, uint64_t *v, const char *what)
 {
-	if (r->end - r->p < 8)
-		return rd_fail(r, r->p, "truncated %s: 8 bytes needed, %zu left", what, (size_t)(r->end - r->p));
-	uint64_t x = 0;
-	for (int i = 7; i >= 0; i--)
-		x = x << 8 | r->p[i];
-	r->p += 8;
-	*v = x;
-	return 0;
+	const uint8_t *at = r->in.p;
+	size_t left = rd_left(&r->in);
+	*v = rd_u64(&r->in);
+	return r->in.bad ? pfail(r, at, "truncated %s: 8 bytes needed, %zu left", what, left) : 0;
 }
 
-/* ULEB128 of at most 10 bytes, whose value must fit in 32 bits. */
-static int rd_uleb32(struct rd *r, uint32_t *v, const char *what)
+/* ULEB128 whose value must fit in 32 bits. */
+static int get_uleb32(struct pcur *r, uint32_t *v, const char *what)
 {
-	const uint8_t *at = r->p;
-	uint64_t x = 0;
-	unsigned shift = 0;
-	uint8_t b;
-	do {
-		if (r->p == r->end)
-			return rd_fail(r, at, "truncated %s: the ULEB128 runs past the end of the section", what);
-		b = *r->p++;
-		if (shift == 63 && (b & 0xfe))
-			return rd_fail(r, at, "%s: ULEB128 overflows 64 bits", what);
-		x |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
+	const uint8_t *at = r->in.p;
+	uint64_t x = rd_uleb(&r->in);
+	if (r->in.bad == RD_OVERFLOW)
+		return pfail(r, at, "%s: ULEB128 overflows 64 bits", what);
+	if (r->in.bad)
+		return pfail(r, at, "truncated %s: the ULEB128 runs past the end of the section", what);
 	if (x > UINT32_MAX)
-		return rd_fail(r, at, "%s %llu does not fit in 32 bits", what, (unsigned long long)x);
+		return pfail(r, at, "%s %llu does not fit in 32 bits", what, (unsigned long long)x);
 	*v = (uint32_t)x;
 	return 0;
 }
 
-/* SLEB128 of at most 10 bytes (a signed 64-bit value). */
-static int rd_sleb64(struct rd *r, int64_t *v, const char *what)
+/* SLEB128 (a signed 64-bit value). */
+static int get_sleb64(struct pcur *r, int64_t *v, const char *what)
 {
-	const uint8_t *at = r->p;
-	uint64_t x = 0;
-	unsigned shift = 0;
-	uint8_t b;
-	do {
-		if (r->p == r->end)
-			return rd_fail(r, at, "truncated %s: the SLEB128 runs past the end of the section", what);
-		b = *r->p++;
-		/* The tenth byte holds bit 63 alone: all its bits must be
-		 * copies of it, and it must be the last. */
-		if (shift == 63 && b != 0 && b != 0x7f)
-			return rd_fail(r, at, "%s: SLEB128 overflows 64 bits", what);
-		x |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
-		x |= ~(uint64_t)0 << shift;
-	*v = (int64_t)x;
+	const uint8_t *at = r->in.p;
+	*v = rd_sleb(&r->in);
+	if (r->in.bad == RD_OVERFLOW)
+		return pfail(r, at, "%s: SLEB128 overflows 64 bits", what);
+	if (r->in.bad)
+		return pfail(r, at, "truncated %s: the SLEB128 runs past the end of the section", what);
 	return 0;
 }
 
@@ -260,33 +237,33 @@ static int cmp_desc_tmp(const void *a, const void *b)
 
 static int read_descs(struct spgo_binary *bin, const uint8_t *data, size_t size)
 {
-	struct rd r = {data, data, data + size, bin->path, DESC_SECTION};
+	struct pcur r = {rd_init(data, size), bin->path, DESC_SECTION};
 	/* First pass: check and count (an entry takes 17 bytes at least, so
 	 * the count is bounded by the section's size). */
 	size_t n = 0;
-	while (r.p < r.end) {
+	while (r.in.p < r.in.end) {
 		uint64_t guid = 0, hash = 0;
 		uint32_t len;
-		if (rd_u64(&r, &guid, "function GUID") < 0 || rd_u64(&r, &hash, "CFG checksum") < 0 ||
-		    rd_uleb32(&r, &len, "name size") < 0)
+		if (get_u64(&r, &guid, "function GUID") < 0 || get_u64(&r, &hash, "CFG checksum") < 0 ||
+		    get_uleb32(&r, &len, "name size") < 0)
 			return -1;
-		if (len > (size_t)(r.end - r.p))
-			return rd_fail(&r, r.p, "the name of GUID 0x%016llx (%u bytes) runs past the end of the section "
-					 "(%zu bytes left)", (unsigned long long)guid, len, (size_t)(r.end - r.p));
-		r.p += len;
+		if (len > rd_left(&r.in))
+			return pfail(&r, r.in.p, "the name of GUID 0x%016llx (%u bytes) runs past the end of the section "
+					 "(%zu bytes left)", (unsigned long long)guid, len, rd_left(&r.in));
+		r.in.p += len;
 		n++;
 	}
 	struct desc_tmp *tmp = xcalloc(n ? n : 1, sizeof *tmp);
-	r.p = r.base;
+	r.in.p = r.in.base;
 	for (size_t i = 0; i < n; i++) {
 		struct desc_tmp *t = &tmp[i];
 		uint32_t len;
-		t->off = (size_t)(r.p - r.base);
-		rd_u64(&r, &t->d.guid, "");
-		rd_u64(&r, &t->d.checksum, "");
-		rd_uleb32(&r, &len, "");
-		t->d.name = spgo_strtab_get(&bin->strs, spgo_strtab_intern(&bin->strs, (const char *)r.p, len));
-		r.p += len;
+		t->off = rd_off(&r.in);
+		get_u64(&r, &t->d.guid, "");
+		get_u64(&r, &t->d.checksum, "");
+		get_uleb32(&r, &len, "");
+		t->d.name = spgo_strtab_get(&bin->strs, spgo_strtab_intern(&bin->strs, (const char *)r.in.p, len));
+		r.in.p += len;
 	}
 	if (n > 1)
 		spgo_sort(tmp, n, sizeof *tmp, cmp_desc_tmp);
@@ -333,7 +310,7 @@ struct level {
 /* The decoder's state over .pseudo_probe. */
 struct dec {
 	struct spgo_binary *bin;
-	struct rd r;
+	struct pcur r;
 	int fill; /* 0: check and count; 1: fill the tables */
 	VEC(struct level) stack;
 	const struct sym_guid *syms;
@@ -348,14 +325,14 @@ struct dec {
 /* One top-level record and, depth first, every record inlined into it. */
 static int walk_tree(struct dec *d, uint64_t *last, int *addr_based)
 {
-	struct rd *r = &d->r;
+	struct pcur *r = &d->r;
 	struct spgo_binary *bin = d->bin;
 	struct spgo_probe_stats *st = &bin->probe_stats;
 	struct level top = {1, -1};
 	d->stack.n = 0;
 	VEC_PUSH(&d->stack, top);
 	int placed = 1;
-	size_t tree_probes = 0, tree_off = (size_t)(r->p - r->base);
+	size_t tree_probes = 0, tree_off = rd_off(&r->in);
 	uint64_t tree_guid = 0;
 	while (d->stack.n) {
 		struct level *lv = &d->stack.v[d->stack.n - 1];
@@ -365,21 +342,21 @@ static int walk_tree(struct dec *d, uint64_t *last, int *addr_based)
 		}
 		lv->left--;
 		int32_t parent = lv->parent;
-		const uint8_t *at = r->p;
+		const uint8_t *at = r->in.p;
 		uint32_t callsite = 0, nprobes, ninlined;
 		uint64_t guid = 0;
-		if (parent >= 0 && rd_uleb32(r, &callsite, "inline call-site probe id") < 0)
+		if (parent >= 0 && get_uleb32(r, &callsite, "inline call-site probe id") < 0)
 			return -1;
-		if (rd_u64(r, &guid, "function GUID") < 0 || rd_uleb32(r, &nprobes, "probe count") < 0 ||
-		    rd_uleb32(r, &ninlined, "inlinee count") < 0)
+		if (get_u64(r, &guid, "function GUID") < 0 || get_uleb32(r, &nprobes, "probe count") < 0 ||
+		    get_uleb32(r, &ninlined, "inlinee count") < 0)
 			return -1;
 		uint64_t need = (uint64_t)nprobes * MIN_PROBE_BYTES + (uint64_t)ninlined * MIN_INLINED_BYTES;
-		if (need > (uint64_t)(r->end - r->p))
-			return rd_fail(r, at, "the record of GUID 0x%016llx claims %u probes and %u inlined records, "
+		if (need > (uint64_t)rd_left(&r->in))
+			return pfail(r, at, "the record of GUID 0x%016llx claims %u probes and %u inlined records, "
 					 "more than the %zu bytes left in the section can hold",
-					 (unsigned long long)guid, nprobes, ninlined, (size_t)(r->end - r->p));
+					 (unsigned long long)guid, nprobes, ninlined, rd_left(&r->in));
 		if (d->nnodes >= INT32_MAX)
-			return rd_fail(r, at, "more than %d function records", INT32_MAX);
+			return pfail(r, at, "more than %d function records", INT32_MAX);
 		int32_t node = (int32_t)d->nnodes++;
 		if (parent < 0) {
 			tree_guid = guid;
@@ -398,28 +375,28 @@ static int walk_tree(struct dec *d, uint64_t *last, int *addr_based)
 			st->records++;
 			st->top_records += parent < 0;
 			if (nd.desc < 0 && !st->no_desc++) {
-				d->no_desc_off = (size_t)(at - r->base);
+				d->no_desc_off = (size_t)(at - r->in.base);
 				d->no_desc_guid = guid;
 			}
 		}
 		for (uint32_t i = 0; i < nprobes; i++) {
-			const uint8_t *pat = r->p;
+			const uint8_t *pat = r->in.p;
 			uint32_t index, discriminator = 0;
 			uint8_t kind = 0;
-			if (rd_uleb32(r, &index, "probe id") < 0 || rd_u8(r, &kind, "probe kind") < 0)
+			if (get_uleb32(r, &index, "probe id") < 0 || get_u8(r, &kind, "probe kind") < 0)
 				return -1;
 			unsigned type = kind & 15, attr = kind >> 4 & 7;
 			if (type > SPGO_PROBE_DIRECT_CALL)
-				return rd_fail(r, pat, "probe %u of GUID 0x%016llx has unknown type %u", index,
+				return pfail(r, pat, "probe %u of GUID 0x%016llx has unknown type %u", index,
 					       (unsigned long long)guid, type);
 			uint64_t addr = 0;
 			if (kind & 0x80) {
 				int64_t delta = 0;
-				if (rd_sleb64(r, &delta, "probe address delta") < 0)
+				if (get_sleb64(r, &delta, "probe address delta") < 0)
 					return -1;
 				addr = *last + (uint64_t)delta;
 			} else {
-				if (rd_u64(r, &addr, attr & SPGO_PROBE_ATTR_SENTINEL ? "sentinel GUID" : "probe address") < 0)
+				if (get_u64(r, &addr, attr & SPGO_PROBE_ATTR_SENTINEL ? "sentinel GUID" : "probe address") < 0)
 					return -1;
 				if (d->fill && (attr & SPGO_PROBE_ATTR_SENTINEL)) {
 					/* A split part: its symbol's GUID. */
@@ -435,7 +412,7 @@ static int walk_tree(struct dec *d, uint64_t *last, int *addr_based)
 					placed = 1;
 				}
 			}
-			if ((attr & SPGO_PROBE_ATTR_DISCRIMINATOR) && rd_uleb32(r, &discriminator, "discriminator") < 0)
+			if ((attr & SPGO_PROBE_ATTR_DISCRIMINATOR) && get_uleb32(r, &discriminator, "discriminator") < 0)
 				return -1;
 			*last = addr;
 			if (attr & SPGO_PROBE_ATTR_SENTINEL) {
@@ -471,9 +448,9 @@ static int walk_probes(struct dec *d)
 {
 	uint64_t last = 0;
 	int addr_based = 0;
-	d->r.p = d->r.base;
+	d->r.in.p = d->r.in.base;
 	d->nnodes = 0;
-	while (d->r.p < d->r.end)
+	while (d->r.in.p < d->r.in.end)
 		if (walk_tree(d, &last, &addr_based) < 0)
 			return -1;
 	d->bin->probe_stats.address_based = addr_based;
@@ -546,7 +523,7 @@ static int decode(struct spgo_binary *bin, const uint8_t *desc, size_t desc_size
 	sym_guid_vec syms = {0};
 	size_t dups;
 	read_symbol_guids(bin, &syms, &dups);
-	struct dec d = {.bin = bin, .r = {probe, probe, probe + probe_size, bin->path, PROBE_SECTION}};
+	struct dec d = {.bin = bin, .r = {rd_init(probe, probe_size), bin->path, PROBE_SECTION}};
 	d.syms = syms.v;
 	d.nsyms = syms.n;
 	int rc = walk_probes(&d);

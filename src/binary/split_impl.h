@@ -12,7 +12,7 @@
 #include <dwarf.h>
 
 #include "binary/binary_impl.h"
-#include "binary/bytes.h"
+#include "common/bytes.h"
 
 #ifndef DW_AT_GNU_discriminator
 #define DW_AT_GNU_discriminator 0x2136
@@ -41,7 +41,7 @@ static inline struct rd rd_at(struct span s, uint64_t off)
 {
 	if (!s.p) /* a span never set (a zeroed struct): empty */
 		s.p = span_none, s.n = 0;
-	struct rd r = {s.p + s.n, s.p + s.n, 1};
+	struct rd r = {.p = s.p + s.n, .end = s.p + s.n, .bad = RD_SHORT, .base = s.p};
 	if (off <= s.n)
 		r.p = s.p + off, r.bad = 0;
 	return r;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bytes.h"
 #include "emulate/trace.h"
 #include "spgo/binary.h"
 #include "spgo/common.h"
@@ -51,23 +52,17 @@ int spgo_gt_cs_write_entries(const char *binary, const char *out)
 	return rc;
 }
 
-/* Reading the plugin's file: a cursor that fails past the end. */
-struct rd {
-	const uint8_t *d;
-	size_t n, pos;
-	int bad;
-};
-
+/* Reading the plugin's file (common/bytes.h).  Its words are in host byte
+ * order (emulate/trace.h), read here as little-endian: the hosts spgo
+ * emulate runs on (x86-64, AArch64 Linux) all are.  A short read leaves p
+ * at the word, whose offset the error names. */
 static uint64_t rd64(struct rd *r)
 {
-	uint64_t x = 0;
-	if (r->pos + 8 > r->n) {
-		r->bad = 1;
+	if (rd_left(r) < 8) {
+		rd_fail(r, RD_SHORT);
 		return 0;
 	}
-	memcpy(&x, r->d + r->pos, 8);
-	r->pos += 8;
-	return x;
+	return rd_u64(r);
 }
 
 /* A view's counts while converting, keyed by context text id (the text of
@@ -108,7 +103,7 @@ int spgo_gt_cs_convert(const char *cscounts, spgo_gt_map_fn map, void *arg, cons
 	struct spgo_file f;
 	if (spgo_file_map(&f, cscounts) < 0)
 		return -1;
-	struct rd r = {f.data, f.size, 0, 0};
+	struct rd r = rd_init(f.data, f.size);
 	int rc = -1;
 	struct cview cv[2];
 	memset(cv, 0, sizeof cv);
@@ -139,14 +134,14 @@ int spgo_gt_cs_convert(const char *cscounts, spgo_gt_map_fn map, void *arg, cons
 	/* Contexts: in both views, the sites mapped into the binary and cut
 	 * below the innermost one outside it. */
 	uint64_t n = n_raw = rd64(&r);
-	if (n > r.n / 8) {
+	if (n > f.size / 8) {
 		r.bad = 1;
 		goto trunc;
 	}
 	raw_view = xcalloc(n + 1, sizeof *raw_view);
 	for (uint64_t i = 0; i < n && !r.bad; i++) {
 		uint64_t len = rd64(&r);
-		if (len > (r.n - r.pos) / 8) {
+		if (len > rd_left(&r) / 8) {
 			r.bad = 1;
 			break;
 		}
@@ -187,11 +182,11 @@ int spgo_gt_cs_convert(const char *cscounts, spgo_gt_map_fn map, void *arg, cons
 	 * instruction for the edges' kinds. */
 	n = rd64(&r);
 	for (uint64_t i = 0; i < n && !r.bad; i++) {
-		size_t at = r.pos;
+		size_t at = rd_off(&r);
 		uint64_t start = rd64(&r), w = rd64(&r);
 		uint32_t ni = (uint32_t)w, idx = (uint32_t)(w >> 32);
 		size_t bytes = ((size_t)ni * 4 + 7) & ~(size_t)7;
-		if (r.bad || !ni || bytes > r.n - r.pos || idx >= n) {
+		if (r.bad || !ni || bytes > rd_left(&r) || idx >= n) {
 			r.bad = 1;
 			break;
 		}
@@ -202,13 +197,13 @@ int spgo_gt_cs_convert(const char *cscounts, spgo_gt_map_fn map, void *arg, cons
 		}
 		block_at.v[idx] = at;
 		uint32_t last;
-		memcpy(&last, r.d + r.pos + 4 * (size_t)(ni - 1), 4);
+		memcpy(&last, r.p + 4 * (size_t)(ni - 1), 4);
 		uint64_t la = start + (last >> 16);
 		uint64_t end = la + ((last >> 8) & 0xff), lva, eva;
 		*spgo_kmap_upsert(&last_cls, &la) = end << 8 | (last & 0xff);
 		if ((last & 0xff) == EMU_CLS_COND && map(arg, la, &lva))
 			*spgo_kmap_upsert(&cond_end, &lva) = (map(arg, end, &eva) ? eva : SPGO_GT_OUTSIDE) + 1;
-		r.pos += bytes;
+		rd_skip(&r, bytes);
 	}
 	if (r.bad)
 		goto trunc;
@@ -366,7 +361,7 @@ int spgo_gt_cs_convert(const char *cscounts, spgo_gt_map_fn map, void *arg, cons
 	goto out;
 trunc:
 	spgo_error("%s: offset 0x%zx: truncated or malformed context-sensitive counts file", cscounts,
-		   r.pos);
+		   rd_off(&r));
 out:
 	free(raw_view);
 	spgo_gt_cs_free(&gt);

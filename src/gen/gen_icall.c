@@ -22,14 +22,9 @@
  * A function reached by a tail call from the real target is credited in
  * its place, as its samples are.
  */
-#include <dwarf.h>
-#include <elfutils/libdw.h>
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "gen_impl.h"
 #include "spgo/binary.h"
@@ -38,9 +33,7 @@
 
 struct spgo_gen_icalls {
 	struct spgo_aggregate *agg;
-	int fd;
-	Elf *elf;
-	Dwarf_CFI *cfi;
+	struct spgo_cfi *cfi; /* NULL: the binary has none (nothing unwound) */
 	struct spgo_kmap pairs; /* {call site, target function start} -> samples */
 	uint64_t samples, unwound, direct_ok, direct_bad;
 };
@@ -50,13 +43,7 @@ int spgo_gen_icalls_new(struct spgo_gen_icalls **out, struct spgo_aggregate *agg
 	struct spgo_gen_icalls *c = xcalloc(1, sizeof *c);
 	c->agg = agg;
 	spgo_kmap_init(&c->pairs, 2);
-	elf_version(EV_CURRENT);
-	const char *path = spgo_binary_path(agg->bin);
-	c->fd = open(path, O_RDONLY);
-	if (c->fd >= 0)
-		c->elf = elf_begin(c->fd, ELF_C_READ_MMAP, NULL);
-	if (c->elf)
-		c->cfi = dwarf_getcfi_elf(c->elf);
+	c->cfi = spgo_cfi_open(agg->bin);
 	*out = c;
 	return 0;
 }
@@ -65,12 +52,7 @@ void spgo_gen_icalls_free(struct spgo_gen_icalls *c)
 {
 	if (!c)
 		return;
-	if (c->cfi)
-		dwarf_cfi_end(c->cfi);
-	if (c->elf)
-		elf_end(c->elf);
-	if (c->fd >= 0)
-		close(c->fd);
+	spgo_cfi_close(c->cfi);
 	spgo_kmap_free(&c->pairs);
 	free(c);
 }
@@ -120,26 +102,12 @@ void spgo_gen_icalls_feed(struct spgo_gen_icalls *c, const struct spgo_perf_reco
 		return;
 	c->samples++;
 	/* The CFA of the leaf's frame at ip: register + offset. */
-	Dwarf_Frame *fr;
-	if (dwarf_cfi_addrframe(c->cfi, ip, &fr) != 0)
-		return;
-	Dwarf_Op *ops;
-	size_t nops;
-	int ok = dwarf_frame_cfa(fr, &ops, &nops) == 0 && nops == 1;
 	unsigned reg = 0;
 	int64_t off = 0;
-	if (ok && ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
-		reg = ops[0].atom - DW_OP_breg0;
-		off = (int64_t)ops[0].number;
-	} else if (ok && ops[0].atom == DW_OP_bregx) {
-		reg = (unsigned)ops[0].number;
-		off = (int64_t)ops[0].number2;
-	} else {
-		ok = 0;
-	}
-	free(fr);
+	if (spgo_cfi_cfa(c->cfi, ip, &reg, &off) < 0)
+		return;
 	uint64_t base, sp;
-	if (!ok || sample_reg(rec, perf_reg_of_dwarf(reg), &base) < 0 ||
+	if (sample_reg(rec, perf_reg_of_dwarf(reg), &base) < 0 ||
 	    sample_reg(rec, 7, &sp) < 0)
 		return;
 	/* x86-64: the return address is at CFA - 8, in the stack copy made

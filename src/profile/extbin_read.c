@@ -25,22 +25,25 @@
  */
 #include "spgo/profile.h"
 #include "profile/profile_impl.h"
+#include "common/bytes.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
+/* A section's bytes (common/bytes.h), and where they are in the file for
+ * errors. */
 struct cur {
-	const uint8_t *p, *base, *end;
+	struct rd in;   /* in.base: the section's first byte */
 	const char *path;
-	size_t fileoff; /* file offset of base (uncompressed sections) */
+	size_t fileoff; /* file offset of in.base (uncompressed sections) */
 	size_t secoff;  /* file offset of the compressed section, or SIZE_MAX */
 };
 
 static int cerr(const struct cur *c, const char *what)
 {
-	size_t at = (size_t)(c->p - c->base);
+	size_t at = rd_off(&c->in);
 	if (c->secoff != SIZE_MAX)
 		spgo_error("%s: offset 0x%zx: %s (byte 0x%zx of the decompressed section)",
 			   c->path, c->secoff, what, at);
@@ -49,24 +52,12 @@ static int cerr(const struct cur *c, const char *what)
 	return -1;
 }
 
+/* ULEB128; an error names the byte after the last one read. */
 static int uleb(struct cur *c, uint64_t *v)
 {
-	uint64_t r = 0;
-	unsigned shift = 0;
-	for (;;) {
-		if (c->p >= c->end)
-			return cerr(c, "truncated number");
-		uint8_t b = *c->p++;
-		if (shift == 63 && (b & 0x7e))
-			return cerr(c, "number too large");
-		r |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			break;
-		shift += 7;
-		if (shift > 63)
-			return cerr(c, "number too large");
-	}
-	*v = r;
+	*v = rd_uleb(&c->in);
+	if (c->in.bad)
+		return cerr(c, c->in.bad == RD_OVERFLOW ? "number too large" : "truncated number");
 	return 0;
 }
 
@@ -76,26 +67,26 @@ static int uleb32(struct cur *c, uint32_t *v)
 	if (uleb(c, &x))
 		return -1;
 	if (x > UINT32_MAX) {
-		c->p--;
+		c->in.p--;
 		return cerr(c, "number out of range");
 	}
 	*v = (uint32_t)x;
 	return 0;
 }
 
+/* u64 little-endian; an error names its first byte. */
 static int u64le(struct cur *c, uint64_t *v)
 {
-	if (c->end - c->p < 8)
+	const uint8_t *at = c->in.p;
+	*v = rd_u64(&c->in);
+	if (c->in.bad) {
+		c->in.p = at;
 		return cerr(c, "truncated");
-	uint64_t r = 0;
-	for (int i = 7; i >= 0; i--)
-		r = r << 8 | c->p[i];
-	c->p += 8;
-	*v = r;
+	}
 	return 0;
 }
 
-struct rd {
+struct ebr {
 	struct spgo_profile *p;
 	const char *path;
 	uint32_t *names; /* name table index -> name id */
@@ -105,7 +96,7 @@ struct rd {
 	int cs, probe, attrs;
 };
 
-static int name_idx(struct rd *r, struct cur *c, uint32_t *out)
+static int name_idx(struct ebr *r, struct cur *c, uint32_t *out)
 {
 	uint64_t i;
 	if (uleb(c, &i))
@@ -117,7 +108,7 @@ static int name_idx(struct rd *r, struct cur *c, uint32_t *out)
 }
 
 /* The top-level profile a context index names (creating it). */
-static int context_func(struct rd *r, struct cur *c, uint32_t *f, int create)
+static int context_func(struct ebr *r, struct cur *c, uint32_t *f, int create)
 {
 	uint64_t i;
 	if (uleb(c, &i))
@@ -143,7 +134,7 @@ static int context_func(struct rd *r, struct cur *c, uint32_t *f, int create)
 	return 0;
 }
 
-static int read_body(struct rd *r, struct cur *c, uint32_t f, int depth)
+static int read_body(struct ebr *r, struct cur *c, uint32_t f, int depth)
 {
 	struct spgo_profile *p = r->p;
 	uint64_t total, nrec, ncs;
@@ -184,9 +175,9 @@ static int read_body(struct rd *r, struct cur *c, uint32_t f, int depth)
 	return 0;
 }
 
-static int read_lbr(struct rd *r, struct cur *c)
+static int read_lbr(struct ebr *r, struct cur *c)
 {
-	while (c->p < c->end) {
+	while (c->in.p < c->in.end) {
 		uint64_t head;
 		uint32_t f;
 		if (uleb(c, &head) || context_func(r, c, &f, 1))
@@ -198,13 +189,13 @@ static int read_lbr(struct rd *r, struct cur *c)
 	return 0;
 }
 
-static int read_names(struct rd *r, struct cur *c, uint64_t flags)
+static int read_names(struct ebr *r, struct cur *c, uint64_t flags)
 {
 	uint64_t n;
 	int md5 = (flags >> 32) & 1, fixed = (flags >> 32) & 2;
 	if (uleb(c, &n))
 		return -1;
-	if (n > (size_t)(c->end - c->p))
+	if (n > rd_left(&c->in))
 		return cerr(c, "name table larger than its section");
 	free(r->names);
 	r->names = xmalloc((n ? n : 1) * sizeof *r->names);
@@ -218,13 +209,13 @@ static int read_names(struct rd *r, struct cur *c, uint64_t flags)
 			int l = snprintf(t, sizeof t, "%" PRIu64, g);
 			r->names[r->nnames++] = spgo_name_id(r->p, t, (size_t)l);
 		} else {
-			const uint8_t *z = memchr(c->p, 0, (size_t)(c->end - c->p));
+			const uint8_t *z = memchr(c->in.p, 0, rd_left(&c->in));
 			if (!z)
 				return cerr(c, "unterminated name");
-			if (z == c->p) /* no function is nameless; no format could write it */
+			if (z == c->in.p) /* no function is nameless; no format could write it */
 				return cerr(c, "empty name in the name table");
-			r->names[r->nnames++] = spgo_name_id(r->p, (const char *)c->p, (size_t)(z - c->p));
-			c->p = z + 1;
+			r->names[r->nnames++] = spgo_name_id(r->p, (const char *)c->in.p, (size_t)(z - c->in.p));
+			c->in.p = z + 1;
 		}
 	}
 	if (md5 || fixed)
@@ -232,12 +223,12 @@ static int read_names(struct rd *r, struct cur *c, uint64_t flags)
 	return 0;
 }
 
-static int read_cs_names(struct rd *r, struct cur *c)
+static int read_cs_names(struct ebr *r, struct cur *c)
 {
 	uint64_t n;
 	if (uleb(c, &n))
 		return -1;
-	if (n > (size_t)(c->end - c->p))
+	if (n > rd_left(&c->in))
 		return cerr(c, "context table larger than its section");
 	free(r->ctxs);
 	r->ctxs = xmalloc((n ? n : 1) * sizeof *r->ctxs);
@@ -247,7 +238,7 @@ static int read_cs_names(struct rd *r, struct cur *c)
 		uint64_t nf;
 		if (uleb(c, &nf))
 			goto fail;
-		if (nf == 0 || nf > (size_t)(c->end - c->p)) {
+		if (nf == 0 || nf > rd_left(&c->in)) {
 			cerr(c, "bad context size");
 			goto fail;
 		}
@@ -283,7 +274,7 @@ fail:
 	return -1;
 }
 
-static int read_meta_func(struct rd *r, struct cur *c, uint32_t f, int depth)
+static int read_meta_func(struct ebr *r, struct cur *c, uint32_t f, int depth)
 {
 	struct spgo_profile *p = r->p;
 	if (depth > 200)
@@ -320,13 +311,13 @@ static int read_meta_func(struct rd *r, struct cur *c, uint32_t f, int depth)
 	return 0;
 }
 
-static int read_meta(struct rd *r, struct cur *c, uint64_t flags)
+static int read_meta(struct ebr *r, struct cur *c, uint64_t flags)
 {
 	r->probe = (flags >> 32) & 1;
 	r->attrs = (flags >> 32) & 2;
 	if (r->probe)
 		r->p->flags |= SPGO_PROF_PROBE;
-	while (c->p < c->end) {
+	while (c->in.p < c->in.end) {
 		uint32_t f;
 		if (context_func(r, c, &f, 0) || read_meta_func(r, c, f, 0))
 			return -1;
@@ -334,7 +325,7 @@ static int read_meta(struct rd *r, struct cur *c, uint64_t flags)
 	return 0;
 }
 
-static int read_summary(struct rd *r, struct cur *c, uint64_t flags)
+static int read_summary(struct ebr *r, struct cur *c, uint64_t flags)
 {
 	struct spgo_summary *s = &r->p->summary;
 	uint64_t n;
@@ -365,19 +356,19 @@ static int read_summary(struct rd *r, struct cur *c, uint64_t flags)
 	return 0;
 }
 
-static int read_symbols(struct rd *r, struct cur *c)
+static int read_symbols(struct ebr *r, struct cur *c)
 {
-	while (c->p < c->end) {
-		const uint8_t *z = memchr(c->p, 0, (size_t)(c->end - c->p));
+	while (c->in.p < c->in.end) {
+		const uint8_t *z = memchr(c->in.p, 0, rd_left(&c->in));
 		if (!z)
 			return cerr(c, "unterminated symbol name");
-		VEC_PUSH(&r->p->symbols, spgo_name_id(r->p, (const char *)c->p, (size_t)(z - c->p)));
-		c->p = z + 1;
+		VEC_PUSH(&r->p->symbols, spgo_name_id(r->p, (const char *)c->in.p, (size_t)(z - c->in.p)));
+		c->in.p = z + 1;
 	}
 	return 0;
 }
 
-static int read_offsets(struct rd *r, struct cur *c)
+static int read_offsets(struct ebr *r, struct cur *c)
 {
 	uint64_t n;
 	if (uleb(c, &n))
@@ -400,7 +391,7 @@ struct sec {
 
 int spgo_read_extbinary(struct spgo_profile *p, const char *path, const uint8_t *d, size_t n)
 {
-	struct cur c = {d, d, d + n, path, 0, SIZE_MAX};
+	struct cur c = {rd_init(d, n), path, 0, SIZE_MAX};
 	uint64_t magic, version, nsec;
 	if (uleb(&c, &magic))
 		return -1;
@@ -410,18 +401,18 @@ int spgo_read_extbinary(struct spgo_profile *p, const char *path, const uint8_t 
 		return -1;
 	if (version != SPGO_EXTBIN_VERSION)
 		return spgo_error("%s: offset 0x%zx: unsupported extended binary version %" PRIu64
-				  " (supported: %d)", path, (size_t)(c.p - d) - 1, version,
+				  " (supported: %d)", path, rd_off(&c.in) - 1, version,
 				  SPGO_EXTBIN_VERSION);
 	if (u64le(&c, &nsec))
 		return -1;
-	if (nsec > (size_t)(c.end - c.p) / 32)
+	if (nsec > rd_left(&c.in) / 32)
 		return cerr(&c, "section header table larger than the file");
 	struct sec *secs = xcalloc(nsec ? nsec : 1, sizeof *secs);
-	struct rd r = {.p = p, .path = path};
+	struct ebr r = {.p = p, .path = path};
 	int rc = -1;
 	for (uint64_t i = 0; i < nsec; i++) {
 		struct sec *s = &secs[i];
-		size_t at = (size_t)(c.p - d);
+		size_t at = rd_off(&c.in);
 		if (u64le(&c, &s->type) || u64le(&c, &s->flags) || u64le(&c, &s->off) ||
 		    u64le(&c, &s->size))
 			goto out;
@@ -438,13 +429,13 @@ int spgo_read_extbinary(struct spgo_profile *p, const char *path, const uint8_t 
 			struct sec *s = &secs[i];
 			if (!s->size || (s->type == 5) != (pass == 1))
 				continue;
-			struct cur sc = {d + s->off, d + s->off, d + s->off + s->size, path, s->off, SIZE_MAX};
+			struct cur sc = {rd_init(d + s->off, s->size), path, s->off, SIZE_MAX};
 			if (s->flags & 1) { /* zlib-compressed */
 				if (!s->buf) {
 					uint64_t usize, csize;
 					if (uleb(&sc, &usize) || uleb(&sc, &csize))
 						goto out;
-					if (csize > (size_t)(sc.end - sc.p)) {
+					if (csize > rd_left(&sc.in)) {
 						cerr(&sc, "compressed size exceeds the section");
 						goto out;
 					}
@@ -454,13 +445,13 @@ int spgo_read_extbinary(struct spgo_profile *p, const char *path, const uint8_t 
 					}
 					s->buf = xmalloc(usize ? usize : 1);
 					uLongf got = (uLongf)usize;
-					if (uncompress(s->buf, &got, sc.p, (uLong)csize) != Z_OK || got != usize) {
+					if (uncompress(s->buf, &got, sc.in.p, (uLong)csize) != Z_OK || got != usize) {
 						cerr(&sc, "zlib data is corrupt");
 						goto out;
 					}
 					s->bufsize = usize;
 				}
-				sc = (struct cur){s->buf, s->buf, s->buf + s->bufsize, path, 0, s->off};
+				sc = (struct cur){rd_init(s->buf, s->bufsize), path, 0, s->off};
 			}
 			int e = 0;
 			switch (s->type) {
@@ -471,11 +462,11 @@ int spgo_read_extbinary(struct spgo_profile *p, const char *path, const uint8_t 
 			case 5: e = read_meta(&r, &sc, s->flags); break;
 			case 6: e = read_cs_names(&r, &sc); break;
 			case 32: e = read_lbr(&r, &sc); break;
-			default: sc.p = sc.end; break; /* unknown: skipped */
+			default: sc.in.p = sc.in.end; break; /* unknown: skipped */
 			}
 			if (e)
 				goto out;
-			if (sc.p != sc.end) {
+			if (sc.in.p != sc.in.end) {
 				cerr(&sc, "section has trailing bytes");
 				goto out;
 			}

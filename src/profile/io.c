@@ -4,21 +4,17 @@
  */
 #include "spgo/profile.h"
 #include "profile/profile_impl.h"
+#include "common/bytes.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* The ULEB128 number a file starts with (an LLVM binary profile's magic). */
 static int uleb_prefix(const uint8_t *d, size_t n, uint64_t *v)
 {
-	uint64_t r = 0;
-	for (size_t i = 0; i < n && i < 10; i++) {
-		r |= (uint64_t)(d[i] & 0x7f) << (7 * i);
-		if (!(d[i] & 0x80)) {
-			*v = r;
-			return 0;
-		}
-	}
-	return -1;
+	struct rd r = rd_init(d, n);
+	*v = rd_uleb(&r);
+	return r.bad ? -1 : 0;
 }
 
 enum spgo_format spgo_format_detect(const uint8_t *d, size_t n)

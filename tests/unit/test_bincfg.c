@@ -194,6 +194,12 @@ static void test_bb_addr_map_bytes(void)
 	static const uint8_t v9[] = {9, 0};
 	CHECK(spgo_bb_addr_map_parse(&m, v9, 2, "sec") != 0);
 	CHECK_STREQ(spgo_errmsg(), "sec: offset 0x0: bb address map version 9 (only 2 is supported)");
+	/* A block id of ten bytes whose last holds more than bit 63: refused,
+	 * not cut to its low bits. */
+	static const uint8_t big[] = {2, 0, 0x30, 0x11, 0, 0, 0, 0, 0, 0, 1,
+				      0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0, 1, 0};
+	CHECK(spgo_bb_addr_map_parse(&m, big, sizeof big, "sec") != 0);
+	CHECK_STREQ(spgo_errmsg(), "sec: offset 0x0: a number over 64 bits in a bb address map entry");
 }
 
 /* A real section: compile with clang-19 -fbasic-block-address-map and

@@ -13,6 +13,10 @@
  *                [ULEB n, n x (ULEB id, ULEB probability)]  if features & 4
  *
  * Checked against llvm-readobj-19 --bb-addr-map on clang-19 output.
+ *
+ * The ELF file and its section are read here, in the binary stage; the
+ * CFG builders (src/infer/bincfg.c, cfg_read.c), IP-mode generation
+ * (src/gen/gen_ip.c) and CS IP mode (src/context/ip.c) use the parsed map.
  */
 #include <fcntl.h>
 #include <gelf.h>
@@ -21,43 +25,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/bytes.h"
+#include "spgo/binary.h"
 #include "spgo/common.h"
-#include "spgo/infer.h"
-
-struct rd {
-	const uint8_t *p;
-	size_t len, pos;
-	const char *name;
-	int bad;
-};
-
-static uint64_t uleb(struct rd *r)
-{
-	uint64_t v = 0;
-	for (unsigned shift = 0; r->pos < r->len; shift += 7) {
-		uint8_t b = r->p[r->pos++];
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-	}
-	r->bad = 1;
-	return 0;
-}
-
-static uint64_t u64le(struct rd *r)
-{
-	if (r->len - r->pos < 8) {
-		r->bad = 1;
-		r->pos = r->len;
-		return 0;
-	}
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | r->p[r->pos + (size_t)i];
-	r->pos += 8;
-	return v;
-}
 
 static int cmp_func(const void *a, const void *b)
 {
@@ -68,13 +38,13 @@ static int cmp_func(const void *a, const void *b)
 int spgo_bb_addr_map_parse(struct spgo_bb_addr_map *out, const uint8_t *data, size_t len, const char *name)
 {
 	memset(out, 0, sizeof *out);
-	struct rd r = {.p = data, .len = len, .name = name};
+	struct rd r = rd_init(data, len);
 	VEC(struct spgo_bb_func) funcs = {0};
-	while (r.pos < len) {
-		size_t start = r.pos;
-		if (len - r.pos < 2)
+	while (rd_left(&r)) {
+		size_t start = rd_off(&r);
+		if (rd_left(&r) < 2)
 			goto bad;
-		uint8_t version = data[r.pos++], feat = data[r.pos++];
+		uint8_t version = rd_u8(&r), feat = rd_u8(&r);
 		if (version != 2) {
 			spgo_bb_addr_map_free(out);
 			for (size_t i = 0; i < funcs.n; i++)
@@ -83,42 +53,42 @@ int spgo_bb_addr_map_parse(struct spgo_bb_addr_map *out, const uint8_t *data, si
 			return spgo_error("%s: offset 0x%zx: bb address map version %u (only 2 is supported)", name,
 					  start, version);
 		}
-		uint64_t nranges = feat & 8 ? uleb(&r) : 1;
+		uint64_t nranges = feat & 8 ? rd_uleb(&r) : 1;
 		struct spgo_bb_func f = {0};
 		VEC(struct spgo_bb_entry) blocks = {0};
 		for (uint64_t k = 0; k < nranges && !r.bad; k++) {
-			uint64_t base = u64le(&r);
+			uint64_t base = rd_u64(&r);
 			if (k == 0)
 				f.addr = base;
-			uint64_t nb = uleb(&r), end = base;
+			uint64_t nb = rd_uleb(&r), end = base;
 			if (nb > len)
 				r.bad = 1;
 			for (uint64_t j = 0; j < nb && !r.bad; j++) {
 				struct spgo_bb_entry e;
-				e.id = (uint32_t)uleb(&r);
-				e.addr = end + uleb(&r);
-				e.size = uleb(&r);
-				e.meta = (uint32_t)uleb(&r);
+				e.id = (uint32_t)rd_uleb(&r);
+				e.addr = end + rd_uleb(&r);
+				e.size = rd_uleb(&r);
+				e.meta = (uint32_t)rd_uleb(&r);
 				end = e.addr + e.size;
 				VEC_PUSH(&blocks, e);
 			}
 		}
 		if (feat & 1)
-			uleb(&r);
+			rd_uleb(&r);
 		for (size_t j = 0; j < blocks.n && (feat & 6) && !r.bad; j++) {
 			if (feat & 2)
-				uleb(&r);
+				rd_uleb(&r);
 			if (feat & 4) {
-				uint64_t ns = uleb(&r);
+				uint64_t ns = rd_uleb(&r);
 				for (uint64_t s = 0; s < ns && !r.bad; s++) {
-					uleb(&r);
-					uleb(&r);
+					rd_uleb(&r);
+					rd_uleb(&r);
 				}
 			}
 		}
 		if (r.bad) {
 			VEC_FREE(&blocks);
-			r.pos = start;
+			r.p = r.base + start;
 			goto bad;
 		}
 		f.blocks = blocks.v;
@@ -133,7 +103,8 @@ bad:
 	for (size_t i = 0; i < funcs.n; i++)
 		free(funcs.v[i].blocks);
 	VEC_FREE(&funcs);
-	return spgo_error("%s: offset 0x%zx: truncated bb address map entry", name, r.pos);
+	return spgo_error("%s: offset 0x%zx: %s bb address map entry", name, rd_off(&r),
+			  r.bad == RD_OVERFLOW ? "a number over 64 bits in a" : "truncated");
 }
 
 int spgo_bb_addr_map_read(struct spgo_bb_addr_map *out, const char *path)
