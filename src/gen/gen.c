@@ -657,11 +657,18 @@ void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_agg
 	if (st->mode == SPGO_GEN_LBR && a->samples_unmatched_lbr)
 		snprintf(used, sizeof used, "; %llu of them used for their branch stacks",
 			 (unsigned long long)a->samples_unmatched_lbr);
-	fprintf(fp, "spgo: gen: %llu samples, %llu in the binary%s%s%s, %llu elsewhere (%llu in no mapping%s), %llu lost\n",
-		(unsigned long long)a->samples, (unsigned long long)a->samples_matched,
-		nm ? " (matched by " : "", nm ? m[0].how : "", nm ? ")" : "",
-		(unsigned long long)a->samples_unmatched, (unsigned long long)a->samples_unmapped,
-		used, (unsigned long long)a->lost);
+	/* An llvm-profgen unsymbolized profile holds ranges and branches with
+	 * their counts but no samples: there is no sample count to show, nor
+	 * a share of them in the binary. */
+	if (!a->samples && (a->ranges || a->branches))
+		fprintf(fp, "spgo: gen: the input has no sample counts (ranges and branches only, as "
+			    "llvm-profgen's unsymbolized profiles)\n");
+	else
+		fprintf(fp, "spgo: gen: %llu samples, %llu in the binary%s%s%s, %llu elsewhere (%llu in no mapping%s), %llu lost\n",
+			(unsigned long long)a->samples, (unsigned long long)a->samples_matched,
+			nm ? " (matched by " : "", nm ? m[0].how : "", nm ? ")" : "",
+			(unsigned long long)a->samples_unmatched, (unsigned long long)a->samples_unmapped,
+			used, (unsigned long long)a->lost);
 	if (a->samples_other_event)
 		fprintf(fp, "spgo: gen: %llu samples of other events left out (--event)\n",
 			(unsigned long long)a->samples_other_event);
@@ -685,9 +692,12 @@ void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_agg
 			(unsigned long long)st->floor, (unsigned long long)st->parts_below_floor,
 			st->parts_below_floor == 1 ? "" : "s");
 	if (agg) {
-		double share = a->samples ? 100.0 * (double)a->samples_matched / (double)a->samples : 0;
+		char share[64] = ""; /* (none without sample counts) */
+		if (a->samples)
+			snprintf(share, sizeof share, "; %.1f%% of the samples fell in the binary",
+				 100.0 * (double)a->samples_matched / (double)a->samples);
 		fprintf(fp, "spgo: gen: profile density %.3g (the densest functions holding 99%% of the samples "
-			    "have at least %.3g samples per byte of code); %.1f%% of the samples fell in the binary\n",
+			    "have at least %.3g samples per byte of code)%s\n",
 			st->density, st->density, share);
 		/* llvm-profgen's threshold: below it, clang's hot/cold decisions
 		 * rest on too few samples. */
