@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "spgo/unsym.h"
 
 static void usage(FILE *fp)
 {
@@ -111,6 +112,13 @@ int cmd_show(int argc, char **argv)
 		return cli_usage(&op, "no profile to show");
 	enum spgo_format fmt;
 	struct spgo_profile *p = spgo_profile_read(in, &fmt);
+	if (!p && spgo_unsym_sniff_file(in) != SPGO_UNSYM_UNKNOWN) {
+		fprintf(stderr, "spgo: %s: an unsymbolized profile (addresses, not functions: spgo "
+				"aggregate's or llvm-profgen's), not a sample profile: symbolize it "
+				"first with `spgo gen --binary BIN --unsymbolized %s -o OUT`, then show "
+				"OUT\n", in, in);
+		return 1;
+	}
 	if (!p)
 		return cli_fail();
 	int rc = 0;

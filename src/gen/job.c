@@ -46,6 +46,54 @@ static int write_out(const struct spgo_gen_job *j, struct spgo_profile *p)
  * stack, which costs time and memory per sample.  *stacks_lbr is set when
  * samples had both.  icalls may be NULL.
  */
+/* The processes with samples, for an error that names them. */
+struct pid_count {
+	uint32_t pid;
+	uint64_t samples;
+};
+#define PIDS_KEPT 16
+
+static void count_pid(struct pid_count *pc, size_t *n, uint64_t *others, uint32_t pid)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (pc[i].pid == pid) {
+			pc[i].samples++;
+			return;
+		}
+	if (*n < PIDS_KEPT)
+		pc[(*n)++] = (struct pid_count){pid, 1};
+	else
+		++*others;
+}
+
+/*
+ * After reading: a capture without any sample, or without a sample of the
+ * --pid asked for, is said as such, with the processes that have samples;
+ * not as a binary that does not match the data.
+ */
+static int check_samples(const struct spgo_gen_job *j, uint64_t samples, const struct pid_count *pc,
+			 size_t n, uint64_t others)
+{
+	if (!samples)
+		return spgo_error("%s: the capture has no samples at all (the program ran too briefly "
+				  "for the sampling period, or the event never counted): record again, "
+				  "longer or at a higher rate", j->perf_data);
+	if (!j->have_pid || n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (pc[i].pid == j->pid)
+			return 0;
+	if (others) /* it may be among the processes not kept */
+		return 0;
+	char list[PIDS_KEPT * 32] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < n && len < sizeof list; i++)
+		len += (size_t)snprintf(list + len, sizeof list - len, "%s%u (%llu samples)",
+					i ? ", " : "", pc[i].pid, (unsigned long long)pc[i].samples);
+	return spgo_error("%s: no sample of pid %u; the samples are of pid %s", j->perf_data, j->pid,
+			  list);
+}
+
 static int read_perf(struct spgo_aggregate *agg, const struct spgo_gen_job *j,
 		     struct spgo_gen_icalls *icalls, int *stacks_lbr)
 {
@@ -55,8 +103,13 @@ static int read_perf(struct spgo_aggregate *agg, const struct spgo_gen_job *j,
 	spgo_agg_begin(agg, r);
 	struct spgo_perf_record rec;
 	int rc;
+	struct pid_count pids[PIDS_KEPT];
+	size_t npids = 0;
+	uint64_t samples = 0, other_pids = 0;
 	while ((rc = spgo_perf_next(r, &rec)) > 0) {
 		if (rec.type == PERF_RECORD_SAMPLE) {
+			samples++;
+			count_pid(pids, &npids, &other_pids, rec.sample.pid);
 			if (j->have_pid && rec.sample.pid != j->pid)
 				continue;
 			if (rec.sample.callchain_nr && rec.sample.branch_nr)
@@ -71,7 +124,9 @@ static int read_perf(struct spgo_aggregate *agg, const struct spgo_gen_job *j,
 	spgo_agg_finish(agg);
 	agg->stats.bytes += spgo_perf_bytes_read(r);
 	spgo_perf_close(r);
-	return rc < 0 ? -1 : 0;
+	if (rc < 0)
+		return -1;
+	return check_samples(j, samples, pids, npids, other_pids);
 }
 
 /*
@@ -251,6 +306,8 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 	} else if (j.perf_script) {
 		rc = spgo_agg_read_text(agg, j.perf_script);
 		report_text_frames(agg, &j);
+		if (rc == 0 && !agg->stats.samples && !agg->stats.samples_other_event)
+			rc = spgo_error("%s: no samples in it (an empty capture)", j.perf_script);
 	} else {
 		/* (IP mode's indirect calls: not for --cs, whose unwinding
 		 * thread may be using the binary meanwhile) */
