@@ -645,6 +645,20 @@ int spgo_gen_truth(struct spgo_binary *bin, const struct spgo_gt_dso *truth,
 	return gen_finish(&g, rc, gen_truth_calls, out);
 }
 
+const char *spgo_gen_more_samples(const struct spgo_aggregate *agg)
+{
+	const struct spgo_agg_stats *a = spgo_agg_stats(agg);
+	if (a->emulated)
+		return "emulate a longer run, or sample more often (a smaller spgo emulate -c period; "
+		       "its default is 20011 taken branches)";
+	if (a->lbr_samples || a->ranges || a->branches) /* LBR data already */
+		return "record longer, or take more samples (a smaller period: perf record -b -c N, or a "
+		       "higher -F)";
+	return "record longer or at a higher rate (perf record -F above perf's default 4000, or a "
+	       "smaller -c), and record branch stacks where the CPU has them (perf record -b; spgo "
+	       "record picks them when it can; spgo emulate where the CPU has none)";
+}
+
 void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_aggregate *agg,
 			  FILE *fp)
 {
@@ -704,9 +718,8 @@ void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_agg
 		double min = st->mode == SPGO_GEN_IP ? SPGO_GEN_DENSITY_MIN_IP : SPGO_GEN_DENSITY_MIN;
 		if (st->density > 0 && st->density < min)
 			spgo_warn("the profile is sparse (density %.3g < %.3g): the compiler would optimize better "
-				  "with about %.0fx more samples: record longer, raise the sampling rate (perf "
-				  "record -F or -c), or use branch stacks (perf record -b, LBR) where the CPU has them",
-				  st->density, min, min / st->density + 0.5);
+				  "with about %.0fx more samples: %s",
+				  st->density, min, min / st->density + 0.5, spgo_gen_more_samples(agg));
 	}
 	if (st->probe_undecoded)
 		fprintf(fp, "spgo: gen: %llu instruction counts at probes of records llvm-profgen does not read "

@@ -338,9 +338,8 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 			report_icalls(j.report, icalls, &st);
 		/* A profile of a handful of samples guides the compiler badly. */
 		if (st.count_debug < 1000)
-			spgo_warn("the profile is tiny (%llu counts in code with debug information): record "
-				  "longer or at a higher frequency (perf record -F, -c)",
-				  (unsigned long long)st.count_debug);
+			spgo_warn("the profile is tiny (%llu counts in code with debug information): %s",
+				  (unsigned long long)st.count_debug, spgo_gen_more_samples(agg));
 	}
 	spgo_gen_icalls_free(icalls);
 	spgo_agg_free(agg);
