@@ -279,7 +279,7 @@ struct spgo_gen_job {
 	struct spgo_gen_opts opts;
 	struct spgo_cs_opts cs_opts;   /* cs_opts.dwarf_lines follows opts.dwarf_lines */
 	const char *out;
-	enum spgo_format fmt;
+	enum spgo_format fmt; /* SPGO_FMT_UNKNOWN: gcov if gcc built the binary, else extbinary */
 	struct spgo_write_opts wo;
 	FILE *report;
 };

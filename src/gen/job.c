@@ -153,8 +153,41 @@ static int check_event(struct spgo_aggregate *agg, struct spgo_gen_opts *o, cons
 	return 0;
 }
 
+/*
+ * The output format: without --format, gcov for a binary gcc built (gcc
+ * reads no LLVM profile: "AutoFDO profile magic number does not match"),
+ * else extbinary; --cs and the options of extbinary (--target-llvm,
+ * --use-md5, --compress-all-sections) are LLVM's alone.  A format given
+ * (or so implied) that the binary's
+ * compiler does not read is warned about, with its DW_AT_producer.
+ */
+static void choose_format(struct spgo_gen_job *j, struct spgo_binary *bin)
+{
+	const char *name;
+	enum spgo_producer who = spgo_binary_producer(bin, &name);
+	/* options of extbinary alone ask for it */
+	int extbinary = j->wo.target_llvm || j->wo.compress || j->wo.md5;
+	if (j->fmt == SPGO_FMT_UNKNOWN && extbinary)
+		j->fmt = SPGO_FMT_EXTBINARY;
+	if (j->fmt == SPGO_FMT_UNKNOWN) {
+		j->fmt = who == SPGO_PRODUCER_GCC && !j->cs ? SPGO_FMT_GCOV : SPGO_FMT_EXTBINARY;
+		if (j->fmt == SPGO_FMT_GCOV && j->report)
+			fprintf(j->report, "spgo: gen: binary built by gcc (%s): writing gcov (--format to "
+					   "choose)\n", name);
+	} else if (j->fmt == SPGO_FMT_GCOV && who == SPGO_PRODUCER_LLVM) {
+		spgo_warn("%s was built by clang (%s), which reads LLVM profiles (--format extbinary "
+			  "or text), not gcov", j->binary, name);
+	} else if (j->fmt == SPGO_FMT_EXTBINARY && who == SPGO_PRODUCER_GCC) {
+		/* (text is a form for reading too: not warned about) */
+		spgo_warn("%s was built by gcc (%s), which reads gcov profiles (--format gcov), not "
+			  "LLVM's extbinary", j->binary, name);
+	}
+	if (j->fmt == SPGO_FMT_GCOV)
+		j->opts.gcc = 1;
+}
+
 /* --ground-truth-cs: the reference CS profile of one view. */
-static int run_truth_cs(const struct spgo_gen_job *j)
+static int run_truth_cs(struct spgo_gen_job *j)
 {
 	struct spgo_binary *bin;
 	struct spgo_gt_cs gt;
@@ -162,6 +195,7 @@ static int run_truth_cs(const struct spgo_gen_job *j)
 	if (spgo_binary_open(&bin, j->binary, j->debug) < 0)
 		return -1;
 	apply_split(j, bin);
+	choose_format(j, bin);
 	int rc = spgo_gt_cs_read(&gt, j->truth_cs);
 	if (rc == 0) {
 		rc = spgo_gen_truth_cs(bin, &gt.views[j->truth_view], -1, j->opts.dwarf_lines, &p);
@@ -172,13 +206,14 @@ static int run_truth_cs(const struct spgo_gen_job *j)
 }
 
 /* --ground-truth: the reference profile from exact counts. */
-static int run_truth(const struct spgo_gen_job *j)
+static int run_truth(struct spgo_gen_job *j)
 {
 	struct spgo_binary *bin;
 	struct spgo_ground_truth gt = {0};
 	if (spgo_binary_open(&bin, j->binary, j->debug) < 0)
 		return -1;
 	apply_split(j, bin);
+	choose_format(j, bin);
 	if (spgo_gt_read(&gt, j->truth) < 0) {
 		spgo_binary_close(bin);
 		return -1;
@@ -271,8 +306,6 @@ static void report_icalls(FILE *fp, const struct spgo_gen_icalls *icalls, const 
 int spgo_gen_job_run(const struct spgo_gen_job *job)
 {
 	struct spgo_gen_job j = *job;
-	if (j.fmt == SPGO_FMT_GCOV)
-		j.opts.gcc = 1;
 	if (j.truth_cs)
 		return run_truth_cs(&j);
 	if (j.truth)
@@ -281,6 +314,7 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 	if (spgo_agg_new(&agg, j.binary, j.debug) < 0)
 		return -1;
 	apply_split(&j, agg->bin);
+	choose_format(&j, agg->bin);
 	int rc, stacks_lbr = 0;
 	struct spgo_gen_icalls *icalls = NULL;
 	if (j.opts.event_name || j.opts.event >= 0)
