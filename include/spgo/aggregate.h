@@ -83,6 +83,7 @@ struct spgo_agg_stats {
 				       functions (only with spgo_agg_set_functions) */
 	uint64_t stack_samples;	    /* samples with a call stack touching the binary */
 	uint64_t lost;		    /* samples the kernel reported lost (LOST records) */
+	int emulated;		    /* a perf.data written by spgo emulate (its cmdline) */
 };
 
 /* IP samples of one event (the IP path may weigh several events). */

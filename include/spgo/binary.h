@@ -443,6 +443,21 @@ uint32_t spgo_base_discriminator(uint32_t raw);
  * llvm-profgen decides), else SPGO_DISC_LLVM. */
 enum spgo_disc_kind spgo_binary_disc_kind(struct spgo_binary *bin);
 
+/* ---- the compiler ---------------------------------------------------- */
+
+/* The compiler that built the code, from the compile units'
+ * DW_AT_producer ("GNU C17 12.2.0 ..." for gcc; clang's "... clang version
+ * 19.1.7 ..."; the assembler's "GNU AS" counts as neither). */
+enum spgo_producer {
+	SPGO_PRODUCER_UNKNOWN,
+	SPGO_PRODUCER_GCC,
+	SPGO_PRODUCER_LLVM,
+};
+/* The compiler of most of the binary's code (weighed by the bytes of code
+ * of each compile unit), and one producer string of it in *name ("" when
+ * unknown).  Loads the debug information; SPGO_PRODUCER_UNKNOWN without. */
+enum spgo_producer spgo_binary_producer(struct spgo_binary *bin, const char **name);
+
 /* Short name of an instruction class ("cond_branch", "call", ...). */
 const char *spgo_insn_class_name(unsigned cls);
 

@@ -65,6 +65,11 @@ char *spgo_emu_find_plugin(const char *given);
  * executable regular file of that name in $PATH; NULL with spgo_error()
  * ("CMD: command not found").  Free the result. */
 char *spgo_emu_which(const char *cmd);
+/* Can qemu-x86_64 run prog (spgo_emu_which()'s answer), with args its
+ * arguments?  0 when it is an x86-64 ELF program; else a shell's status
+ * (127 not found, 126 the rest) with spgo_error() saying what prog is
+ * instead and the way to emulate it (a #! script: its interpreter). */
+int spgo_emu_check_program(const char *prog, char *const *args);
 
 struct spgo_emu_run {
 	const char *qemu;   /* the qemu-x86_64 program (from PATH) */

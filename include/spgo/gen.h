@@ -245,6 +245,11 @@ void spgo_gen_icalls_set_agg(struct spgo_gen_icalls *c, struct spgo_aggregate *a
 void spgo_gen_icalls_stats(const struct spgo_gen_icalls *c, uint64_t *samples, uint64_t *unwound,
 			   uint64_t *direct_ok, uint64_t *direct_bad, uint64_t *sites);
 
+/* The advice for more samples that fits the capture agg was read from:
+ * an emulated one (spgo emulate's period), LBR data (a longer or denser
+ * recording), IP samples (a higher rate, and branch stacks). */
+const char *spgo_gen_more_samples(const struct spgo_aggregate *agg);
+
 /* Print the statistics as a few lines of "spgo: ..." (for the command line). */
 void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_aggregate *agg,
 			  FILE *fp);
@@ -302,7 +307,7 @@ struct spgo_gen_job {
 	struct spgo_gen_opts opts;
 	struct spgo_cs_opts cs_opts;   /* cs_opts.dwarf_lines follows opts.dwarf_lines */
 	const char *out;
-	enum spgo_format fmt;
+	enum spgo_format fmt; /* SPGO_FMT_UNKNOWN: gcov if gcc built the binary, else extbinary */
 	struct spgo_write_opts wo;
 	FILE *report;
 };

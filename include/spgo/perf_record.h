@@ -70,5 +70,14 @@ char **spgo_rec_argv(const struct spgo_rec_opts *o);
 /* The --call-graph argument of a call-stack mode ("dwarf,2048"; "dwarf,SIZE"
  * as it is), NULL for none. */
 const char *spgo_rec_call_graph_arg(const char *mode);
+/* The estimated size of one sample in the perf.data that o writes, in
+ * bytes (x86-64's register set; see record.c for the figures). */
+double spgo_rec_sample_bytes(const struct spgo_rec_opts *o);
+/* Samples per second of one busy thread that o asks for (-F, perf's
+ * default 4000, or -c of a clock event); 0 when unknown. */
+double spgo_rec_rate(const struct spgo_rec_opts *o);
+/* Above this many bytes per second of one busy thread, spgo record warns
+ * (dwarf stacks at perf's default 4000 Hz write about 9 MB/s). */
+#define SPGO_REC_HEAVY_RATE 25e6
 
 #endif

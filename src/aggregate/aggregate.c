@@ -620,6 +620,10 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 void spgo_agg_begin(struct spgo_aggregate *a, struct spgo_perf_reader *r)
 {
 	a->impl->reader = r;
+	/* spgo emulate records its own command line (cmd_emulate.c) */
+	const char *cmdline = spgo_perf_cmdline(r);
+	if (cmdline && !strncmp(cmdline, "spgo emulate", 12))
+		a->stats.emulated = 1;
 	size_t n;
 	const struct spgo_perf_build_id *ids = spgo_perf_build_ids(r, &n);
 	spgo_perf_machine_build_ids(a->impl->machine, ids, n);

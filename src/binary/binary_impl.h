@@ -78,6 +78,7 @@ struct spgo_cu {
 	uint32_t *files;
 	size_t nfiles;
 	uint8_t line_error; /* its line table could not be read in full */
+	uint8_t producer;   /* enum spgo_producer of its DW_AT_producer */
 };
 
 /* A piece of the address space and the CU that owns it. */
@@ -130,6 +131,10 @@ struct spgo_binary {
 	VEC(struct spgo_cu) cus;
 	VEC(struct spgo_cu_range) cu_ranges;
 	size_t line_errors; /* CUs whose line table could not be read in full */
+	/* The compiler of most of the code (spgo_binary_producer()) and its
+	 * DW_AT_producer string, "" if none. */
+	int producer;
+	char *producer_name;
 	int disc_kind;      /* enum spgo_disc_kind, -1 before it is known */
 	struct spgo_cursor cursor; /* lookups without a cursor of their own (lines.c, symtab.c) */
 	/* Out-of-line subprogram parts found in DWARF, for the function table. */

@@ -251,6 +251,7 @@ struct unit {
 	Dwarf_Off die_off;
 	struct spgo_line_unit line; /* line.stmt_list is UINT64_MAX without one */
 	uint8_t by_helper;          /* 1 if the helper read its line table */
+	const char *producer;       /* DW_AT_producer (libdw's memory), or NULL */
 };
 
 struct load {
@@ -380,6 +381,49 @@ static int cmp_unit_size(const void *a, const void *b, void *arg)
 	return x < y ? -1 : x > y;
 }
 
+/* The compiler a DW_AT_producer names (spgo/binary.h). */
+static enum spgo_producer producer_kind(const char *p)
+{
+	if (!p)
+		return SPGO_PRODUCER_UNKNOWN;
+	if (!strncmp(p, "GNU ", 4) && strncmp(p, "GNU AS", 6))
+		return SPGO_PRODUCER_GCC; /* GNU C17, GNU C++17, GNU Fortran2008, ... */
+	if (strstr(p, "clang") || strstr(p, "LLVM"))
+		return SPGO_PRODUCER_LLVM; /* clang, and rustc's "clang LLVM (rustc ...)" */
+	return SPGO_PRODUCER_UNKNOWN;
+}
+
+/* The compiler of most of the code: the bytes of code of each compile unit
+ * (its address ranges) added up per producer kind. */
+static void find_producer(struct spgo_binary *bin, const struct unit *units, size_t n)
+{
+	uint64_t bytes[3] = {0};
+	for (size_t i = 0; i < bin->cu_ranges.n; i++) {
+		const struct spgo_cu_range *r = &bin->cu_ranges.v[i];
+		if (r->cu < bin->cus.n)
+			bytes[bin->cus.v[r->cu].producer] += r->hi - r->lo;
+	}
+	int best = bytes[SPGO_PRODUCER_GCC] > bytes[SPGO_PRODUCER_LLVM] ? SPGO_PRODUCER_GCC
+		   : bytes[SPGO_PRODUCER_LLVM] ? SPGO_PRODUCER_LLVM
+					       : SPGO_PRODUCER_UNKNOWN;
+	bin->producer = best;
+	free(bin->producer_name);
+	bin->producer_name = NULL;
+	for (size_t i = 0; i < n && best && !bin->producer_name; i++)
+		if (bin->cus.v[i].producer == best)
+			bin->producer_name = xstrdup(units[i].producer);
+}
+
+enum spgo_producer spgo_binary_producer(struct spgo_binary *bin, const char **name)
+{
+	*name = "";
+	if (spgo_binary_load_debug(bin) < 0)
+		return SPGO_PRODUCER_UNKNOWN;
+	if (bin->producer_name)
+		*name = bin->producer_name;
+	return (enum spgo_producer)bin->producer;
+}
+
 static int load(struct spgo_binary *bin)
 {
 	if (open_dwarf(bin) < 0)
@@ -417,6 +461,7 @@ static int load(struct spgo_binary *bin)
 		if (dwarf_attr(&cudie, DW_AT_stmt_list, &a) && dwarf_formudata(&a, &stmt) == 0)
 			u.line.stmt_list = stmt;
 		u.line.comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &a));
+		u.producer = dwarf_formstring(dwarf_attr(&cudie, DW_AT_producer, &a));
 		uint64_t key = u.die_off;
 		*spgo_kmap_upsert(&cu_by_die, &key) = units.n;
 		VEC_PUSH(&units, u);
@@ -462,7 +507,9 @@ static int load(struct spgo_binary *bin)
 		bin->cus.v[i].range_begin = ld.bounds[2 * i];
 		bin->cus.v[i].range_end = ld.bounds[2 * i + 1];
 		bin->line_errors += bin->cus.v[i].line_error;
+		bin->cus.v[i].producer = (uint8_t)producer_kind(ld.units[i].producer);
 	}
+	find_producer(bin, ld.units, ld.n);
 	free(ld.bounds);
 	free(ld.cu_offs);
 	VEC_FREE(&ld.rows);
@@ -514,6 +561,8 @@ void spgo_binary_free_debug(struct spgo_binary *bin)
 	free(bin->debug_err);
 	free(bin->dwarf_path);
 	free(bin->debug_search);
+	free(bin->producer_name);
+	bin->producer_name = NULL;
 	bin->debug_err = bin->dwarf_path = bin->debug_search = NULL;
 	VEC_FREE(&bin->rows);
 	VEC_FREE(&bin->seqs);

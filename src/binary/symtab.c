@@ -63,7 +63,9 @@ static void load_symbols(struct spgo_binary *bin)
 			name = "";
 		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
 		if (type == STT_FILE) {
-			file = name;
+			/* ld's own STT_FILE has an empty name: no file, "??" as
+			 * llvm-symbolizer prints it, not an empty name. */
+			file = *name ? name : NULL;
 			continue;
 		}
 		if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)

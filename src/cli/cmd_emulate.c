@@ -147,20 +147,22 @@ int cmd_emulate(int argc, char **argv)
 			spgo_die("%s: cannot create output: %s", outs[i], strerror(errno));
 		free(d);
 	}
+	/* The program as a shell finds it (qemu-user looks in the current
+	 * directory only), and one qemu can run: a script or a missing file
+	 * is said as such, not as a run that failed. */
+	char *prog = spgo_emu_which(argv[optind]);
+	int bad = prog ? spgo_emu_check_program(prog, argv + optind + 1) : 127;
+	if (bad) {
+		free(prog);
+		fprintf(stderr, "spgo: %s\n", spgo_errmsg());
+		return bad;
+	}
 	struct spgo_emu_run r = {.qemu = qemu, .plugin = spgo_emu_find_plugin(plugin_opt)};
 	if (!r.plugin)
 		spgo_die("the QEMU plugin spgo-emulate.so was not built (it needs qemu-user, "
 			 "libglib2.0-dev and Debian's qemu source package); give it with --plugin");
 	if (access(r.plugin, R_OK) != 0)
 		spgo_die("%s: cannot read the plugin: %s", r.plugin, strerror(errno));
-	/* The program as a shell finds it (qemu-user looks in the current
-	 * directory only). */
-	char *prog = spgo_emu_which(argv[optind]);
-	if (!prog) {
-		free((char *)r.plugin);
-		fprintf(stderr, "spgo: %s\n", spgo_errmsg());
-		return 127;
-	}
 	r.cmd = xcalloc((size_t)(argc - optind) + 1, sizeof *r.cmd);
 	r.cmd[0] = prog;
 	memcpy(r.cmd + 1, argv + optind + 1, (size_t)(argc - optind - 1) * sizeof *argv);

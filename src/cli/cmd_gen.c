@@ -48,8 +48,9 @@ static const char usage_text[] =
 	"                      create_llvm_prof's --out and --gcov: the format is --format's)\n"
 	"  (no input)          ./perf.data, as perf report reads it (said on stderr)\n"
 	"  --profile P         create_llvm_prof's --perf-data (--profiler perf: accepted)\n"
-	"  --format F          extbinary (default; clang -fprofile-sample-use), text,\n"
-	"                      or gcov (gcc -fauto-profile; implies GCC conventions:\n"
+	"  --format F          extbinary (clang -fprofile-sample-use; the default unless\n"
+	"                      gcc built the binary), text, or gcov (gcc -fauto-profile;\n"
+	"                      the default for a gcc-built binary; GCC conventions:\n"
 	"                      create_gcov's, its noise floor included: code with at\n"
 	"                      most max(10, 5e-6 of all) samples gets no profile)\n"
 	"  --pid PID           only samples of process PID\n"
@@ -417,8 +418,6 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 	}
 	if ((*status = settle_profgen(&op, &j, &pg)) != 0)
 		return -1;
-	if (j.fmt == SPGO_FMT_UNKNOWN)
-		j.fmt = SPGO_FMT_EXTBINARY;
 	if (!j.binary || !j.out)
 		{ *status = cli_usage(&op, "--binary BIN and -o OUT are needed"); return -1; }
 	j.unsym = unsym;

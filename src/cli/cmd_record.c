@@ -110,6 +110,35 @@ static int branch_filter(const struct cli_parser *op)
 	return 0;
 }
 
+/* The data rate the recording will write, said before it starts; a warning
+ * when it is heavy (spgo_rec_sample_bytes() has the figures). */
+static void report_rate(const struct spgo_rec_opts *ro)
+{
+	double bytes = spgo_rec_sample_bytes(ro), rate = spgo_rec_rate(ro);
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (cpus < 1)
+		cpus = 1;
+	if (!rate) {
+		fprintf(stderr, "spgo: record: about %.0f bytes of perf.data per sample\n", bytes);
+		return;
+	}
+	double mbs = bytes * rate / 1e6;
+	if (ro->all_cpus)
+		fprintf(stderr, "spgo: record: about %.1f MB/s of perf.data (%.0f bytes per sample x "
+				"%.0f samples/s x %ld CPUs)\n", mbs * (double)cpus, bytes, rate, cpus);
+	else
+		fprintf(stderr, "spgo: record: about %.1f MB/s of perf.data per busy thread (%.0f bytes "
+				"per sample x %.0f samples/s; up to %.1f MB/s with all %ld CPUs busy)\n",
+			mbs, bytes, rate, mbs * (double)cpus, cpus);
+	if (bytes * rate > SPGO_REC_HEAVY_RATE)
+		fprintf(stderr, "spgo: warning: a heavy recording: %.0f MB per minute of a busy thread%s; "
+				"a lower -F%s keeps it smaller\n", mbs * 60,
+			ro->all_cpus ? " (each CPU)" : "",
+			ro->call_graph && !strcmp(ro->call_graph, "dwarf")
+				? ", or --call-graph fp or none (dwarf copies 2 KB of stack per sample),"
+				: "");
+}
+
 int cmd_record(int argc, char **argv)
 {
 	const char *out = "perf.data", *pid = NULL, *cg = NULL, *event = NULL, *freq = NULL, *count = NULL;
@@ -198,6 +227,7 @@ int cmd_record(int argc, char **argv)
 	} else {
 		ro.call_graph = cg ? cg : "dwarf";
 	}
+	report_rate(&ro);
 	char **pargv = spgo_rec_argv(&ro);
 	if (dry) {
 		for (int k = 0; pargv[k]; k++)

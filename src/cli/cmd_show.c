@@ -114,6 +114,13 @@ int cmd_show(int argc, char **argv)
 		return show_unsym(&op, in, fname || all || topn || detailed);
 	enum spgo_format fmt;
 	struct spgo_profile *p = spgo_profile_read(in, &fmt);
+	if (!p && spgo_unsym_sniff_file(in) != SPGO_UNSYM_UNKNOWN) {
+		fprintf(stderr, "spgo: %s: an unsymbolized profile (addresses, not functions: spgo "
+				"aggregate's or llvm-profgen's), not a sample profile: symbolize it "
+				"first with `spgo gen --binary BIN --unsymbolized %s -o OUT`, then show "
+				"OUT\n", in, in);
+		return 1;
+	}
 	if (!p)
 		return cli_fail();
 	int rc = 0;

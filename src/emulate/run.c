@@ -67,6 +67,72 @@ char *spgo_emu_which(const char *cmd)
 	return NULL;
 }
 
+/* The #! line of a script: its interpreter and the command to emulate it
+ * with ("/usr/bin/env python3" runs "python3"). */
+static int script_error(const char *prog, char *hdr, char *const *args)
+{
+	char *line = hdr + 2;
+	line[strcspn(line, "\n")] = 0;
+	char *shebang = xstrdup(line + strspn(line, " \t")); /* as written */
+	char *interp = line + strspn(line, " \t");
+	char *rest = interp + strcspn(interp, " \t");
+	if (*rest)
+		*rest++ = 0;
+	rest += strspn(rest, " \t");
+	const char *run = interp; /* what to emulate */
+	if (!strcmp(interp, "/usr/bin/env") || !strcmp(interp, "/bin/env")) {
+		run = rest;
+		rest = "";
+	}
+	char *more = xstrdup("");
+	for (size_t i = 0; args && args[i]; i++) {
+		char *m = xasprintf("%s %s", more, args[i]);
+		free(more);
+		more = m;
+	}
+	spgo_error("%s: a script (#!%s), not a program: emulate its interpreter: spgo emulate -- "
+		   "%s%s%s %s%s", prog, shebang, run, *rest ? " " : "", rest, prog, more);
+	free(more);
+	free(shebang);
+	return 126;
+}
+
+int spgo_emu_check_program(const char *prog, char *const *args)
+{
+	struct stat st;
+	if (stat(prog, &st) != 0) {
+		int e = errno;
+		spgo_error("%s: %s", prog, e == ENOENT ? "not found (no such file)" : strerror(e));
+		return e == ENOENT ? 127 : 126;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		spgo_error("%s: is a directory, not a program", prog);
+		return 126;
+	}
+	if (!S_ISREG(st.st_mode) || access(prog, X_OK) != 0) {
+		spgo_error("%s: not an executable file", prog);
+		return 126;
+	}
+	char hdr[256] = {0};
+	FILE *fp = fopen(prog, "rb");
+	size_t n = fp ? fread(hdr, 1, sizeof hdr - 1, fp) : 0;
+	if (fp)
+		fclose(fp);
+	if (n >= 2 && hdr[0] == '#' && hdr[1] == '!')
+		return script_error(prog, hdr, args);
+	if (n < 20 || memcmp(hdr, "\177ELF", 4)) {
+		spgo_error("%s: not an ELF program (nor a #! script): qemu-x86_64 cannot run it", prog);
+		return 126;
+	}
+	unsigned machine = (unsigned char)hdr[18] | (unsigned)(unsigned char)hdr[19] << 8;
+	if (hdr[4] != 2 || hdr[5] != 1 || machine != 62 /* EM_X86_64 */) {
+		spgo_error("%s: an ELF program for another machine (class %d, e_machine %u): spgo emulate "
+			   "runs x86-64 programs", prog, hdr[4], machine);
+		return 126;
+	}
+	return 0;
+}
+
 /* The signal that stopped us, for the handler to hand on. */
 static volatile sig_atomic_t got_signal;
 static volatile pid_t qemu_pid;

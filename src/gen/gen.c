@@ -600,6 +600,20 @@ int spgo_gen_truth(struct spgo_binary *bin, const struct spgo_gt_dso *truth,
 	return gen_finish(&g, rc, gen_truth_calls, out);
 }
 
+const char *spgo_gen_more_samples(const struct spgo_aggregate *agg)
+{
+	const struct spgo_agg_stats *a = spgo_agg_stats(agg);
+	if (a->emulated)
+		return "emulate a longer run, or sample more often (a smaller spgo emulate -c period; "
+		       "its default is 20011 taken branches)";
+	if (a->lbr_samples || a->ranges || a->branches) /* LBR data already */
+		return "record longer, or take more samples (a smaller period: perf record -b -c N, or a "
+		       "higher -F)";
+	return "record longer or at a higher rate (perf record -F above perf's default 4000, or a "
+	       "smaller -c), and record branch stacks where the CPU has them (perf record -b; spgo "
+	       "record picks them when it can; spgo emulate where the CPU has none)";
+}
+
 void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_aggregate *agg,
 			  FILE *fp)
 {
@@ -612,11 +626,18 @@ void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_agg
 	if (st->mode == SPGO_GEN_LBR && a->samples_unmatched_lbr)
 		snprintf(used, sizeof used, "; %llu of them used for their branch stacks",
 			 (unsigned long long)a->samples_unmatched_lbr);
-	fprintf(fp, "spgo: gen: %llu samples, %llu in the binary%s%s%s, %llu elsewhere (%llu in no mapping%s), %llu lost\n",
-		(unsigned long long)a->samples, (unsigned long long)a->samples_matched,
-		nm ? " (matched by " : "", nm ? m[0].how : "", nm ? ")" : "",
-		(unsigned long long)a->samples_unmatched, (unsigned long long)a->samples_unmapped,
-		used, (unsigned long long)a->lost);
+	/* An llvm-profgen unsymbolized profile holds ranges and branches with
+	 * their counts but no samples: there is no sample count to show, nor
+	 * a share of them in the binary. */
+	if (!a->samples && (a->ranges || a->branches))
+		fprintf(fp, "spgo: gen: the input has no sample counts (ranges and branches only, as "
+			    "llvm-profgen's unsymbolized profiles)\n");
+	else
+		fprintf(fp, "spgo: gen: %llu samples, %llu in the binary%s%s%s, %llu elsewhere (%llu in no mapping%s), %llu lost\n",
+			(unsigned long long)a->samples, (unsigned long long)a->samples_matched,
+			nm ? " (matched by " : "", nm ? m[0].how : "", nm ? ")" : "",
+			(unsigned long long)a->samples_unmatched, (unsigned long long)a->samples_unmapped,
+			used, (unsigned long long)a->lost);
 	if (a->samples_other_event)
 		fprintf(fp, "spgo: gen: %llu samples of other events left out (--event)\n",
 			(unsigned long long)a->samples_other_event);
@@ -640,18 +661,20 @@ void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_agg
 			(unsigned long long)st->floor, (unsigned long long)st->parts_below_floor,
 			st->parts_below_floor == 1 ? "" : "s");
 	if (agg) {
-		double share = a->samples ? 100.0 * (double)a->samples_matched / (double)a->samples : 0;
+		char share[64] = ""; /* (none without sample counts) */
+		if (a->samples)
+			snprintf(share, sizeof share, "; %.1f%% of the samples fell in the binary",
+				 100.0 * (double)a->samples_matched / (double)a->samples);
 		fprintf(fp, "spgo: gen: profile density %.3g (the densest functions holding 99%% of the samples "
-			    "have at least %.3g samples per byte of code); %.1f%% of the samples fell in the binary\n",
+			    "have at least %.3g samples per byte of code)%s\n",
 			st->density, st->density, share);
 		/* llvm-profgen's threshold: below it, clang's hot/cold decisions
 		 * rest on too few samples. */
 		double min = st->mode == SPGO_GEN_IP ? SPGO_GEN_DENSITY_MIN_IP : SPGO_GEN_DENSITY_MIN;
 		if (st->density > 0 && st->density < min)
 			spgo_warn("the profile is sparse (density %.3g < %.3g): the compiler would optimize better "
-				  "with about %.0fx more samples: record longer, raise the sampling rate (perf "
-				  "record -F or -c), or use branch stacks (perf record -b, LBR) where the CPU has them",
-				  st->density, min, min / st->density + 0.5);
+				  "with about %.0fx more samples: %s",
+				  st->density, min, min / st->density + 0.5, spgo_gen_more_samples(agg));
 	}
 	if (st->probe_undecoded)
 		fprintf(fp, "spgo: gen: %llu instruction counts at probes of records llvm-profgen does not read "

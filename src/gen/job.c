@@ -224,6 +224,54 @@ static int write_out(const struct spgo_gen_job *j, struct spgo_profile *p)
  * stack, which costs time and memory per sample.  *stacks_lbr is set when
  * samples had both.  icalls may be NULL.
  */
+/* The processes with samples, for an error that names them. */
+struct pid_count {
+	uint32_t pid;
+	uint64_t samples;
+};
+#define PIDS_KEPT 16
+
+static void count_pid(struct pid_count *pc, size_t *n, uint64_t *others, uint32_t pid)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (pc[i].pid == pid) {
+			pc[i].samples++;
+			return;
+		}
+	if (*n < PIDS_KEPT)
+		pc[(*n)++] = (struct pid_count){pid, 1};
+	else
+		++*others;
+}
+
+/*
+ * After reading: a capture without any sample, or without a sample of the
+ * --pid asked for, is said as such, with the processes that have samples;
+ * not as a binary that does not match the data.
+ */
+static int check_samples(const struct spgo_gen_job *j, const char *path, uint64_t samples,
+			 const struct pid_count *pc, size_t n, uint64_t others)
+{
+	if (!samples)
+		return spgo_error("%s: the capture has no samples at all (the program ran too briefly "
+				  "for the sampling period, or the event never counted): record again, "
+				  "longer or at a higher rate", path);
+	if (!j->have_pid || n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (pc[i].pid == j->pid)
+			return 0;
+	if (others) /* it may be among the processes not kept */
+		return 0;
+	char list[PIDS_KEPT * 32] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < n && len < sizeof list; i++)
+		len += (size_t)snprintf(list + len, sizeof list - len, "%s%u (%llu samples)",
+					i ? ", " : "", pc[i].pid, (unsigned long long)pc[i].samples);
+	return spgo_error("%s: no sample of pid %u; the samples are of pid %s", path, j->pid,
+			  list);
+}
+
 static int read_perf(struct spgo_aggregate *agg, const struct spgo_gen_job *j, const char *path,
 		     struct spgo_gen_icalls *icalls, int *stacks_lbr)
 {
@@ -233,8 +281,13 @@ static int read_perf(struct spgo_aggregate *agg, const struct spgo_gen_job *j, c
 	spgo_agg_begin(agg, r);
 	struct spgo_perf_record rec;
 	int rc;
+	struct pid_count pids[PIDS_KEPT];
+	size_t npids = 0;
+	uint64_t samples = 0, other_pids = 0;
 	while ((rc = spgo_perf_next(r, &rec)) > 0) {
 		if (rec.type == PERF_RECORD_SAMPLE) {
+			samples++;
+			count_pid(pids, &npids, &other_pids, rec.sample.pid);
 			if (j->have_pid && rec.sample.pid != j->pid)
 				continue;
 			if (rec.sample.callchain_nr && rec.sample.branch_nr)
@@ -249,7 +302,9 @@ static int read_perf(struct spgo_aggregate *agg, const struct spgo_gen_job *j, c
 	spgo_agg_finish(agg);
 	agg->stats.bytes += spgo_perf_bytes_read(r);
 	spgo_perf_close(r);
-	return rc < 0 ? -1 : 0;
+	if (rc < 0)
+		return -1;
+	return check_samples(j, path, samples, pids, npids, other_pids);
 }
 
 /*
@@ -276,8 +331,41 @@ static int check_event(struct spgo_aggregate *agg, struct spgo_gen_opts *o, cons
 	return 0;
 }
 
+/*
+ * The output format: without --format, gcov for a binary gcc built (gcc
+ * reads no LLVM profile: "AutoFDO profile magic number does not match"),
+ * else extbinary; --cs and the options of extbinary (--target-llvm,
+ * --use-md5, --compress-all-sections) are LLVM's alone.  A format given
+ * (or so implied) that the binary's
+ * compiler does not read is warned about, with its DW_AT_producer.
+ */
+static void choose_format(struct spgo_gen_job *j, struct spgo_binary *bin)
+{
+	const char *name;
+	enum spgo_producer who = spgo_binary_producer(bin, &name);
+	/* options of extbinary alone ask for it */
+	int extbinary = j->wo.target_llvm || j->wo.compress || j->wo.md5;
+	if (j->fmt == SPGO_FMT_UNKNOWN && extbinary)
+		j->fmt = SPGO_FMT_EXTBINARY;
+	if (j->fmt == SPGO_FMT_UNKNOWN) {
+		j->fmt = who == SPGO_PRODUCER_GCC && !j->cs ? SPGO_FMT_GCOV : SPGO_FMT_EXTBINARY;
+		if (j->fmt == SPGO_FMT_GCOV && j->report)
+			fprintf(j->report, "spgo: gen: binary built by gcc (%s): writing gcov (--format to "
+					   "choose)\n", name);
+	} else if (j->fmt == SPGO_FMT_GCOV && who == SPGO_PRODUCER_LLVM) {
+		spgo_warn("%s was built by clang (%s), which reads LLVM profiles (--format extbinary "
+			  "or text), not gcov", j->binary, name);
+	} else if (j->fmt == SPGO_FMT_EXTBINARY && who == SPGO_PRODUCER_GCC) {
+		/* (text is a form for reading too: not warned about) */
+		spgo_warn("%s was built by gcc (%s), which reads gcov profiles (--format gcov), not "
+			  "LLVM's extbinary", j->binary, name);
+	}
+	if (j->fmt == SPGO_FMT_GCOV)
+		j->opts.gcc = 1;
+}
+
 /* --ground-truth-cs: the reference CS profile of one view. */
-static int run_truth_cs(const struct spgo_gen_job *j)
+static int run_truth_cs(struct spgo_gen_job *j)
 {
 	struct spgo_binary *bin;
 	struct spgo_gt_cs gt;
@@ -285,6 +373,7 @@ static int run_truth_cs(const struct spgo_gen_job *j)
 	if (spgo_binary_open(&bin, j->binary, j->debug) < 0)
 		return -1;
 	apply_split(j, bin);
+	choose_format(j, bin);
 	int rc = spgo_gt_cs_read(&gt, j->truth_cs);
 	if (rc == 0) {
 		rc = spgo_gen_truth_cs(bin, &gt.views[j->truth_view], -1, j->opts.dwarf_lines, &p);
@@ -295,13 +384,14 @@ static int run_truth_cs(const struct spgo_gen_job *j)
 }
 
 /* --ground-truth: the reference profile from exact counts. */
-static int run_truth(const struct spgo_gen_job *j)
+static int run_truth(struct spgo_gen_job *j)
 {
 	struct spgo_binary *bin;
 	struct spgo_ground_truth gt = {0};
 	if (spgo_binary_open(&bin, j->binary, j->debug) < 0)
 		return -1;
 	apply_split(j, bin);
+	choose_format(j, bin);
 	if (spgo_gt_read(&gt, j->truth) < 0) {
 		spgo_binary_close(bin);
 		return -1;
@@ -444,8 +534,6 @@ static void report_icalls(FILE *fp, const struct spgo_gen_icalls *icalls, const 
 int spgo_gen_job_run(const struct spgo_gen_job *job)
 {
 	struct spgo_gen_job j = *job;
-	if (j.fmt == SPGO_FMT_GCOV)
-		j.opts.gcc = 1;
 	if (j.truth_cs)
 		return run_truth_cs(&j);
 	if (j.truth)
@@ -454,6 +542,7 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 	if (spgo_agg_new(&agg, j.binary, j.debug) < 0)
 		return -1;
 	apply_split(&j, agg->bin);
+	choose_format(&j, agg->bin);
 	int rc, stacks_lbr = 0;
 	struct spgo_gen_icalls *icalls = NULL;
 	if (j.opts.event_name || j.opts.event >= 0)
@@ -479,6 +568,8 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 	} else if (j.perf_script) {
 		rc = spgo_agg_read_text(agg, j.perf_script);
 		report_text_frames(agg, &j, j.perf_script);
+		if (rc == 0 && !agg->stats.samples && !agg->stats.samples_other_event)
+			rc = spgo_error("%s: no samples in it (an empty capture)", j.perf_script);
 	} else {
 		/* (IP mode's indirect calls: not for --cs, whose unwinding
 		 * thread may be using the binary meanwhile) */
@@ -519,9 +610,8 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 			report_icalls(j.report, icalls, &st);
 		/* A profile of a handful of samples guides the compiler badly. */
 		if (st.count_debug < 1000)
-			spgo_warn("the profile is tiny (%llu counts in code with debug information): record "
-				  "longer or at a higher frequency (perf record -F, -c)",
-				  (unsigned long long)st.count_debug);
+			spgo_warn("the profile is tiny (%llu counts in code with debug information): %s",
+				  (unsigned long long)st.count_debug, spgo_gen_more_samples(agg));
 	}
 	spgo_gen_icalls_free(icalls);
 	rc = rc < 0 ? -1 : finish_out(&j, p, agg->bin);

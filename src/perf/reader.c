@@ -364,6 +364,15 @@ void perf_release_pages(struct spgo_perf_reader *r)
 	r->delivered = 0;
 }
 
+/* n bytes of printable ASCII, blanks and line ends: text, not perf.data. */
+static int looks_like_text(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((p[i] < 0x20 && p[i] != '\n' && p[i] != '\t' && p[i] != '\r') || p[i] >= 0x7f)
+			return 0;
+	return 1;
+}
+
 int spgo_perf_open(struct spgo_perf_reader **out, const char *path, unsigned flags)
 {
 	*out = NULL;
@@ -406,6 +415,9 @@ int spgo_perf_open(struct spgo_perf_reader **out, const char *path, unsigned fla
 	if (magic != MAGIC2) {
 		if (!memcmp(r->buf, "PERFFILE", 8))
 			spgo_error("%s: offset 0: perf.data version 1 is not supported", path);
+		else if (looks_like_text(r->buf, PIPE_HEADER_SIZE))
+			spgo_error("%s: offset 0: not a perf.data file but text (perf script output? "
+				   "spgo gen and aggregate read that with --perf-script)", path);
 		else
 			spgo_error("%s: offset 0: not a perf.data file (bad magic)", path);
 		goto fail;

@@ -36,6 +36,8 @@ struct spgo_perf_text {
 	char *line;
 	size_t line_cap;
 	uint64_t lineno, bytes;
+	uint64_t offset;   /* of the current line in the input */
+	uint64_t line_len; /* its length, newline included */
 	/* The sample being gathered. */
 	VEC(uint64_t) frames;
 	VEC(struct perf_branch_entry) br;
@@ -236,6 +238,29 @@ static void skip_line(struct spgo_perf_text *t, const char *s)
 			if (*c == '\t')
 				*c = ' ';
 	}
+}
+
+/*
+ * Is the line just read text?  A perf.data, an ELF file or other binary
+ * data given as perf script text would otherwise be read as lines of no
+ * known form, or fail on a line that happens to hold a '/' ("bad branch
+ * entry"): say what the input is and where its binary data is.
+ */
+static int check_text(struct spgo_perf_text *t, size_t len)
+{
+	const char *s = t->line;
+	if (t->lineno == 1 && len >= 8 && !memcmp(s, "PERFILE2", 8))
+		return spgo_error("%s: offset 0: this is a perf.data file, not perf script text: "
+				  "use --perf-data", t->path);
+	if (t->lineno == 1 && len >= 4 && !memcmp(s, "\177ELF", 4))
+		return spgo_error("%s: offset 0: this is an ELF file, not perf script text (the "
+				  "program goes to --binary)", t->path);
+	const char *nul = memchr(s, 0, len);
+	if (nul)
+		return spgo_error("%s: line %llu, offset %llu: binary data (a NUL byte), not perf "
+				  "script text", t->path, (unsigned long long)t->lineno,
+				  (unsigned long long)(t->offset + (uint64_t)(nul - s)));
+	return 0;
 }
 
 /* Forget the sample being gathered. */
@@ -463,7 +488,13 @@ int spgo_perf_text_next(struct spgo_perf_text *t, struct spgo_perf_record *rec)
 				clear_sample(t);
 				if (t->skipped && !t->samples)
 					return spgo_error("%s: no perf script samples in it (%llu lines of "
-							  "no known form, the first at line %llu: '%s')",
+							  "no known form, the first at line %llu: '%s'): spgo "
+							  "reads the sample's ip, branch stack and call stack "
+							  "alone, without symbols, times or other fields: `perf "
+							  "script -F ip,brstack --show-mmap-events` (LBR; with "
+							  "-g data the call stacks come along), or `perf script "
+							  "-F pid,ip --show-mmap-events` (IP samples); or give "
+							  "the perf.data itself (--perf-data)",
 							  t->path, (unsigned long long)t->skipped,
 							  (unsigned long long)t->skipped_line,
 							  t->skipped_text);
@@ -477,7 +508,11 @@ int spgo_perf_text_next(struct spgo_perf_text *t, struct spgo_perf_record *rec)
 				return 0;
 			}
 			t->lineno++;
+			t->offset += t->line_len;
+			t->line_len = (uint64_t)len;
 			t->bytes += (uint64_t)len;
+			if (check_text(t, (size_t)len) < 0)
+				return -1;
 		}
 		char *s = t->line;
 		while (len > 0 && (s[len - 1] == '\n' || s[len - 1] == '\r'))

@@ -46,7 +46,7 @@ s=$(llvm-profdata-19 overlap --sample pg.txt sps.txt | similarity)
 echo "llvm-profgen-19 vs spgo gen --perf-script: similarity $s%"
 atleast "$s" 99.9 || bad "perf-script input: similarity $s% < 99.9%"
 
-"$SPGO" gen --binary test.binary --perf-data test.lbr -o sp.ext --quiet || bad "spgo gen extbinary"
+"$SPGO" gen --binary test.binary --perf-data test.lbr -o sp.ext --format extbinary --quiet || bad "spgo gen extbinary"
 llvm-profdata-19 merge --sample --text sp.ext -o sp.ext.txt || bad "llvm-profdata-19 cannot read the extbinary"
 llvm-profdata-19 merge --sample --text pg.txt -o pg.norm.txt
 cmp -s pg.norm.txt sp.ext.txt || bad "extbinary reads back differently from llvm-profgen-19's profile"

@@ -79,7 +79,7 @@ for f in leaf_a leaf_b; do grep -q "^$f:" two.txt || bad "two events: no profile
 pid=$(perf script -i prog.data -F pid 2>/dev/null | awk 'NF {print $1; exit}')
 "$SPGO" gen --binary prog --perf-data prog.data --pid "$pid" -o pid.txt --format text --quiet ||
   bad "--pid $pid fails"
-expect_fail "--pid of no process" "no sample falls in it" \
+expect_fail "--pid of no process" "no sample of pid 1; the samples are of pid $pid" \
   --binary prog --perf-data prog.data --pid 1
 [ $fail -eq 0 ] && echo "gen_errors: ok"
 exit $fail
