@@ -16,6 +16,12 @@
  *                          it weighs (llvm-profgen's aggregated perf script)
  *   mmap events:           [pid] PERF_RECORD_MMAP2 PID/TID: [0xS(0xL) @ 0xP ...]: r-xp NAME
  *
+ * Addresses indented by spaces without an opening line are ambiguous: perf
+ * prints an IP-only sample as "%16lx" (blanks first), and hand-made or
+ * re-indented files hold call stacks that way (llvm-profgen reads any run
+ * of addresses as a stack, wherever it starts).  Such a run is a call stack
+ * if an LBR line or an empty line ends it, else one IP sample per line.
+ *
  * A sample ends where the next begins (its first line, an empty line, a
  * count, an mmap event) or at its LBR line after a stack, so the line that
  * ends one may be the start of the next: it is kept for the next call.
@@ -44,6 +50,9 @@ struct spgo_perf_text {
 	int started;  /* something of it was read */
 	int open;     /* an opening line was read: stack lines may follow */
 	int have_ip, have_pid;
+	int run;	   /* frames is a run of space-indented addresses with no
+			      opening line: a stack or IP samples (see the top) */
+	size_t run_next;   /* IP samples of a run handed out so far */
 	const struct spgo_perf_attr *attr; /* its event column, or NULL */
 	uint64_t next_count;		   /* from a count line: the next sample's */
 	uint64_t first_line;		   /* where it started */
@@ -243,7 +252,8 @@ static void clear_sample(struct spgo_perf_text *t)
 {
 	t->frames.n = 0;
 	t->br.n = 0;
-	t->started = t->open = t->have_ip = t->have_pid = 0;
+	t->started = t->open = t->have_ip = t->have_pid = t->run = 0;
+	t->run_next = 0;
 	t->attr = NULL;
 	t->ip = 0;
 	t->count = 0;
@@ -296,6 +306,32 @@ static void emit(struct spgo_perf_text *t, struct spgo_perf_record *rec)
 	t->bytes = 0;
 	t->samples++;
 	t->reset = 1;
+}
+
+/* Hand out the next address of a run as an IP sample of its own (the run
+ * was no stack: see the top); the run stays until its last is out. */
+static void emit_run(struct spgo_perf_text *t, struct spgo_perf_record *rec)
+{
+	size_t n = t->frames.n;
+	t->ip = t->frames.v[t->run_next++];
+	t->have_ip = 1;
+	t->frames.n = 0;
+	emit(t, rec);
+	t->frames.n = n;
+	t->have_ip = 0;
+	t->count = 0;	  /* a count line weighs the first sample only */
+	t->first_line++;  /* the next is on the next line */
+	if (t->run_next < n)
+		t->reset = 0;
+}
+
+/* Hand out the sample gathered: a run not ended as a stack is IP samples. */
+static void emit_gathered(struct spgo_perf_text *t, struct spgo_perf_record *rec)
+{
+	if (t->run)
+		emit_run(t, rec);
+	else
+		emit(t, rec);
 }
 
 enum line_kind {
@@ -445,6 +481,9 @@ int spgo_perf_text_next(struct spgo_perf_text *t, struct spgo_perf_record *rec)
 	if (t->reset) {
 		clear_sample(t);
 		t->reset = 0;
+	} else if (t->run_next) { /* the rest of a run of IP samples */
+		emit_run(t, rec);
+		return 1;
 	}
 	for (;;) {
 		ssize_t len;
@@ -457,7 +496,7 @@ int spgo_perf_text_next(struct spgo_perf_text *t, struct spgo_perf_record *rec)
 				if (ferror(t->fp))
 					return spgo_error("%s: %s", t->path, strerror(errno));
 				if (t->started && (t->have_ip || t->frames.n || t->br.n)) {
-					emit(t, rec);
+					emit_gathered(t, rec);
 					return 1;
 				}
 				clear_sample(t);
@@ -488,7 +527,7 @@ int spgo_perf_text_next(struct spgo_perf_text *t, struct spgo_perf_record *rec)
 	do {                                                                              \
 		if (t->started && (t->have_ip || t->frames.n || t->br.n)) {               \
 			t->held = 1;                                                      \
-			emit(t, rec);                                                     \
+			emit_gathered(t, rec);                                            \
 			return 1;                                                         \
 		}                                                                         \
 	} while (0)
@@ -517,6 +556,7 @@ int spgo_perf_text_next(struct spgo_perf_text *t, struct spgo_perf_record *rec)
 			in_stack = 1; /* a stack after the ip line */
 		switch (li.kind) {
 		case L_BLANK: /* ends a sample; a stack may follow */
+			t->run = 0; /* a run it ends is a stack */
 			FLUSH_FIRST();
 			clear_sample(t);
 			t->open = 1;
@@ -533,18 +573,18 @@ int spgo_perf_text_next(struct spgo_perf_text *t, struct spgo_perf_record *rec)
 				if (!t->started)
 					start_sample(t);
 				t->open = 1;
+				if (li.tab)
+					t->run = 0; /* perf's own indent: a stack */
 				VEC_PUSH(&t->frames, li.ip);
 				continue;
 			}
 			FLUSH_FIRST();
 			start_sample(t);
-			if (li.tab) { /* a stack without an opening line */
-				t->open = 1;
-				VEC_PUSH(&t->frames, li.ip);
-			} else {
-				t->ip = li.ip;
-				t->have_ip = 1;
-			}
+			/* a stack without an opening line (tab), or a run that
+			 * may be one (blanks): its end tells */
+			t->run = !li.tab;
+			t->open = 1;
+			VEC_PUSH(&t->frames, li.ip);
 			continue;
 		case L_OPEN:
 			FLUSH_FIRST();
@@ -564,6 +604,7 @@ int spgo_perf_text_next(struct spgo_perf_text *t, struct spgo_perf_record *rec)
 		case L_BRANCH:
 			if (t->started && !t->have_ip && t->frames.n && !t->br.n) {
 				/* the LBR line after a stack ends the sample */
+				t->run = 0;
 				take_fields(t, &li);
 				if (add_branches(t, &li) < 0)
 					return -1;
