@@ -81,7 +81,8 @@ struct spgo_agg_stats {
 	uint64_t ranges_external;   /* discarded: an end outside the binary */
 	uint64_t ranges_crossing;   /* discarded: begin and end in different
 				       functions (only with spgo_agg_set_functions) */
-	uint64_t stack_samples;	    /* samples with a call stack touching the binary */
+	uint64_t stack_samples;	    /* samples with a call stack or its LBR touching
+				       the binary */
 	uint64_t lost;		    /* samples the kernel reported lost (LOST records) */
 };
 
@@ -99,7 +100,9 @@ struct spgo_agg_event {
  * kernel or another file), the others are return addresses as the stack
  * walk found them (the call instruction is just before each); a run of
  * frames outside the binary is one SPGO_AGG_EXTERNAL.  Only stacks with at
- * least one frame inside are kept.  branches: the sample's LBR as (from,
+ * least one frame inside, or an LBR entry with an end inside, are kept (a
+ * stack walked from a library leaf that never reached the binary still has
+ * its LBR unwound from an external root, as llvm-profgen does).  branches: the sample's LBR as (from,
  * to) pairs, newest first, mapped like the rest (nbranches 0 without LBR).
  */
 struct spgo_agg_stack {

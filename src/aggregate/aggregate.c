@@ -529,9 +529,9 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 
 	/* LBR: branches and the ranges between them. */
 	uint64_t n = s->branch_nr;
+	uint64_t branches_before = a->stats.branches;
 	if (n) {
 		a->stats.lbr_samples += times;
-		uint64_t branches_before = a->stats.branches;
 		VEC_GROW(&I->mf, 2 * n);
 		uint64_t *mf = I->mf.v;
 		for (uint64_t i = 0; i < n; i++) {
@@ -606,7 +606,10 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 			VEC_PUSH(&I->scratch, v);
 			nf++;
 		}
-		if (inside) {
+		/* No frame inside (a library leaf whose frame chain broke
+		 * before the binary): its LBR still says where the binary ran,
+		 * unwound from an external root. */
+		if (inside || a->stats.branches != branches_before) {
 			VEC_GROW(&I->scratch, nf + 2 * n);
 			if (n)
 				memcpy(I->scratch.v + nf, I->mf.v, 2 * n * 8);
