@@ -719,7 +719,8 @@ int spgo_agg_read_text(struct spgo_aggregate *a, const char *path)
 
 int spgo_agg_check_matched(struct spgo_aggregate *a)
 {
-	if (a->stats.samples_matched || a->stats.branches)
+	/* (ranges alone are samples: an unsymbolized profile may hold no branch) */
+	if (a->stats.samples_matched || a->stats.branches || a->stats.ranges)
 		return 0;
 	size_t nd;
 	struct spgo_perf_dso *d = spgo_perf_machine_dsos(a->impl->machine, &nd);

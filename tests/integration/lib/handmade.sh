@@ -1,8 +1,9 @@
 # Hand-made perf script samples on tests/integration/lib/noreturn.c, for the
 # tests that compare spgo with llvm-profgen-19 on inputs other projects make.
 # Source it after common.sh, in the scratch directory:
-#   hm_build        compile noreturn.c as ./hm (non-PIE, frame pointers) and
-#                   set the addresses below from its disassembly
+#   hm_build [FLAGS...]   compile noreturn.c as ./hm (frame pointers; non-PIE
+#                   unless FLAGS say otherwise) and set the addresses below
+#                   from its disassembly
 #   hm_lbr          print one LBR line (newest first) of a sample in mix's
 #                   loop, called from driver's loop:
 #                     mix's loop branch, driver's call of mix, driver's
@@ -31,7 +32,8 @@ hm_target() {  # hm_target SYMBOL ADDR: the target of the branch at ADDR
 		awk -v a="$2:" '$1 == a { for (i = 2; i <= NF; i++) if ($i ~ /^0x/) { sub(/^0x/, "", $i); print $i } }'
 }
 hm_build() {
-	clang-19 -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-pie -no-pie \
+	[ $# -gt 0 ] || set -- -fno-pie -no-pie
+	clang-19 -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer "$@" \
 		-o hm "$SPGO_SRC/tests/integration/lib/noreturn.c" || return 1
 	mix_jne=$(hm_addr mix 'j[a-z]*[ \t]+0x'); mix_loop=$(hm_target mix "$mix_jne")
 	mix_ret=$(hm_addr mix 'ret'); call_mix=$(hm_addr driver 'call.*<mix>')
