@@ -142,7 +142,7 @@ struct spgo_gen_stats {
 	enum spgo_gen_mode mode;          /* the mode used */
 	uint64_t ranges, range_count;     /* distinct ranges used, their count */
 	uint64_t ranges_off_boundary;     /* dropped: an end is no instruction start */
-	uint64_t ranges_cross_jump;       /* dropped: crosses an unconditional jump */
+	uint64_t ranges_cross_jump;       /* dropped: crosses a jump, call or return */
 	uint64_t insns_counted;           /* instructions with a count > 0 */
 	uint64_t count_no_debug;          /* instruction counts in code without DWARF
 					     (a probe-based profile: without probes) */
