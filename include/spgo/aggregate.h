@@ -152,6 +152,11 @@ void spgo_agg_set_functions(struct spgo_aggregate *agg, const struct spgo_functi
  * -1 and name NULL: all.  The others are counted in samples_other_event.
  */
 void spgo_agg_select_event(struct spgo_aggregate *agg, long index, const char *name);
+/* perf script text with build-id-keyed addresses ("BUILDID:0xADDR", newer
+ * llvm-profgen's): those of build-id hex_id are the binary's, others are
+ * external; by default hex_id is the binary's own build-id (llvm-profgen's
+ * --filter-build-id overrides it the same way).  Copied. */
+void spgo_agg_filter_build_id(struct spgo_aggregate *agg, const char *hex_id);
 /* The events samples came from so far, "NAME (index I), ..." (malloc'd). */
 char *spgo_agg_events_seen(const struct spgo_aggregate *agg);
 

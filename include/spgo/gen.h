@@ -131,6 +131,10 @@ struct spgo_gen_opts {
 	 * "cycles:u"), or NULL; overrides event.  LBR mode too: only samples
 	 * of that event then give ranges and branches. */
 	const char *event_name;
+	/* Build-id-keyed perf script addresses: the build-id whose addresses
+	 * are the binary's (llvm-profgen's --filter-build-id), or NULL for the
+	 * binary's own (spgo_agg_filter_build_id) */
+	const char *filter_build_id;
 	/* A binary with pseudo-probes gets a probe-based profile (see
 	 * src/gen/gen_probe.c) unless dwarf_lines (llvm-profgen's
 	 * --use-dwarf-correlation) or gcc. */

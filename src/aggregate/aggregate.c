@@ -110,6 +110,7 @@ void spgo_agg_free(struct spgo_aggregate *a)
 	VEC_FREE(&I->seen);
 	free(I->sel_name);
 	free(I->assumed_name);
+	free(I->filter_id);
 	VEC_FREE(&I->pool);
 	VEC_FREE(&I->scratch);
 	VEC_FREE(&I->mf);
@@ -729,11 +730,21 @@ int spgo_agg_read_perf(struct spgo_aggregate *a, const char *path)
 	return rc < 0 ? -1 : 0;
 }
 
+void spgo_agg_filter_build_id(struct spgo_aggregate *a, const char *hex_id)
+{
+	free(a->impl->filter_id);
+	a->impl->filter_id = xstrdup(hex_id);
+}
+
 int spgo_agg_read_text(struct spgo_aggregate *a, const char *path)
 {
 	struct spgo_perf_text *t;
 	if (spgo_perf_text_open(&t, path) < 0)
 		return -1;
+	char own[129] = "";
+	if (a->impl->build_id_len && a->impl->build_id_len <= 64)
+		spgo_build_id_hex(a->impl->build_id, a->impl->build_id_len, own);
+	spgo_perf_text_build_id(t, a->impl->filter_id ? a->impl->filter_id : own);
 	a->impl->text = 1;
 	struct spgo_perf_record rec;
 	int rc;

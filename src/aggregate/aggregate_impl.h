@@ -93,6 +93,7 @@ struct spgo_agg_impl {
 	 * mapping's name (for the warning). */
 	uint64_t assumed;
 	char *assumed_name;
+	char *filter_id; /* spgo_agg_filter_build_id, or NULL: the binary's */
 };
 
 /* stacks.c: one stack(+LBR) sample held in I->scratch (nframes frames,

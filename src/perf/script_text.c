@@ -16,6 +16,10 @@
  *                          it weighs (llvm-profgen's aggregated perf script)
  *   mmap events:           [pid] PERF_RECORD_MMAP2 PID/TID: [0xS(0xL) @ 0xP ...]: r-xp NAME
  *
+ * Any address (ip, stack line, LBR end) may carry a build-id, newer
+ * llvm-profgen's "BUILDID:0xADDR": an address of another build-id than the
+ * profiled binary's is handed out as SPGO_PERF_TEXT_FOREIGN (see spgo/perf.h).
+ *
  * Addresses indented by spaces without an opening line are ambiguous: perf
  * prints an IP-only sample as "%16lx" (blanks first), and hand-made or
  * re-indented files hold call stacks that way (llvm-profgen reads any run
@@ -30,9 +34,11 @@
  * end names the first.  Malformed data inside a sample (a bad branch entry)
  * is an error naming the line.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "perf/perf_impl.h"
 
@@ -66,7 +72,13 @@ struct spgo_perf_text {
 	uint64_t skipped, skipped_line, samples;
 	int warned;
 	char skipped_text[64];
+	char build_id[129]; /* the profiled binary's, for keyed addresses */
 };
+
+void spgo_perf_text_build_id(struct spgo_perf_text *t, const char *hex_id)
+{
+	snprintf(t->build_id, sizeof t->build_id, "%s", hex_id);
+}
 
 int spgo_perf_text_open(struct spgo_perf_text **out, const char *path)
 {
@@ -114,6 +126,32 @@ static int is_hex(const char *s, size_t n)
 	return 1;
 }
 
+/*
+ * An address "[BUILDID:][0x]HEX" of n bytes at s into *out: 1, or 0 when it
+ * is none.  A build-id other than the binary's gives SPGO_PERF_TEXT_FOREIGN.
+ */
+static int text_addr(const struct spgo_perf_text *t, const char *s, size_t n, uint64_t *out)
+{
+	const char *colon = memchr(s, ':', n);
+	size_t idl = colon ? (size_t)(colon - s) : 0;
+	for (size_t i = 0; i < idl; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return 0;
+	if (colon && (idl == 0 || idl > 128))
+		return 0;
+	const char *a = colon ? colon + 1 : s;
+	size_t al = n - (size_t)(a - s);
+	if (!is_hex(a, al))
+		return 0;
+	char buf[24];
+	memcpy(buf, a, al);
+	buf[al] = 0;
+	*out = strtoull(buf, NULL, 16);
+	if (colon && (strlen(t->build_id) != idl || strncasecmp(t->build_id, s, idl)))
+		*out = SPGO_PERF_TEXT_FOREIGN;
+	return 1;
+}
+
 static int is_dec(const char *s, size_t n)
 {
 	if (n == 0 || n > 10)
@@ -144,10 +182,12 @@ static int parse_branch(struct spgo_perf_text *t, const char *s, size_t n)
 	for (char *p = buf, *save = NULL, *tok = strtok_r(p, "/", &save); tok && nf < 8;
 	     tok = strtok_r(NULL, "/", &save))
 		f[nf++] = tok;
-	if (nf < 2 || !is_hex(f[0], strlen(f[0])) || !is_hex(f[1], strlen(f[1])))
-		return bad(t, "bad branch entry (want 0xFROM/0xTO/...)");
-	e.from = strtoull(f[0], NULL, 16);
-	e.to = strtoull(f[1], NULL, 16);
+	uint64_t from, to;
+	if (nf < 2 || !text_addr(t, f[0], strlen(f[0]), &from) ||
+	    !text_addr(t, f[1], strlen(f[1]), &to))
+		return bad(t, "bad branch entry (want [BUILDID:]0xFROM/[BUILDID:]0xTO/...)");
+	e.from = from;
+	e.to = to;
 	if (nf > 2) {
 		e.mispred = f[2][0] == 'M';
 		e.predicted = f[2][0] == 'P';
@@ -369,7 +409,8 @@ static int is_pid_tid(const char *s, size_t n, uint32_t *pid, uint32_t *tid)
 	return 1;
 }
 
-static void classify(const char *s, size_t len, struct line_info *li)
+static void classify(const struct spgo_perf_text *t, const char *s, size_t len,
+		     struct line_info *li)
 {
 	memset(li, 0, sizeof *li);
 	li->tab = s[0] == '\t';
@@ -421,18 +462,19 @@ static void classify(const char *s, size_t len, struct line_info *li)
 		}
 	}
 	/* [event:] */
-	if (i < nt && tl[i] > 1 && tok[i][tl[i] - 1] == ':' && !memchr(tok[i], '/', tl[i])) {
+	uint64_t a;
+	if (i < nt && tl[i] > 1 && tok[i][tl[i] - 1] == ':' && !memchr(tok[i], '/', tl[i]) &&
+	    !text_addr(t, tok[i], tl[i], &a)) {
 		li->event = tok[i];
 		li->event_len = tl[i] - 1;
 		i++;
 	}
 	/* [ip] */
 	if (i < nt && !memchr(tok[i], '/', tl[i])) {
-		if (!is_hex(tok[i], tl[i])) {
+		if (!text_addr(t, tok[i], tl[i], &li->ip)) {
 			li->kind = L_OTHER;
 			return;
 		}
-		li->ip = strtoull(tok[i], NULL, 16);
 		li->have_ip = 1;
 		i++;
 	}
@@ -547,7 +589,7 @@ int spgo_perf_text_next(struct spgo_perf_text *t, struct spgo_perf_record *rec)
 			continue;
 		}
 		struct line_info li;
-		classify(s, (size_t)len, &li);
+		classify(t, s, (size_t)len, &li);
 		/* An indented address continues an opened or stack sample; else
 		 * it is an IP sample of its own (perf prints "%16lx"). */
 		int in_stack = t->started && !t->have_ip && (t->open || t->frames.n || t->br.n);
