@@ -81,7 +81,8 @@ struct spgo_agg_stats {
 	uint64_t ranges_external;   /* discarded: an end outside the binary */
 	uint64_t ranges_crossing;   /* discarded: begin and end in different
 				       functions (only with spgo_agg_set_functions) */
-	uint64_t stack_samples;	    /* samples with a call stack touching the binary */
+	uint64_t stack_samples;	    /* samples with a call stack or its LBR touching
+				       the binary */
 	uint64_t lost;		    /* samples the kernel reported lost (LOST records) */
 	int emulated;		    /* a perf.data written by spgo emulate (its cmdline) */
 };
@@ -100,7 +101,9 @@ struct spgo_agg_event {
  * kernel or another file), the others are return addresses as the stack
  * walk found them (the call instruction is just before each); a run of
  * frames outside the binary is one SPGO_AGG_EXTERNAL.  Only stacks with at
- * least one frame inside are kept.  branches: the sample's LBR as (from,
+ * least one frame inside, or an LBR entry with an end inside, are kept (a
+ * stack walked from a library leaf that never reached the binary still has
+ * its LBR unwound from an external root, as llvm-profgen does).  branches: the sample's LBR as (from,
  * to) pairs, newest first, mapped like the rest (nbranches 0 without LBR).
  */
 struct spgo_agg_stack {
@@ -150,6 +153,11 @@ void spgo_agg_set_functions(struct spgo_aggregate *agg, const struct spgo_functi
  * -1 and name NULL: all.  The others are counted in samples_other_event.
  */
 void spgo_agg_select_event(struct spgo_aggregate *agg, long index, const char *name);
+/* perf script text with build-id-keyed addresses ("BUILDID:0xADDR", newer
+ * llvm-profgen's): those of build-id hex_id are the binary's, others are
+ * external; by default hex_id is the binary's own build-id (llvm-profgen's
+ * --filter-build-id overrides it the same way).  Copied. */
+void spgo_agg_filter_build_id(struct spgo_aggregate *agg, const char *hex_id);
 /* The events samples came from so far, "NAME (index I), ..." (malloc'd). */
 char *spgo_agg_events_seen(const struct spgo_aggregate *agg);
 

@@ -131,6 +131,10 @@ struct spgo_gen_opts {
 	 * "cycles:u"), or NULL; overrides event.  LBR mode too: only samples
 	 * of that event then give ranges and branches. */
 	const char *event_name;
+	/* Build-id-keyed perf script addresses: the build-id whose addresses
+	 * are the binary's (llvm-profgen's --filter-build-id), or NULL for the
+	 * binary's own (spgo_agg_filter_build_id) */
+	const char *filter_build_id;
 	/* A binary with pseudo-probes gets a probe-based profile (see
 	 * src/gen/gen_probe.c) unless dwarf_lines (llvm-profgen's
 	 * --use-dwarf-correlation) or gcc. */
@@ -146,7 +150,7 @@ struct spgo_gen_stats {
 	enum spgo_gen_mode mode;          /* the mode used */
 	uint64_t ranges, range_count;     /* distinct ranges used, their count */
 	uint64_t ranges_off_boundary;     /* dropped: an end is no instruction start */
-	uint64_t ranges_cross_jump;       /* dropped: crosses an unconditional jump */
+	uint64_t ranges_cross_jump;       /* dropped: crosses a jump, call or return */
 	uint64_t insns_counted;           /* instructions with a count > 0 */
 	uint64_t count_no_debug;          /* instruction counts in code without DWARF
 					     (a probe-based profile: without probes) */

@@ -287,5 +287,15 @@ size_t spgo_perf_text_nattrs(const struct spgo_perf_text *t);
 const struct spgo_perf_attr *spgo_perf_text_attr(const struct spgo_perf_text *t, size_t i);
 /* Lines skipped so far as no part of a sample, and the first one's number. */
 uint64_t spgo_perf_text_skipped(const struct spgo_perf_text *t, uint64_t *first_line);
+/*
+ * Addresses keyed by build-id, newer llvm-profgen's "[buildid:]0xADDR" (an
+ * ip, a stack line, either end of an LBR entry): one whose build-id is not
+ * hex_id (the profiled binary's, in hex; "" for none) is handed out as
+ * SPGO_PERF_TEXT_FOREIGN, which maps into no file; one with hex_id, as its
+ * address.  Addresses without a prefix are not touched.  Before the first
+ * spgo_perf_text_next; hex_id is copied.
+ */
+#define SPGO_PERF_TEXT_FOREIGN 0xfffffffffffe0000ULL
+void spgo_perf_text_build_id(struct spgo_perf_text *t, const char *hex_id);
 
 #endif

@@ -109,6 +109,8 @@ void spgo_agg_free(struct spgo_aggregate *a)
 		free(I->seen.v[i]);
 	VEC_FREE(&I->seen);
 	free(I->sel_name);
+	free(I->assumed_name);
+	free(I->filter_id);
 	VEC_FREE(&I->pool);
 	VEC_FREE(&I->scratch);
 	VEC_FREE(&I->mf);
@@ -187,6 +189,38 @@ static int verdict(struct spgo_aggregate *a, struct spgo_perf_dso *d)
 	return (int)v;
 }
 
+/* addr as the binary's own address, at its preferred base: in one of its
+ * executable segments? */
+static int in_own_segment(const struct spgo_agg_impl *I, uint64_t addr)
+{
+	for (size_t i = 0; i < I->nsegs; i++) {
+		const struct spgo_segment *s = &I->segs[i];
+		if ((s->flags & 1) && addr >= s->vaddr && addr < s->vaddr + s->filesz)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * llvm-profgen, given perf script text whose mmap events never name the
+ * binary, takes the addresses as the binary's own, at its preferred base.
+ * So does spgo for an address in a mapping d that is not the binary by
+ * file name alone (neither has a build-id) while no mapping of the data
+ * has matched the binary so far: a --binary renamed since the recording.
+ * Counted and warned about (spgo_agg_read_text); never cached, so a
+ * mapping matched later ends it.
+ */
+static int own_by_default(struct spgo_agg_impl *I, const struct spgo_perf_dso *d, uint64_t addr)
+{
+	if (!I->text || I->matches.n || I->build_id_len || d->build_id_size || d->kernel ||
+	    d->anon || !in_own_segment(I, addr))
+		return 0;
+	if (!I->assumed_name)
+		I->assumed_name = xstrdup(d->name);
+	I->assumed++;
+	return 1;
+}
+
 /* Translate without the cache; fills the cache.  *dso = -1 if unmapped. */
 static int map_slow(struct spgo_aggregate *a, uint32_t pid, unsigned cpumode, uint64_t addr,
 		    uint64_t *vaddr, int64_t *dso)
@@ -217,14 +251,9 @@ static int map_slow(struct spgo_aggregate *a, uint32_t pid, unsigned cpumode, ui
 	if (!m) {
 		/* perf script text without mmap events: take the addresses as
 		 * the binary's own (the preferred base), as llvm-profgen does. */
-		if (I->text) {
-			for (size_t i = 0; i < I->nsegs; i++) {
-				const struct spgo_segment *s = &I->segs[i];
-				if ((s->flags & 1) && addr >= s->vaddr && addr < s->vaddr + s->filesz) {
-					*vaddr = addr;
-					return 0;
-				}
-			}
+		if (I->text && in_own_segment(I, addr)) {
+			*vaddr = addr;
+			return 0;
 		}
 		return -1;
 	}
@@ -235,6 +264,11 @@ static int map_slow(struct spgo_aggregate *a, uint32_t pid, unsigned cpumode, ui
 	I->c_pid = pid;
 	I->c_mode = cpumode == PERF_RECORD_MISC_KERNEL;
 	I->c_dso = m->dso;
+	if (verdict(a, d) != VERDICT_YES && own_by_default(I, d, addr)) {
+		I->c_valid = 0;
+		*vaddr = addr;
+		return 0;
+	}
 	if (verdict(a, d) != VERDICT_YES ||
 	    spgo_segments_map(I->segs, I->nsegs, m->start, m->pgoff, addr, vaddr) < 0) {
 		/* Cache "outside" for the whole mapping when it is not ours; for
@@ -529,9 +563,9 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 
 	/* LBR: branches and the ranges between them. */
 	uint64_t n = s->branch_nr;
+	uint64_t branches_before = a->stats.branches;
 	if (n) {
 		a->stats.lbr_samples += times;
-		uint64_t branches_before = a->stats.branches;
 		VEC_GROW(&I->mf, 2 * n);
 		uint64_t *mf = I->mf.v;
 		for (uint64_t i = 0; i < n; i++) {
@@ -606,7 +640,10 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 			VEC_PUSH(&I->scratch, v);
 			nf++;
 		}
-		if (inside) {
+		/* No frame inside (a library leaf whose frame chain broke
+		 * before the binary): its LBR still says where the binary ran,
+		 * unwound from an external root. */
+		if (inside || a->stats.branches != branches_before) {
 			VEC_GROW(&I->scratch, nf + 2 * n);
 			if (n)
 				memcpy(I->scratch.v + nf, I->mf.v, 2 * n * 8);
@@ -697,11 +734,21 @@ int spgo_agg_read_perf(struct spgo_aggregate *a, const char *path)
 	return rc < 0 ? -1 : 0;
 }
 
+void spgo_agg_filter_build_id(struct spgo_aggregate *a, const char *hex_id)
+{
+	free(a->impl->filter_id);
+	a->impl->filter_id = xstrdup(hex_id);
+}
+
 int spgo_agg_read_text(struct spgo_aggregate *a, const char *path)
 {
 	struct spgo_perf_text *t;
 	if (spgo_perf_text_open(&t, path) < 0)
 		return -1;
+	char own[129] = "";
+	if (a->impl->build_id_len && a->impl->build_id_len <= 64)
+		spgo_build_id_hex(a->impl->build_id, a->impl->build_id_len, own);
+	spgo_perf_text_build_id(t, a->impl->filter_id ? a->impl->filter_id : own);
 	a->impl->text = 1;
 	struct spgo_perf_record rec;
 	int rc;
@@ -711,6 +758,13 @@ int spgo_agg_read_text(struct spgo_aggregate *a, const char *path)
 	}
 	spgo_perf_text_close(t);
 	spgo_agg_finish(a);
+	if (rc == 0 && a->impl->assumed)
+		spgo_warn("%s: no mmap event names %s and neither it nor '%s' (where %llu addresses "
+			  "fell) has a build-id: they were taken as %s's own addresses, at its preferred "
+			  "base, as llvm-profgen does; if %s is not the program recorded there, the "
+			  "profile is wrong",
+			  path, a->impl->base, a->impl->assumed_name,
+			  (unsigned long long)a->impl->assumed, a->impl->base, a->impl->base);
 	if (rc == 0 && a->impl->nopid_ambiguous)
 		spgo_warn("%s: %llu samples without a pid could not be placed (several processes map "
 			  "%s): print the pid too (perf script -F pid,ip,...)",
@@ -720,7 +774,8 @@ int spgo_agg_read_text(struct spgo_aggregate *a, const char *path)
 
 int spgo_agg_check_matched(struct spgo_aggregate *a)
 {
-	if (a->stats.samples_matched || a->stats.branches)
+	/* (ranges alone are samples: an unsymbolized profile may hold no branch) */
+	if (a->stats.samples_matched || a->stats.branches || a->stats.ranges)
 		return 0;
 	size_t nd;
 	struct spgo_perf_dso *d = spgo_perf_machine_dsos(a->impl->machine, &nd);

@@ -86,6 +86,14 @@ struct spgo_agg_impl {
 	int nopid_state;
 	uint32_t nopid_pid;
 	uint64_t nopid_ambiguous; /* samples left unplaced: several processes */
+
+	/* Text whose mmap events never name the binary, neither side having a
+	 * build-id: addresses in a mapping of another name taken as the
+	 * binary's own (map_slow, own_by_default); how many, the first such
+	 * mapping's name (for the warning). */
+	uint64_t assumed;
+	char *assumed_name;
+	char *filter_id; /* spgo_agg_filter_build_id, or NULL: the binary's */
 };
 
 /* stacks.c: one stack(+LBR) sample held in I->scratch (nframes frames,

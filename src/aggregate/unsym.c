@@ -537,6 +537,45 @@ struct spgo_unsym_bin *spgo_unsym_find(struct spgo_unsym *u, const struct spgo_b
 	return s;
 }
 
+/* Of the ends of a section's ranges and branches, how many start an
+ * instruction of bin when read as offset + add (externals left out). */
+static uint64_t insn_hits(const struct spgo_unsym_bin *s, struct spgo_binary *bin, uint64_t ext,
+			  uint64_t add)
+{
+	const struct spgo_kmap *m[2] = {&s->ranges, &s->branches};
+	const uint64_t *key;
+	uint64_t *val, hits = 0;
+	for (int k = 0; k < 2; k++)
+		for (size_t it = 0; spgo_kmap_next(m[k], &it, &key, &val);)
+			for (int e = 0; e < 2; e++)
+				if (key[e] != ext && key[e] != UINT64_MAX &&
+				    spgo_binary_insn_at(bin, key[e] + add))
+					hits++;
+	return hits;
+}
+
+/*
+ * llvm-profgen writes its unsymbolized text as offsets from the binary's
+ * preferred base by default, and as virtual addresses with --use-offset=0
+ * (an external address then is 1), with nothing in the file to say which.
+ * A section without spgo's "# base" line is read the way that puts more of
+ * its range and branch ends on instruction starts; offsets on a tie.
+ */
+static int profgen_absolute(const struct spgo_unsym_bin *s, struct spgo_binary *bin,
+			    uint64_t base)
+{
+	if (s->has_base || !base || (!s->ranges.n && !s->branches.n))
+		return 0;
+	uint64_t off = insn_hits(s, bin, 1 - base, base), abs = insn_hits(s, bin, 1, 0);
+	if (abs <= off)
+		return 0;
+	spgo_warn("%s: the unsymbolized profile is read as virtual addresses, not offsets from the "
+		  "base 0x%" PRIx64 " (llvm-profgen --use-offset=0): %llu of its range and branch "
+		  "ends start an instruction so, %llu as offsets",
+		  spgo_binary_path(bin), base, (unsigned long long)abs, (unsigned long long)off);
+	return 1;
+}
+
 int spgo_unsym_fill(struct spgo_unsym *u, struct spgo_aggregate *agg, const char *event_name)
 {
 	struct spgo_unsym_bin *s = spgo_unsym_find(u, agg->bin);
@@ -547,6 +586,8 @@ int spgo_unsym_fill(struct spgo_unsym *u, struct spgo_aggregate *agg, const char
 		return spgo_error("%s: its preferred base 0x%" PRIx64 " is not the profile's 0x%" PRIx64
 				  ": not the binary that was profiled",
 				  spgo_binary_path(agg->bin), base, s->base);
+	if (profgen_absolute(s, agg->bin, base))
+		base = 0; /* (its external address, 1, is then 1 - 0) */
 	const uint64_t ext = 1 - base;
 #define VA(o) ((o) == ext || (o) == UINT64_MAX ? SPGO_AGG_EXTERNAL : (o) + base)
 	const uint64_t *key;

@@ -61,6 +61,9 @@ static const char usage_text[] =
 	"                      named NAME as perf script prints it (cpu-clock, cycles:u);\n"
 	"                      LBR mode too (default: IP mode counts the event with the\n"
 	"                      most samples, others classify blocks; LBR mode takes all)\n"
+	"  --filter-build-id HEX  perf script addresses keyed \"BUILDID:0xADDR\": those of\n"
+	"                      this build-id are the binary's, others external (default:\n"
+	"                      the binary's own build-id)\n"
 	"  --use-dwarf-correlation  a line-based profile from a binary with pseudo-\n"
 	"                      probes (default there: probe-based, keyed by probe id)\n"
 	"  --update-total-samples  total samples = the sum of the body samples (as\n"
@@ -144,7 +147,7 @@ enum {
 	G_BINARY = CLI_LONG, G_DEBUG, G_DATA, G_SCRIPT, G_TRUTH, G_TRUTH_CS, G_VIEW, G_PID, G_MODE,
 	G_EVENT, G_DWARF, G_UPDATE, G_INFER, G_NO_INFER, G_CONFIDENCE, G_CS, G_CS_NESTED, G_CS_TAIL,
 	G_CS_NO_TAIL, G_CS_CALL_EST, G_QUIET, G_UNSYM, G_PREINLINE, G_PREINLINE_PARAMS,
-	G_PROFILER,
+	G_PROFILER, G_FILTER_ID,
 	/* llvm-profgen's names (below) */
 	G_PG_IGNORE_STACKS, G_PG_PREINLINER, G_PG_NESTED, G_PG_INFER_FRAMES, G_PG_MERGE_COLD,
 	G_PG_COMPRESS, G_PG_DEPTH, G_PG_COLD_DEPTH, G_PG_TRIM, G_PG_HOT_COUNT, G_PG_COLD_COUNT,
@@ -166,6 +169,7 @@ static const struct cli_opt opts[] = {
 	CLI_VAL("pid", G_PID),
 	CLI_VAL("mode", G_MODE),
 	CLI_VAL("event", G_EVENT),
+	CLI_VAL("filter-build-id", G_FILTER_ID),
 	CLI_FLAG("use-dwarf-correlation", G_DWARF),
 	CLI_FLAG("update-total-samples", G_UPDATE),
 	CLI_VAL("infer", G_INFER),
@@ -383,6 +387,12 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 			} else {
 				j.opts.event_name = op.val;
 			}
+			break;
+		case G_FILTER_ID: /* llvm-profgen's: whose keyed addresses are the binary's */
+			if (!*op.val || strlen(op.val) > 128 ||
+			    strspn(op.val, "0123456789abcdefABCDEF") != strlen(op.val))
+				{ *status = cli_bad(&op, "option '%s' needs a build-id in hex", op.opt); return -1; }
+			j.opts.filter_build_id = op.val;
 			break;
 		case G_DWARF: j.opts.dwarf_lines = 1; break;
 		case G_UPDATE: j.opts.update_totals = 1; break;

@@ -642,7 +642,7 @@ void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_agg
 		fprintf(fp, "spgo: gen: %llu samples of other events left out (--event)\n",
 			(unsigned long long)a->samples_other_event);
 	if (st->mode == SPGO_GEN_LBR) {
-		fprintf(fp, "spgo: gen: LBR mode: %llu ranges used (count %llu); dropped: %llu reversed, %llu outside the binary, %llu off instruction boundaries, %llu across a jump\n",
+		fprintf(fp, "spgo: gen: LBR mode: %llu ranges used (count %llu); dropped: %llu reversed, %llu outside the binary, %llu off instruction boundaries, %llu across a jump, call or return\n",
 			(unsigned long long)st->ranges, (unsigned long long)st->range_count,
 			(unsigned long long)a->ranges_reversed, (unsigned long long)a->ranges_external,
 			(unsigned long long)st->ranges_off_boundary,

@@ -10,9 +10,13 @@
  *
  * A range is dropped when an end is not an instruction start (the binary
  * does not match the data, or the LBR was corrupt) or when it crosses an
- * unconditional direct jump: straight-line code cannot run past a jmp, and
- * such ranges come from duplicate LBR entries on some Intel parts (the
- * rule llvm-profgen applies, rangeCrossUncondBranch).
+ * unconditional branch: a direct jump, a call (direct or not) or a return
+ * in [begin, end) -- the end itself may be one, it is the branch that left
+ * the range.  Straight-line code cannot run past them, and such ranges come
+ * from duplicate LBR entries on some Intel parts.  This is llvm-profgen's
+ * rule (rangeCrossUncondBranch over its UncondBranchAddrSet), the one the
+ * CS unwinder applies too (context/unwind.c, is_barrier); indirect jumps do
+ * not count.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +26,14 @@
 int gen_lbr_counts(struct gen *g)
 {
 	size_t n = g->ninsns;
-	/* jumps[i]: unconditional direct jumps among insns[0 .. i). */
+	/* jumps[i]: unconditional branches (see the top) among insns[0 .. i). */
 	uint32_t *jumps = xmalloc((n + 1) * sizeof *jumps);
 	jumps[0] = 0;
-	for (size_t i = 0; i < n; i++)
-		jumps[i + 1] = jumps[i] + (g->insns[i].cls == SPGO_INSN_JUMP);
+	for (size_t i = 0; i < n; i++) {
+		uint8_t cls = g->insns[i].cls;
+		jumps[i + 1] = jumps[i] + (cls == SPGO_INSN_JUMP || cls == SPGO_INSN_CALL ||
+					   cls == SPGO_INSN_INDIRECT_CALL || cls == SPGO_INSN_RETURN);
+	}
 	int64_t *diff = xcalloc(n + 1, sizeof *diff);
 	if (g->o->gcc)
 		gen_gcc_weigh_begin(g);

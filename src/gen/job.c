@@ -547,6 +547,8 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 	struct spgo_gen_icalls *icalls = NULL;
 	if (j.opts.event_name || j.opts.event >= 0)
 		spgo_agg_select_event(agg, j.opts.event, j.opts.event_name);
+	if (j.opts.filter_build_id)
+		spgo_agg_filter_build_id(agg, j.opts.filter_build_id);
 	/* --cs: each stack sample is unwound as it is read, none is kept (when
 	 * the binary cannot be used, spgo_cs_gen says why after reading). */
 	struct spgo_cs_stream *stream = NULL;

@@ -16,6 +16,16 @@
  *                          it weighs (llvm-profgen's aggregated perf script)
  *   mmap events:           [pid] PERF_RECORD_MMAP2 PID/TID: [0xS(0xL) @ 0xP ...]: r-xp NAME
  *
+ * Any address (ip, stack line, LBR end) may carry a build-id, newer
+ * llvm-profgen's "BUILDID:0xADDR": an address of another build-id than the
+ * profiled binary's is handed out as SPGO_PERF_TEXT_FOREIGN (see spgo/perf.h).
+ *
+ * Addresses indented by spaces without an opening line are ambiguous: perf
+ * prints an IP-only sample as "%16lx" (blanks first), and hand-made or
+ * re-indented files hold call stacks that way (llvm-profgen reads any run
+ * of addresses as a stack, wherever it starts).  Such a run is a call stack
+ * if an LBR line or an empty line ends it, else one IP sample per line.
+ *
  * A sample ends where the next begins (its first line, an empty line, a
  * count, an mmap event) or at its LBR line after a stack, so the line that
  * ends one may be the start of the next: it is kept for the next call.
@@ -24,9 +34,11 @@
  * end names the first.  Malformed data inside a sample (a bad branch entry)
  * is an error naming the line.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "perf/perf_impl.h"
 
@@ -46,6 +58,9 @@ struct spgo_perf_text {
 	int started;  /* something of it was read */
 	int open;     /* an opening line was read: stack lines may follow */
 	int have_ip, have_pid;
+	int run;	   /* frames is a run of space-indented addresses with no
+			      opening line: a stack or IP samples (see the top) */
+	size_t run_next;   /* IP samples of a run handed out so far */
 	const struct spgo_perf_attr *attr; /* its event column, or NULL */
 	uint64_t next_count;		   /* from a count line: the next sample's */
 	uint64_t first_line;		   /* where it started */
@@ -59,7 +74,13 @@ struct spgo_perf_text {
 	uint64_t skipped, skipped_line, samples;
 	int warned;
 	char skipped_text[64];
+	char build_id[129]; /* the profiled binary's, for keyed addresses */
 };
+
+void spgo_perf_text_build_id(struct spgo_perf_text *t, const char *hex_id)
+{
+	snprintf(t->build_id, sizeof t->build_id, "%s", hex_id);
+}
 
 int spgo_perf_text_open(struct spgo_perf_text **out, const char *path)
 {
@@ -107,6 +128,32 @@ static int is_hex(const char *s, size_t n)
 	return 1;
 }
 
+/*
+ * An address "[BUILDID:][0x]HEX" of n bytes at s into *out: 1, or 0 when it
+ * is none.  A build-id other than the binary's gives SPGO_PERF_TEXT_FOREIGN.
+ */
+static int text_addr(const struct spgo_perf_text *t, const char *s, size_t n, uint64_t *out)
+{
+	const char *colon = memchr(s, ':', n);
+	size_t idl = colon ? (size_t)(colon - s) : 0;
+	for (size_t i = 0; i < idl; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return 0;
+	if (colon && (idl == 0 || idl > 128))
+		return 0;
+	const char *a = colon ? colon + 1 : s;
+	size_t al = n - (size_t)(a - s);
+	if (!is_hex(a, al))
+		return 0;
+	char buf[24];
+	memcpy(buf, a, al);
+	buf[al] = 0;
+	*out = strtoull(buf, NULL, 16);
+	if (colon && (strlen(t->build_id) != idl || strncasecmp(t->build_id, s, idl)))
+		*out = SPGO_PERF_TEXT_FOREIGN;
+	return 1;
+}
+
 static int is_dec(const char *s, size_t n)
 {
 	if (n == 0 || n > 10)
@@ -137,10 +184,12 @@ static int parse_branch(struct spgo_perf_text *t, const char *s, size_t n)
 	for (char *p = buf, *save = NULL, *tok = strtok_r(p, "/", &save); tok && nf < 8;
 	     tok = strtok_r(NULL, "/", &save))
 		f[nf++] = tok;
-	if (nf < 2 || !is_hex(f[0], strlen(f[0])) || !is_hex(f[1], strlen(f[1])))
-		return bad(t, "bad branch entry (want 0xFROM/0xTO/...)");
-	e.from = strtoull(f[0], NULL, 16);
-	e.to = strtoull(f[1], NULL, 16);
+	uint64_t from, to;
+	if (nf < 2 || !text_addr(t, f[0], strlen(f[0]), &from) ||
+	    !text_addr(t, f[1], strlen(f[1]), &to))
+		return bad(t, "bad branch entry (want [BUILDID:]0xFROM/[BUILDID:]0xTO/...)");
+	e.from = from;
+	e.to = to;
 	if (nf > 2) {
 		e.mispred = f[2][0] == 'M';
 		e.predicted = f[2][0] == 'P';
@@ -268,7 +317,8 @@ static void clear_sample(struct spgo_perf_text *t)
 {
 	t->frames.n = 0;
 	t->br.n = 0;
-	t->started = t->open = t->have_ip = t->have_pid = 0;
+	t->started = t->open = t->have_ip = t->have_pid = t->run = 0;
+	t->run_next = 0;
 	t->attr = NULL;
 	t->ip = 0;
 	t->count = 0;
@@ -323,6 +373,32 @@ static void emit(struct spgo_perf_text *t, struct spgo_perf_record *rec)
 	t->reset = 1;
 }
 
+/* Hand out the next address of a run as an IP sample of its own (the run
+ * was no stack: see the top); the run stays until its last is out. */
+static void emit_run(struct spgo_perf_text *t, struct spgo_perf_record *rec)
+{
+	size_t n = t->frames.n;
+	t->ip = t->frames.v[t->run_next++];
+	t->have_ip = 1;
+	t->frames.n = 0;
+	emit(t, rec);
+	t->frames.n = n;
+	t->have_ip = 0;
+	t->count = 0;	  /* a count line weighs the first sample only */
+	t->first_line++;  /* the next is on the next line */
+	if (t->run_next < n)
+		t->reset = 0;
+}
+
+/* Hand out the sample gathered: a run not ended as a stack is IP samples. */
+static void emit_gathered(struct spgo_perf_text *t, struct spgo_perf_record *rec)
+{
+	if (t->run)
+		emit_run(t, rec);
+	else
+		emit(t, rec);
+}
+
 enum line_kind {
 	L_BLANK,   /* empty or blanks only */
 	L_COUNT,   /* a decimal count alone: aggregated input */
@@ -358,7 +434,8 @@ static int is_pid_tid(const char *s, size_t n, uint32_t *pid, uint32_t *tid)
 	return 1;
 }
 
-static void classify(const char *s, size_t len, struct line_info *li)
+static void classify(const struct spgo_perf_text *t, const char *s, size_t len,
+		     struct line_info *li)
 {
 	memset(li, 0, sizeof *li);
 	li->tab = s[0] == '\t';
@@ -410,18 +487,19 @@ static void classify(const char *s, size_t len, struct line_info *li)
 		}
 	}
 	/* [event:] */
-	if (i < nt && tl[i] > 1 && tok[i][tl[i] - 1] == ':' && !memchr(tok[i], '/', tl[i])) {
+	uint64_t a;
+	if (i < nt && tl[i] > 1 && tok[i][tl[i] - 1] == ':' && !memchr(tok[i], '/', tl[i]) &&
+	    !text_addr(t, tok[i], tl[i], &a)) {
 		li->event = tok[i];
 		li->event_len = tl[i] - 1;
 		i++;
 	}
 	/* [ip] */
 	if (i < nt && !memchr(tok[i], '/', tl[i])) {
-		if (!is_hex(tok[i], tl[i])) {
+		if (!text_addr(t, tok[i], tl[i], &li->ip)) {
 			li->kind = L_OTHER;
 			return;
 		}
-		li->ip = strtoull(tok[i], NULL, 16);
 		li->have_ip = 1;
 		i++;
 	}
@@ -470,6 +548,9 @@ int spgo_perf_text_next(struct spgo_perf_text *t, struct spgo_perf_record *rec)
 	if (t->reset) {
 		clear_sample(t);
 		t->reset = 0;
+	} else if (t->run_next) { /* the rest of a run of IP samples */
+		emit_run(t, rec);
+		return 1;
 	}
 	for (;;) {
 		ssize_t len;
@@ -482,7 +563,7 @@ int spgo_perf_text_next(struct spgo_perf_text *t, struct spgo_perf_record *rec)
 				if (ferror(t->fp))
 					return spgo_error("%s: %s", t->path, strerror(errno));
 				if (t->started && (t->have_ip || t->frames.n || t->br.n)) {
-					emit(t, rec);
+					emit_gathered(t, rec);
 					return 1;
 				}
 				clear_sample(t);
@@ -523,7 +604,7 @@ int spgo_perf_text_next(struct spgo_perf_text *t, struct spgo_perf_record *rec)
 	do {                                                                              \
 		if (t->started && (t->have_ip || t->frames.n || t->br.n)) {               \
 			t->held = 1;                                                      \
-			emit(t, rec);                                                     \
+			emit_gathered(t, rec);                                            \
 			return 1;                                                         \
 		}                                                                         \
 	} while (0)
@@ -543,7 +624,7 @@ int spgo_perf_text_next(struct spgo_perf_text *t, struct spgo_perf_record *rec)
 			continue;
 		}
 		struct line_info li;
-		classify(s, (size_t)len, &li);
+		classify(t, s, (size_t)len, &li);
 		/* An indented address continues an opened or stack sample; else
 		 * it is an IP sample of its own (perf prints "%16lx"). */
 		int in_stack = t->started && !t->have_ip && (t->open || t->frames.n || t->br.n);
@@ -552,6 +633,7 @@ int spgo_perf_text_next(struct spgo_perf_text *t, struct spgo_perf_record *rec)
 			in_stack = 1; /* a stack after the ip line */
 		switch (li.kind) {
 		case L_BLANK: /* ends a sample; a stack may follow */
+			t->run = 0; /* a run it ends is a stack */
 			FLUSH_FIRST();
 			clear_sample(t);
 			t->open = 1;
@@ -568,18 +650,18 @@ int spgo_perf_text_next(struct spgo_perf_text *t, struct spgo_perf_record *rec)
 				if (!t->started)
 					start_sample(t);
 				t->open = 1;
+				if (li.tab)
+					t->run = 0; /* perf's own indent: a stack */
 				VEC_PUSH(&t->frames, li.ip);
 				continue;
 			}
 			FLUSH_FIRST();
 			start_sample(t);
-			if (li.tab) { /* a stack without an opening line */
-				t->open = 1;
-				VEC_PUSH(&t->frames, li.ip);
-			} else {
-				t->ip = li.ip;
-				t->have_ip = 1;
-			}
+			/* a stack without an opening line (tab), or a run that
+			 * may be one (blanks): its end tells */
+			t->run = !li.tab;
+			t->open = 1;
+			VEC_PUSH(&t->frames, li.ip);
 			continue;
 		case L_OPEN:
 			FLUSH_FIRST();
@@ -599,6 +681,7 @@ int spgo_perf_text_next(struct spgo_perf_text *t, struct spgo_perf_record *rec)
 		case L_BRANCH:
 			if (t->started && !t->have_ip && t->frames.n && !t->br.n) {
 				/* the LBR line after a stack ends the sample */
+				t->run = 0;
 				take_fields(t, &li);
 				if (add_branches(t, &li) < 0)
 					return -1;
