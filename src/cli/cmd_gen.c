@@ -451,10 +451,8 @@ int cmd_gen(int argc, char **argv)
 	struct cli_split split;
 	int status = 0;
 	enum spgo_layout_format layout = SPGO_LAYOUT_NONE;
-	if (parse(argc, argv, &j, &split, unsym, &layout, &status) == 0 && layout)
-		status = run_layout(&j, layout);
-	else if (status == 0)
-		status = spgo_gen_job_run(&j) < 0 ? cli_fail() : 0;
+	if (parse(argc, argv, &j, &split, unsym, &layout, &status) == 0)
+		status = layout ? run_layout(&j, layout) : spgo_gen_job_run(&j) < 0 ? cli_fail() : 0;
 	free(unsym);
 	return status;
 }
