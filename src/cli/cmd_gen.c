@@ -12,10 +12,12 @@
 #include "cli/cli.h"
 #include "spgo/gen.h"
 #include "spgo/ground_truth.h"
+#include "spgo/layout.h"
 
 static const char usage_text[] =
 	"usage: spgo gen --binary BIN [--debug-binary DBG] [--dwp F] [--dwo-dir D] (--perf-data P | --perf-script S)\n"
-	"                -o OUT [--format text|extbinary|gcov] [--pid PID] [--mode auto|lbr|ip]\n"
+	"                -o OUT [--format text|extbinary|gcov|bolt|bolt-pa|order|order-ld]\n"
+	"                [--pid PID] [--mode auto|lbr|ip]\n"
 	"                [--event N|NAME] [--infer ALGO | --no-infer] [--target-llvm 14|19]\n"
 	"                [--gcov-version 1|2] [--update-total-samples] [--use-dwarf-correlation]\n"
 	"                [--cs [--cs-nested] [--cs-infer-tail-calls | --cs-no-infer-tail-calls]\n"
@@ -52,7 +54,10 @@ static const char usage_text[] =
 	"                      gcc built the binary), text, or gcov (gcc -fauto-profile;\n"
 	"                      the default for a gcc-built binary; GCC conventions:\n"
 	"                      create_gcov's, its noise floor included: code with at\n"
-	"                      most max(10, 5e-6 of all) samples gets no profile)\n"
+	"                      most max(10, 5e-6 of all) samples gets no profile);\n"
+	"                      layout profiles (--perf-data only): bolt (BOLT's fdata,\n"
+	"                      llvm-bolt --data), bolt-pa (perf2bolt --pa), order\n"
+	"                      (--symbol-ordering-file), order-ld (GNU ld script)\n"
 	"  --pid PID           only samples of process PID\n"
 	"  --mode M            lbr: from branch stacks (perf record -b); ip: from sampled\n"
 	"                      instruction pointers (any event); auto (default): lbr when\n"
@@ -315,7 +320,7 @@ static int settle_profgen(const struct cli_parser *op, struct spgo_gen_job *j, c
  * files (room for argc).
  */
 static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_split *sp, const char **unsym,
-		 const char **caps, unsigned char *text, int *status)
+		 const char **caps, unsigned char *text, enum spgo_layout_format *layout, int *status)
 {
 	struct spgo_gen_job j = *jp;
 	struct cli_split split = {0};
@@ -327,6 +332,10 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 	struct cli_parser op;
 	cli_init(&op, &cmd, argc, argv);
 	while ((k = cli_next(&op)) != CLI_END) {
+		if (k == CLI_KEY_FORMAT && spgo_layout_format_parse(op.val, layout) == 0)
+			continue; /* a layout profile (src/layout/) */
+		if (k == CLI_KEY_FORMAT)
+			*layout = SPGO_LAYOUT_NONE;
 		if ((r = cli_split_take(&split, &op, k)) != 0 || (r = cli_write_take(&op, k, &j.fmt, &j.wo)) != 0) {
 			if (r == CLI_ERR)
 				{ *status = 2; return -1; }
@@ -459,6 +468,21 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 	return 0;
 }
 
+/* --format bolt|bolt-pa|order|order-ld: the layout stage, same inputs. */
+static int run_layout(const struct spgo_gen_job *g, enum spgo_layout_format fmt)
+{
+	struct spgo_layout_job l = {.fmt = fmt, .binary = g->binary, .debug = g->debug, .perf_data = g->perf_data,
+				    .have_pid = g->have_pid, .pid = g->pid, .mode = (int)g->opts.mode,
+				    .event = g->opts.event, .event_name = g->opts.event_name, .out = g->out,
+				    .report = g->report};
+	if (!g->perf_data || g->cs)
+	{
+		spgo_error("gen: --format bolt, bolt-pa, order and order-ld read one --perf-data (not --perf-script, several captures or --cs)");
+		return cli_fail();
+	}
+	return spgo_layout_run(&l) < 0 ? cli_fail() : 0;
+}
+
 int cmd_gen(int argc, char **argv)
 {
 	struct spgo_gen_job j = {.truth_view = SPGO_GT_VIEW_FP, .fmt = SPGO_FMT_UNKNOWN, .report = stderr,
@@ -474,8 +498,9 @@ int cmd_gen(int argc, char **argv)
 	unsigned char *text = xcalloc((size_t)argc + 1, 1);
 	struct cli_split split;
 	int status = 0;
-	if (parse(argc, argv, &j, &split, unsym, caps, text, &status) == 0)
-		status = spgo_gen_job_run(&j) < 0 ? cli_fail() : 0;
+	enum spgo_layout_format layout = SPGO_LAYOUT_NONE;
+	if (parse(argc, argv, &j, &split, unsym, caps, text, &layout, &status) == 0)
+		status = layout ? run_layout(&j, layout) : spgo_gen_job_run(&j) < 0 ? cli_fail() : 0;
 	free(unsym);
 	free(caps);
 	free(text);

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# BOLT's profile from one LBR capture: spgo gen --format bolt against
+# perf2bolt-19 (which runs `perf script` over the whole capture), on the same
+# file: minivm (clang-19 -O2, --emit-relocs) under `spgo emulate` with a
+# short period until the capture is at least BOLT_MB megabytes (default 200).
+# Wall time and peak RSS from /usr/bin/time -v (perf2bolt's own process; the
+# `perf script` children it spawns are not counted).  Both fdata files are
+# compared after sorting (they must be the same lines).  Target (issue 29):
+# at least 20x faster at a fraction of the memory.
+set -euo pipefail
+: "${SPGO:?}" "${SPGO_SRC:?}" "${BENCH_WORK:?}"
+command -v perf2bolt-19 >/dev/null || { echo "bench_bolt: perf2bolt-19 missing (bolt-19)"; exit 0; }
+MB=${BOLT_MB:-200}
+w="$BENCH_WORK/bolt"
+mkdir -p "$w/shim"
+cd "$w"
+[ -x minivm ] && [ -f big.data ] || { rm -f big.data; clang-19 -O2 -g -fno-pie -no-pie -Wl,--emit-relocs -o minivm "$SPGO_SRC/examples/minivm/minivm.c"; }
+# perf2bolt reads `perf script -F pid,ip,brstack`: hide the emulator's call stacks
+printf '#!/bin/sh\n[ "$1" = script ] && { shift; exec %s script --hide-call-graph "$@"; }\nexec %s "$@"\n' \
+  "$(command -v perf)" "$(command -v perf)" > shim/perf
+chmod +x shim/perf
+scale=9
+while [ ! -f big.data ] || [ "$(stat -c %s big.data)" -lt $((MB * 1000 * 1000)) ]; do
+  echo "emulating minivm $scale ..."
+  "$SPGO" emulate -c 2000 --seed 1 -o big.data -- ./minivm "$scale" > /dev/null 2>&1
+  scale=$((scale * 2))
+done
+size=$(( $(stat -c %s big.data) / 1000 / 1000 ))
+
+measure() { # OUT CMD...: "wall_s rss_mb"
+  local out=$1; shift
+  /usr/bin/time -v -o "$out.time" "$@" > "$out.log" 2>&1
+  awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i] }
+              /Maximum resident set size/ { m = $2 / 1024 } END { printf "%.2f %.1f\n", s, m }' "$out.time"
+}
+read -r t_spgo m_spgo < <(measure spgo "$SPGO" gen --binary minivm --perf-data big.data --format bolt -o spgo.fdata --quiet)
+read -r t_p2b m_p2b < <(PATH="$w/shim:$PATH" measure p2b perf2bolt-19 --aggregate-only -p big.data -o p2b.fdata minivm)
+same=no
+cmp -s <(sort spgo.fdata) <(sort p2b.fdata) && same=yes
+ratio=$(awk -v a="$t_p2b" -v b="$t_spgo" 'BEGIN { printf "%.1f", a / b }')
+mem=$(awk -v a="$m_p2b" -v b="$m_spgo" 'BEGIN { printf "%.1f", a / b }')
+res="$SPGO_SRC/bench/results/bolt.md"
+{
+  echo "# BOLT profile: spgo gen --format bolt vs perf2bolt-19"
+  echo
+  echo "Capture: minivm (clang-19 -O2, -Wl,--emit-relocs) under spgo emulate, $size MB,"
+  echo "$(wc -l < spgo.fdata) fdata lines.  Same lines as perf2bolt-19's (sorted): $same."
+  echo
+  echo "| tool | wall (s) | peak RSS (MB) |"
+  echo "| --- | ---: | ---: |"
+  echo "| spgo gen --format bolt | $t_spgo | $m_spgo |"
+  echo "| perf2bolt-19 --aggregate-only | $t_p2b | $m_p2b |"
+  echo
+  echo "spgo is ${ratio}x faster with 1/${mem} of the memory (perf2bolt's own process;"
+  echo "its perf script children are not counted).  $(date -u +%Y-%m-%d), $(nproc) cores."
+} > "$res"
+cat "$res"
+[ "$same" = yes ]

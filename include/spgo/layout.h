@@ -1,0 +1,66 @@
+/*
+ * spgo/layout.h: post-link layout profiles from the samples spgo already
+ * reads: BOLT's profile (fdata, or the pre-aggregated form) and a function
+ * order for the linker (lld/gold --symbol-ordering-file, or a GNU ld script).
+ *
+ * Contract
+ *  - This stage reads perf.data through the aggregate (spgo/aggregate.h: the
+ *    binary is found and every address mapped to the binary's own virtual
+ *    address as there, IP samples per event from its ips) and the binary
+ *    model (spgo/binary.h: symbols, instructions, jump tables).  It walks
+ *    each sample's LBR itself, mapped with spgo_agg_map(), because BOLT
+ *    wants what the aggregate's ranges and branches do not keep: the
+ *    mispredicted flag of each branch, and whether the branch that began a
+ *    fall-through range came from inside the range's function.
+ *  - Nothing below this stage includes this header; the CLI only parses
+ *    options and calls spgo_layout_run().
+ *  - Functions are BOLT's: one per STT_FUNC symbol of an executable section
+ *    ([value, value + size)), plus one per PLT entry ("name@PLT") and the .plt header
+ *    ("__BOLT_PSEUDO_.plt"); a local
+ *    symbol is named "name/N", N counting the local symbols of that name in
+ *    address order from 1 (perf2bolt's names).
+ *  - fdata (SPGO_LAYOUT_BOLT) equals perf2bolt's on the same capture, line
+ *    for line once both are sorted (perf2bolt writes in hash order, spgo by
+ *    function address and offsets): taken branches (returns left out, as
+ *    BOLT does), fall-throughs between BOLT's basic blocks of each range,
+ *    entries from outside the binary (0 [unknown] 0); IP samples give the
+ *    no_lbr form.  The binary must have relocations (linked with
+ *    --emit-relocs) for BOLT to reorder functions: without, a warning.
+ *  - The output file is written whole or not at all (spgo_out_*).
+ */
+#ifndef SPGO_LAYOUT_H
+#define SPGO_LAYOUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+enum spgo_layout_format {
+	SPGO_LAYOUT_NONE = 0,
+	SPGO_LAYOUT_BOLT,     /* fdata, as `llvm-bolt --data` reads it */
+	SPGO_LAYOUT_BOLT_PA,  /* pre-aggregated, as `perf2bolt --pa` reads it */
+	SPGO_LAYOUT_ORDER,    /* one symbol a line: lld/gold --symbol-ordering-file */
+	SPGO_LAYOUT_ORDER_LD, /* GNU ld script (-T, INSERT) ordering .text.NAME */
+};
+
+/* name ("bolt", "bolt-pa", "order", "order-ld") -> format; 0, or -1 when it
+ * is not a layout format (no error set). */
+int spgo_layout_format_parse(const char *name, enum spgo_layout_format *out);
+
+/* What to read and write; the fields spgo gen's options fill. */
+struct spgo_layout_job {
+	enum spgo_layout_format fmt;
+	const char *binary, *debug;
+	const char *perf_data;   /* perf.data ("-" = stdin) */
+	int have_pid;
+	uint32_t pid;
+	int mode;                /* 0 auto (LBR when there are branch stacks), 1 LBR, 2 IP */
+	long event;              /* event index, -1 all (IP mode: the one with most samples) */
+	const char *event_name;  /* or by name, NULL */
+	const char *out;         /* "-" = stdout */
+	FILE *report;            /* statistics and notes, NULL = quiet */
+};
+
+/* Read, build the layout profile, write it.  0, or -1 with spgo_error(). */
+int spgo_layout_run(const struct spgo_layout_job *job);
+
+#endif

@@ -1,0 +1,251 @@
+/*
+ * layout.c: the layout stage's job: read perf.data once (the aggregate maps
+ * every address to the binary's own), count each sample's LBR the way BOLT
+ * aggregates it, and write the format asked for.
+ *
+ * Why the LBR is walked here and not taken from the aggregate's ranges and
+ * branches: BOLT counts mispredictions per branch, and a fall-through range
+ * that begins where a branch from another function landed (a return, a
+ * call) is treated differently from one entered by a local jump (BOLT may
+ * extend it back over the call before it).  The aggregate keeps neither.
+ * The aggregate still sees every record (mappings, IP samples, statistics);
+ * its own LBR tables are turned off so the work is not done twice.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout/layout_impl.h"
+
+static const char *const format_names[] = {
+	[SPGO_LAYOUT_BOLT] = "bolt",
+	[SPGO_LAYOUT_BOLT_PA] = "bolt-pa",
+	[SPGO_LAYOUT_ORDER] = "order",
+	[SPGO_LAYOUT_ORDER_LD] = "order-ld",
+};
+
+int spgo_layout_format_parse(const char *name, enum spgo_layout_format *out)
+{
+	for (size_t i = 1; i < sizeof format_names / sizeof *format_names; i++)
+		if (!strcmp(name, format_names[i])) {
+			*out = (enum spgo_layout_format)i;
+			return 0;
+		}
+	return -1;
+}
+
+static unsigned mode_of(uint64_t addr)
+{
+	return addr >> 63 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+}
+
+/*
+ * A direct-mapped cache of pending counts in front of a kmap: the same few
+ * hot branches fill every branch stack, and a hit costs a compare instead
+ * of a hash-table probe (the probes were a third of the run time).  An
+ * entry goes to the map when another key takes its slot, and at the end.
+ */
+#define LBR_CACHE 4096
+struct lbr_cache {
+	uint64_t key[LBR_CACHE][3];
+	uint64_t count[LBR_CACHE];
+};
+
+static void cache_add(struct lbr_cache *c, struct spgo_kmap *m, const uint64_t *key, uint64_t n)
+{
+	uint64_t h = (key[0] * 0x9e3779b97f4a7c15u) ^ (key[1] * 0xc2b2ae3d27d4eb4fu) ^ key[m->kw == 3 ? 2 : 0];
+	size_t i = (size_t)(h >> 52) & (LBR_CACHE - 1);
+	uint64_t *k = c->key[i];
+	if (c->count[i] && k[0] == key[0] && k[1] == key[1] && (m->kw < 3 || k[2] == key[2])) {
+		c->count[i] += n;
+		return;
+	}
+	if (c->count[i])
+		*spgo_kmap_upsert(m, k) += c->count[i];
+	memcpy(k, key, m->kw * sizeof *key);
+	c->count[i] = n;
+}
+
+static void cache_flush(struct lbr_cache *c, struct spgo_kmap *m)
+{
+	for (size_t i = 0; i < LBR_CACHE; i++)
+		if (c->count[i])
+			*spgo_kmap_upsert(m, c->key[i]) += c->count[i], c->count[i] = 0;
+}
+
+static int same_func(const struct lay *L, long f, uint64_t addr)
+{
+	return f >= 0 && addr != SPGO_AGG_EXTERNAL && addr >= L->fns.v[f].start && addr < L->fns.v[f].end;
+}
+
+/*
+ * One sample's branch stack, newest first (spgo/aggregate.h), `times`
+ * times: each entry is a taken branch; each pair of neighbours b[i+1], b[i]
+ * a fall-through range [b[i+1].to, b[i].from] counted when both ends lie in
+ * one function, as perf2bolt counts its traces.  map: room for 2n words.
+ */
+static void count_lbr(struct lay *L, const struct spgo_perf_sample *s, uint64_t times, uint64_t *map,
+		      struct lbr_cache *taken, struct lbr_cache *traces)
+{
+	struct lay_lbr *T = &L->lbr;
+	uint64_t n = s->branch_nr;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t f = s->branches[i].from, t = s->branches[i].to;
+		if (spgo_agg_map(L->agg, s->pid, mode_of(f), f, &map[2 * i]) < 0)
+			map[2 * i] = SPGO_AGG_EXTERNAL;
+		if (spgo_agg_map(L->agg, s->pid, mode_of(t), t, &map[2 * i + 1]) < 0)
+			map[2 * i + 1] = SPGO_AGG_EXTERNAL;
+		if ((map[2 * i] & map[2 * i + 1]) == SPGO_AGG_EXTERNAL)
+			continue;
+		cache_add(taken, &T->taken, &map[2 * i], times);
+		if (s->branches[i].mispred)
+			*spgo_kmap_upsert(&T->mispred, &map[2 * i]) += times;
+	}
+	for (uint64_t i = 0; i + 1 < n; i++) {
+		uint64_t begin = map[2 * (i + 1) + 1], end = map[2 * i], origin = map[2 * (i + 1)];
+		long fn = begin == SPGO_AGG_EXTERNAL ? -1 : lay_func_at(L, begin);
+		if (!same_func(L, fn, end))
+			continue;
+		uint64_t key[3] = {begin, end, !same_func(L, fn, origin)};
+		cache_add(traces, &T->traces, key, times);
+	}
+	T->samples += times;
+	T->entries += n * times;
+}
+
+/* Read the perf.data of the job into L->agg and L->lbr. */
+static int read_perf(struct lay *L)
+{
+	const struct spgo_layout_job *j = L->job;
+	struct spgo_perf_reader *r;
+	if (spgo_perf_open(&r, j->perf_data, SPGO_PERF_ORDERED) < 0)
+		return -1;
+	spgo_agg_begin(L->agg, r);
+	struct spgo_perf_record rec;
+	VEC(uint64_t) map = {0};
+	struct lbr_cache *taken = xcalloc(1, sizeof *taken), *traces = xcalloc(1, sizeof *traces);
+	int rc;
+	while ((rc = spgo_perf_next(r, &rec)) > 0) {
+		if (rec.type == PERF_RECORD_SAMPLE) {
+			struct spgo_perf_sample *s = &rec.sample;
+			if (j->have_pid && s->pid != j->pid)
+				continue;
+			s->callchain_nr = 0;
+			if (j->mode == 2)
+				s->branch_nr = 0;
+			if (s->branch_nr && L->lbr_mode) {
+				VEC_GROW(&map, 2 * s->branch_nr);
+				count_lbr(L, s, s->count ? s->count : 1, map.v, taken, traces);
+				s->branch_nr = 0; /* (the aggregate need not map them again) */
+			}
+			spgo_agg_feed(L->agg, &rec);
+			continue;
+		}
+		spgo_agg_feed(L->agg, &rec);
+	}
+	VEC_FREE(&map);
+	cache_flush(taken, &L->lbr.taken);
+	cache_flush(traces, &L->lbr.traces);
+	free(taken);
+	free(traces);
+	spgo_agg_finish(L->agg);
+	L->agg->stats.bytes += spgo_perf_bytes_read(r);
+	spgo_perf_close(r);
+	return rc < 0 ? -1 : 0;
+}
+
+/* IP mode: the event with the most samples in the binary, unless one was
+ * selected (then the only one with samples). */
+static long pick_event(const struct spgo_aggregate *agg)
+{
+	long best = -1;
+	for (size_t i = 0; i < agg->events.n; i++)
+		if (agg->events.v[i].samples &&
+		    (best < 0 || agg->events.v[i].samples > agg->events.v[(size_t)best].samples))
+			best = (long)i;
+	return best;
+}
+
+static int write_output(struct lay *L)
+{
+	const struct spgo_layout_job *j = L->job;
+	struct spgo_out o;
+	if (spgo_out_open(&o, j->out) < 0)
+		return -1;
+	int rc;
+	switch (j->fmt) {
+	case SPGO_LAYOUT_BOLT: rc = lay_write_fdata(L, o.fp); break;
+	case SPGO_LAYOUT_BOLT_PA: rc = lay_write_preagg(L, o.fp); break;
+	case SPGO_LAYOUT_ORDER: rc = lay_write_order(L, o.fp, 0); break;
+	case SPGO_LAYOUT_ORDER_LD: rc = lay_write_order(L, o.fp, 1); break;
+	default: rc = spgo_error("layout: no output format"); break;
+	}
+	if (rc < 0) {
+		spgo_out_abort(&o);
+		return -1;
+	}
+	return spgo_out_commit(&o);
+}
+
+static void report(const struct lay *L)
+{
+	FILE *fp = L->job->report;
+	if (!fp)
+		return;
+	const struct spgo_agg_stats *st = spgo_agg_stats(L->agg);
+	if (L->lbr_mode)
+		fprintf(fp, "spgo: gen: %s: %llu LBR samples, %llu branch entries; %zu distinct branches, "
+			    "%zu fall-through ranges\n", L->job->out, (unsigned long long)L->lbr.samples,
+			(unsigned long long)L->lbr.entries, L->lbr.taken.n, L->lbr.traces.n);
+	else
+		fprintf(fp, "spgo: gen: %s: %llu IP samples in the binary (event %s)\n", L->job->out,
+			(unsigned long long)st->samples_matched,
+			L->ip_event >= 0 ? L->agg->events.v[(size_t)L->ip_event].name : "-");
+}
+
+int spgo_layout_run(const struct spgo_layout_job *j)
+{
+	if (!j->perf_data)
+		return spgo_error("gen --format %s: reads --perf-data only", format_names[j->fmt]);
+	struct lay L = {.job = j, .lbr_mode = j->mode != 2, .ip_event = -1};
+	if (spgo_agg_new(&L.agg, j->binary, j->debug) < 0)
+		return -1;
+	L.bin = L.agg->bin;
+	spgo_agg_keep_stacks(L.agg, 0);
+	spgo_agg_keep_ranges(L.agg, 0); /* (counted here, see the top) */
+	if (j->event_name || j->event >= 0)
+		spgo_agg_select_event(L.agg, j->event, j->event_name);
+	spgo_kmap_init(&L.lbr.taken, 2);
+	spgo_kmap_init(&L.lbr.mispred, 2);
+	spgo_kmap_init(&L.lbr.traces, 3);
+	int rc = spgo_binary_check_machine(L.bin);
+	if (rc == 0)
+		rc = lay_functions_build(&L);
+	if (rc == 0 && (j->fmt == SPGO_LAYOUT_BOLT || j->fmt == SPGO_LAYOUT_BOLT_PA) && !lay_has_relocs(&L))
+		spgo_warn("%s: no relocations (.rela.text): BOLT cannot reorder its functions; link "
+			  "with -Wl,--emit-relocs", j->binary);
+	if (rc == 0)
+		rc = read_perf(&L);
+	if (rc == 0 && !L.lbr.taken.n) /* (branches in the binary are a match too) */
+		rc = spgo_agg_check_matched(L.agg);
+	if (rc == 0 && j->mode == 1 && !L.lbr.samples)
+		rc = spgo_error("%s: --mode lbr: the data has no branch stacks (record with perf record -b)",
+				j->perf_data);
+	if (rc == 0 && !L.lbr.samples) {
+		L.lbr_mode = 0;
+		L.ip_event = pick_event(L.agg);
+		if (j->fmt == SPGO_LAYOUT_BOLT || j->fmt == SPGO_LAYOUT_BOLT_PA)
+			spgo_warn("%s: no branch stacks (LBR) in the data: BOLT's basic-sample profile "
+				  "(%s), which lays out blocks less well than LBR (perf record -b)",
+				  j->perf_data, j->fmt == SPGO_LAYOUT_BOLT ? "fdata no_lbr" : "S lines");
+	}
+	if (rc == 0)
+		rc = write_output(&L);
+	if (rc == 0)
+		report(&L);
+	spgo_kmap_free(&L.lbr.taken);
+	spgo_kmap_free(&L.lbr.mispred);
+	spgo_kmap_free(&L.lbr.traces);
+	lay_functions_free(&L);
+	spgo_agg_free(L.agg);
+	return rc;
+}
