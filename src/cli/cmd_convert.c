@@ -43,6 +43,8 @@ int cmd_convert(int argc, char **argv)
 	}
 	if (!in || !out)
 		return cli_usage(&op, "%s", !in ? "no input profile" : "no output: -o OUT");
+	if (spgo_out_reserve(out) < 0) /* before the work: fails now if it cannot be written */
+		return cli_fail();
 	struct spgo_profile *p = spgo_profile_new();
 	if (spgo_profile_read_into(p, in, 1, &infmt) < 0) {
 		spgo_profile_free(p);

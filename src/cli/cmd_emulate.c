@@ -135,18 +135,12 @@ int cmd_emulate(int argc, char **argv)
 		return cli_usage(&op, "no command to run (-- CMD ARGS...)");
 	if (strcmp(o.output, "-") == 0)
 		spgo_die("-o -: perf.data cannot be written to stdout (the header needs a seekable file)");
-	/* Fail before a long emulation, not after, when outputs cannot be written. */
+	/* Fail before a long emulation, not after, when outputs cannot be
+	 * written: they are opened now. */
 	const char *outs[] = {o.output, o.truth, o.truth_cs};
-	for (size_t i = 0; i < SPGO_ARRAY_LEN(outs); i++) {
-		if (!outs[i])
-			continue;
-		char *d = xstrdup(outs[i]);
-		char *slash = strrchr(d, '/');
-		const char *dd = slash ? (slash == d ? "/" : (*slash = 0, d)) : ".";
-		if (access(dd, W_OK) != 0)
-			spgo_die("%s: cannot create output: %s", outs[i], strerror(errno));
-		free(d);
-	}
+	for (size_t i = 0; i < SPGO_ARRAY_LEN(outs); i++)
+		if (outs[i] && spgo_out_reserve(outs[i]) < 0)
+			return cli_fail();
 	struct spgo_emu_run r = {.qemu = qemu, .plugin = spgo_emu_find_plugin(plugin_opt)};
 	if (!r.plugin)
 		spgo_die("the QEMU plugin spgo-emulate.so was not built (it needs qemu-user, "

@@ -263,8 +263,9 @@ int cmd_gen(int argc, char **argv)
 	const char **unsym = xcalloc((size_t)argc + 1, sizeof *unsym);
 	struct cli_split split;
 	int status = 0;
+	/* The output is opened first: one that cannot be written fails now. */
 	if (parse(argc, argv, &j, &split, unsym, &status) == 0)
-		status = spgo_gen_job_run(&j) < 0 ? cli_fail() : 0;
+		status = spgo_out_reserve(j.out) < 0 || spgo_gen_job_run(&j) < 0 ? cli_fail() : 0;
 	free(unsym);
 	return status;
 }

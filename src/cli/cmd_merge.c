@@ -124,6 +124,11 @@ int cmd_merge(int argc, char **argv)
 		cli_bad(&op, "%s", !out ? "no output: -o OUT" : "no input profiles");
 		goto bad;
 	}
+	if (spgo_out_reserve(out) < 0) { /* before the work: fails now if it cannot be written */
+		free(files);
+		free(weights);
+		return cli_fail();
+	}
 	if (spgo_unsym_sniff_file(files[0]) != SPGO_UNSYM_UNKNOWN) {
 		int rc = cli_merge_unsym(out, files, weights, n, format, trim, 0);
 		free(files);
