@@ -210,6 +210,12 @@ struct spgo_file {
 };
 int spgo_file_map(struct spgo_file *f, const char *path);
 void spgo_file_unmap(struct spgo_file *f);
+/* A read-only mapping of path (spgo_file_map()'s, the perf reader's): if
+ * the file shrinks and a read touches its lost tail (SIGBUS), the run ends
+ * with "spgo: PATH: truncated while reading (offset N)", its pending
+ * temporary outputs removed, exit status 1.  Untrack before munmap(). */
+void spgo_map_track(const void *base, size_t size, const char *path);
+void spgo_map_untrack(const void *base);
 
 /*
  * Output written atomically: spgo_out_open() creates "TARGET.tmp.XXXXXX"

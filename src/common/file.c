@@ -11,6 +11,97 @@
 #include <time.h>
 #include <unistd.h>
 
+/*
+ * A mapped file that shrinks while spgo reads it (a perf.data truncated in
+ * place, a profile rewritten by another program) makes the next read of
+ * its lost tail a SIGBUS.  The mappings are kept in a fixed table; the
+ * SIGBUS handler finds the one the faulting address lies in and ends the
+ * run as an error would, "spgo: FILE: truncated while reading (offset N)",
+ * after removing the pending temporary outputs, with exit status 1.  A
+ * fault outside any of them is not ours: it takes its default course.
+ * The handler uses write(), unlink() and _exit() only (async-signal-safe).
+ */
+#define MAX_MAPPED 64
+static struct mapped_file {
+	const uint8_t *volatile base;
+	size_t size;
+	char *path; /* owned: the caller's may go before the mapping */
+} mapped[MAX_MAPPED];
+
+/* Append the decimal digits of v to buf at n; the new length. */
+static size_t fmt_u64(char *buf, size_t n, uint64_t v)
+{
+	char d[20];
+	size_t k = 0;
+	do
+		d[k++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (k)
+		buf[n++] = d[--k];
+	return n;
+}
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	const uint8_t *a = si->si_addr;
+	long page = sysconf(_SC_PAGESIZE);
+	for (int i = 0; i < MAX_MAPPED; i++) {
+		const uint8_t *b = mapped[i].base;
+		if (!b || a < b || (size_t)(a - b) >= mapped[i].size + (size_t)page)
+			continue;
+		char msg[512];
+		size_t n = 0, len = strlen(mapped[i].path);
+		if (len > sizeof msg - 80)
+			len = sizeof msg - 80;
+		memcpy(msg, "spgo: ", 6), n = 6;
+		memcpy(msg + n, mapped[i].path, len), n += len;
+		memcpy(msg + n, ": truncated while reading (offset ", 34), n += 34;
+		n = fmt_u64(msg, n, (uint64_t)(a - b));
+		memcpy(msg + n, ")\n", 2), n += 2;
+		ssize_t w = write(2, msg, n);
+		(void)w;
+		spgo_out_remove_pending();
+		_exit(1);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void spgo_map_track(const void *base, size_t size, const char *path)
+{
+	static int installed;
+	if (!installed) {
+		installed = 1;
+		struct sigaction old, sa;
+		if (sigaction(SIGBUS, NULL, &old) == 0 && old.sa_handler == SIG_DFL) {
+			memset(&sa, 0, sizeof sa);
+			sa.sa_sigaction = on_sigbus;
+			sa.sa_flags = SA_SIGINFO;
+			sigemptyset(&sa.sa_mask);
+			sigaction(SIGBUS, &sa, NULL);
+		}
+	}
+	for (int i = 0; i < MAX_MAPPED; i++)
+		if (!mapped[i].base) {
+			mapped[i].size = size;
+			mapped[i].path = xstrdup(path);
+			mapped[i].base = base; /* last: the handler reads base first */
+			return;
+		}
+}
+
+void spgo_map_untrack(const void *base)
+{
+	for (int i = 0; i < MAX_MAPPED; i++)
+		if (mapped[i].base == base) {
+			mapped[i].base = NULL;
+			free(mapped[i].path);
+			mapped[i].path = NULL;
+			return;
+		}
+}
+
 int spgo_file_map(struct spgo_file *f, const char *path)
 {
 	memset(f, 0, sizeof *f);
@@ -34,6 +125,7 @@ int spgo_file_map(struct spgo_file *f, const char *path)
 			f->data = p;
 			f->size = (size_t)st.st_size;
 			f->mapped = 1;
+			spgo_map_track(p, f->size, path);
 			return 0;
 		}
 	}
@@ -65,8 +157,10 @@ int spgo_file_map(struct spgo_file *f, const char *path)
 void spgo_file_unmap(struct spgo_file *f)
 {
 	if (f->data) {
-		if (f->mapped)
+		if (f->mapped) {
+			spgo_map_untrack(f->data);
 			munmap((void *)f->data, f->size);
+		}
 		else
 			free((void *)f->data);
 	}
