@@ -152,7 +152,7 @@ int cmd_record(int argc, char **argv)
 		printf("\n");
 		free(pargv);
 		free(resolved);
-		return 0;
+		return cli_stdout_done(0);
 	}
 	fflush(NULL);
 	execvp(ro.perf, pargv);

@@ -123,7 +123,7 @@ int cmd_show(int argc, char **argv)
 			show_func(p, f, 0);
 		}
 		spgo_profile_free(p);
-		return rc;
+		return cli_stdout_done(rc);
 	}
 	uint64_t total = 0;
 	for (size_t i = 0; i < p->top.n; i++)
@@ -154,5 +154,5 @@ int cmd_show(int argc, char **argv)
 	}
 	free(order);
 	spgo_profile_free(p);
-	return 0;
+	return cli_stdout_done(0);
 }
