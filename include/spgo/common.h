@@ -255,6 +255,13 @@ void spgo_tmp_untrack(const char *path);
 int spgo_out_seekable(struct spgo_out *o);
 int spgo_out_commit(struct spgo_out *o);
 void spgo_out_abort(struct spgo_out *o);
+/* Outputs that go together: after spgo_out_hold(), spgo_out_commit()
+ * completes and checks each file but renames none; spgo_out_release(1)
+ * renames them all (0, or -1 on the first that fails: the rest are
+ * removed), spgo_out_release(0) removes them all.  Outputs written in
+ * place (direct) cannot wait: they are written at once. */
+void spgo_out_hold(void);
+int spgo_out_release(int keep);
 
 /* ---- small helpers ----------------------------------------------------- */
 

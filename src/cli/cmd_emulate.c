@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -166,7 +167,12 @@ int cmd_emulate(int argc, char **argv)
 	int rc = spgo_emu_run(&o, &r) < 0 ? cli_fail() : 0;
 	if (rc == 0)
 		report(&o, &r, argv[optind]);
-	else if (r.signal)
+	/* Interrupted: what was kept is said, and the status is the shell's
+	 * for the signal (130 for SIGINT), kept or not. */
+	if (rc == 0 && r.signal == SIGINT)
+		fprintf(stderr, "spgo: emulate: interrupted (SIGINT): %s holds the samples up to the "
+				"interrupt\n", o.output);
+	if (r.signal)
 		rc = 128 + r.signal;
 	free(r.argv);
 	free(r.cmd);

@@ -451,6 +451,51 @@ static void out_free(struct spgo_out *o)
 	memset(o, 0, sizeof *o);
 }
 
+/*
+ * Outputs that go together (spgo emulate's perf.data and its ground
+ * truth): between spgo_out_hold() and spgo_out_release(), a commit
+ * completes the temporary file (flushed, closed, checked) but leaves it
+ * pending; the release renames them all, or removes them all.  Every
+ * output is complete before the first rename: both or neither.
+ */
+static int holding;
+static struct spgo_out held[MAX_RESERVED];
+
+void spgo_out_hold(void)
+{
+	holding = 1;
+}
+
+int spgo_out_release(int keep)
+{
+	int rc = 0;
+	holding = 0;
+	for (int i = 0; i < MAX_RESERVED; i++) {
+		struct spgo_out *o = &held[i];
+		if (!o->tmp)
+			continue;
+		if (keep && rc == 0 && rename(o->tmp, o->target) != 0)
+			rc = spgo_error("%s: write failed: %s", o->path, strerror(errno));
+		if (!keep || rc < 0)
+			unlink(o->tmp);
+		spgo_tmp_untrack(o->tmp);
+		out_free(o);
+	}
+	return rc;
+}
+
+/* Hold o's completed temporary file; 0, or -1 when the table is full. */
+static int out_hold(struct spgo_out *o)
+{
+	for (int i = 0; i < MAX_RESERVED; i++)
+		if (!held[i].tmp) {
+			held[i] = *o;
+			memset(o, 0, sizeof *o);
+			return 0;
+		}
+	return -1;
+}
+
 int spgo_out_commit(struct spgo_out *o)
 {
 	if (!o->path) { /* stdout */
@@ -472,6 +517,8 @@ int spgo_out_commit(struct spgo_out *o)
 		out_free(o);
 		return bad ? -1 : 0;
 	}
+	if (!bad && holding && out_hold(o) == 0)
+		return 0;
 	if (!bad && rename(o->tmp, o->target) != 0)
 		bad = 1, e = errno;
 	spgo_tmp_untrack(o->tmp);
