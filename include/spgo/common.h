@@ -14,7 +14,8 @@
  *    system is out of memory; nothing else in spgo checks for NULL from them.
  *  - Output files are written to a temporary file beside the target and
  *    renamed into place only when complete (spgo_out_*), so a failed run never
- *    leaves a half-written profile.
+ *    leaves a half-written profile; devices, FIFOs and the shell's
+ *    descriptors are written in place, never replaced.
  */
 #ifndef SPGO_COMMON_H
 #define SPGO_COMMON_H
@@ -209,17 +210,35 @@ struct spgo_file {
 };
 int spgo_file_map(struct spgo_file *f, const char *path);
 void spgo_file_unmap(struct spgo_file *f);
+/* A read-only mapping of path (spgo_file_map()'s, the perf reader's): if
+ * the file shrinks and a read touches its lost tail (SIGBUS), the run ends
+ * with "spgo: PATH: truncated while reading (offset N)", its pending
+ * temporary outputs removed, exit status 1.  Untrack before munmap(). */
+void spgo_map_track(const void *base, size_t size, const char *path);
+void spgo_map_untrack(const void *base);
 
 /*
- * Output written atomically: spgo_out_open() creates "PATH.tmp.XXXXXX" next
- * to PATH (or uses stdout for "-"); spgo_out_commit() flushes, checks for
- * write errors and renames it to PATH; spgo_out_abort() removes it.
+ * Output written atomically: spgo_out_open() creates "TARGET.tmp.XXXXXX"
+ * beside TARGET, which is PATH or, when PATH is a symbolic link, the file
+ * the link ends at (or uses stdout for "-"); spgo_out_commit() flushes,
+ * checks for write errors and renames it onto TARGET, with the mode and
+ * owner of the file it replaces; spgo_out_abort() removes it.  A device, a
+ * FIFO, a socket and /dev/stdout, /dev/stderr, /dev/fd/N are never replaced:
+ * they are written in place (direct), and a failure there is reported with
+ * nothing to remove.
  */
 struct spgo_out {
 	FILE *fp;
-	char *path;
-	char *tmp;
+	char *path;    /* as given; NULL for stdout */
+	char *tmp;     /* the temporary file, or NULL (stdout, direct) */
+	char *target;  /* what tmp is renamed onto */
+	int direct;    /* written in place */
+	FILE *copy_to; /* spgo_out_seekable(): the direct output fp is copied to */
 };
+/* Open PATH's output now, before the work, so that an output that cannot be
+ * written fails at once; the spgo_out_open() of the same PATH takes it over.
+ * A reserved output never opened is removed at exit. */
+int spgo_out_reserve(const char *path);
 int spgo_out_open(struct spgo_out *o, const char *path);
 /* Remove the temporary files of every output not yet committed (async-
  * signal-safe).  spgo_out_open() installs a handler that does this on
@@ -230,8 +249,19 @@ void spgo_out_remove_pending(void);
  * removed by that handler too until untracked.  Track before creating it. */
 void spgo_tmp_track(char *path);
 void spgo_tmp_untrack(const char *path);
+/* A writer that seeks (the perf.data header, written last): a direct output
+ * that cannot seek (a FIFO, a socket, a terminal) gets fp on a hidden
+ * temporary file, copied to it at commit. */
+int spgo_out_seekable(struct spgo_out *o);
 int spgo_out_commit(struct spgo_out *o);
 void spgo_out_abort(struct spgo_out *o);
+/* Outputs that go together: after spgo_out_hold(), spgo_out_commit()
+ * completes and checks each file but renames none; spgo_out_release(1)
+ * renames them all (0, or -1 on the first that fails: the rest are
+ * removed), spgo_out_release(0) removes them all.  Outputs written in
+ * place (direct) cannot wait: they are written at once. */
+void spgo_out_hold(void);
+int spgo_out_release(int keep);
 
 /* ---- small helpers ----------------------------------------------------- */
 

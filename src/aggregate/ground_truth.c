@@ -98,6 +98,15 @@ int spgo_gt_read(struct spgo_ground_truth *gt, const char *path)
 	struct spgo_file f;
 	if (spgo_file_map(&f, path) < 0)
 		return -1;
+	/* The magic first, in place: a wrong file (of gigabytes, without a
+	 * newline) fails at once, not after its first "line" is copied. */
+	size_t mlen = strlen(GT_MAGIC);
+	if (f.size && (f.size < mlen || memcmp(f.data, GT_MAGIC, mlen) != 0 ||
+		       (f.size > mlen && f.data[mlen] != '\n'))) {
+		spgo_file_unmap(&f);
+		return spgo_error("%s: line 1: not a spgo ground-truth file (expected '%s')", path,
+				  GT_MAGIC);
+	}
 	VEC(struct spgo_gt_dso) dsos = {0};
 	VEC(struct spgo_gt_insn) insns = {0};
 	VEC(struct spgo_gt_edge) edges = {0};

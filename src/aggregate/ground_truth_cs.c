@@ -152,6 +152,15 @@ int spgo_gt_cs_read(struct spgo_gt_cs *gt, const char *path)
 	struct spgo_file f;
 	if (spgo_file_map(&f, path) < 0)
 		return -1;
+	/* The magic first, in place: a wrong file (of gigabytes, without a
+	 * newline) fails at once, not after its first "line" is copied. */
+	size_t mlen = strlen(GTCS_MAGIC);
+	if (f.size && (f.size < mlen || memcmp(f.data, GTCS_MAGIC, mlen) != 0 ||
+		       (f.size > mlen && f.data[mlen] != '\n'))) {
+		spgo_file_unmap(&f);
+		return spgo_error("%s: line 1: not a spgo context-sensitive ground-truth file "
+				  "(expected '%s')", path, GTCS_MAGIC);
+	}
 	struct vbuild b = {0};
 	int view = -1, seen[2] = {0, 0}, rc = -1, have_dso = 0;
 	size_t line = 0, pos = 0, bufcap = 0;

@@ -38,6 +38,10 @@ int cli_merge_unsym(const char *out, const char **files, const uint64_t *weights
 
 /* Print "spgo: <spgo_errmsg()>" to stderr and return 1. */
 int cli_fail(void);
+/* The exit status of a command that printed its report on stdout: rc, or 1
+ * after "spgo: <stdout>: write error" when stdout could not be written (a
+ * full disk, /dev/full, a closed pipe). */
+int cli_stdout_done(int rc);
 
 /* Keys of the options several commands share (after their own keys). */
 enum {

@@ -118,6 +118,10 @@ int cmd_aggregate(int argc, char **argv)
 		goto done;
 	}
 	rc = 1;
+	if (spgo_out_reserve(out) < 0) { /* before the work: fails now if it cannot be written */
+		cli_fail();
+		goto done;
+	}
 	struct spgo_unsym *u = spgo_unsym_new();
 	struct spgo_aggregate **aggs = xcalloc((size_t)nbin, sizeof *aggs);
 	uint64_t *hits = xcalloc((size_t)nbin, sizeof *hits);

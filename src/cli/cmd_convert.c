@@ -54,6 +54,8 @@ int cmd_convert(int argc, char **argv)
 	}
 	if (!in || !out)
 		return cli_usage(&op, "%s", !in ? "no input profile" : "no output: -o OUT");
+	if (spgo_out_reserve(out) < 0) /* before the work: fails now if it cannot be written */
+		return cli_fail();
 	enum spgo_unsym_format uf = spgo_unsym_sniff_file(in);
 	if (uf != SPGO_UNSYM_UNKNOWN) {
 		if (format && fmt != SPGO_FMT_UNKNOWN && fmt != SPGO_FMT_TEXT)

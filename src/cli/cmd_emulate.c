@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -135,18 +136,12 @@ int cmd_emulate(int argc, char **argv)
 		return cli_usage(&op, "no command to run (-- CMD ARGS...)");
 	if (strcmp(o.output, "-") == 0)
 		spgo_die("-o -: perf.data cannot be written to stdout (the header needs a seekable file)");
-	/* Fail before a long emulation, not after, when outputs cannot be written. */
+	/* Fail before a long emulation, not after, when outputs cannot be
+	 * written: they are opened now. */
 	const char *outs[] = {o.output, o.truth, o.truth_cs};
-	for (size_t i = 0; i < SPGO_ARRAY_LEN(outs); i++) {
-		if (!outs[i])
-			continue;
-		char *d = xstrdup(outs[i]);
-		char *slash = strrchr(d, '/');
-		const char *dd = slash ? (slash == d ? "/" : (*slash = 0, d)) : ".";
-		if (access(dd, W_OK) != 0)
-			spgo_die("%s: cannot create output: %s", outs[i], strerror(errno));
-		free(d);
-	}
+	for (size_t i = 0; i < SPGO_ARRAY_LEN(outs); i++)
+		if (outs[i] && spgo_out_reserve(outs[i]) < 0)
+			return cli_fail();
 	/* The program as a shell finds it (qemu-user looks in the current
 	 * directory only), and one qemu can run: a script or a missing file
 	 * is said as such, not as a run that failed. */
@@ -174,7 +169,12 @@ int cmd_emulate(int argc, char **argv)
 	int rc = spgo_emu_run(&o, &r) < 0 ? cli_fail() : 0;
 	if (rc == 0)
 		report(&o, &r, argv[optind]);
-	else if (r.signal)
+	/* Interrupted: what was kept is said, and the status is the shell's
+	 * for the signal (130 for SIGINT), kept or not. */
+	if (rc == 0 && r.signal == SIGINT)
+		fprintf(stderr, "spgo: emulate: interrupted (SIGINT): %s holds the samples up to the "
+				"interrupt\n", o.output);
+	if (r.signal)
 		rc = 128 + r.signal;
 	free(r.argv);
 	free(r.cmd);

@@ -499,8 +499,10 @@ int cmd_gen(int argc, char **argv)
 	struct cli_split split;
 	int status = 0;
 	enum spgo_layout_format layout = SPGO_LAYOUT_NONE;
+	/* The output is opened first: one that cannot be written fails now. */
 	if (parse(argc, argv, &j, &split, unsym, caps, text, &layout, &status) == 0)
-		status = layout ? run_layout(&j, layout) : spgo_gen_job_run(&j) < 0 ? cli_fail() : 0;
+		status = spgo_out_reserve(j.out) < 0 ? cli_fail()
+			 : layout ? run_layout(&j, layout) : spgo_gen_job_run(&j) < 0 ? cli_fail() : 0;
 	free(unsym);
 	free(caps);
 	free(text);

@@ -177,6 +177,8 @@ int cmd_infer(int argc, char **argv)
 		return cli_usage(&op, "--function needs --binary");
 	if (!nalgo)
 		algos[nalgo++] = SPGO_ALGO_PROFI;
+	if (spgo_out_reserve(out_path) < 0) /* before the work: fails now if it cannot be written */
+		return cli_fail();
 	struct spgo_infer_opts oa[SPGO_ARRAY_LEN(algos)];
 	for (int k = 0; k < nalgo; k++)
 		infer_opts(&oa[k], algos[k], &ov);

@@ -201,6 +201,10 @@ int cmd_merge(int argc, char **argv)
 		cli_bad(&op, "%s", !out ? "no output: -o OUT" : "no input profiles");
 		goto bad;
 	}
+	if (spgo_out_reserve(out) < 0) { /* before the work: fails now if it cannot be written */
+		inputs_free(&in);
+		return cli_fail();
+	}
 	if (spgo_unsym_sniff_file(in.files[0]) != SPGO_UNSYM_UNKNOWN) {
 		int rc = cli_merge_unsym(out, in.files, in.weights, in.n, format, trim, 0);
 		inputs_free(&in);

@@ -83,7 +83,7 @@ int cmd_overlap(int argc, char **argv)
 		spgo_cs_overlap_free(&co);
 		spgo_profile_free(ref);
 		spgo_profile_free(p);
-		return 0;
+		return cli_stdout_done(0);
 	}
 	if (!a || !b)
 		return cli_usage(&op, "two profiles needed: BASE TEST");
@@ -186,5 +186,5 @@ int cmd_overlap(int argc, char **argv)
 	spgo_overlap_free(&o);
 	spgo_profile_free(pa);
 	spgo_profile_free(pb);
-	return rc;
+	return cli_stdout_done(rc);
 }

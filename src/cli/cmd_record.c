@@ -7,8 +7,11 @@
  * exit status is ours.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -139,6 +142,40 @@ static void report_rate(const struct spgo_rec_opts *ro)
 				: "");
 }
 
+/*
+ * What perf is given as -o.  perf renames an existing output to OUT.old,
+ * creates OUT and seeks back to write its header: given a device, a FIFO, a
+ * socket or /dev/stdout, /dev/stderr, /dev/fd/N it would rename the node
+ * away (as root, /dev/null itself) or fail at the end.  Those get perf's
+ * pipe mode (-o -) with that output as its standard output (not for a dry
+ * run); a symbolic link is resolved, so that the link stays a link.  NULL
+ * when the output cannot be opened; *buf holds what is malloc'd.
+ */
+static const char *perf_output(const char *out, int dry, char **buf)
+{
+	struct stat st;
+	int fd = -1;
+	if (!strcmp(out, "-") || !strcmp(out, "/dev/stdout"))
+		return "-";
+	if (!strcmp(out, "/dev/stderr"))
+		fd = 2;
+	else if (!strncmp(out, "/dev/fd/", 8) && out[8] >= '0' && out[8] <= '9')
+		fd = atoi(out + 8);
+	else if (stat(out, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		fd = dry ? 1 : open(out, O_WRONLY | O_NOCTTY);
+	else if (lstat(out, &st) == 0 && S_ISLNK(st.st_mode) && (*buf = realpath(out, NULL)))
+		return *buf;
+	else
+		return out;
+	if (dry)
+		return "-";
+	if (fd < 0 || dup2(fd, 1) < 0) {
+		fprintf(stderr, "spgo: record: %s: cannot open output: %s\n", out, strerror(errno));
+		return NULL;
+	}
+	return "-";
+}
+
 int cmd_record(int argc, char **argv)
 {
 	const char *out = "perf.data", *pid = NULL, *cg = NULL, *event = NULL, *freq = NULL, *count = NULL;
@@ -188,6 +225,7 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	i = op.i;
+	char *resolved = NULL;
 	int rc = 2;
 	if (pid && i < argc) {
 		cli_usage(&op, "-p PID and a command: one or the other");
@@ -197,6 +235,9 @@ int cmd_record(int argc, char **argv)
 		cli_usage(&op, "no command to record (-- CMD ARGS..., -p PID or -a)");
 		goto out;
 	}
+	rc = 1;
+	if (!(out = perf_output(out, dry, &resolved)))
+		goto out;
 	struct spgo_rec_opts ro = {.perf = getenv("PERF") ? getenv("PERF") : "perf", .output = out,
 				   .event = event, .freq = freq, .count = count, .pid = pid,
 				   .all_cpus = all, .cmd = i < argc ? argv + i : NULL, .extra = extra,
@@ -233,7 +274,7 @@ int cmd_record(int argc, char **argv)
 		for (int k = 0; pargv[k]; k++)
 			printf("%s%s", k ? " " : "", pargv[k]);
 		printf("\n");
-		rc = 0;
+		rc = cli_stdout_done(0);
 	} else {
 		fflush(NULL);
 		execvp(ro.perf, pargv);
@@ -242,5 +283,6 @@ int cmd_record(int argc, char **argv)
 	free(pargv);
 out:
 	free(extra);
+	free(resolved);
 	return rc;
 }

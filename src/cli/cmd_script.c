@@ -112,8 +112,9 @@ int cmd_script(int argc, char **argv)
 		case CLI_ARG: return cli_usage(&op, "unexpected argument '%s' (the input is -i FILE)", op.val);
 		}
 	}
+	/* The output is opened first: one that cannot be written fails now. */
 	if (rewrite)
-		return spgo_perf_rewrite(in, rewrite) < 0 ? cli_fail() : 0;
+		return spgo_out_reserve(rewrite) < 0 || spgo_perf_rewrite(in, rewrite) < 0 ? cli_fail() : 0;
 	if (fspec && spgo_perf_script_fields(fspec, &po.fields) < 0)
 		return cli_usage(&op, "option '-F': %s", spgo_errmsg());
 

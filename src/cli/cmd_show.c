@@ -139,7 +139,7 @@ int cmd_show(int argc, char **argv)
 		if (rc == 0 && topn)
 			spgo_profile_dump_hot(p, (size_t)topn, stdout);
 		spgo_profile_free(p);
-		return rc;
+		return cli_stdout_done(rc);
 	}
 	uint64_t total = 0;
 	for (size_t i = 0; i < p->top.n; i++)
@@ -170,5 +170,5 @@ int cmd_show(int argc, char **argv)
 	}
 	free(order);
 	spgo_profile_free(p);
-	return 0;
+	return cli_stdout_done(0);
 }

@@ -62,6 +62,8 @@ int cmd_trim(int argc, char **argv)
 	}
 	if (!in || !out)
 		return cli_usage(&op, "%s", !in ? "no input profile" : "no output: -o OUT");
+	if (spgo_out_reserve(out) < 0) /* before the work: fails now if it cannot be written */
+		return cli_fail();
 	struct spgo_profile *p = spgo_profile_read(in, &infmt);
 	if (!p)
 		return cli_fail();

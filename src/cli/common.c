@@ -1,6 +1,6 @@
 /*
  * The options several commands share (cli.h): split DWARF and the output
- * options of the commands that write profiles; and cli_fail().
+ * options of the commands that write profiles; cli_fail(), cli_stdout_done().
  */
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +12,15 @@ int cli_fail(void)
 {
 	fprintf(stderr, "spgo: %s\n", spgo_errmsg());
 	return 1;
+}
+
+int cli_stdout_done(int rc)
+{
+	if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
+		fprintf(stderr, "spgo: <stdout>: write error\n");
+		return 1;
+	}
+	return rc;
 }
 
 static int split_add(struct cli_split *s, int dwp, const char *val)

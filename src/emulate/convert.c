@@ -476,6 +476,8 @@ int spgo_emu_convert(const struct spgo_emu_options *opt, const char *trace, cons
 		spgo_error("%s: offset 0: not a spgo emulate trace", trace);
 		goto out_nowriter;
 	}
+	/* The perf.data and the ground truth go together: both or neither. */
+	spgo_out_hold();
 	if (spgo_pw_open(&c.w, opt->output) < 0)
 		goto out_nowriter;
 
@@ -587,24 +589,28 @@ int spgo_emu_convert(const struct spgo_emu_options *opt, const char *trace, cons
 	c.w = NULL;
 	if (rc == 0)
 		spgo_info("%s: %" PRIu64 " samples", opt->output, c.nsamples);
+	if (rc == 0 && opt->truth)
+		rc = write_truth(&c, counts, opt->truth);
+	if (rc == 0 && opt->truth_cs)
+		rc = write_truth_cs(&c);
 	if (rc == 0 && st) {
-		struct stat sb;
 		st->samples = c.nsamples;
 		st->threads = c.threads + 1;
 		st->forks = c.forks;
 		st->execs = c.execs;
 		st->exited = c.exited;
 		st->exit_code = c.exit_code;
-		st->bytes = stat(opt->output, &sb) == 0 ? (uint64_t)sb.st_size : 0;
 	}
-	if (rc == 0 && opt->truth)
-		rc = write_truth(&c, counts, opt->truth);
-	if (rc == 0 && opt->truth_cs)
-		rc = write_truth_cs(&c);
 out:
 	if (c.w)
 		spgo_pw_abort(c.w);
 out_nowriter:
+	/* Every output complete: renamed together, or all removed. */
+	if (spgo_out_release(rc == 0) < 0)
+		rc = -1;
+	struct stat sb;
+	if (rc == 0 && st)
+		st->bytes = stat(opt->output, &sb) == 0 ? (uint64_t)sb.st_size : 0;
 	conv_free(&c);
 	spgo_file_unmap(&f);
 	return rc;

@@ -4,6 +4,7 @@
  * and the conversion of what the plugin wrote.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -202,7 +203,16 @@ int spgo_emu_run(const struct spgo_emu_options *o, struct spgo_emu_run *r)
 		free(dir);
 		return -1;
 	}
-	char *trace = xasprintf("%s/trace", dir), *counts = xasprintf("%s/counts", dir);
+	/* The trace grows with the run: it is unlinked as soon as it is
+	 * open, so that nothing of it outlives spgo, even killed by SIGKILL.
+	 * QEMU inherits the descriptor and the plugin opens it again by its
+	 * /dev/fd name (before the program starts). */
+	char *trace_file = xasprintf("%s/trace", dir), *counts = xasprintf("%s/counts", dir);
+	int trace_fd = open(trace_file, O_RDWR | O_CREAT | O_EXCL, 0600);
+	int trace_errno = errno;
+	unlink(trace_file);
+	free(trace_file);
+	char *trace = xasprintf("/dev/fd/%d", trace_fd);
 	char *cscounts = xasprintf("%s/cscounts", dir), *entries = xasprintf("%s/entries", dir);
 	char *csargs = xstrdup("");
 	struct spgo_emu_options oc = *o;
@@ -211,6 +221,8 @@ int spgo_emu_run(const struct spgo_emu_options *o, struct spgo_emu_run *r)
 		if (spgo_gt_cs_write_entries(r->cmd[0], entries) < 0) {
 			unlink(entries);
 			rmdir(dir);
+			if (trace_fd >= 0)
+				close(trace_fd);
 			free(trace), free(counts), free(cscounts), free(entries), free(csargs), free(dir);
 			return -1;
 		}
@@ -235,6 +247,10 @@ int spgo_emu_run(const struct spgo_emu_options *o, struct spgo_emu_run *r)
 	memcpy(qargv + 3, r->cmd, nargs * sizeof *qargv);
 	int rc = -1;
 	struct stat st;
+	if (trace_fd < 0) {
+		spgo_error("%s: cannot create the trace: %s", dir, strerror(trace_errno));
+		goto out;
+	}
 	if (strchr(dir, ',') || strchr(r->plugin, ',')) {
 		spgo_error("%s: paths given to the QEMU plugin cannot contain ','", dir);
 		goto out;
@@ -250,12 +266,18 @@ int spgo_emu_run(const struct spgo_emu_options *o, struct spgo_emu_run *r)
 		spgo_error("stopped by signal %d (%s): nothing written", r->signal, strsignal(r->signal));
 		goto out;
 	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && stat(trace, &st) != 0) {
+	int traced = fstat(trace_fd, &st) == 0 && st.st_size > 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && !traced) {
 		spgo_error("%s: did not start", r->qemu); /* reported by the child */
 		goto out;
 	}
 	r->status = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
-	if (stat(trace, &st) != 0)
+	if (r->signal == SIGINT && (o->truth || o->truth_cs))
+		spgo_error("interrupted (SIGINT) before %s ended: nothing written (the ground truth "
+			   "is counted when the program ends)", r->cmd[0]);
+	else if (r->signal == SIGINT && st.st_size <= 8)
+		spgo_error("interrupted (SIGINT) before the first sample: nothing written");
+	else if (!traced)
 		spgo_error("the QEMU plugin wrote no trace (did qemu load it?)");
 	else if (st.st_size <= 8)
 		spgo_error("%s: did not run under %s", r->cmd[0], r->qemu);
@@ -266,7 +288,8 @@ int spgo_emu_run(const struct spgo_emu_options *o, struct spgo_emu_run *r)
 	if (rc == 0 && r->stats.exited && WIFEXITED(status))
 		r->status = r->stats.exit_code & 0xff;
 out:
-	unlink(trace);
+	if (trace_fd >= 0)
+		close(trace_fd);
 	unlink(counts);
 	unlink(cscounts);
 	unlink(entries);

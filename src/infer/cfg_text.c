@@ -163,19 +163,54 @@ static int line_edge(struct parse *p, char **tok, int nt)
 	return 0;
 }
 
+/*
+ * Before the text is copied: its first directive (after blank lines and
+ * comments) is one of the format's, and it holds no NUL byte, so that a
+ * wrong file, even of gigabytes, fails at once.
+ */
+static int cfg_head(const char *text, size_t len, const char *path)
+{
+	static const char *const first[] = {"cfg", "block", "edge", "entry"};
+	size_t i = 0, line = 1;
+	for (;;) {
+		while (i < len && strchr(" \t\r\n", text[i]) && text[i])
+			line += text[i++] == '\n';
+		if (i == len || text[i] != '#')
+			break;
+		const char *nl = memchr(text + i, '\n', len - i);
+		i = nl ? (size_t)(nl - text) : len;
+	}
+	int known = i == len; /* blank or comments only: the parser's message */
+	for (size_t k = 0; k < SPGO_ARRAY_LEN(first) && !known; k++) {
+		size_t n = strlen(first[k]);
+		known = len - i >= n && !memcmp(text + i, first[k], n) &&
+			(len - i == n || (text[i + n] && strchr(" \t\r\n", text[i + n])));
+	}
+	const char *nul = memchr(text + i, 0, len - i < 64 ? len - i : 64);
+	if (known)
+		nul = memchr(text, 0, len); /* the whole file, once it looks right */
+	if (nul)
+		return spgo_error("%s: offset %zu: NUL byte in a text CFG", path, (size_t)(nul - text));
+	if (!known) { /* the parser's message, from the head alone */
+		size_t n = 0;
+		while (n < 64 && i + n < len && !strchr(" \t\r\n", text[i + n]))
+			n++;
+		return spgo_error("%s: line %zu: unknown directive '%.*s%s'", path, line, (int)n,
+				  text + i, n == 64 ? "..." : "");
+	}
+	return 0;
+}
+
 int spgo_cfg_parse(struct spgo_cfg_file *out, const char *text, size_t len, const char *path)
 {
 	memset(out, 0, sizeof *out);
 	struct parse p = {.path = path, .out = out};
+	if (cfg_head(text, len, path) < 0)
+		return -1;
 	char *buf = xmalloc(len + 1);
 	memcpy(buf, text, len);
 	buf[len] = 0;
 	int rc = 0;
-	const char *nul = memchr(text, 0, len);
-	if (nul) {
-		free(buf);
-		return spgo_error("%s: offset %zu: NUL byte in a text CFG", path, (size_t)(nul - text));
-	}
 	char *save = NULL;
 	char *cur = buf;
 	while (cur && rc == 0) {

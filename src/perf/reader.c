@@ -329,6 +329,7 @@ static void map_whole(struct spgo_perf_reader *r, size_t size)
 	if (m == MAP_FAILED)
 		return; /* read() it is */
 	madvise(m, size, MADV_SEQUENTIAL);
+	spgo_map_track(m, size, r->path); /* a file truncated meanwhile: an error, not SIGBUS */
 	uint64_t data_off = r->buf_off;
 	free(r->buf);
 	r->buf = m;
@@ -473,10 +474,12 @@ void spgo_perf_close(struct spgo_perf_reader *r)
 	free(r->zbuf);
 	perf_queue_free(r);
 	free(r->cmdline);
-	if (r->mapped)
+	if (r->mapped) {
+		spgo_map_untrack(r->buf);
 		munmap(r->buf, r->map_size);
-	else
+	} else {
 		free(r->buf);
+	}
 	free(r->path);
 	free(r);
 }

@@ -82,6 +82,11 @@ int spgo_pw_open(struct spgo_perf_writer **out, const char *path)
 		free(w);
 		return -1;
 	}
+	if (spgo_out_seekable(&w->out) < 0) { /* the header is written last */
+		spgo_out_abort(&w->out);
+		free(w);
+		return -1;
+	}
 	*out = w;
 	return 0;
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # spgo emulate stopped by a signal: under `timeout -s TERM 3`, and by
 # SIGHUP sent to spgo alone, no qemu process is left and no temporary file
-# (the trace grows with the run) nor a partial perf.data.  Also: CMD is
+# (the trace grows with the run) nor a partial perf.data.  SIGINT: exit
+# 130, both outputs or neither; SIGKILL: no trace left (it is unlinked
+# once open); a ground truth that cannot be written: no perf.data either.  Also: CMD is
 # found on PATH as a shell finds it, and a program that starts others it
 # cannot follow is named in a warning.
 . "$(dirname "$0")/lib/common.sh" || exit 1
@@ -29,6 +31,41 @@ left_behind "SIGTERM from timeout"
 sleep 2; kill -HUP $pid; wait $pid; rc=$?
 [ $rc -eq $((128 + 1)) ] || bad "SIGHUP: exit $rc, want 129 ($(cat err))"
 left_behind "SIGHUP to spgo alone"
+# Ctrl-C (#25): SIGINT to spgo alone (job control: not ignored in the
+# background).  With --ground-truth: neither output (the truth is counted
+# at the program's end), exit 130; without: the perf.data of what was
+# traced, said so, exit 130 as a shell's.
+set -m
+"$SPGO" emulate -c 2000 -o out.data --ground-truth out.gt -- ./spin 100000000000 2> err & pid=$!
+sleep 2
+# the trace, growing, was unlinked once open: nothing of it in $TMPDIR
+[ -z "$(find t -type f)" ] && echo "ok   the trace is unlinked once open" ||
+  bad "files in TMPDIR during the run: $(find t -type f)"
+kill -INT $pid; wait $pid; rc=$?
+[ $rc -eq 130 ] || bad "SIGINT with --ground-truth: exit $rc, want 130"
+grep -q "interrupted (SIGINT) .*nothing written" err && ! grep -q "$tmp/t" err &&
+  echo "ok   SIGINT with --ground-truth: $(grep interrupted err)" || bad "SIGINT with --ground-truth said: $(cat err)"
+left_behind "SIGINT with --ground-truth"
+[ -e out.gt ] && bad "SIGINT: a ground truth was written"
+"$SPGO" emulate -c 2000 -o int.data -- ./spin 100000000000 2> err & pid=$!
+sleep 2; kill -INT $pid; wait $pid; rc=$?
+[ $rc -eq 130 ] || bad "SIGINT: exit $rc, want 130 ($(cat err))"
+grep -q "interrupted (SIGINT): int.data holds the samples" err && "$SPGO" script -i int.data -F ip > /dev/null &&
+  echo "ok   SIGINT: exit 130, $(grep interrupted err)" || bad "SIGINT: $(cat err)"
+# SIGKILL: no trace left behind (qemu dies with spgo)
+"$SPGO" emulate -o k.data -- ./spin 100000000000 2> err & pid=$!
+sleep 2; kill -KILL $pid; wait $pid 2>/dev/null; sleep 0.5
+[ -z "$(find t -type f)" ] && echo "ok   SIGKILL: no trace left in TMPDIR" || bad "SIGKILL left $(find t -type f)"
+rm -rf t/* k.data.tmp.* # (the output opened early is what SIGKILL can leave)
+set +m
+# Writing the ground truth fails (a copy of /dev/full, written in place):
+# the perf.data is not written either
+if mknod full c 1 7 2>/dev/null; then
+  "$SPGO" emulate -o f.data --ground-truth full -- ./spin 1000 2> err; rc=$?
+  [ $rc -eq 1 ] && [ ! -e f.data ] && [ -c full ] && ! ls f.data.tmp.* >/dev/null 2>&1 &&
+    echo "ok   ground truth write error: no perf.data either: $(tail -1 err)" ||
+    bad "ground truth write error: exit $rc, f.data $([ -e f.data ] && echo written || echo absent): $(cat err)"
+fi
 # PATH lookup, the summary line, the program's exit status
 mkdir bin && cp spin bin/spinner
 PATH="$tmp/bin:$PATH" "$SPGO" emulate -o ok.data -- spinner 100000 2> err || bad "spinner on PATH: $(cat err)"

@@ -4,11 +4,15 @@
  * and refusals.  That perf itself reads the output is tested by
  * tests/integration/emulate_perf.sh.
  */
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "spgo/common.h"
+#include "spgo/perf.h"
 #include "spgo/perf_write.h"
 
 static char dir[] = "/tmp/spgo-test-pw-XXXXXX";
@@ -181,6 +185,85 @@ static void test_ids(void)
 	free(path);
 }
 
+/*
+ * A perf.data truncated in place while it is read (#25): the reader maps it,
+ * and a read of the lost tail was a SIGBUS that killed spgo and left its
+ * temporary outputs.  Now the run ends as an error: exit status 1, "PATH:
+ * truncated while reading (offset N)", no temporary file left.  In a child
+ * process, which the fault ends; touch = 0 reads through the perf reader,
+ * 1 touches a spgo_file_map() mapping directly.
+ */
+static void truncated_while_reading(const char *path, int touch)
+{
+	char *err = xasprintf("%s/err", dir), *out = xasprintf("%s/out", dir);
+	pid_t pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 2);
+		struct spgo_out o; /* pending: the fault must remove it */
+		if (spgo_out_open(&o, out) < 0)
+			_exit(4);
+		struct spgo_perf_reader *r = NULL;
+		struct spgo_file f;
+		if (touch ? spgo_file_map(&f, path) < 0 : spgo_perf_open(&r, path, 0) < 0)
+			_exit(5);
+		if (truncate(path, 4096) != 0)
+			_exit(6);
+		if (touch) {
+			volatile uint8_t last = f.data[f.size - 1];
+			(void)last;
+			_exit(3);
+		}
+		struct spgo_perf_record rec;
+		int rc;
+		while ((rc = spgo_perf_next(r, &rec)) > 0)
+			;
+		_exit(rc < 0 ? 2 : 3); /* 2: a clean error, 3: read to the end */
+	}
+	int st;
+	REQUIRE(waitpid(pid, &st, 0) == pid);
+	CHECK(WIFEXITED(st));
+	CHECK_EQ_U64(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), 1);
+	struct spgo_file e;
+	REQUIRE(spgo_file_map(&e, err) == 0);
+	char *msg = xcalloc(1, e.size + 1);
+	memcpy(msg, e.data, e.size);
+	char *want = xasprintf("spgo: %s: truncated while reading (offset ", path);
+	CHECK(strstr(msg, want) == msg);
+	spgo_file_unmap(&e);
+	DIR *d = opendir(dir);
+	REQUIRE(d);
+	int left = 0;
+	for (struct dirent *de; (de = readdir(d));)
+		left += strncmp(de->d_name, "out", 3) == 0;
+	closedir(d);
+	CHECK_EQ_U64(left, 0);
+	unlink(err);
+	free(msg), free(want), free(err), free(out);
+}
+
+static void test_truncated_while_reading(void)
+{
+	char *path = xasprintf("%s/big.data", dir);
+	for (int touch = 0; touch < 2; touch++) {
+		struct spgo_perf_writer *w;
+		REQUIRE(spgo_pw_open(&w, path) == 0);
+		struct perf_event_attr a = sample_attr();
+		REQUIRE(spgo_pw_add_attr(w, &a, "branches:u", NULL, 0) == 0);
+		uint64_t chain[3] = {PERF_CONTEXT_USER, 0x401000, 0x401234};
+		for (uint64_t i = 0; i < 4000; i++) { /* about 300 KB */
+			struct spgo_pw_sample s = {.ip = 0x401000 + i, .pid = 7, .tid = 7, .time = i,
+						   .period = 1000, .callchain = chain, .nr_callchain = 3};
+			REQUIRE(spgo_pw_sample(w, 0, &s) == 0);
+		}
+		REQUIRE(spgo_pw_commit(w) == 0);
+		truncated_while_reading(path, touch);
+		unlink(path);
+	}
+	free(path);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -188,6 +271,7 @@ int main(void)
 	RUN(test_layout);
 	RUN(test_refusals);
 	RUN(test_ids);
+	RUN(test_truncated_while_reading);
 	rmdir(dir);
 	DONE();
 }
