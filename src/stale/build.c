@@ -154,7 +154,8 @@ static int load_lines(struct stale_build *b, const char *path, const char *role,
 		if (leaf == SIZE_MAX)
 			continue;
 		uint64_t g = b->fns.v[leaf].guid;
-		if (in->cls == SPGO_INSN_INDIRECT_CALL) {
+		/* an indirect jump may be a tail call through a pointer: any callee */
+		if (in->cls == SPGO_INSN_INDIRECT_CALL || in->cls == SPGO_INSN_INDIRECT_JUMP) {
 			add_site(b, g, leaf_loc, 0, STALE_SITE_CALL);
 		} else if (in->cls == SPGO_INSN_CALL || in->cls == SPGO_INSN_JUMP) {
 			uint64_t c = callee_guid(b, in);
