@@ -42,6 +42,15 @@ __attribute__((noinline)) unsigned old_name(unsigned x)
 /*DOOMED*/	return r;
 /*DOOMED*/}
 
+/* a tail call through a pointer: an indirect jump (jmp *%rax) */
+static __attribute__((noinline)) unsigned twice(unsigned x) { return 2 * x + 1; }
+static __attribute__((noinline)) unsigned thrice(unsigned x) { return 3 * x + 1; }
+unsigned (*volatile pick[2])(unsigned) = {twice, thrice};
+__attribute__((noinline)) unsigned dispatch(unsigned x)
+{
+	return pick[x & 1](x);
+}
+
 /*INLINE*/static unsigned small_step(unsigned x)
 {
 	return (x * 7) ^ (x >> 3);
@@ -59,6 +68,7 @@ int main(int argc, char **argv)
 		acc += old_name(acc);
 		acc += doomed(acc); /*CALLDOOMED*/
 		acc = small_step(acc);
+		acc += dispatch(acc);
 	}
 	sink = acc;
 	printf("%u\n", acc);
