@@ -26,6 +26,7 @@ int cmd_merge(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_overlap(int argc, char **argv);
 int cmd_trim(int argc, char **argv);
+int cmd_stale(int argc, char **argv);     /* profile vs a new build: staleness */
 int cmd_aggregate(int argc, char **argv); /* samples -> unsymbolized profile */
 
 /* cmd_aggregate.c: the merge of unsymbolized profiles (spgo/unsym.h) for

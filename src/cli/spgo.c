@@ -33,6 +33,7 @@ static const struct {
 	{"convert", cmd_convert, "convert a profile between formats"},
 	{"overlap", cmd_overlap, "overlap of two profiles"},
 	{"trim", cmd_trim, "drop or merge cold functions and contexts"},
+	{"stale", cmd_stale, "how much of a profile still matches a new build"},
 };
 
 static void usage(FILE *fp)

@@ -1,0 +1,86 @@
+/*
+ * stale_impl.h: a build as profile matching sees it (spgo/stale.h), shared
+ * by the staleness report (match.c) and, later, `spgo carry`.
+ *
+ * Everything is keyed by function GUID, so line and MD5 profiles, DWARF
+ * names and probe descriptors meet on one key.  A location is packed as
+ * (line offset or probe id) << 32 | discriminator.
+ */
+#ifndef SPGO_STALE_IMPL_H
+#define SPGO_STALE_IMPL_H
+
+#include "spgo/binary.h"
+#include "spgo/common.h"
+#include "spgo/stale.h"
+
+/* A function of the build. */
+struct stale_fn {
+	uint64_t guid;
+	const char *name;  /* points into the binary */
+	uint64_t checksum; /* probe builds: the descriptor's CFG checksum */
+	uint64_t size;     /* bytes of its out-of-line parts (0: inlined only) */
+	uint32_t nlocs;    /* locations holding its code */
+	uint64_t loc_hash; /* order-independent hash of those locations */
+};
+
+/* Kinds of call site (values of stale_build.sites). */
+enum {
+	STALE_SITE_CALL = 1,   /* a call to the callee (callee 0: indirect, any) */
+	STALE_SITE_INLINE = 2, /* the callee's inlined copy */
+};
+
+/* A call site row, for finding functions by their call anchors. */
+struct stale_anchor {
+	uint64_t loc, callee, guid;
+};
+
+struct stale_build {
+	struct spgo_binary *bin;
+	int probe;                 /* keyed by probe ids, else by lines */
+	VEC(struct stale_fn) fns;
+	struct spgo_kmap fn_index; /* guid -> fns index + 1 */
+	struct spgo_kmap locs;     /* (guid, loc) -> 1: code there */
+	struct spgo_kmap sites;    /* (guid, loc, callee guid) -> STALE_SITE_* bits */
+	VEC(struct stale_anchor) anchors; /* every site, sorted by (loc, callee, guid) */
+	struct spgo_kmap name_guid; /* name pointer -> guid (a cache) */
+};
+
+/* Open path and model it for a probe (probe = 1) or line profile (gcc: a
+ * gcov profile, keyed on raw discriminators); role ("new", "old") names
+ * the binary in errors.  0, or -1 with spgo_error set. */
+int stale_build_open(struct stale_build *b, const char *path, int probe, int gcc, const char *role);
+void stale_build_close(struct stale_build *b);
+
+/* The build's function of guid, or NULL. */
+const struct stale_fn *stale_build_fn(const struct stale_build *b, uint64_t guid);
+/* 1 if code of function guid is at loc. */
+int stale_build_has_loc(const struct stale_build *b, uint64_t guid, uint64_t loc);
+/* The STALE_SITE_* bits of (guid, loc, callee), 0 if none; an indirect
+ * call at loc counts as a call to any callee. */
+unsigned stale_build_site(const struct stale_build *b, uint64_t guid, uint64_t loc, uint64_t callee);
+
+/* The GUID of a name as profiles key it: the digits of an MD5 name, else
+ * spgo_md5_guid() of the canonical name (line profiles) or of the name
+ * itself (probe profiles: the descriptor's name). */
+uint64_t stale_guid(const char *name, size_t len, int md5, int probe);
+
+/*
+ * Line 0 (code the compiler made, attributed to no line) gets offset
+ * (0 - decl_line) & 0xffff in a profile: a number that moves with the
+ * function's first line although nothing changed.  A line build keeps such
+ * code under this offset, which no real offset takes, and a body record at
+ * a negative offset (a line before the function's own, which only line 0
+ * gives) matches it.
+ */
+#define STALE_LINE0 0x10000u
+static inline int stale_is_line0(uint32_t offset)
+{
+	return offset >= 0x8000 && offset <= 0xffff;
+}
+
+static inline uint64_t stale_loc(uint32_t line, uint32_t disc)
+{
+	return (uint64_t)line << 32 | disc;
+}
+
+#endif
