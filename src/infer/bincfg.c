@@ -35,18 +35,15 @@ static int noreturn_call(const struct spgo_insn *in, const struct spgo_bincfg_op
 	return in->cls == SPGO_INSN_CALL && o && o->is_noreturn && o->is_noreturn(o->ctx, in->target);
 }
 
-int spgo_cfg_from_insns(struct spgo_cfg *cfg, const struct spgo_insn *insns, size_t n, uint64_t entry,
-			const struct spgo_bincfg_opts *o)
+/* Jump-table targets per indirect jump: (insn index << 32 | target index),
+ * by instruction. */
+typedef VEC(uint64_t) table_targets;
+
+/* Mark the leaders (see the top of the file); the recovered jump tables'
+ * targets go to tables. */
+static void mark_leaders(const struct spgo_insn *insns, size_t n, size_t ei, const struct spgo_bincfg_opts *o,
+			 uint8_t *leader, table_targets *tables)
 {
-	spgo_cfg_init(cfg);
-	size_t ei = find_insn(insns, n, entry);
-	if (n == 0 || ei == (size_t)-1)
-		return spgo_error("CFG of 0x%llx: the entry is not an instruction address",
-				  (unsigned long long)entry);
-	uint8_t *leader = xcalloc(n, 1);
-	uint32_t *block_of = xmalloc(n * sizeof *block_of);
-	/* Jump-table targets per indirect jump: (insn index, target index). */
-	VEC(uint64_t) tables = {0};
 	uint64_t *tbuf = xmalloc(MAX_TABLE * sizeof *tbuf);
 	leader[0] = leader[ei] = 1;
 	for (size_t i = 0; i < n; i++) {
@@ -70,7 +67,7 @@ int spgo_cfg_from_insns(struct spgo_cfg *cfg, const struct spgo_insn *insns, siz
 				if (t == (size_t)-1)
 					continue;
 				leader[t] = 1;
-				VEC_PUSH(&tables, ((uint64_t)i << 32) | t);
+				VEC_PUSH(tables, ((uint64_t)i << 32) | t);
 			}
 			ends = 1;
 			break;
@@ -93,6 +90,106 @@ int spgo_cfg_from_insns(struct spgo_cfg *cfg, const struct spgo_insn *insns, siz
 		if (t != (size_t)-1)
 			leader[t] = 1;
 	}
+	free(tbuf);
+}
+
+/*
+ * The edges out of block b, whose last instruction is insns[i], or its
+ * flags when it leaves the function.  *ti walks tables along with i.
+ * Returns 1 for an indirect jump with no known target (unresolved).
+ */
+static int add_block_edges(struct spgo_cfg *cfg, const struct spgo_insn *insns, size_t n, size_t i,
+			   const uint32_t *block_of, const table_targets *tables, size_t *ti,
+			   const struct spgo_bincfg_opts *o)
+{
+	const struct spgo_insn *in = &insns[i];
+	uint32_t b = block_of[i];
+	int next = i + 1 < n && insns[i].addr + insns[i].size == insns[i + 1].addr;
+	uint32_t *fl = &cfg->blocks[b].flags;
+	switch (in->cls) {
+	case SPGO_INSN_COND_BRANCH:
+	case SPGO_INSN_JUMP: {
+		size_t t = find_insn(insns, n, in->target);
+		if (t != (size_t)-1)
+			spgo_cfg_add_edge(cfg, b, block_of[t], in->cls == SPGO_INSN_JUMP ? SPGO_EDGE_JUMP : SPGO_EDGE_TAKEN);
+		else
+			*fl |= SPGO_BLOCK_EXIT; /* a (conditional) tail call */
+		if (in->cls == SPGO_INSN_COND_BRANCH) {
+			if (next)
+				spgo_cfg_add_edge(cfg, b, block_of[i + 1], SPGO_EDGE_NOT_TAKEN);
+			else
+				*fl |= SPGO_BLOCK_EXIT;
+		}
+		return 0;
+	}
+	case SPGO_INSN_INDIRECT_JUMP: {
+		size_t added = 0;
+		while (*ti < tables->n && (tables->v[*ti] >> 32) < i)
+			++*ti;
+		for (; *ti < tables->n && (tables->v[*ti] >> 32) == i; ++*ti) {
+			uint32_t d = block_of[tables->v[*ti] & 0xffffffffu];
+			int dup = 0;
+			for (size_t k = cfg->nedges - added; k < cfg->nedges; k++)
+				dup |= cfg->edges[k].dst == d;
+			if (!dup) {
+				spgo_cfg_add_edge(cfg, b, d, SPGO_EDGE_TABLE);
+				added++;
+			}
+		}
+		if (!added && o && o->is_tail_call && o->is_tail_call(o->ctx, in)) {
+			*fl |= SPGO_BLOCK_EXIT; /* leaves through a pointer */
+		} else if (!added) {
+			*fl |= SPGO_BLOCK_UNKNOWN_SUCCS | SPGO_BLOCK_EXIT;
+			return 1;
+		}
+		return 0;
+	}
+	case SPGO_INSN_RETURN:
+		*fl |= SPGO_BLOCK_EXIT | SPGO_BLOCK_RETURN;
+		return 0;
+	case SPGO_INSN_TRAP:
+		*fl |= SPGO_BLOCK_EXIT | SPGO_BLOCK_NORETURN;
+		return 0;
+	default:
+		if (noreturn_call(in, o))
+			*fl |= SPGO_BLOCK_EXIT | SPGO_BLOCK_NORETURN;
+		else if (next)
+			spgo_cfg_add_edge(cfg, b, block_of[i + 1], SPGO_EDGE_FALLTHROUGH);
+		else
+			*fl |= SPGO_BLOCK_EXIT; /* falls off the listed code */
+		return 0;
+	}
+}
+
+/* Unresolved indirect jumps may go to any block nobody else enters. */
+static void guess_unresolved(struct spgo_cfg *cfg)
+{
+	size_t nb = cfg->nblocks, ne = cfg->nedges;
+	uint8_t *has_pred = xcalloc(nb, 1);
+	for (size_t e = 0; e < ne; e++)
+		has_pred[cfg->edges[e].dst] = 1;
+	for (uint32_t u = 0; u < nb; u++) {
+		if (!(cfg->blocks[u].flags & SPGO_BLOCK_UNKNOWN_SUCCS))
+			continue;
+		for (uint32_t v = 0; v < nb; v++)
+			if (!has_pred[v] && v != cfg->entry)
+				spgo_cfg_add_edge(cfg, u, v, SPGO_EDGE_GUESSED);
+	}
+	free(has_pred);
+}
+
+int spgo_cfg_from_insns(struct spgo_cfg *cfg, const struct spgo_insn *insns, size_t n, uint64_t entry,
+			const struct spgo_bincfg_opts *o)
+{
+	spgo_cfg_init(cfg);
+	size_t ei = find_insn(insns, n, entry);
+	if (n == 0 || ei == (size_t)-1)
+		return spgo_error("CFG of 0x%llx: the entry is not an instruction address",
+				  (unsigned long long)entry);
+	uint8_t *leader = xcalloc(n, 1);
+	uint32_t *block_of = xmalloc(n * sizeof *block_of);
+	table_targets tables = {0};
+	mark_leaders(insns, n, ei, o, leader, &tables);
 	/* Blocks. */
 	for (size_t i = 0; i < n; i++) {
 		if (leader[i])
@@ -104,88 +201,13 @@ int spgo_cfg_from_insns(struct spgo_cfg *cfg, const struct spgo_insn *insns, siz
 	cfg->entry = block_of[ei];
 	/* Edges, from each block's last instruction. */
 	size_t nunresolved = 0, ti = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (i + 1 < n && !leader[i + 1])
-			continue;
-		const struct spgo_insn *in = &insns[i];
-		uint32_t b = block_of[i];
-		int next = i + 1 < n && insns[i].addr + insns[i].size == insns[i + 1].addr;
-		uint32_t *fl = &cfg->blocks[b].flags;
-		switch (in->cls) {
-		case SPGO_INSN_COND_BRANCH:
-		case SPGO_INSN_JUMP: {
-			size_t t = find_insn(insns, n, in->target);
-			if (t != (size_t)-1)
-				spgo_cfg_add_edge(cfg, b, block_of[t],
-						  in->cls == SPGO_INSN_JUMP ? SPGO_EDGE_JUMP : SPGO_EDGE_TAKEN);
-			else
-				*fl |= SPGO_BLOCK_EXIT; /* a (conditional) tail call */
-			if (in->cls == SPGO_INSN_COND_BRANCH) {
-				if (next)
-					spgo_cfg_add_edge(cfg, b, block_of[i + 1], SPGO_EDGE_NOT_TAKEN);
-				else
-					*fl |= SPGO_BLOCK_EXIT;
-			}
-			break;
-		}
-		case SPGO_INSN_INDIRECT_JUMP: {
-			size_t added = 0;
-			while (ti < tables.n && (tables.v[ti] >> 32) < i)
-				ti++;
-			for (; ti < tables.n && (tables.v[ti] >> 32) == i; ti++) {
-				uint32_t d = block_of[tables.v[ti] & 0xffffffffu];
-				int dup = 0;
-				for (size_t k = cfg->nedges - added; k < cfg->nedges; k++)
-					dup |= cfg->edges[k].dst == d;
-				if (!dup) {
-					spgo_cfg_add_edge(cfg, b, d, SPGO_EDGE_TABLE);
-					added++;
-				}
-			}
-			if (!added && o && o->is_tail_call && o->is_tail_call(o->ctx, in)) {
-				*fl |= SPGO_BLOCK_EXIT; /* leaves through a pointer */
-			} else if (!added) {
-				*fl |= SPGO_BLOCK_UNKNOWN_SUCCS | SPGO_BLOCK_EXIT;
-				nunresolved++;
-			}
-			break;
-		}
-		case SPGO_INSN_RETURN:
-			*fl |= SPGO_BLOCK_EXIT | SPGO_BLOCK_RETURN;
-			break;
-		case SPGO_INSN_TRAP:
-			*fl |= SPGO_BLOCK_EXIT | SPGO_BLOCK_NORETURN;
-			break;
-		default:
-			if (noreturn_call(in, o)) {
-				*fl |= SPGO_BLOCK_EXIT | SPGO_BLOCK_NORETURN;
-				break;
-			}
-			if (next)
-				spgo_cfg_add_edge(cfg, b, block_of[i + 1], SPGO_EDGE_FALLTHROUGH);
-			else
-				*fl |= SPGO_BLOCK_EXIT; /* falls off the listed code */
-			break;
-		}
-	}
-	/* Unresolved indirect jumps may go to any block nobody else enters. */
-	if (nunresolved) {
-		size_t nb = cfg->nblocks, ne = cfg->nedges;
-		uint8_t *has_pred = xcalloc(nb, 1);
-		for (size_t e = 0; e < ne; e++)
-			has_pred[cfg->edges[e].dst] = 1;
-		for (uint32_t u = 0; u < nb; u++) {
-			if (!(cfg->blocks[u].flags & SPGO_BLOCK_UNKNOWN_SUCCS))
-				continue;
-			for (uint32_t v = 0; v < nb; v++)
-				if (!has_pred[v] && v != cfg->entry)
-					spgo_cfg_add_edge(cfg, u, v, SPGO_EDGE_GUESSED);
-		}
-		free(has_pred);
-	}
+	for (size_t i = 0; i < n; i++)
+		if (i + 1 == n || leader[i + 1])
+			nunresolved += add_block_edges(cfg, insns, n, i, block_of, &tables, &ti, o);
+	if (nunresolved)
+		guess_unresolved(cfg);
 	free(leader);
 	free(block_of);
-	free(tbuf);
 	VEC_FREE(&tables);
 	return spgo_cfg_finalize(cfg);
 }

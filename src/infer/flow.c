@@ -254,199 +254,259 @@ static void build(struct net *g, struct gadgets *x, const struct spgo_cfg *cfg, 
 	x->loop = arc(g, x->T1, x->S1, INF_CAP, 0);
 }
 
-int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
+/*
+ * One solve's network, solver and scratch: everything in one block
+ * (infer_impl.h's arena), measured, then taken; small CFGs take it from
+ * small, on flow_solve's stack.
+ */
+struct flow_ctx {
+	struct net g;
+	struct solver s;
+	struct gadgets x;
+	uint8_t *retreat, *bstate, *is_edge;
+	uint32_t *bstack, *bit;
+	size_t mmax; /* arcs, at most */
+	struct arena A;
+	_Alignas(16) char small[16384];
+};
+
+static void flow_ctx_alloc(struct flow_ctx *c, const struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
 {
 	size_t nb = cfg->nblocks, ne = cfg->nedges;
-	struct net g = {0};
-	struct solver s = {.g = &g, .prune = o->algo != SPGO_ALGO_MCF};
-	struct gadgets x;
-	uint8_t *retreat, *bstate;
-	uint32_t *bstack, *bit, n = (uint32_t)(2 * nb + 4); /* at most */
+	struct net *g = &c->g;
+	struct solver *s = &c->s;
+	struct gadgets *x = &c->x;
+	struct arena *A = &c->A;
+	*g = (struct net){0};
+	*s = (struct solver){.g = g, .prune = o->algo != SPGO_ALGO_MCF};
+	*A = (struct arena){0};
+	uint32_t n = (uint32_t)(2 * nb + 4); /* nodes, at most */
 	/* arcs, at most: a block's gadget (4 arcs and a floor arc, or the L2 segments, with
 	 * s'' and t''), edges, exits, s' and t' (each with its reverse) */
 	size_t nsampled = 0;
 	for (size_t b = 0; b < nb; b++)
 		nsampled += cfg->blocks[b].weight != SPGO_WEIGHT_UNKNOWN;
-	size_t mmax = 2 * (nsampled * (o->algo == SPGO_ALGO_QUADRATIC ? 2 * QSEG + 3 : 5) + ne + nb + 2);
-	uint8_t *is_edge;
-
-	/* Everything in one block: measured, then taken. */
-	struct arena A = {0};
-	_Alignas(16) char small[16384];
+	size_t mmax = c->mmax = 2 * (nsampled * (o->algo == SPGO_ALGO_QUADRATIC ? 2 * QSEG + 3 : 5) + ne + nb + 2);
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass)
-			arena_alloc(&A, small, sizeof small);
-		x.nin = arena_take(&A, nb * sizeof *x.nin);
-		x.nout = arena_take(&A, nb * sizeof *x.nout);
-		x.inc = arena_take(&A, nb * sizeof *x.inc);
-		x.dec = arena_take(&A, nb * sizeof *x.dec);
-		x.s2arc = arena_take(&A, nb * sizeof *x.s2arc);
-		x.t2arc = arena_take(&A, nb * sizeof *x.t2arc);
-		x.exarc = arena_take(&A, nb * sizeof *x.exarc);
-		x.nseg_inc = arena_take(&A, nb);
-		x.nseg_dec = arena_take(&A, nb);
-		x.earc = arena_take(&A, ne * sizeof *x.earc);
-		retreat = arena_take(&A, ne);
-		bstate = arena_take(&A, nb);
-		bstack = arena_take(&A, nb * sizeof *bstack);
-		bit = arena_take(&A, nb * sizeof *bit);
-		g.first = arena_take(&A, (n + 1) * sizeof *g.first);
-		s.dist = arena_take(&A, n * sizeof *s.dist);
-		s.queue = arena_take(&A, n * sizeof *s.queue);
-		s.parent = arena_take(&A, n * sizeof *s.parent);
-		s.inq = arena_take(&A, n);
-		s.tie_at = arena_take(&A, n);
-		s.state = arena_take(&A, n);
-		s.good = arena_take(&A, n);
-		s.stack = arena_take(&A, n * sizeof *s.stack);
-		s.it = arena_take(&A, n * sizeof *s.it);
-		s.order = arena_take(&A, n * sizeof *s.order);
-		s.delta = arena_take(&A, n * sizeof *s.delta);
-		s.wsum = arena_take(&A, n * sizeof *s.wsum);
-		s.node_amt = arena_take(&A, n * sizeof *s.node_amt);
-		s.dbeg = arena_take(&A, (n + 1) * sizeof *s.dbeg);
-		g.to = arena_take(&A, mmax * sizeof *g.to);
-		g.rev = arena_take(&A, mmax * sizeof *g.rev);
-		g.res = arena_take(&A, mmax * sizeof *g.res);
-		g.cost = arena_take(&A, mmax * sizeof *g.cost);
-		s.dag = arena_take(&A, mmax);
-		s.darc = arena_take(&A, (mmax + 1) * sizeof *s.darc);
-		s.amt = arena_take(&A, mmax * sizeof *s.amt);
-		is_edge = arena_take(&A, mmax);
+			arena_alloc(A, c->small, sizeof c->small);
+		x->nin = arena_take(A, nb * sizeof *x->nin);
+		x->nout = arena_take(A, nb * sizeof *x->nout);
+		x->inc = arena_take(A, nb * sizeof *x->inc);
+		x->dec = arena_take(A, nb * sizeof *x->dec);
+		x->s2arc = arena_take(A, nb * sizeof *x->s2arc);
+		x->t2arc = arena_take(A, nb * sizeof *x->t2arc);
+		x->exarc = arena_take(A, nb * sizeof *x->exarc);
+		x->nseg_inc = arena_take(A, nb);
+		x->nseg_dec = arena_take(A, nb);
+		x->earc = arena_take(A, ne * sizeof *x->earc);
+		c->retreat = arena_take(A, ne);
+		c->bstate = arena_take(A, nb);
+		c->bstack = arena_take(A, nb * sizeof *c->bstack);
+		c->bit = arena_take(A, nb * sizeof *c->bit);
+		g->first = arena_take(A, (n + 1) * sizeof *g->first);
+		s->dist = arena_take(A, n * sizeof *s->dist);
+		s->queue = arena_take(A, n * sizeof *s->queue);
+		s->parent = arena_take(A, n * sizeof *s->parent);
+		s->inq = arena_take(A, n);
+		s->tie_at = arena_take(A, n);
+		s->state = arena_take(A, n);
+		s->good = arena_take(A, n);
+		s->stack = arena_take(A, n * sizeof *s->stack);
+		s->it = arena_take(A, n * sizeof *s->it);
+		s->order = arena_take(A, n * sizeof *s->order);
+		s->delta = arena_take(A, n * sizeof *s->delta);
+		s->wsum = arena_take(A, n * sizeof *s->wsum);
+		s->node_amt = arena_take(A, n * sizeof *s->node_amt);
+		s->dbeg = arena_take(A, (n + 1) * sizeof *s->dbeg);
+		g->to = arena_take(A, mmax * sizeof *g->to);
+		g->rev = arena_take(A, mmax * sizeof *g->rev);
+		g->res = arena_take(A, mmax * sizeof *g->res);
+		g->cost = arena_take(A, mmax * sizeof *g->cost);
+		s->dag = arena_take(A, mmax);
+		s->darc = arena_take(A, (mmax + 1) * sizeof *s->darc);
+		s->amt = arena_take(A, mmax * sizeof *s->amt);
+		c->is_edge = arena_take(A, mmax);
 	}
-	int greedy = o->greedy && o->algo != SPGO_ALGO_MCF;
-	/* the greedy step's edges join two sampled blocks: only then does it
-	 * need the retreating edges */
+}
+
+static void flow_ctx_free(struct flow_ctx *c)
+{
+	arena_free(&c->A);
+}
+
+/* Whether the greedy step has an edge to work on: one that joins two
+ * sampled blocks (only then does it need the retreating edges). */
+static int greedy_has_edges(const struct spgo_cfg *cfg, int greedy)
+{
 	int greedy_edges = 0;
-	for (size_t e = 0; e < ne && greedy && !greedy_edges; e++) {
+	for (size_t e = 0; e < cfg->nedges && greedy && !greedy_edges; e++) {
 		uint64_t ws = cfg->blocks[cfg->edges[e].src].weight, wd = cfg->blocks[cfg->edges[e].dst].weight;
 		greedy_edges = ws != SPGO_WEIGHT_UNKNOWN && ws > 0 && wd != SPGO_WEIGHT_UNKNOWN && wd > 0;
 	}
-	if (greedy_edges)
-		memset(retreat, 0, ne);
-	n = g.n = number_nodes(&x, cfg, bstate, bstack, greedy_edges ? retreat : NULL, bit);
-	/* what must start at 0 (all of g.first: the counting pass adds to it) */
-	memset(g.first, 0, (n + 1) * sizeof *g.first);
-	memset(s.state, 0, n);
-	memset(s.good, 0, n);
-	s.dbeg[0] = 0;
-	if (n == 0) { /* no flow can leave the function */
-		for (size_t b = 0; b < nb; b++)
-			cfg->blocks[b].count = 0;
-		for (size_t e = 0; e < ne; e++)
-			cfg->edges[e].count = 0;
-		arena_free(&A);
-		return 0;
-	}
-	g.s2 = n - 2, g.t2 = n - 1;
-	/* Count the arcs of every node, then place them. */
-	build(&g, &x, cfg, o);
-	/* (the counting pass leaves out the layout cost) */
-	net_choose_lengths(&g, s.prune, g.maxc + o->k_layout);
-	if (g.m > mmax)
-		spgo_die("flow_solve: %u arcs, room for %zu", g.m, mmax);
-	for (uint32_t v = 0; v < n; v++)
-		g.first[v + 1] += g.first[v];
-	g.fill = s.it;
-	memcpy(g.fill, g.first, n * sizeof *g.fill);
-	build(&g, &x, cfg, o);
-	memset(s.dag, 0, g.m);
-	memset(is_edge, 0, g.m);
-	for (size_t e = 0; e < ne; e++)
-		if (x.earc[e] != SPGO_NONE)
-			is_edge[x.earc[e]] = 1;
-	s.is_edge_arc = is_edge;
+	return greedy_edges;
+}
 
-	/* Greedy zero-cost augmentation (profi), on the edges that close no
-	 * cycle in a depth-first search: greedy flow on every edge of a loop
-	 * would be a circulation that no path from the entry feeds (an
-	 * island, costly to join later). */
-	if (greedy) {
-		int any = 0;
-		for (size_t e = 0; e < ne && !any && greedy_edges; e++)
-			any = x.s2arc[cfg->edges[e].src] != SPGO_NONE && x.t2arc[cfg->edges[e].dst] != SPGO_NONE &&
-			      x.earc[e] != SPGO_NONE;
-		/* (retreat: from number_nodes' search) */
-		for (size_t e = 0; e < ne && any; e++) {
-			uint32_t u = cfg->edges[e].src, v = cfg->edges[e].dst;
-			uint32_t a1 = x.s2arc[u], a3 = x.t2arc[v];
-			if (retreat[e] || a1 == SPGO_NONE || a3 == SPGO_NONE || x.earc[e] == SPGO_NONE)
-				continue;
-			if (g.cost[x.earc[e]] != g.hop) /* zero-cost paths only */
-				continue;
-			int64_t f = g.res[a1] < g.res[a3] ? g.res[a1] : g.res[a3];
-			if (f <= 0)
-				continue;
-			push(&g, a1, f);
-			push(&g, x.earc[e], f);
-			push(&g, a3, f);
-		}
-		uint32_t ta = x.t2arc[cfg->entry];
-		for (size_t b = 0; b < nb && ta != SPGO_NONE; b++) {
-			uint32_t a1 = x.s2arc[b];
-			if (x.exarc[b] == SPGO_NONE || a1 == SPGO_NONE)
-				continue;
-			int64_t f = g.res[a1] < g.res[ta] ? g.res[a1] : g.res[ta];
-			if (f <= 0)
-				continue;
-			push(&g, a1, f);
-			push(&g, x.exarc[b], f);
-			push(&g, x.loop, f);
-			push(&g, x.srcarc, f);
-			push(&g, ta, f);
-		}
+/* Build the network on the numbered nodes (g.n of them, s'' and t'' the
+ * last two): count the arcs of every node, then place them. */
+static void build_network(struct flow_ctx *c, const struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
+{
+	struct net *g = &c->g;
+	struct solver *s = &c->s;
+	uint32_t n = g->n;
+	g->s2 = n - 2, g->t2 = n - 1;
+	build(g, &c->x, cfg, o);
+	/* (the counting pass leaves out the layout cost) */
+	net_choose_lengths(g, s->prune, g->maxc + o->k_layout);
+	if (g->m > c->mmax)
+		spgo_die("flow_solve: %u arcs, room for %zu", g->m, c->mmax);
+	for (uint32_t v = 0; v < n; v++)
+		g->first[v + 1] += g->first[v];
+	g->fill = s->it;
+	memcpy(g->fill, g->first, n * sizeof *g->fill);
+	build(g, &c->x, cfg, o);
+	memset(s->dag, 0, g->m);
+	memset(c->is_edge, 0, g->m);
+	for (size_t e = 0; e < cfg->nedges; e++)
+		if (c->x.earc[e] != SPGO_NONE)
+			c->is_edge[c->x.earc[e]] = 1;
+	s->is_edge_arc = c->is_edge;
+}
+
+/* Greedy zero-cost augmentation (profi), on the edges that close no
+ * cycle in a depth-first search (retreat: from number_nodes' search):
+ * greedy flow on every edge of a loop would be a circulation that no path
+ * from the entry feeds (an island, costly to join later).  Then from the
+ * exits around to the entry. */
+static void greedy_augment(struct flow_ctx *c, const struct spgo_cfg *cfg, int greedy_edges)
+{
+	struct net *g = &c->g;
+	const struct gadgets *x = &c->x;
+	size_t nb = cfg->nblocks, ne = cfg->nedges;
+	int any = 0;
+	for (size_t e = 0; e < ne && !any && greedy_edges; e++)
+		any = x->s2arc[cfg->edges[e].src] != SPGO_NONE && x->t2arc[cfg->edges[e].dst] != SPGO_NONE &&
+		      x->earc[e] != SPGO_NONE;
+	for (size_t e = 0; e < ne && any; e++) {
+		uint32_t u = cfg->edges[e].src, v = cfg->edges[e].dst;
+		uint32_t a1 = x->s2arc[u], a3 = x->t2arc[v];
+		if (c->retreat[e] || a1 == SPGO_NONE || a3 == SPGO_NONE || x->earc[e] == SPGO_NONE)
+			continue;
+		if (g->cost[x->earc[e]] != g->hop) /* zero-cost paths only */
+			continue;
+		int64_t f = g->res[a1] < g->res[a3] ? g->res[a1] : g->res[a3];
+		if (f <= 0)
+			continue;
+		push(g, a1, f);
+		push(g, x->earc[e], f);
+		push(g, a3, f);
 	}
-	/* Successive shortest paths (or DAGs of them).  The first search
-	 * tells whether a path of cost 0 is left: then profi's zero-cost
-	 * phase takes them all at once. */
+	uint32_t ta = x->t2arc[cfg->entry];
+	for (size_t b = 0; b < nb && ta != SPGO_NONE; b++) {
+		uint32_t a1 = x->s2arc[b];
+		if (x->exarc[b] == SPGO_NONE || a1 == SPGO_NONE)
+			continue;
+		int64_t f = g->res[a1] < g->res[ta] ? g->res[a1] : g->res[ta];
+		if (f <= 0)
+			continue;
+		push(g, a1, f);
+		push(g, x->exarc[b], f);
+		push(g, x->loop, f);
+		push(g, x->srcarc, f);
+		push(g, ta, f);
+	}
+}
+
+/* Successive shortest paths (or DAGs of them) until the flow is maximum.
+ * The first search tells whether a path of cost 0 is left: then profi's
+ * zero-cost phase takes them all at once. */
+static void augment_to_max(struct flow_ctx *c, const struct spgo_infer_opts *o)
+{
+	struct net *g = &c->g;
+	struct solver *s = &c->s;
 	int zero_phase = o->algo != SPGO_ALGO_MCF;
-	while (!net_saturated(&g) && net_shortest_paths(&s)) {
-		if (zero_phase && costs_nothing(&g, s.dist[g.t2])) {
-			net_zero_cost_flow(&s);
+	while (!net_saturated(g) && net_shortest_paths(s)) {
+		if (zero_phase && costs_nothing(g, s->dist[g->t2])) {
+			net_zero_cost_flow(s);
 			zero_phase = 0;
 			continue;
 		}
 		zero_phase = 0;
-		if (o->algo == SPGO_ALGO_MCF || !o->even_split || !s.tie || costs_nothing(&g, s.dist[g.t2]) ||
-		    net_unique_path(&s))
-			net_augment_path(&s); /* one shortest path: nothing to split */
+		if (o->algo == SPGO_ALGO_MCF || !o->even_split || !s->tie || costs_nothing(g, s->dist[g->t2]) ||
+		    net_unique_path(s))
+			net_augment_path(s); /* one shortest path: nothing to split */
 		else {
-			net_augment_dag(&s);
+			net_augment_dag(s);
 			/* The labels still price every arc: a path of tight arcs
 			 * (d(v) = d(u) + cost) from s'' to t'' costs d(t''),
 			 * the shortest distance, which augmenting never lowers.
 			 * So while the tight arcs still join s'' to t'', the
 			 * next DAG needs no new search.  (On small networks a
 			 * search costs less than a try that fails.) */
-			while (g.n >= 256 && !net_saturated(&g) && net_extract_dag(&s) && s.branching)
-				net_augment_dag_rounds(&s);
+			while (g->n >= 256 && !net_saturated(g) && net_extract_dag(s) && s->branching)
+				net_augment_dag_rounds(s);
 		}
 	}
+}
 
-	/* Read the counts back: edges, then sampled blocks by their gadget,
-	 * dangling ones by what comes in. */
-	for (size_t e = 0; e < ne; e++)
-		cfg->edges[e].count = x.earc[e] == SPGO_NONE ? 0 : (uint64_t)g.res[g.rev[x.earc[e]]];
-	for (size_t b = 0; b < nb; b++) {
+/* Read the counts back: edges, then sampled blocks by their gadget,
+ * dangling ones by what comes in. */
+static void read_counts(const struct flow_ctx *c, struct spgo_cfg *cfg)
+{
+	const struct net *g = &c->g;
+	const struct gadgets *x = &c->x;
+	for (size_t e = 0; e < cfg->nedges; e++)
+		cfg->edges[e].count = x->earc[e] == SPGO_NONE ? 0 : (uint64_t)g->res[g->rev[x->earc[e]]];
+	for (size_t b = 0; b < cfg->nblocks; b++) {
 		const struct spgo_cfg_block *bl = &cfg->blocks[b];
 		uint64_t w = bl->weight;
 		int64_t f = 0;
-		if (x.nin[b] == SPGO_NONE) {
+		if (x->nin[b] == SPGO_NONE) {
 			f = 0;
 		} else if (w == SPGO_WEIGHT_UNKNOWN) {
 			for (uint32_t k = 0; k < bl->nin; k++)
 				f += (int64_t)cfg->edges[cfg->pred[bl->in + k]].count;
 			if (b == cfg->entry)
-				f += g.res[g.rev[x.srcarc]];
+				f += g->res[g->rev[x->srcarc]];
 		} else {
 			f = (int64_t)w;
-			for (uint32_t k = 0; k < x.nseg_inc[b]; k++)
-				f += g.res[g.rev[x.inc[b] + k]];
-			for (uint32_t k = 0; k < x.nseg_dec[b]; k++)
-				f -= g.res[g.rev[x.dec[b] + k]];
+			for (uint32_t k = 0; k < x->nseg_inc[b]; k++)
+				f += g->res[g->rev[x->inc[b] + k]];
+			for (uint32_t k = 0; k < x->nseg_dec[b]; k++)
+				f -= g->res[g->rev[x->dec[b] + k]];
 		}
 		cfg->blocks[b].count = f > 0 ? (uint64_t)f : 0;
 	}
-	arena_free(&A);
+}
+
+int flow_solve(struct spgo_cfg *cfg, const struct spgo_infer_opts *o)
+{
+	size_t nb = cfg->nblocks, ne = cfg->nedges;
+	struct flow_ctx c;
+	flow_ctx_alloc(&c, cfg, o);
+	int greedy = o->greedy && o->algo != SPGO_ALGO_MCF;
+	int greedy_edges = greedy_has_edges(cfg, greedy);
+	if (greedy_edges)
+		memset(c.retreat, 0, ne);
+	uint32_t n = c.g.n = number_nodes(&c.x, cfg, c.bstate, c.bstack, greedy_edges ? c.retreat : NULL, c.bit);
+	/* what must start at 0 (all of g.first: the counting pass adds to it) */
+	memset(c.g.first, 0, (n + 1) * sizeof *c.g.first);
+	memset(c.s.state, 0, n);
+	memset(c.s.good, 0, n);
+	c.s.dbeg[0] = 0;
+	if (n == 0) { /* no flow can leave the function */
+		for (size_t b = 0; b < nb; b++)
+			cfg->blocks[b].count = 0;
+		for (size_t e = 0; e < ne; e++)
+			cfg->edges[e].count = 0;
+		flow_ctx_free(&c);
+		return 0;
+	}
+	build_network(&c, cfg, o);
+	if (greedy)
+		greedy_augment(&c, cfg, greedy_edges);
+	augment_to_max(&c, o);
+	read_counts(&c, cfg);
+	flow_ctx_free(&c);
 	return 0;
 }

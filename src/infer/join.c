@@ -202,284 +202,387 @@ static int residual_call(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, 
 }
 
 /*
+ * One pass's scratch: every array in one block (infer_impl.h's arena),
+ * measured, then taken; a pass is small next to what it allocated one by
+ * one.  Small CFGs take the block from small, on join_pass's stack.
+ */
+struct join_ctx {
+	uint8_t *mark, *from_entry, *island, *inq, *chk, *live;
+	uint32_t *stack, *via1, *via2, *queue, *rounds, *exits;
+	int64_t *d1, *d2; /* cheapest(): entry -> v, v -> exit */
+	uint64_t *saved, *saved_b; /* the counts before a trial */
+	struct price *price;
+	struct cyc cy;
+	struct arena A;
+	_Alignas(16) char small[16384];
+};
+
+static void join_ctx_alloc(struct join_ctx *j, const struct spgo_cfg *cfg)
+{
+	size_t nb = cfg->nblocks, ne = cfg->nedges, nn = 2 * nb + 1;
+	struct arena *A = &j->A;
+	struct cyc *cy = &j->cy;
+	*A = (struct arena){0};
+	for (int round = 0; round < 2; round++) {
+		if (round)
+			arena_alloc(A, j->small, sizeof j->small);
+		j->mark = arena_take(A, nb);
+		j->from_entry = arena_take(A, nb);
+		j->island = arena_take(A, nb);
+		j->inq = arena_take(A, nb);
+		j->chk = arena_take(A, nb);
+		j->live = arena_take(A, nb);
+		j->stack = arena_take(A, (nb + 1) * sizeof *j->stack);
+		j->exits = arena_take(A, (nb + 1) * sizeof *j->exits);
+		j->d1 = arena_take(A, nb * sizeof *j->d1);
+		j->d2 = arena_take(A, nb * sizeof *j->d2);
+		j->via1 = arena_take(A, nb * sizeof *j->via1);
+		j->via2 = arena_take(A, nb * sizeof *j->via2);
+		j->queue = arena_take(A, nb * sizeof *j->queue);
+		j->rounds = arena_take(A, nb * sizeof *j->rounds);
+		j->price = arena_take(A, nb * sizeof *j->price);
+		j->saved_b = arena_take(A, nb * sizeof *j->saved_b);
+		j->saved = arena_take(A, (ne + 1) * sizeof *j->saved);
+		cy->prev = arena_take(A, nn * sizeof *cy->prev);
+		cy->arcid = arena_take(A, nn * sizeof *cy->arcid);
+		cy->queue = arena_take(A, nn * sizeof *cy->queue);
+		cy->next = arena_take(A, (nn + 1) * sizeof *cy->next);
+		cy->back = arena_take(A, (nn + 1) * sizeof *cy->back);
+		cy->depth = arena_take(A, (nn + 1) * sizeof *cy->depth);
+		cy->kind = arena_take(A, nn);
+		cy->prev2 = arena_take(A, nn * sizeof *cy->prev2);
+		cy->arcid2 = arena_take(A, nn * sizeof *cy->arcid2);
+		cy->kind2 = arena_take(A, nn);
+		cy->inq = arena_take(A, nn);
+		cy->dist = arena_take(A, nn * sizeof *cy->dist);
+		cy->pot = arena_take(A, nn * sizeof *cy->pot);
+		cy->outsum = arena_take(A, nb * sizeof *cy->outsum);
+		cy->insum = arena_take(A, nb * sizeof *cy->insum);
+		cy->frozen = arena_take(A, nb);
+		cy->pin_b = arena_take(A, nb);
+		cy->pin_e = arena_take(A, ne + 1);
+		cy->noplus = arena_take(A, ne + 1);
+		cy->exits = arena_take(A, (nb + 1) * sizeof *cy->exits);
+	}
+}
+
+/* Clear what must start at 0 (the block is not zeroed), price the blocks
+ * and set the searches' state for a pass (rev: see struct cyc). */
+static void join_ctx_reset(struct join_ctx *j, const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int rev)
+{
+	size_t nb = cfg->nblocks, ne = cfg->nedges;
+	struct cyc *cy = &j->cy;
+	memset(j->mark, 0, nb);
+	memset(j->from_entry, 0, nb);
+	memset(j->island, 0, nb);
+	memset(cy->frozen, 0, nb);
+	memset(cy->pin_b, 0, nb);
+	memset(cy->pin_e, 0, ne + 1);
+	memset(cy->noplus, 0, ne + 1);
+	res_prices(cfg, o, j->price);
+	cy->price = j->price;
+	cy->pot_ok = 0;
+	cy->pin_entry = 0;
+	cy->clamp = 0;
+	cy->rev = rev;
+	cy->last_x = SPGO_NONE;
+	cy->ban_e = SPGO_NONE;
+	cy->last_ok = cy->failed = cy->settled = 0;
+	cy->saved_b = j->saved_b;
+	cy->chk = j->chk;
+	cy->nexits = 0;
+	cy->saved_e = j->saved;
+	cy->stack = j->stack;
+}
+
+static void join_ctx_free(struct join_ctx *j)
+{
+	arena_free(&j->A);
+}
+
+/* Flow the entry cannot reach, or that can reach no exit, is a closed
+ * circulation: remove it.  The rest is live; its exits go to cy.exits. */
+static void remove_closed_flow(struct spgo_cfg *cfg, struct join_ctx *j)
+{
+	size_t nb = cfg->nblocks, nexit = 0;
+	res_search(cfg, &cfg->entry, 1, 1, 0, j->from_entry, j->stack);
+	for (uint32_t b = 0; b < nb; b++)
+		if (spgo_cfg_is_exit(cfg, b))
+			j->stack[nexit++] = b;
+	memcpy(j->exits, j->stack, nexit * sizeof *j->exits);
+	res_search(cfg, j->exits, nexit, 0, 0, j->mark, j->stack);
+	for (size_t b = 0; b < nb; b++)
+		j->live[b] = j->mark[b] &= j->from_entry[b];
+	zero_outside(cfg, j->mark);
+	for (uint32_t b = 0; b < nb; b++)
+		if (j->live[b] && spgo_cfg_is_exit(cfg, b))
+			j->cy.exits[j->cy.nexits++] = b;
+}
+
+/* Mark from_entry (what the entry reaches over positive edges) and island
+ * (positive blocks it does not); returns how many island blocks. */
+static size_t find_islands(const struct spgo_cfg *cfg, struct join_ctx *j)
+{
+	size_t nb = cfg->nblocks, nisland = 0;
+	memset(j->from_entry, 0, nb);
+	res_reach(cfg, j->from_entry, j->stack);
+	for (size_t b = 0; b < nb; b++) {
+		j->island[b] = cfg->blocks[b].count > 0 && !j->from_entry[b];
+		nisland += j->island[b];
+	}
+	return nisland;
+}
+
+/*
+ * Prices on the current flow: one more call through the cheapest island
+ * block (with rev, the last of the cheapest).  Returns it (SPGO_NONE if
+ * none) with its price in *best; *ok: the prices could be had (d1, via1
+ * and d2, via2 hold them).
+ */
+static uint32_t cheapest_call(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, struct join_ctx *j,
+			      int rev, int *ok, int64_t *best)
+{
+	size_t nb = cfg->nblocks;
+	*ok = 0;
+	for (int clamp = 0; clamp <= 1 && !*ok; clamp++)
+		*ok = cheapest(cfg, o, j->price, j->live, 1, clamp, j->d1, j->via1, j->queue, j->inq, j->rounds) == 0 &&
+		      cheapest(cfg, o, j->price, j->live, 0, clamp, j->d2, j->via2, j->queue, j->inq, j->rounds) == 0;
+	uint32_t x = SPGO_NONE;
+	*best = INT64_MAX;
+	for (uint32_t b = 0; *ok && b < nb; b++)
+		if (j->island[b] && j->d1[b] != INT64_MAX && j->d2[b] != INT64_MAX &&
+		    (j->d1[b] + j->d2[b] < *best || (rev && j->d1[b] + j->d2[b] == *best))) {
+			*best = j->d1[b] + j->d2[b];
+			x = b;
+		}
+	return x;
+}
+
+/* What dropping x's island (its component over positive edges, left in
+ * mark) would cost. */
+static double drop_cost(const struct spgo_cfg *cfg, const struct spgo_infer_opts *o, struct join_ctx *j, uint32_t x)
+{
+	uint8_t *mark = j->mark;
+	uint32_t *stack = j->stack;
+	size_t sp = 0;
+	double drop = 0;
+	memset(mark, 0, cfg->nblocks);
+	mark[x] = 1;
+	stack[sp++] = x;
+	while (sp) {
+		uint32_t v = stack[--sp];
+		const struct spgo_cfg_block *bl = &cfg->blocks[v];
+		drop += block_cost(cfg, o, v, 0) - block_cost(cfg, o, v, bl->count);
+		for (uint32_t k = 0; k < bl->nout + bl->nin; k++) {
+			uint32_t e = k < bl->nout ? cfg->succ[bl->out + k] : cfg->pred[bl->in + k - bl->nout];
+			uint32_t w = k < bl->nout ? cfg->edges[e].dst : cfg->edges[e].src;
+			if (cfg->edges[e].count > 0 && j->island[w] && !mark[w]) {
+				mark[w] = 1;
+				stack[sp++] = w;
+			}
+		}
+	}
+	return drop;
+}
+
+/* After a trial change: the entry's reach in chk; how many positive blocks
+ * it leaves out (and in *cut, how many of them it reached before). */
+static size_t left_out(const struct spgo_cfg *cfg, struct join_ctx *j, size_t *cut)
+{
+	size_t nb = cfg->nblocks, left = 0;
+	memset(j->chk, 0, nb);
+	res_reach(cfg, j->chk, j->stack);
+	*cut = 0;
+	for (size_t b = 0; b < nb; b++) {
+		left += cfg->blocks[b].count > 0 && !j->chk[b];
+		*cut += j->from_entry[b] && cfg->blocks[b].count > 0 && !j->chk[b];
+	}
+	return left;
+}
+
+/*
+ * When the island holds the entry (a loop through it that nothing enters),
+ * first the cheapest cycle that lets a unit enter there: Z -> in(entry) ->
+ * ... -> Z.  It costs nothing when the same counts have a flow that enters
+ * (exact weights whose min-cost routing came out as a circulation).  Kept
+ * when no dearer than the call (best) and the drop and fewer island blocks
+ * are left; 1 if kept.
+ */
+static int enter_at_entry(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, struct join_ctx *j, size_t nisland,
+			  int64_t best, double drop)
+{
+	struct cyc *cy = &j->cy;
+	if (res_cycle_search(cfg, o, j->live, cfg->entry, cy))
+		return 0;
+	uint32_t Z = (uint32_t)(2 * cfg->nblocks);
+	int64_t ec = cy->dist[Z];
+	if (ec == INT64_MAX || ec > best || (double)ec > drop)
+		return 0;
+	res_save_counts(cfg, j->saved, j->saved_b);
+	for (uint32_t n = Z; cy->prev[n] != SPGO_NONE; n = cy->prev[n])
+		res_arc_apply(cfg, cy, n);
+	size_t cut;
+	if (left_out(cfg, j, &cut) < nisland)
+		return 1;
+	res_restore_counts(cfg, j->saved, j->saved_b);
+	return 0;
+}
+
+/*
+ * The cheapest cycle that feeds an island block x from p -> x, through any
+ * p first (p may be reached through the cycle itself), then through reached
+ * p; kept when no dearer than the call (best, or with rev the call through
+ * the same x) and the drop, and fewer island blocks are left (so every
+ * round makes progress; with rev, nothing that was reached cut off).  A
+ * cycle that joins x may cut something else off (another zero-cost way
+ * around would not have): then what it cut is pinned and the search runs
+ * again, a few times.  1 if kept.  Unless bounded (the prices are
+ * trusted), nothing is tried, but the pins and the clamp are still reset.
+ */
+static int join_by_cycle(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, struct join_ctx *j, size_t nisland,
+			 int ok, int64_t best, double drop, int rev, int bounded)
+{
+	struct cyc *cy = &j->cy;
+	int kept = 0;
+	cy->failed = 0;
+	for (int k = 0; k < 4 && !kept && bounded; k++) {
+		int any_p = !(k & 1);
+		if (k == 1 && cy->failed)
+			continue; /* the same searches would fail again */
+		cy->clamp = k >= 2; /* when a negative cycle stopped the searches */
+		res_unpin(cfg, cy);
+		for (int attempt = 0; attempt < 8 && !kept; attempt++) {
+			uint32_t cx = SPGO_NONE, ce = SPGO_NONE;
+			int64_t cbest = best_cycle(cfg, o, j->live, j->island, j->from_entry, any_p, cy, &cx, &ce);
+			if (cbest == INT64_MAX)
+				break;
+			int64_t call = best; /* one more call instead (through cx, when rev) */
+			if (rev && ok && j->d1[cx] != INT64_MAX && j->d2[cx] != INT64_MAX)
+				call = j->d1[cx] + j->d2[cx];
+			if (cbest > call || (double)cbest > drop)
+				break;
+			res_save_counts(cfg, j->saved, j->saved_b);
+			const struct spgo_cfg_block *eb = &cfg->blocks[cfg->entry];
+			uint64_t entered = eb->count - cy->insum[cfg->entry];
+			int pinned = 0;
+			if ((cy->last_x == cx && cy->last_ok) || res_cycle_search(cfg, o, j->live, cx, cy) == 0) {
+				res_cycle_apply(cfg, cy, 2 * cfg->edges[ce].src + 1, ce);
+				size_t cut, left = left_out(cfg, j, &cut);
+				if (left < nisland && !(rev && cut)) {
+					kept = 1;
+					break;
+				}
+				pinned = res_pin_cut(cfg, cy, j->chk, j->saved, j->saved_b, entered);
+			}
+			res_restore_counts(cfg, j->saved, j->saved_b);
+			if (!pinned)
+				break;
+		}
+	}
+	res_unpin(cfg, cy);
+	cy->clamp = 0;
+	return kept;
+}
+
+/* One more call along the cheapest paths entry -> x -> exit. */
+static void add_call(struct spgo_cfg *cfg, const struct join_ctx *j, uint32_t x)
+{
+	for (uint32_t v = x;;) { /* entry -> x */
+		cfg->blocks[v].count++;
+		if (j->via1[v] == SPGO_NONE)
+			break;
+		cfg->edges[j->via1[v]].count++;
+		v = cfg->edges[j->via1[v]].src;
+	}
+	for (uint32_t v = x; j->via2[v] != SPGO_NONE;) { /* x -> exit */
+		cfg->edges[j->via2[v]].count++;
+		v = cfg->edges[j->via2[v]].dst;
+		cfg->blocks[v].count++;
+	}
+}
+
+/* Polish the joined flow, or take the polish memo remembers for the same
+ * start (see join_memo). */
+static void polish_memo(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, struct join_ctx *j,
+			struct join_memo *memo)
+{
+	if (!memo) {
+		join_polish(cfg, o, j->live, &j->cy);
+		return;
+	}
+	size_t nb = cfg->nblocks, ne = cfg->nedges;
+	uint64_t *start = xmalloc((nb + ne + 1) * sizeof *start);
+	res_get_flow(cfg, start);
+	uint64_t h = join_memo_hash(start, nb + ne);
+	const uint64_t *done = join_memo_find(memo, start, h);
+	if (done) {
+		res_set_flow(cfg, done);
+	} else {
+		join_polish(cfg, o, j->live, &j->cy);
+		join_memo_put(memo, cfg, start, h);
+	}
+	free(start);
+}
+
+/*
  * JoinIsolatedComponents with costs: for the island block x that is
  * cheapest to connect (a path entry -> x plus a path x -> exit, one unit,
  * priced by the marginals), compare with dropping x's island (all blocks
- * of its positive component to 0) and do the cheaper.  Dropping is right
- * when the island only exists to raise blocks that are cheaper to lower
- * (Theorem 3.1 says the exact choice is APX-hard; this is the heuristic).
+ * of its positive component to 0) and with a cycle that feeds an island
+ * from the reached part, and do the cheapest.  Dropping is right when the
+ * island only exists to raise blocks that are cheaper to lower (Theorem 3.1
+ * says the exact choice is APX-hard; this is the heuristic).  Then the
+ * flow is polished.
  */
 int join_pass(struct spgo_cfg *cfg, const struct spgo_infer_opts *o, int may_drop, int rev, struct join_memo *memo)
 {
 	size_t nb = cfg->nblocks;
 	int drops = 0;
-	size_t ne = cfg->nedges, nn = 2 * nb + 1;
-	uint8_t *mark, *from_entry, *island, *inq, *chk, *live;
-	uint32_t *stack, *via1, *via2, *queue, *rounds, *exits;
-	int64_t *d1, *d2;
-	uint64_t *saved, *saved_b;
-	struct price *price;
-	struct cyc cy;
-	/* every array in one block (infer_impl.h's arena): measured, then
-	 * taken; a pass is small next to what it allocated one by one */
-	struct arena A = {0};
-	_Alignas(16) char small[16384];
-	for (int round = 0; round < 2; round++) {
-		if (round)
-			arena_alloc(&A, small, sizeof small);
-		mark = arena_take(&A, nb);
-		from_entry = arena_take(&A, nb);
-		island = arena_take(&A, nb);
-		inq = arena_take(&A, nb);
-		chk = arena_take(&A, nb);
-		live = arena_take(&A, nb);
-		stack = arena_take(&A, (nb + 1) * sizeof *stack);
-		exits = arena_take(&A, (nb + 1) * sizeof *exits);
-		d1 = arena_take(&A, nb * sizeof *d1);
-		d2 = arena_take(&A, nb * sizeof *d2);
-		via1 = arena_take(&A, nb * sizeof *via1);
-		via2 = arena_take(&A, nb * sizeof *via2);
-		queue = arena_take(&A, nb * sizeof *queue);
-		rounds = arena_take(&A, nb * sizeof *rounds);
-		price = arena_take(&A, nb * sizeof *price);
-		saved_b = arena_take(&A, nb * sizeof *saved_b);
-		saved = arena_take(&A, (ne + 1) * sizeof *saved);
-		cy.prev = arena_take(&A, nn * sizeof *cy.prev);
-		cy.arcid = arena_take(&A, nn * sizeof *cy.arcid);
-		cy.queue = arena_take(&A, nn * sizeof *cy.queue);
-		cy.next = arena_take(&A, (nn + 1) * sizeof *cy.next);
-		cy.back = arena_take(&A, (nn + 1) * sizeof *cy.back);
-		cy.depth = arena_take(&A, (nn + 1) * sizeof *cy.depth);
-		cy.kind = arena_take(&A, nn);
-		cy.prev2 = arena_take(&A, nn * sizeof *cy.prev2);
-		cy.arcid2 = arena_take(&A, nn * sizeof *cy.arcid2);
-		cy.kind2 = arena_take(&A, nn);
-		cy.inq = arena_take(&A, nn);
-		cy.dist = arena_take(&A, nn * sizeof *cy.dist);
-		cy.pot = arena_take(&A, nn * sizeof *cy.pot);
-		cy.outsum = arena_take(&A, nb * sizeof *cy.outsum);
-		cy.insum = arena_take(&A, nb * sizeof *cy.insum);
-		cy.frozen = arena_take(&A, nb);
-		cy.pin_b = arena_take(&A, nb);
-		cy.pin_e = arena_take(&A, ne + 1);
-		cy.noplus = arena_take(&A, ne + 1);
-		cy.exits = arena_take(&A, (nb + 1) * sizeof *cy.exits);
-	}
-	/* what must start at 0 */
-	memset(mark, 0, nb);
-	memset(from_entry, 0, nb);
-	memset(island, 0, nb);
-	memset(cy.frozen, 0, nb);
-	memset(cy.pin_b, 0, nb);
-	memset(cy.pin_e, 0, ne + 1);
-	memset(cy.noplus, 0, ne + 1);
-	res_prices(cfg, o, price);
-	cy.price = price;
-	cy.pot_ok = 0;
-	cy.pin_entry = 0;
-	cy.clamp = 0;
-	cy.rev = rev;
-	cy.last_x = SPGO_NONE;
-	cy.ban_e = SPGO_NONE;
-	cy.last_ok = cy.failed = cy.settled = 0;
-	cy.saved_b = saved_b;
-	cy.chk = chk;
-	cy.nexits = 0;
-	cy.saved_e = saved;
-	cy.stack = stack;
-
-	/* Flow the entry cannot reach, or that can reach no exit, is a closed
-	 * circulation: remove it. */
-	res_search(cfg, &cfg->entry, 1, 1, 0, from_entry, stack);
-	size_t nexit = 0;
-	for (uint32_t b = 0; b < nb; b++)
-		if (spgo_cfg_is_exit(cfg, b))
-			stack[nexit++] = b;
-	memcpy(exits, stack, nexit * sizeof *exits);
-	res_search(cfg, exits, nexit, 0, 0, mark, stack);
-	for (size_t b = 0; b < nb; b++)
-		live[b] = mark[b] &= from_entry[b];
-	zero_outside(cfg, mark);
-	for (uint32_t b = 0; b < nb; b++)
-		if (live[b] && spgo_cfg_is_exit(cfg, b))
-			cy.exits[cy.nexits++] = b;
+	struct join_ctx j;
+	join_ctx_alloc(&j, cfg);
+	join_ctx_reset(&j, cfg, o, rev);
+	remove_closed_flow(cfg, &j);
 
 	for (size_t guard = 0;; guard++) {
-		memset(from_entry, 0, nb);
-		res_reach(cfg, from_entry, stack);
-		size_t nisland = 0;
-		for (size_t b = 0; b < nb; b++) {
-			island[b] = cfg->blocks[b].count > 0 && !from_entry[b];
-			nisland += island[b];
-		}
+		size_t nisland = find_islands(cfg, &j);
 		if (!nisland)
 			break;
+		/* past this many rounds the prices are not trusted */
+		int bounded = guard <= 4 * nb + 4;
 
-		res_sums(cfg, &cy); /* (the prices and the drop below change no count) */
-		/* Prices on the current flow: one more call through the
-		 * cheapest island block x ... */
-		int ok = 0;
-		for (int clamp = 0; clamp <= 1 && !ok; clamp++)
-			ok = cheapest(cfg, o, price, live, 1, clamp, d1, via1, queue, inq, rounds) == 0 &&
-			     cheapest(cfg, o, price, live, 0, clamp, d2, via2, queue, inq, rounds) == 0;
-		uint32_t x = SPGO_NONE;
-		int64_t best = INT64_MAX;
-		for (uint32_t b = 0; ok && b < nb; b++)
-			if (island[b] && d1[b] != INT64_MAX && d2[b] != INT64_MAX &&
-			    (d1[b] + d2[b] < best || (rev && d1[b] + d2[b] == best))) {
-				best = d1[b] + d2[b];
-				x = b;
-			}
-		/* ... or dropping x's island (its component over positive edges) */
-		double drop = INFINITY;
-		if (x != SPGO_NONE && may_drop) {
-			memset(mark, 0, nb);
-			size_t sp = 0;
-			mark[x] = 1;
-			stack[sp++] = x;
-			drop = 0;
-			while (sp) {
-				uint32_t v = stack[--sp];
-				const struct spgo_cfg_block *bl = &cfg->blocks[v];
-				drop += block_cost(cfg, o, v, 0) - block_cost(cfg, o, v, bl->count);
-				for (uint32_t k = 0; k < bl->nout + bl->nin; k++) {
-					uint32_t e = k < bl->nout ? cfg->succ[bl->out + k]
-								  : cfg->pred[bl->in + k - bl->nout];
-					uint32_t w = k < bl->nout ? cfg->edges[e].dst : cfg->edges[e].src;
-					if (cfg->edges[e].count > 0 && island[w] && !mark[w]) {
-						mark[w] = 1;
-						stack[sp++] = w;
-					}
-				}
-			}
-		}
-		/* ... or the cheapest cycle, through any p -> x first (p may be
-		 * reached through the cycle itself), then through reached p;
-		 * kept when no dearer than the others and fewer island blocks
-		 * are left (so every round makes progress). */
-		int kept = 0;
-		/* When the island holds the entry (a loop through it that
-		 * nothing enters), first the cheapest cycle that lets a unit
-		 * enter there: Z -> in(entry) -> ... -> Z.  It costs nothing
-		 * when the same counts have a flow that enters (exact weights
-		 * whose min-cost routing came out as a circulation). */
-		if (island[cfg->entry] && guard <= 4 * nb + 4 && res_cycle_search(cfg, o, live, cfg->entry, &cy) == 0) {
-			uint32_t Z = (uint32_t)(2 * nb);
-			int64_t ec = cy.dist[Z];
-			if (ec != INT64_MAX && ec <= best && (double)ec <= drop) {
-				res_save_counts(cfg, saved, saved_b);
-				for (uint32_t n = Z; cy.prev[n] != SPGO_NONE; n = cy.prev[n])
-					res_arc_apply(cfg, &cy, n);
-				memset(chk, 0, nb);
-				res_reach(cfg, chk, stack);
-				size_t left = 0;
-				for (size_t b = 0; b < nb; b++)
-					left += cfg->blocks[b].count > 0 && !chk[b];
-				if (left < nisland) {
-					continue;
-				}
-				res_restore_counts(cfg, saved, saved_b);
-			}
-		}
-		/* A cycle that joins x may cut something else off (another
-		 * zero-cost way around would not have): then what it cut is
-		 * pinned and the search runs again, a few times. */
-		cy.failed = 0;
-		for (int k = 0; k < 4 && !kept && guard <= 4 * nb + 4; k++) {
-			int any_p = !(k & 1);
-			if (k == 1 && cy.failed)
-				continue; /* the same searches would fail again */
-			cy.clamp = k >= 2; /* when a negative cycle stopped the searches */
-			res_unpin(cfg, &cy);
-			for (int attempt = 0; attempt < 8 && !kept; attempt++) {
-				uint32_t cx = SPGO_NONE, ce = SPGO_NONE;
-				int64_t cbest = best_cycle(cfg, o, live, island, from_entry, any_p, &cy, &cx, &ce);
-				if (cbest == INT64_MAX)
-					break;
-				int64_t call = best; /* one more call instead (through cx, when rev) */
-				if (rev && ok && d1[cx] != INT64_MAX && d2[cx] != INT64_MAX)
-					call = d1[cx] + d2[cx];
-				if (cbest > call || (double)cbest > drop)
-					break;
-				res_save_counts(cfg, saved, saved_b);
-				const struct spgo_cfg_block *eb = &cfg->blocks[cfg->entry];
-				uint64_t entered = eb->count - cy.insum[cfg->entry];
-				int pinned = 0;
-				if ((cy.last_x == cx && cy.last_ok) || res_cycle_search(cfg, o, live, cx, &cy) == 0) {
-					res_cycle_apply(cfg, &cy, 2 * cfg->edges[ce].src + 1, ce);
-					memset(chk, 0, nb);
-					res_reach(cfg, chk, stack);
-					/* progress: fewer island blocks (and, in the
-					 * rev pass, nothing that was reached cut off) */
-					size_t left = 0, cut = 0;
-					for (size_t b = 0; b < nb; b++) {
-						left += cfg->blocks[b].count > 0 && !chk[b];
-						cut += from_entry[b] && cfg->blocks[b].count > 0 && !chk[b];
-					}
-					if (left < nisland && !(rev && cut)) {
-						kept = 1;
-						break;
-					}
-					pinned = res_pin_cut(cfg, &cy, chk, saved, saved_b, entered);
-				}
-				res_restore_counts(cfg, saved, saved_b);
-				if (!pinned)
-					break;
-			}
-		}
-		res_unpin(cfg, &cy);
-		cy.clamp = 0;
-		if (kept) {
+		res_sums(cfg, &j.cy); /* (the prices and the drop below change no count) */
+		/* one more call through the cheapest island block x ... */
+		int ok;
+		int64_t best;
+		uint32_t x = cheapest_call(cfg, o, &j, rev, &ok, &best);
+		/* ... or dropping x's island ... */
+		double drop = x != SPGO_NONE && may_drop ? drop_cost(cfg, o, &j, x) : INFINITY;
+		/* ... or a cycle: letting a unit enter at the entry, or feeding
+		 * an island block from the reached part */
+		if (bounded && j.island[cfg->entry] && enter_at_entry(cfg, o, &j, nisland, best, drop))
 			continue;
-		}
-		if (x == SPGO_NONE || guard > 4 * nb + 4) {
+		if (join_by_cycle(cfg, o, &j, nisland, ok, best, drop, rev, bounded))
+			continue;
+		if (x == SPGO_NONE || !bounded) {
 			/* no trustworthy prices: drop every island */
 			for (size_t b = 0; b < nb; b++)
-				mark[b] = !island[b];
-			zero_outside(cfg, mark);
+				j.mark[b] = !j.island[b];
+			zero_outside(cfg, j.mark);
 			break;
 		}
-		if (drop < (double)best && residual_call(cfg, o, live, &cy, x, drop, from_entry))
+		if (drop < (double)best && residual_call(cfg, o, j.live, &j.cy, x, drop, j.from_entry))
 			continue;
 		if (drop < (double)best) {
 			drops++;
 			for (size_t b = 0; b < nb; b++)
-				mark[b] = !mark[b];
-			zero_outside(cfg, mark);
+				j.mark[b] = !j.mark[b]; /* (mark: x's island, from drop_cost) */
+			zero_outside(cfg, j.mark);
 			continue;
 		}
-		/* entry -> x */
-		for (uint32_t v = x;;) {
-			cfg->blocks[v].count++;
-			if (via1[v] == SPGO_NONE)
-				break;
-			cfg->edges[via1[v]].count++;
-			v = cfg->edges[via1[v]].src;
-		}
-		/* x -> exit */
-		for (uint32_t v = x; via2[v] != SPGO_NONE;) {
-			cfg->edges[via2[v]].count++;
-			v = cfg->edges[via2[v]].dst;
-			cfg->blocks[v].count++;
-		}
+		add_call(cfg, &j, x);
 	}
-	if (memo) {
-		/* the same start polishes the same way (see join_memo) */
-		uint64_t *start = xmalloc((nb + ne + 1) * sizeof *start);
-		res_get_flow(cfg, start);
-		uint64_t h = join_memo_hash(start, nb + ne);
-		const uint64_t *done = join_memo_find(memo, start, h);
-		if (done) {
-			res_set_flow(cfg, done);
-		} else {
-			join_polish(cfg, o, live, &cy);
-			join_memo_put(memo, cfg, start, h);
-		}
-		free(start);
-	} else {
-		join_polish(cfg, o, live, &cy);
-	}
-	arena_free(&A);
+	polish_memo(cfg, o, &j, memo);
+	join_ctx_free(&j);
 	return drops;
 }
 

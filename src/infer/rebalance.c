@@ -77,38 +77,24 @@ static double edge_share(const struct spgo_cfg *cfg, uint32_t e)
 }
 
 /*
- * A cyclic dangling subgraph R between u and v (section 3.4): block
- * frequencies x(r) = sum over predecessors p of x(p) * prob(p, r), with u
- * sending its F units by its probabilities, found by the paper's queue
- * iteration (a block whose value moves by more than a small threshold puts
- * its successors back on the queue).  Edge flows x(src) * prob are then
- * rounded to integers that conserve at every block: each edge starts at
- * floor and the leftover units travel, one at a time, along edges that
- * still have a fractional part (a BFS towards v); an integral rounding
- * within [floor, ceil] always exists.  When the iteration does not settle
- * or a unit finds no way, the solver's routing stays.
+ * The block frequencies of a cyclic region R between u and v: x(r) = sum
+ * over predecessors p of x(p) * prob(p, r), with u sending its F units by
+ * its probabilities, by the paper's queue iteration (a block whose value
+ * moves by more than a small threshold puts its successors back on the
+ * queue).  x and lid by local id (u = 0, R[i] = i + 1); 0 if the iteration
+ * did not settle.
  */
-static void rebalance_cyclic(struct spgo_cfg *cfg, uint32_t u, const uint32_t *R, size_t nr, uint32_t v,
-			     const uint8_t *inR)
+static int region_frequencies(const struct spgo_cfg *cfg, uint32_t u, const uint32_t *R, size_t nr, uint32_t v,
+			      const uint8_t *inR, const uint32_t *lid, uint64_t F, double *x)
 {
-	size_t nb = cfg->nblocks;
-	/* local ids: u = 0, R[i] = i + 1, v = nr + 1 */
-	uint32_t *lid = xmalloc(nb * sizeof *lid);
-	for (size_t i = 0; i < nr; i++)
-		lid[R[i]] = (uint32_t)(i + 1);
-	lid[u] = 0;
 	size_t nl = nr + 2;
-	double *x = xcalloc(nl, sizeof *x), *src = xcalloc(nl, sizeof *src);
+	double *src = xcalloc(nl, sizeof *src);
 	const struct spgo_cfg_block *ub = &cfg->blocks[u];
-	uint64_t F = 0;
-	for (uint32_t k = 0; k < ub->nout; k++)
-		F += cfg->edges[cfg->succ[ub->out + k]].count;
 	for (uint32_t k = 0; k < ub->nout; k++) {
 		uint32_t e = cfg->succ[ub->out + k], d = cfg->edges[e].dst;
 		if (d != v)
 			src[lid[d]] += (double)F * edge_share(cfg, e);
 	}
-	/* the queue iteration */
 	uint32_t *queue = xmalloc((nr + 1) * sizeof *queue);
 	uint8_t *inq = xcalloc(nl, 1);
 	size_t head = 0, len = 0, updates = 0, limit = 2000 * nr + 10000;
@@ -145,6 +131,159 @@ static void rebalance_cyclic(struct spgo_cfg *cfg, uint32_t u, const uint32_t *R
 			}
 		}
 	}
+	free(src);
+	free(queue);
+	free(inq);
+	return settled;
+}
+
+/* A cyclic region's edge flows being rounded: local block ids u = 0,
+ * R[i] = i + 1, v = nl - 1. */
+struct rounding {
+	const struct spgo_cfg *cfg;
+	uint32_t u, v;
+	const uint32_t *lid;
+	size_t nl, ne;
+	const uint32_t *es; /* the region's edges: u's and R's out-edges */
+	double *y;          /* per region edge: the exact flow */
+	int64_t *z;         /* per region edge: the rounded flow */
+	int64_t *ex;        /* per local block: its excess (v: none kept) */
+	uint32_t *prev, *bq; /* per local block: the search's way back, queue */
+};
+
+/* The local ids of the ends of region edge k. */
+static inline void local_ends(const struct rounding *rd, size_t k, uint32_t *ls, uint32_t *ld)
+{
+	uint32_t e = rd->es[k], s0 = rd->cfg->edges[e].src, d = rd->cfg->edges[e].dst;
+	*ls = s0 == rd->u ? 0 : rd->lid[s0];
+	*ld = d == rd->v ? (uint32_t)(rd->nl - 1) : rd->lid[d];
+}
+
+/* Every edge flow x(src) * prob to its floor, and the excess that leaves:
+ * u must send exactly F, R blocks conserve, v absorbs.  0 if u already
+ * sends more than F. */
+static int round_down(struct rounding *rd, uint64_t F, const double *x)
+{
+	const struct spgo_cfg *cfg = rd->cfg;
+	for (size_t k = 0; k < rd->ne; k++) {
+		uint32_t e = rd->es[k], s0 = cfg->edges[e].src;
+		rd->y[k] = (s0 == rd->u ? (double)F : x[rd->lid[s0]]) * edge_share(cfg, e);
+		rd->z[k] = (int64_t)floor(rd->y[k] + 1e-4); /* 3999.99999 is 4000 */
+		if ((double)rd->z[k] > rd->y[k])
+			rd->y[k] = (double)rd->z[k];
+	}
+	int64_t left = (int64_t)F;
+	for (size_t k = 0; k < rd->ne; k++) {
+		uint32_t ls, ld;
+		local_ends(rd, k, &ls, &ld);
+		if (ls == 0) /* (only u has local id 0) */
+			left -= rd->z[k];
+		else
+			rd->ex[ls] -= rd->z[k];
+		if (ld != rd->nl - 1)
+			rd->ex[ld] += rd->z[k];
+	}
+	rd->ex[0] = left;
+	return left >= 0;
+}
+
+/* A breadth-first search from block from, over edges that may take one
+ * more unit (below their ceiling) or give one back (above their floor),
+ * to v or a block in deficit; returns it (prev holds the way), or
+ * SPGO_NONE. */
+static uint32_t excess_path(struct rounding *rd, uint32_t from)
+{
+	size_t nl = rd->nl;
+	for (size_t i = 0; i < nl; i++)
+		rd->prev[i] = SPGO_NONE;
+	size_t qh = 0, qt = 0;
+	rd->bq[qt++] = from;
+	rd->prev[from] = UINT32_MAX - 1;
+	while (qh < qt) {
+		uint32_t a = rd->bq[qh++];
+		for (size_t k = 0; k < rd->ne; k++) {
+			uint32_t ls, ld, b = SPGO_NONE;
+			local_ends(rd, k, &ls, &ld);
+			if (ls == a && (double)rd->z[k] < ceil(rd->y[k]) - 1e-12)
+				b = ld; /* one more on e */
+			else if (ld == a && ld != nl - 1 && (double)rd->z[k] > floor(rd->y[k]) + 1e-12)
+				b = ls; /* one less on e */
+			if (b == SPGO_NONE || rd->prev[b] != SPGO_NONE)
+				continue;
+			rd->prev[b] = (uint32_t)k;
+			rd->bq[qt++] = b;
+			if (b == nl - 1 || (b != 0 && rd->ex[b] < 0))
+				return b;
+		}
+	}
+	return SPGO_NONE;
+}
+
+/* Move every positive excess one unit at a time to v or a deficit, along
+ * excess_path's ways; 1 if then every block conserves. */
+static int move_excess(struct rounding *rd)
+{
+	size_t nl = rd->nl;
+	for (size_t guard = 0;; guard++) {
+		uint32_t from = SPGO_NONE;
+		for (size_t i = 0; i < nl - 1 && from == SPGO_NONE; i++)
+			if (rd->ex[i] > 0)
+				from = (uint32_t)i;
+		if (from == SPGO_NONE)
+			break;
+		if (guard > 4 * rd->ne + 16)
+			return 0;
+		uint32_t to = excess_path(rd, from);
+		if (to == SPGO_NONE)
+			return 0;
+		for (uint32_t b = to; b != from;) {
+			size_t k = rd->prev[b];
+			uint32_t ls, ld;
+			local_ends(rd, k, &ls, &ld);
+			if (ld == b && ls != b && (double)rd->z[k] < ceil(rd->y[k]) - 1e-12 && rd->prev[ls] != SPGO_NONE) {
+				rd->z[k]++;
+				b = ls;
+			} else {
+				rd->z[k]--;
+				b = ld;
+			}
+		}
+		rd->ex[from]--;
+		if (to != nl - 1)
+			rd->ex[to]++;
+	}
+	for (size_t i = 0; i < nl - 1; i++)
+		if (rd->ex[i] != 0)
+			return 0; /* every block conserves */
+	return 1;
+}
+
+/*
+ * A cyclic dangling subgraph R between u and v (section 3.4): block
+ * frequencies by the paper's queue iteration (region_frequencies).  Edge
+ * flows x(src) * prob are then rounded to integers that conserve at every
+ * block: each edge starts at floor and the leftover units travel, one at a
+ * time, along edges that still have a fractional part (a BFS towards v);
+ * an integral rounding within [floor, ceil] always exists.  When the
+ * iteration does not settle or a unit finds no way, the solver's routing
+ * stays.
+ */
+static void rebalance_cyclic(struct spgo_cfg *cfg, uint32_t u, const uint32_t *R, size_t nr, uint32_t v,
+			     const uint8_t *inR)
+{
+	size_t nb = cfg->nblocks;
+	/* local ids: u = 0, R[i] = i + 1, v = nr + 1 */
+	uint32_t *lid = xmalloc(nb * sizeof *lid);
+	for (size_t i = 0; i < nr; i++)
+		lid[R[i]] = (uint32_t)(i + 1);
+	lid[u] = 0;
+	size_t nl = nr + 2;
+	double *x = xcalloc(nl, sizeof *x);
+	const struct spgo_cfg_block *ub = &cfg->blocks[u];
+	uint64_t F = 0;
+	for (uint32_t k = 0; k < ub->nout; k++)
+		F += cfg->edges[cfg->succ[ub->out + k]].count;
+	int settled = region_frequencies(cfg, u, R, nr, v, inR, lid, F, x);
 	/* the region's edges: u's and R's out-edges */
 	VEC(uint32_t) es = {0};
 	for (uint32_t k = 0; k < ub->nout; k++)
@@ -153,95 +292,14 @@ static void rebalance_cyclic(struct spgo_cfg *cfg, uint32_t u, const uint32_t *R
 		for (uint32_t k = 0; k < cfg->blocks[R[i]].nout; k++)
 			VEC_PUSH(&es, cfg->succ[cfg->blocks[R[i]].out + k]);
 	size_t ne = es.n;
-	double *y = xmalloc((ne + 1) * sizeof *y);
-	int64_t *z = xmalloc((ne + 1) * sizeof *z), *ex = xcalloc(nl, sizeof *ex);
-	uint32_t *prev = xmalloc(nl * sizeof *prev), *bq = xmalloc(nl * sizeof *bq);
-	int ok = settled;
-	for (size_t k = 0; k < ne && ok; k++) {
-		uint32_t e = es.v[k], s0 = cfg->edges[e].src;
-		y[k] = (s0 == u ? (double)F : x[lid[s0]]) * edge_share(cfg, e);
-		z[k] = (int64_t)floor(y[k] + 1e-4); /* 3999.99999 is 4000 */
-		if ((double)z[k] > y[k])
-			y[k] = (double)z[k];
-	}
-	/* excess: u must send exactly F; R blocks conserve; v absorbs */
-	int64_t left = ok ? (int64_t)F : 0;
-	for (size_t k = 0; k < ne && ok; k++) {
-		uint32_t e = es.v[k], s0 = cfg->edges[e].src, d = cfg->edges[e].dst;
-		uint32_t ls = s0 == u ? 0 : lid[s0], ld = d == v ? (uint32_t)(nl - 1) : lid[d];
-		if (s0 == u)
-			left -= z[k];
-		else
-			ex[ls] -= z[k];
-		if (ld != nl - 1)
-			ex[ld] += z[k];
-	}
-	ex[0] = left;
-	if (left < 0)
-		ok = 0;
-	/* move every positive excess one unit at a time to v or a deficit */
-	for (size_t guard = 0; ok; guard++) {
-		uint32_t from = SPGO_NONE;
-		for (size_t i = 0; i < nl - 1 && from == SPGO_NONE; i++)
-			if (ex[i] > 0)
-				from = (uint32_t)i;
-		if (from == SPGO_NONE)
-			break;
-		if (guard > 4 * ne + 16) {
-			ok = 0;
-			break;
-		}
-		for (size_t i = 0; i < nl; i++)
-			prev[i] = SPGO_NONE;
-		size_t qh = 0, qt = 0;
-		bq[qt++] = from;
-		prev[from] = UINT32_MAX - 1;
-		uint32_t to = SPGO_NONE;
-		while (qh < qt && to == SPGO_NONE) {
-			uint32_t a = bq[qh++];
-			for (size_t k = 0; k < ne; k++) {
-				uint32_t e = es.v[k], s0 = cfg->edges[e].src, d = cfg->edges[e].dst;
-				uint32_t ls = s0 == u ? 0 : lid[s0], ld = d == v ? (uint32_t)(nl - 1) : lid[d];
-				uint32_t b = SPGO_NONE;
-				if (ls == a && (double)z[k] < ceil(y[k]) - 1e-12)
-					b = ld; /* one more on e */
-				else if (ld == a && ld != nl - 1 && (double)z[k] > floor(y[k]) + 1e-12)
-					b = ls; /* one less on e */
-				if (b == SPGO_NONE || prev[b] != SPGO_NONE)
-					continue;
-				prev[b] = (uint32_t)k;
-				bq[qt++] = b;
-				if (b == nl - 1 || (b != 0 && ex[b] < 0)) {
-					to = b;
-					break;
-				}
-			}
-		}
-		if (to == SPGO_NONE) {
-			ok = 0;
-			break;
-		}
-		for (uint32_t b = to; b != from;) {
-			size_t k = prev[b];
-			uint32_t e = es.v[k], s0 = cfg->edges[e].src, d = cfg->edges[e].dst;
-			uint32_t ls = s0 == u ? 0 : lid[s0], ld = d == v ? (uint32_t)(nl - 1) : lid[d];
-			if (ld == b && ls != b && (double)z[k] < ceil(y[k]) - 1e-12 && prev[ls] != SPGO_NONE) {
-				z[k]++;
-				b = ls;
-			} else {
-				z[k]--;
-				b = ld;
-			}
-		}
-		ex[from]--;
-		if (to != nl - 1)
-			ex[to]++;
-	}
-	for (size_t i = 0; i < nl - 1 && ok; i++)
-		ok = ex[i] == 0; /* every block conserves */
-	if (ok) {
+	struct rounding rd = {
+		.cfg = cfg, .u = u, .v = v, .lid = lid, .nl = nl, .ne = ne, .es = es.v,
+		.y = xmalloc((ne + 1) * sizeof *rd.y), .z = xmalloc((ne + 1) * sizeof *rd.z),
+		.ex = xcalloc(nl, sizeof *rd.ex), .prev = xmalloc(nl * sizeof *rd.prev), .bq = xmalloc(nl * sizeof *rd.bq),
+	};
+	if (settled && round_down(&rd, F, x) && move_excess(&rd)) {
 		for (size_t k = 0; k < ne; k++)
-			cfg->edges[es.v[k]].count = (uint64_t)z[k];
+			cfg->edges[es.v[k]].count = (uint64_t)rd.z[k];
 		for (size_t i = 0; i < nr; i++) {
 			const struct spgo_cfg_block *rb = &cfg->blocks[R[i]];
 			uint64_t c = 0;
@@ -253,14 +311,11 @@ static void rebalance_cyclic(struct spgo_cfg *cfg, uint32_t u, const uint32_t *R
 	VEC_FREE(&es);
 	free(lid);
 	free(x);
-	free(src);
-	free(queue);
-	free(inq);
-	free(y);
-	free(z);
-	free(ex);
-	free(prev);
-	free(bq);
+	free(rd.y);
+	free(rd.z);
+	free(rd.ex);
+	free(rd.prev);
+	free(rd.bq);
 }
 
 /* What a unit on edge e of a region costs on its way to the region's

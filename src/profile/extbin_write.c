@@ -38,6 +38,11 @@ static void put_bytes(bytes *b, const void *s, size_t n)
 	b->n += n;
 }
 
+enum { S_SUMMARY, S_NAMES, S_CSNAMES, S_OFFSETS, S_LBR, S_SYMBOLS, S_META, S_COUNT };
+static const uint64_t sec_type[S_COUNT] = {1, 2, 6, 4, 32, 3, 5};
+
+/* One write: the sections as they are built (uncompressed), their flags
+ * (the section table's second word), and the tables that index names. */
 struct wr {
 	struct spgo_profile *p;
 	const struct spgo_write_opts *o;
@@ -47,6 +52,11 @@ struct wr {
 	uint32_t *buf[256];
 	size_t cap[256];
 	int md5, cs;
+	bytes sec[S_COUNT];
+	uint64_t flags[S_COUNT];
+	VEC(uint32_t) names;    /* name ids in name table order */
+	VEC(uint32_t) ctxlist;  /* context ids of the top-level profiles */
+	spgo_ctx_frames frames; /* scratch: one context's frames */
 };
 
 static void mark_name(struct wr *w, uint32_t id)
@@ -166,192 +176,201 @@ static void write_meta(struct wr *w, bytes *b, uint32_t f, int top)
 	}
 }
 
-enum { S_SUMMARY, S_NAMES, S_CSNAMES, S_OFFSETS, S_LBR, S_SYMBOLS, S_META, S_COUNT };
-static const uint64_t sec_type[S_COUNT] = {1, 2, 6, 4, 32, 3, 5};
-
-int spgo_write_extbinary(struct spgo_profile *p, FILE *fp, const struct spgo_write_opts *o)
+/* The contexts of the top-level profiles, each once, in w->ctxlist (and
+ * cidx set for them); for a CS profile, split once so that the frames'
+ * names exist before the name table is built.  -1 on a bad context. */
+static int collect_contexts(struct wr *w)
 {
-	struct spgo_write_opts defo = {0};
-	if (!o)
-		o = &defo;
-	struct wr w = {.p = p, .o = o};
-	w.md5 = o->md5 || (p->flags & SPGO_PROF_MD5);
-	w.cs = (p->flags & SPGO_PROF_CS) != 0;
-	bytes sec[S_COUNT] = {{0}};
-	uint64_t flags[S_COUNT] = {0};
-	int rc = -1;
-	VEC(uint32_t) names = {0};
-
-	/* Contexts first: splitting them may add frame names. */
-	spgo_ctx_frames frames = {0};
-	VEC(uint32_t) ctxlist = {0};
+	struct spgo_profile *p = w->p;
 	size_t nctx = p->contexts.n;
-	w.cidx = xmalloc((nctx + 1) * sizeof *w.cidx);
-	memset(w.cidx, 0xff, (nctx + 1) * sizeof *w.cidx);
+	w->cidx = xmalloc((nctx + 1) * sizeof *w->cidx);
+	memset(w->cidx, 0xff, (nctx + 1) * sizeof *w->cidx);
 	for (size_t i = 0; i < p->top.n; i++) {
 		uint32_t c = p->funcs.v[p->top.v[i]].ctx;
-		if (c != SPGO_NONE && w.cidx[c] == SPGO_NONE) {
-			w.cidx[c] = 0;
-			VEC_PUSH(&ctxlist, c);
+		if (c != SPGO_NONE && w->cidx[c] == SPGO_NONE) {
+			w->cidx[c] = 0;
+			VEC_PUSH(&w->ctxlist, c);
 		}
 	}
-	if (w.cs)
-		for (size_t i = 0; i < ctxlist.n; i++)
-			if (spgo_ctx_split(p, spgo_strtab_get(&p->contexts, ctxlist.v[i]), &frames))
-				goto out;
+	if (w->cs)
+		for (size_t i = 0; i < w->ctxlist.n; i++)
+			if (spgo_ctx_split(p, spgo_strtab_get(&p->contexts, w->ctxlist.v[i]), &w->frames))
+				return -1;
+	return 0;
+}
 
-	/* The name table: every name the profile refers to, sorted. */
+/* The name table: every name the profile refers to (sets nidx). */
+static void write_names(struct wr *w)
+{
+	struct spgo_profile *p = w->p;
 	size_t nn = p->names.n;
-	w.nidx = xmalloc((nn + 1) * sizeof *w.nidx);
-	memset(w.nidx, 0xff, (nn + 1) * sizeof *w.nidx);
+	w->nidx = xmalloc((nn + 1) * sizeof *w->nidx);
+	memset(w->nidx, 0xff, (nn + 1) * sizeof *w->nidx);
 	for (size_t i = 0; i < p->top.n; i++)
-		mark_func(&w, p->top.v[i]);
-	for (size_t i = 0; i < ctxlist.n; i++) {
-		spgo_ctx_split(p, spgo_strtab_get(&p->contexts, ctxlist.v[i]), &frames);
-		for (size_t j = 0; j < frames.n; j++)
-			mark_name(&w, frames.v[j].name);
+		mark_func(w, p->top.v[i]);
+	for (size_t i = 0; i < w->ctxlist.n; i++) {
+		spgo_ctx_split(p, spgo_strtab_get(&p->contexts, w->ctxlist.v[i]), &w->frames);
+		for (size_t j = 0; j < w->frames.n; j++)
+			mark_name(w, w->frames.v[j].name);
 	}
 	nn = p->names.n;
 	for (size_t i = 0; i < nn; i++)
-		if (w.nidx[i] != SPGO_NONE)
-			VEC_PUSH(&names, (uint32_t)i);
-	if (w.md5) {
-		w.guid = xmalloc((nn + 1) * sizeof *w.guid);
-		for (size_t i = 0; i < names.n; i++)
-			w.guid[names.v[i]] = name_guid(p, names.v[i]);
+		if (w->nidx[i] != SPGO_NONE)
+			VEC_PUSH(&w->names, (uint32_t)i);
+	if (w->md5) {
+		w->guid = xmalloc((nn + 1) * sizeof *w->guid);
+		for (size_t i = 0; i < w->names.n; i++)
+			w->guid[w->names.v[i]] = name_guid(p, w->names.v[i]);
 	}
 	/* MD5 tables are sorted by GUID (which also finds GUID collisions),
 	 * string tables by name, as LLVM's writer stabilizes its table: name
 	 * ids follow the order names were first seen, so in that order a
 	 * merge of A and B and one of B and A wrote different bytes (sorting
 	 * 100k names takes milliseconds). */
-	sort_w = &w;
-	spgo_sort(names.v, names.n, sizeof *names.v, cmp_names);
-	{
-		bytes *b = &sec[S_NAMES];
-		size_t k = 0;
-		/* count first: GUID collisions (a name and its own GUID) share a slot */
-		for (size_t i = 0; i < names.n; i++)
-			if (!w.md5 || i == 0 || w.guid[names.v[i]] != w.guid[names.v[i - 1]])
-				k++;
-		put_uleb(b, k);
-		k = 0;
-		for (size_t i = 0; i < names.n; i++) {
-			uint32_t id = names.v[i];
-			if (w.md5) {
-				if (i && w.guid[id] == w.guid[names.v[i - 1]]) {
-					w.nidx[id] = (uint32_t)(k - 1);
-					continue;
-				}
-				put_u64le(b, w.guid[id]);
-			} else {
-				const char *s = spgo_name(p, id);
-				put_bytes(b, s, strlen(s) + 1);
-				if (strstr(s, ".__uniq."))
-					flags[S_NAMES] |= 4ULL << 32;
+	sort_w = w;
+	spgo_sort(w->names.v, w->names.n, sizeof *w->names.v, cmp_names);
+	const uint32_t *names = w->names.v;
+	bytes *b = &w->sec[S_NAMES];
+	size_t k = 0;
+	/* count first: GUID collisions (a name and its own GUID) share a slot */
+	for (size_t i = 0; i < w->names.n; i++)
+		if (!w->md5 || i == 0 || w->guid[names[i]] != w->guid[names[i - 1]])
+			k++;
+	put_uleb(b, k);
+	k = 0;
+	for (size_t i = 0; i < w->names.n; i++) {
+		uint32_t id = names[i];
+		if (w->md5) {
+			if (i && w->guid[id] == w->guid[names[i - 1]]) {
+				w->nidx[id] = (uint32_t)(k - 1);
+				continue;
 			}
-			w.nidx[id] = (uint32_t)k++;
+			put_u64le(b, w->guid[id]);
+		} else {
+			const char *s = spgo_name(p, id);
+			put_bytes(b, s, strlen(s) + 1);
+			if (strstr(s, ".__uniq."))
+				w->flags[S_NAMES] |= 4ULL << 32;
 		}
-		if (w.md5)
-			flags[S_NAMES] |= 3ULL << 32; /* MD5, fixed-length */
+		w->nidx[id] = (uint32_t)k++;
 	}
+	if (w->md5)
+		w->flags[S_NAMES] |= 3ULL << 32; /* MD5, fixed-length */
+}
 
-	/* The CS name table. */
-	if (w.cs) {
-		spgo_sort(ctxlist.v, ctxlist.n, sizeof *ctxlist.v, cmp_ctx);
-		bytes *b = &sec[S_CSNAMES];
-		put_uleb(b, ctxlist.n);
-		for (size_t i = 0; i < ctxlist.n; i++) {
-			w.cidx[ctxlist.v[i]] = (uint32_t)i;
-			spgo_ctx_split(p, spgo_strtab_get(&p->contexts, ctxlist.v[i]), &frames);
-			put_uleb(b, frames.n);
-			for (size_t j = 0; j < frames.n; j++) {
-				put_uleb(b, w.nidx[frames.v[j].name]);
-				put_uleb(b, frames.v[j].line);
-				put_uleb(b, frames.v[j].disc);
-			}
+/* The CS name table: the contexts sorted, as frames (sets cidx). */
+static void write_cs_names(struct wr *w)
+{
+	struct spgo_profile *p = w->p;
+	spgo_sort(w->ctxlist.v, w->ctxlist.n, sizeof *w->ctxlist.v, cmp_ctx);
+	bytes *b = &w->sec[S_CSNAMES];
+	put_uleb(b, w->ctxlist.n);
+	for (size_t i = 0; i < w->ctxlist.n; i++) {
+		w->cidx[w->ctxlist.v[i]] = (uint32_t)i;
+		spgo_ctx_split(p, spgo_strtab_get(&p->contexts, w->ctxlist.v[i]), &w->frames);
+		put_uleb(b, w->frames.n);
+		for (size_t j = 0; j < w->frames.n; j++) {
+			put_uleb(b, w->nidx[w->frames.v[j].name]);
+			put_uleb(b, w->frames.v[j].line);
+			put_uleb(b, w->frames.v[j].disc);
 		}
 	}
+}
 
-	/* Function profiles, and the offset table pointing into them. */
-	uint32_t *order = spgo_profile_sorted(p);
-	put_uleb(&sec[S_OFFSETS], p->top.n);
+/* Function profiles in order, and the offset table pointing into them;
+ * -1 if a CS profile has a plain function. */
+static int write_profiles(struct wr *w, const uint32_t *order)
+{
+	struct spgo_profile *p = w->p;
+	put_uleb(&w->sec[S_OFFSETS], p->top.n);
 	for (size_t i = 0; i < p->top.n; i++) {
 		uint32_t f = order[i];
 		const struct spgo_func *fn = &p->funcs.v[f];
-		uint64_t idx = fn->ctx != SPGO_NONE ? w.cidx[fn->ctx] : w.nidx[fn->name];
-		if (w.cs && fn->ctx == SPGO_NONE) {
-			spgo_error("a profile mixes context-sensitive and plain functions ('%s')",
-				   spgo_name(p, fn->name));
-			free(order);
-			goto out;
-		}
-		put_uleb(&sec[S_OFFSETS], idx);
-		put_uleb(&sec[S_OFFSETS], sec[S_LBR].n);
-		put_uleb(&sec[S_LBR], fn->head);
-		put_uleb(&sec[S_LBR], idx);
-		write_body(&w, &sec[S_LBR], f, 0);
+		uint64_t idx = fn->ctx != SPGO_NONE ? w->cidx[fn->ctx] : w->nidx[fn->name];
+		if (w->cs && fn->ctx == SPGO_NONE)
+			return spgo_error("a profile mixes context-sensitive and plain functions ('%s')",
+					  spgo_name(p, fn->name));
+		put_uleb(&w->sec[S_OFFSETS], idx);
+		put_uleb(&w->sec[S_OFFSETS], w->sec[S_LBR].n);
+		put_uleb(&w->sec[S_LBR], fn->head);
+		put_uleb(&w->sec[S_LBR], idx);
+		write_body(w, &w->sec[S_LBR], f, 0);
 	}
-	if (w.cs)
-		flags[S_OFFSETS] |= 1ULL << 32; /* ordered */
+	if (w->cs)
+		w->flags[S_OFFSETS] |= 1ULL << 32; /* ordered */
+	return 0;
+}
 
-	/* Symbol list. */
-	if (p->symbols.n) {
-		uint32_t *sy = xmalloc(p->symbols.n * sizeof *sy);
-		memcpy(sy, p->symbols.v, p->symbols.n * sizeof *sy); /* n > 0 here */
-		int save = w.md5;
-		w.md5 = 0;
-		spgo_sort(sy, p->symbols.n, sizeof *sy, cmp_names);
-		w.md5 = save;
-		for (size_t i = 0; i < p->symbols.n; i++) {
-			if (i && sy[i] == sy[i - 1])
-				continue;
-			const char *s = spgo_name(p, sy[i]);
-			put_bytes(&sec[S_SYMBOLS], s, strlen(s) + 1);
-		}
-		free(sy);
+/* The profile symbol list: names sorted as strings, each once. */
+static void write_symbols(struct wr *w)
+{
+	struct spgo_profile *p = w->p;
+	if (!p->symbols.n)
+		return;
+	uint32_t *sy = xmalloc(p->symbols.n * sizeof *sy);
+	memcpy(sy, p->symbols.v, p->symbols.n * sizeof *sy); /* n > 0 here */
+	int save = w->md5;
+	w->md5 = 0;
+	sort_w = w;
+	spgo_sort(sy, p->symbols.n, sizeof *sy, cmp_names);
+	w->md5 = save;
+	for (size_t i = 0; i < p->symbols.n; i++) {
+		if (i && sy[i] == sy[i - 1])
+			continue;
+		const char *s = spgo_name(p, sy[i]);
+		put_bytes(&w->sec[S_SYMBOLS], s, strlen(s) + 1);
 	}
+	free(sy);
+}
 
-	/* Metadata: checksums and context attributes. */
-	if (p->flags & (SPGO_PROF_PROBE | SPGO_PROF_CS | SPGO_PROF_PREINLINED)) {
-		for (size_t i = 0; i < p->top.n; i++)
-			write_meta(&w, &sec[S_META], order[i], 1);
-		if (p->flags & SPGO_PROF_PROBE)
-			flags[S_META] |= 1ULL << 32;
-		if (p->flags & (SPGO_PROF_CS | SPGO_PROF_PREINLINED))
-			flags[S_META] |= 2ULL << 32;
+/* Metadata: checksums and context attributes, in the profiles' order. */
+static void write_metadata(struct wr *w, const uint32_t *order)
+{
+	struct spgo_profile *p = w->p;
+	if (!(p->flags & (SPGO_PROF_PROBE | SPGO_PROF_CS | SPGO_PROF_PREINLINED)))
+		return;
+	for (size_t i = 0; i < p->top.n; i++)
+		write_meta(w, &w->sec[S_META], order[i], 1);
+	if (p->flags & SPGO_PROF_PROBE)
+		w->flags[S_META] |= 1ULL << 32;
+	if (p->flags & (SPGO_PROF_CS | SPGO_PROF_PREINLINED))
+		w->flags[S_META] |= 2ULL << 32;
+}
+
+/* The summary, and the profile's flags in its section flags. */
+static void write_summary(struct wr *w)
+{
+	const struct spgo_profile *p = w->p;
+	const struct spgo_summary *s = &p->summary;
+	bytes *b = &w->sec[S_SUMMARY];
+	put_uleb(b, s->total);
+	put_uleb(b, s->max_count);
+	put_uleb(b, s->max_func_count);
+	put_uleb(b, s->num_counts);
+	put_uleb(b, s->num_funcs);
+	put_uleb(b, s->nentries);
+	for (unsigned i = 0; i < s->nentries; i++) {
+		put_uleb(b, s->entries[i].cutoff);
+		put_uleb(b, s->entries[i].min_count);
+		put_uleb(b, s->entries[i].num_counts);
 	}
-	free(order);
+	uint64_t f = 0;
+	if ((p->flags & SPGO_PROF_PARTIAL) || w->o->partial)
+		f |= 1;
+	if (w->cs)
+		f |= 2;
+	if (p->flags & SPGO_PROF_FS)
+		f |= 4;
+	/* Bit 4 means "preinlined" to LLVM 19 and "CS nested" to LLVM 14. */
+	if ((p->flags & SPGO_PROF_PREINLINED) && (!w->cs || w->o->target_llvm == 19))
+		f |= 16;
+	w->flags[S_SUMMARY] |= f << 32;
+}
 
-	/* Summary. */
-	{
-		const struct spgo_summary *s = &p->summary;
-		bytes *b = &sec[S_SUMMARY];
-		put_uleb(b, s->total);
-		put_uleb(b, s->max_count);
-		put_uleb(b, s->max_func_count);
-		put_uleb(b, s->num_counts);
-		put_uleb(b, s->num_funcs);
-		put_uleb(b, s->nentries);
-		for (unsigned i = 0; i < s->nentries; i++) {
-			put_uleb(b, s->entries[i].cutoff);
-			put_uleb(b, s->entries[i].min_count);
-			put_uleb(b, s->entries[i].num_counts);
-		}
-		uint64_t f = 0;
-		if ((p->flags & SPGO_PROF_PARTIAL) || o->partial)
-			f |= 1;
-		if (w.cs)
-			f |= 2;
-		if (p->flags & SPGO_PROF_FS)
-			f |= 4;
-		/* Bit 4 means "preinlined" to LLVM 19 and "CS nested" to LLVM 14. */
-		if ((p->flags & SPGO_PROF_PREINLINED) && (!w.cs || o->target_llvm == 19))
-			f |= 16;
-		flags[S_SUMMARY] |= f << 32;
-	}
-
-	/* The file: magic, version, section table, sections. */
+/* The file: magic, version, section table, sections (each compressed
+ * when asked), written to fp. */
+static int write_file(struct wr *w, FILE *fp)
+{
 	bytes file = {0};
 	put_uleb(&file, SPGO_EXTBIN_MAGIC);
 	put_uleb(&file, SPGO_EXTBIN_VERSION);
@@ -365,45 +384,73 @@ int spgo_write_extbinary(struct spgo_profile *p, FILE *fp, const struct spgo_wri
 	uint64_t off[S_COUNT], size[S_COUNT];
 	for (int k = 0; k < S_COUNT; k++) {
 		int i = file_order[k];
+		const bytes *sec = &w->sec[i];
 		off[i] = file.n;
-		if (sec[i].n && o->compress) {
-			uLongf cl = compressBound((uLong)sec[i].n);
+		if (sec->n && w->o->compress) {
+			uLongf cl = compressBound((uLong)sec->n);
 			uint8_t *z = xmalloc(cl);
-			if (compress2(z, &cl, sec[i].v, (uLong)sec[i].n, Z_DEFAULT_COMPRESSION) != Z_OK) {
+			if (compress2(z, &cl, sec->v, (uLong)sec->n, Z_DEFAULT_COMPRESSION) != Z_OK) {
 				free(z);
 				VEC_FREE(&file);
-				spgo_error("zlib compression failed");
-				goto out;
+				return spgo_error("zlib compression failed");
 			}
-			put_uleb(&file, sec[i].n);
+			put_uleb(&file, sec->n);
 			put_uleb(&file, cl);
 			put_bytes(&file, z, cl);
 			free(z);
-			flags[i] |= 1;
+			w->flags[i] |= 1;
 		} else {
-			put_bytes(&file, sec[i].v, sec[i].n);
+			put_bytes(&file, sec->v, sec->n);
 		}
 		size[i] = file.n - off[i];
 		if (!size[i])
 			off[i] = 0;
 	}
 	for (int i = 0; i < S_COUNT; i++) {
-		uint64_t v[4] = {sec_type[i], flags[i], off[i], size[i]};
+		uint64_t v[4] = {sec_type[i], w->flags[i], off[i], size[i]};
 		for (int j = 0; j < 4; j++)
 			for (int k = 0; k < 8; k++)
 				file.v[table + (size_t)(i * 4 + j) * 8 + (size_t)k] = (uint8_t)(v[j] >> (8 * k));
 	}
 	fwrite(file.v, 1, file.n, fp);
 	VEC_FREE(&file);
-	rc = ferror(fp) ? spgo_error("write error: %s", strerror(errno)) : 0;
+	return ferror(fp) ? spgo_error("write error: %s", strerror(errno)) : 0;
+}
+
+int spgo_write_extbinary(struct spgo_profile *p, FILE *fp, const struct spgo_write_opts *o)
+{
+	struct spgo_write_opts defo = {0};
+	if (!o)
+		o = &defo;
+	struct wr w = {.p = p, .o = o};
+	w.md5 = o->md5 || (p->flags & SPGO_PROF_MD5);
+	w.cs = (p->flags & SPGO_PROF_CS) != 0;
+	int rc = -1;
+
+	/* Contexts first: splitting them may add frame names. */
+	if (collect_contexts(&w))
+		goto out;
+	write_names(&w);
+	if (w.cs)
+		write_cs_names(&w);
+	uint32_t *order = spgo_profile_sorted(p);
+	if (write_profiles(&w, order)) {
+		free(order);
+		goto out;
+	}
+	write_symbols(&w);
+	write_metadata(&w, order);
+	free(order);
+	write_summary(&w);
+	rc = write_file(&w, fp);
 out:
 	for (int i = 0; i < S_COUNT; i++)
-		VEC_FREE(&sec[i]);
+		VEC_FREE(&w.sec[i]);
 	for (int i = 0; i < 256; i++)
 		free(w.buf[i]);
-	VEC_FREE(&frames);
-	VEC_FREE(&ctxlist);
-	VEC_FREE(&names);
+	VEC_FREE(&w.frames);
+	VEC_FREE(&w.ctxlist);
+	VEC_FREE(&w.names);
 	free(w.nidx);
 	free(w.cidx);
 	free(w.guid);

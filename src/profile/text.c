@@ -24,6 +24,9 @@ struct reader {
 	struct spgo_profile *p;
 	const char *path;
 	size_t lineno;
+	VEC(uint32_t) stack; /* stack.v[d-1] = profile at depth d */
+	size_t meta_depth;   /* the depth of the last metadata line (0: none) */
+	int nprobe, ntop;    /* functions with a CFG checksum, all functions */
 };
 
 static int bad(struct reader *r, const char *what, const char *s, size_t n)
@@ -133,14 +136,181 @@ static int targets(struct reader *r, uint32_t body, const char *s, const char *e
 	return 0;
 }
 
+/* A function's first line, "name:total:head" or "[context]:total:head":
+ * its profile becomes the only one on the stack. */
+static int read_function(struct reader *r, const char *s, const char *le)
+{
+	struct spgo_profile *p = r->p;
+	size_t n = (size_t)(le - s);
+	const char *c2 = NULL, *c1 = NULL;
+	for (const char *q = le - 1; q >= s; q--)
+		if (*q == ':') {
+			if (!c2)
+				c2 = q;
+			else {
+				c1 = q;
+				break;
+			}
+		}
+	uint64_t total, head;
+	if (!c1 || c1 == s || num(c1 + 1, (size_t)(c2 - c1 - 1), &total) || num(c2 + 1, (size_t)(le - c2 - 1), &head))
+		return bad(r, "expected 'name:NUM:NUM'", s, n);
+	uint32_t f;
+	if (s[0] == '[') {
+		if (c1[-1] != ']' || c1 - s < 3 || !valid_context(s + 1, (size_t)(c1 - s - 2)))
+			return bad(r, "bad context", s, n);
+		f = spgo_func_get_ctx(p, s + 1, (size_t)(c1 - s - 2));
+	} else {
+		f = spgo_func_get_id(p, spgo_name_id(p, s, (size_t)(c1 - s)));
+	}
+	spgo_add_total(p, f, spgo_wcount(p->read_weight, total));
+	spgo_add_head(p, f, spgo_wcount(p->read_weight, head));
+	r->stack.n = 0;
+	VEC_PUSH(&r->stack, f);
+	r->meta_depth = 0;
+	r->ntop++;
+	return 0;
+}
+
+/* A metadata line t (tn bytes) at depth, "!CFGChecksum: N",
+ * "!Attributes: N" or "!Flat", of the profile at that depth (s, n: the
+ * whole line). */
+static int read_metadata(struct reader *r, const char *s, size_t n, size_t depth, const char *t, size_t tn)
+{
+	struct spgo_profile *p = r->p;
+	uint32_t f = r->stack.v[(depth < r->stack.n ? depth : r->stack.n) - 1];
+	uint64_t v;
+	if (tn == 5 && memcmp(t, "!Flat", 5) == 0) {
+		/* informational only */
+	} else if (tn > 14 && memcmp(t, "!CFGChecksum: ", 14) == 0 && num(t + 14, tn - 14, &v) == 0) {
+		if (p->funcs.v[f].checksum && p->funcs.v[f].checksum != v)
+			spgo_warn("%s: line %zu: CFG checksum differs from the one already "
+				  "read for this function; keeping the first", r->path, r->lineno);
+		else
+			p->funcs.v[f].checksum = v;
+		if (depth == 1)
+			r->nprobe++;
+	} else if (tn > 13 && memcmp(t, "!Attributes: ", 13) == 0 && num(t + 13, tn - 13, &v) == 0 &&
+		   v <= UINT32_MAX) {
+		p->funcs.v[f].attrs = (uint32_t)v;
+	} else {
+		return bad(r, "bad metadata", s, n);
+	}
+	r->meta_depth = depth;
+	return 0;
+}
+
+/* A body line's rest, "count [target:count]...", at line.disc of f. */
+static int read_body(struct reader *r, uint32_t f, uint32_t line, uint32_t disc, const char *rest, const char *le,
+		     const char *s, size_t n)
+{
+	struct spgo_profile *p = r->p;
+	const char *sp = memchr(rest, ' ', (size_t)(le - rest));
+	const char *ce = sp ? sp : le;
+	uint64_t cnt;
+	if (num(rest, (size_t)(ce - rest), &cnt))
+		return bad(r, "bad sample count", s, n);
+	uint32_t b = spgo_body_get(p, f, line, disc);
+	struct spgo_body *bd = &p->bodies.v[b];
+	cnt = spgo_wcount(p->read_weight, cnt);
+	bd->count = bd->count + cnt < cnt ? UINT64_MAX : bd->count + cnt;
+	return sp ? targets(r, b, sp, le) : 0;
+}
+
+/* An inlined callsite's rest, "callee:total", at line.disc of f: the
+ * inlinee goes on the stack. */
+static int read_inlinee(struct reader *r, uint32_t f, uint32_t line, uint32_t disc, const char *rest,
+			const char *le, const char *s, size_t n)
+{
+	struct spgo_profile *p = r->p;
+	const char *lc = NULL;
+	for (const char *q = le - 1; q >= rest; q--)
+		if (*q == ':') {
+			lc = q;
+			break;
+		}
+	uint64_t total;
+	if (!lc || lc == rest || num(lc + 1, (size_t)(le - lc - 1), &total))
+		return bad(r, "expected 'offset: callee:NUM'", s, n);
+	if (r->stack.n >= 1000)
+		return bad(r, "inlinees nested too deep", s, n);
+	uint32_t c = spgo_inlinee_get_id(p, f, line, disc, spgo_name_id(p, rest, (size_t)(lc - rest)));
+	spgo_add_total(p, c, spgo_wcount(p->read_weight, total));
+	VEC_PUSH(&r->stack, c);
+	r->meta_depth = 0;
+	return 0;
+}
+
+/* An indented line [s, le) at depth: metadata, a body line or an inlined
+ * callsite of the profile at depth - 1. */
+static int read_indented(struct reader *r, const char *s, const char *le, size_t depth)
+{
+	size_t n = (size_t)(le - s);
+	if (r->stack.n == 0)
+		return bad(r, "indented line before any function", s, n);
+	const char *t = s + depth;
+	size_t tn = n - depth;
+	if (t[0] == '!')
+		return read_metadata(r, s, n, depth, t, tn);
+	if (depth == r->meta_depth)
+		return bad(r, "found non-metadata after metadata", s, n);
+	if (depth < r->stack.n)
+		r->stack.n = depth;
+	uint32_t f = r->stack.v[r->stack.n - 1];
+	const char *colon = memchr(t, ':', tn);
+	uint32_t line, disc;
+	if (!colon || location(t, (size_t)(colon - t), &line, &disc) || (size_t)(colon - t) + 2 > tn ||
+	    colon[1] != ' ')
+		return bad(r, "expected 'offset[.disc]: ...'", s, n);
+	const char *rest = colon + 2;
+	/* A body line starts with its count; an inlinee with its callee's
+	 * name -- which in MD5 profiles is a number too, so a first word
+	 * "NUM:NUM" is an inlinee (LLVM itself cannot read those back). */
+	const char *w1 = memchr(rest, ' ', (size_t)(le - rest));
+	int digits_first = rest < le && *rest >= '0' && *rest <= '9';
+	if (digits_first && !w1) {
+		const char *q = rest;
+		while (q < le && *q >= '0' && *q <= '9')
+			q++;
+		if (q < le && *q == ':')
+			digits_first = 0;
+	}
+	if (digits_first)
+		return read_body(r, f, line, disc, rest, le, s, n);
+	return read_inlinee(r, f, line, disc, rest, le, s, n);
+}
+
+/* A line [s, le) that is not empty nor a comment: lines of only spaces
+ * are blank; a function's first line is not indented. */
+static int read_line(struct reader *r, const char *s, const char *le)
+{
+	size_t n = (size_t)(le - s), depth = 0;
+	while (depth < n && s[depth] == ' ')
+		depth++;
+	if (depth == n) /* only spaces: blank */
+		return 0;
+	return depth == 0 ? read_function(r, s, le) : read_indented(r, s, le, depth);
+}
+
+/* Whether every name is a decimal GUID: an MD5 profile. */
+static int all_names_guids(const struct spgo_profile *p)
+{
+	int md5 = p->names.n > 0;
+	for (size_t i = 0; i < p->names.n && md5; i++) {
+		const char *q = spgo_name(p, (uint32_t)i);
+		if (!*q || strlen(q) > 20)
+			md5 = 0;
+		for (; *q && md5; q++)
+			if (*q < '0' || *q > '9')
+				md5 = 0;
+	}
+	return md5;
+}
+
 int spgo_read_text(struct spgo_profile *p, const char *path, const uint8_t *data, size_t size)
 {
-	struct reader r = {p, path, 0};
+	struct reader r = {.p = p, .path = path};
 	const char *s = (const char *)data, *end = s + size;
-	VEC(uint32_t) stack = {0}; /* stack.v[d-1] = profile at depth d */
-	size_t meta_depth = 0;
-	int nprobe = 0, ntop = 0;
-
 	while (s < end) {
 		const char *e = memchr(s, '\n', (size_t)(end - s));
 		const char *next = e ? e + 1 : end;
@@ -151,172 +321,21 @@ int spgo_read_text(struct spgo_profile *p, const char *path, const uint8_t *data
 		if (le > s && le[-1] == '\r')
 			le--;
 		size_t n = (size_t)(le - s);
-		if (n == 0 || s[0] == '#' || memchr(s, 0, n)) {
-			if (n && memchr(s, 0, n)) {
-				VEC_FREE(&stack);
-				return bad(&r, "NUL byte in a text profile", s, n);
-			}
-			s = next;
-			continue;
-		}
-		size_t depth = 0;
-		while (depth < n && s[depth] == ' ')
-			depth++;
-		if (depth == n) { /* only spaces: blank */
-			s = next;
-			continue;
-		}
-		if (depth == 0) {
-			/* name:total:head */
-			const char *c2 = NULL, *c1 = NULL;
-			for (const char *q = le - 1; q >= s; q--)
-				if (*q == ':') {
-					if (!c2)
-						c2 = q;
-					else {
-						c1 = q;
-						break;
-					}
-				}
-			uint64_t total, head;
-			if (!c1 || c1 == s || num(c1 + 1, (size_t)(c2 - c1 - 1), &total) ||
-			    num(c2 + 1, (size_t)(le - c2 - 1), &head)) {
-				VEC_FREE(&stack);
-				return bad(&r, "expected 'name:NUM:NUM'", s, n);
-			}
-			uint32_t f;
-			if (s[0] == '[') {
-				if (c1[-1] != ']' || c1 - s < 3 || !valid_context(s + 1, (size_t)(c1 - s - 2))) {
-					VEC_FREE(&stack);
-					return bad(&r, "bad context", s, n);
-				}
-				f = spgo_func_get_ctx(p, s + 1, (size_t)(c1 - s - 2));
-			} else {
-				f = spgo_func_get_id(p, spgo_name_id(p, s, (size_t)(c1 - s)));
-			}
-			spgo_add_total(p, f, spgo_wcount(p->read_weight, total));
-			spgo_add_head(p, f, spgo_wcount(p->read_weight, head));
-			stack.n = 0;
-			VEC_PUSH(&stack, f);
-			meta_depth = 0;
-			ntop++;
-			s = next;
-			continue;
-		}
-		if (stack.n == 0) {
-			VEC_FREE(&stack);
-			return bad(&r, "indented line before any function", s, n);
-		}
-		const char *t = s + depth;
-		size_t tn = n - depth;
-		if (t[0] == '!') {
-			uint32_t f = stack.v[(depth < stack.n ? depth : stack.n) - 1];
-			uint64_t v;
-			if (tn == 5 && memcmp(t, "!Flat", 5) == 0) {
-				/* informational only */
-			} else if (tn > 14 && memcmp(t, "!CFGChecksum: ", 14) == 0 &&
-				   num(t + 14, tn - 14, &v) == 0) {
-				if (p->funcs.v[f].checksum && p->funcs.v[f].checksum != v)
-					spgo_warn("%s: line %zu: CFG checksum differs from the one already "
-						  "read for this function; keeping the first", path, r.lineno);
-				else
-					p->funcs.v[f].checksum = v;
-				if (depth == 1)
-					nprobe++;
-			} else if (tn > 13 && memcmp(t, "!Attributes: ", 13) == 0 &&
-				   num(t + 13, tn - 13, &v) == 0 && v <= UINT32_MAX) {
-				p->funcs.v[f].attrs = (uint32_t)v;
-			} else {
-				VEC_FREE(&stack);
-				return bad(&r, "bad metadata", s, n);
-			}
-			meta_depth = depth;
-			s = next;
-			continue;
-		}
-		if (depth == meta_depth) {
-			VEC_FREE(&stack);
-			return bad(&r, "found non-metadata after metadata", s, n);
-		}
-		if (depth < stack.n)
-			stack.n = depth;
-		uint32_t f = stack.v[stack.n - 1];
-		const char *colon = memchr(t, ':', tn);
-		uint32_t line, disc;
-		if (!colon || location(t, (size_t)(colon - t), &line, &disc) ||
-		    (size_t)(colon - t) + 2 > tn || colon[1] != ' ') {
-			VEC_FREE(&stack);
-			return bad(&r, "expected 'offset[.disc]: ...'", s, n);
-		}
-		const char *rest = colon + 2;
-		/* A body line starts with its count; an inlinee with its callee's
-		 * name -- which in MD5 profiles is a number too, so a first word
-		 * "NUM:NUM" is an inlinee (LLVM itself cannot read those back). */
-		const char *w1 = memchr(rest, ' ', (size_t)(le - rest));
-		int digits_first = rest < le && *rest >= '0' && *rest <= '9';
-		if (digits_first && !w1) {
-			const char *q = rest;
-			while (q < le && *q >= '0' && *q <= '9')
-				q++;
-			if (q < le && *q == ':')
-				digits_first = 0;
-		}
-		if (digits_first) {
-			/* body line */
-			const char *sp = memchr(rest, ' ', (size_t)(le - rest));
-			const char *ce = sp ? sp : le;
-			uint64_t cnt;
-			if (num(rest, (size_t)(ce - rest), &cnt)) {
-				VEC_FREE(&stack);
-				return bad(&r, "bad sample count", s, n);
-			}
-			uint32_t b = spgo_body_get(p, f, line, disc);
-			struct spgo_body *bd = &p->bodies.v[b];
-			cnt = spgo_wcount(p->read_weight, cnt);
-			bd->count = bd->count + cnt < cnt ? UINT64_MAX : bd->count + cnt;
-			if (sp && targets(&r, b, sp, le)) {
-				VEC_FREE(&stack);
-				return -1;
-			}
-		} else {
-			/* inlined callsite: callee:total */
-			const char *lc = NULL;
-			for (const char *q = le - 1; q >= rest; q--)
-				if (*q == ':') {
-					lc = q;
-					break;
-				}
-			uint64_t total;
-			if (!lc || lc == rest || num(lc + 1, (size_t)(le - lc - 1), &total)) {
-				VEC_FREE(&stack);
-				return bad(&r, "expected 'offset: callee:NUM'", s, n);
-			}
-			if (stack.n >= 1000) {
-				VEC_FREE(&stack);
-				return bad(&r, "inlinees nested too deep", s, n);
-			}
-			uint32_t c = spgo_inlinee_get_id(p, f, line, disc,
-							 spgo_name_id(p, rest, (size_t)(lc - rest)));
-			spgo_add_total(p, c, spgo_wcount(p->read_weight, total));
-			VEC_PUSH(&stack, c);
-			meta_depth = 0;
+		int rc = 0;
+		if (n && memchr(s, 0, n))
+			rc = bad(&r, "NUL byte in a text profile", s, n);
+		else if (n && s[0] != '#') /* (else empty, or a comment) */
+			rc = read_line(&r, s, le);
+		if (rc) {
+			VEC_FREE(&r.stack);
+			return -1;
 		}
 		s = next;
 	}
-	VEC_FREE(&stack);
-	/* Names that are all decimal GUIDs: an MD5 profile. */
-	int md5 = p->names.n > 0;
-	for (size_t i = 0; i < p->names.n && md5; i++) {
-		const char *q = spgo_name(p, (uint32_t)i);
-		if (!*q || strlen(q) > 20)
-			md5 = 0;
-		for (; *q && md5; q++)
-			if (*q < '0' || *q > '9')
-				md5 = 0;
-	}
-	if (md5)
+	VEC_FREE(&r.stack);
+	if (all_names_guids(p))
 		p->flags |= SPGO_PROF_MD5;
-	if (nprobe && nprobe != ntop)
+	if (r.nprobe && r.nprobe != r.ntop)
 		spgo_warn("%s: only some functions have a CFG checksum", path);
 	return 0;
 }
