@@ -256,11 +256,12 @@ int spgo_write_extbinary(struct spgo_profile *p, FILE *fp, const struct spgo_wri
 			flags[S_NAMES] |= 3ULL << 32; /* MD5, fixed-length */
 	}
 
-	/* The CS name table. */
+	/* The CS name table (its count 0 in a profile without contexts, as
+	 * LLVM's writer puts it). */
+	put_uleb(&sec[S_CSNAMES], w.cs ? ctxlist.n : 0);
 	if (w.cs) {
 		spgo_sort(ctxlist.v, ctxlist.n, sizeof *ctxlist.v, cmp_ctx);
 		bytes *b = &sec[S_CSNAMES];
-		put_uleb(b, ctxlist.n);
 		for (size_t i = 0; i < ctxlist.n; i++) {
 			w.cidx[ctxlist.v[i]] = (uint32_t)i;
 			spgo_ctx_split(p, spgo_strtab_get(&p->contexts, ctxlist.v[i]), &frames);
@@ -382,10 +383,10 @@ int spgo_write_extbinary(struct spgo_profile *p, FILE *fp, const struct spgo_wri
 			flags[i] |= 1;
 		} else {
 			put_bytes(&file, sec[i].v, sec[i].n);
+			if (o->compress)
+				flags[i] |= 1; /* (an empty section too, as LLVM's writer) */
 		}
-		size[i] = file.n - off[i];
-		if (!size[i])
-			off[i] = 0;
+		size[i] = file.n - off[i]; /* (an empty one keeps its offset, as LLVM's) */
 	}
 	for (int i = 0; i < S_COUNT; i++) {
 		uint64_t v[4] = {sec_type[i], flags[i], off[i], size[i]};
