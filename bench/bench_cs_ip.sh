@@ -60,10 +60,10 @@ one() {  # NAME "SOURCES" "TRAIN ARGS" "TIMED ARGS" EMULATE-PERIOD
   local g="--binary $name --use-dwarf-correlation --format text"
   # shellcheck disable=SC2086
   {
-    "$SPGO" gen --cs $g --perf-data "$name.fp.data" -o "$name.ipcs.txt" 2>"$name.ipcs.err"
-    "$SPGO" gen --cs $g --no-infer --perf-data "$name.fp.data" -o "$name.ipcs-none.txt" --quiet
-    "$SPGO" gen --cs $g --infer mcf --perf-data "$name.fp.data" -o "$name.ipcs-mcf.txt" --quiet
-    "$SPGO" gen --cs $g --perf-data "$name.lbr.data" -o "$name.lbrcs.txt" --quiet
+    "$SPGO" gen --cs --cs-flat --no-preinline $g --perf-data "$name.fp.data" -o "$name.ipcs.txt" 2>"$name.ipcs.err"
+    "$SPGO" gen --cs --cs-flat --no-preinline $g --no-infer --perf-data "$name.fp.data" -o "$name.ipcs-none.txt" --quiet
+    "$SPGO" gen --cs --cs-flat --no-preinline $g --infer mcf --perf-data "$name.fp.data" -o "$name.ipcs-mcf.txt" --quiet
+    "$SPGO" gen --cs --cs-flat --no-preinline $g --perf-data "$name.lbr.data" -o "$name.lbrcs.txt" --quiet
     "$SPGO" gen $g --perf-data "$name.fp.data" -o "$name.ip.txt" --quiet
     "$SPGO" gen $g --perf-data "$name.lbr.data" -o "$name.lbr.txt" --quiet
   }
@@ -91,7 +91,7 @@ one() {  # NAME "SOURCES" "TRAIN ARGS" "TIMED ARGS" EMULATE-PERIOD
   # shellcheck disable=SC2086
   {
     "$SPGO" gen $pg --perf-data "$name.fp.data" -o "$name.ip.prof"
-    "$SPGO" gen $pg --cs --perf-data "$name.fp.data" -o "$name.ipcs.prof"
+    "$SPGO" gen $pg --cs --cs-flat --no-preinline --perf-data "$name.fp.data" -o "$name.ipcs.prof"
     "$SPGO" gen $pg --preinline --perf-data "$name.fp.data" -o "$name.ipcs-pre.prof"
     "$SPGO" gen $pg --preinline --perf-data "$name.lbr.data" -o "$name.lbrcs-pre.prof"
   }

@@ -51,15 +51,15 @@ one() {  # NAME "SOURCES" "ARGS"
     "$SPGO" script -i "$b.data" -F ip,brstack --raw-stacks > "$b.script"
     "$SPGO" gen --binary "$b" --ground-truth-cs "$b.truth" --truth-view $view -o "$b.ref" --format text
     local g=("$SPGO" gen --quiet --binary "$b" --perf-data "$b.data" --format text)
-    "${g[@]}" --cs -o "$b.cs"
+    "${g[@]}" --cs --cs-flat --no-preinline -o "$b.cs"
     "${g[@]}" --preinline -o "$b.csp"
-    "${g[@]}" -o "$b.afdo"
+    "${g[@]}" --no-cs -o "$b.afdo"
     local pg=(llvm-profgen-19 --binary="$b" --perfscript="$b.script" --format=text)
     "${pg[@]}" -o "$b.pgcs" --csspgo-preinliner=false --gen-cs-nested-profile=false >/dev/null 2>&1 || : > "$b.pgcs"
     "${pg[@]}" -o "$b.pgcsp" >/dev/null 2>&1 || : > "$b.pgcsp"
     local profs="cs csp pgcs pgcsp afdo"
     if [ "$kind" = dwarf ]; then
-      "${g[@]}" --cs --cs-call-estimate entry -o "$b.cse"
+      "${g[@]}" --cs --cs-flat --no-preinline --cs-call-estimate entry -o "$b.cse"
       "${g[@]}" --preinline --cs-call-estimate entry -o "$b.cspe"
       profs="cs cse csp cspe pgcs pgcsp afdo"
     fi

@@ -53,11 +53,11 @@ one() {  # NAME "SOURCES" "ARGS"
     perf script -i "$b.data" -F ip,brstack > "$b.script" 2>/dev/null
     local noncs="n/a"
     if [ "$kind" = probe ]; then
-      "$SPGO" gen --binary "$b" --perf-data "$b.data" -o "$b.spgo.txt" --format text --quiet
+      "$SPGO" gen --no-cs --binary "$b" --perf-data "$b.data" -o "$b.spgo.txt" --format text --quiet
       profgen "$b" "$b.script" "$b.pg.txt" --ignore-stack-samples
       noncs=$(same "$b.pg.txt" "$b.spgo.txt")
     fi
-    "$SPGO" gen --binary "$b" --perf-data "$b.data" --cs -o "$b.spgo-cs.txt" --format text --quiet
+    "$SPGO" gen --binary "$b" --perf-data "$b.data" --cs --cs-flat --no-preinline -o "$b.spgo-cs.txt" --format text --quiet
     profgen "$b" "$b.cs.script" "$b.pg-cs.txt" --csspgo-preinliner=false --gen-cs-nested-profile=false
     local ctx
     ctx=$(grep -c '^\[' "$b.spgo-cs.txt" || true)
@@ -107,8 +107,8 @@ if [ -x "$big" ]; then
   # The tools take turns (A B C D A B C D ...): a load that comes and goes
   # on a shared machine weighs on all of them alike.
   for ((i = 0; i < repeats; i++)); do
-    t spgo "$SPGO" gen --binary "$big" --perf-data big.data --cs -o big.spgo.txt --format text --quiet
-    t spgo1 env SPGO_THREADS=1 "$SPGO" gen --binary "$big" --perf-data big.data --cs -o big.spgo1.txt \
+    t spgo "$SPGO" gen --binary "$big" --perf-data big.data --cs --cs-flat --no-preinline -o big.spgo.txt --format text --quiet
+    t spgo1 env SPGO_THREADS=1 "$SPGO" gen --binary "$big" --perf-data big.data --cs --cs-flat --no-preinline -o big.spgo1.txt \
       --format text --quiet
     t script sh -c "'$SPGO' script -i big.data -F ip,brstack --raw-stacks > big.script"
     t profgen llvm-profgen-19 --binary="$big" --perfscript=big.script --format=text -o big.pg.txt \

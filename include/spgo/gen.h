@@ -292,6 +292,9 @@ struct spgo_gen_job {
 	int truth_view;                /* SPGO_GT_VIEW_* */
 	int have_pid;
 	uint32_t pid;
+	/* cs: 1 context-sensitive, 0 not, -1 by the data (llvm-profgen's
+	 * default: CS from LBR with call stacks of a binary with pseudo-probes;
+	 * said on report) */
 	int cs, cs_nested;
 	/* llvm-profgen's options on the profile as written: drop top-level
 	 * profiles under the cold count (trim_cold, non-CS; --cs: see

@@ -20,9 +20,9 @@ static const char usage_text[] =
 	"                [--pid PID] [--mode auto|lbr|ip]\n"
 	"                [--event N|NAME] [--infer ALGO | --no-infer] [--target-llvm 14|19]\n"
 	"                [--gcov-version 1|2] [--update-total-samples] [--use-dwarf-correlation]\n"
-	"                [--cs [--cs-nested] [--cs-infer-tail-calls | --cs-no-infer-tail-calls]\n"
-	"                      [--cs-call-estimate first|entry]]\n"
-	"                [--preinline [--preinline-params LIST]]\n"
+	"                [--cs | --no-cs] [--cs-nested | --cs-flat] [--preinline | --no-preinline]\n"
+	"                [--cs-infer-tail-calls | --cs-no-infer-tail-calls] [--cs-call-estimate first|entry]\n"
+	"                [--preinline-params LIST]\n"
 	"                [--quiet]\n"
 	"       spgo gen --binary BIN [--debug-binary DBG] --ground-truth GT -o OUT [--format F]\n"
 	"       spgo gen --binary BIN --ground-truth-cs GT [--truth-view fp|true] -o OUT [--format F]\n"
@@ -82,8 +82,13 @@ static const char usage_text[] =
 	"  --no-infer          IP mode (and --cs without LBR): keep block averages\n"
 	"  --confidence        IP mode, profi: weigh each block's cost by the samples\n"
 	"                      behind it (closer to exact counts; not faster so far)\n"
+	"  (no --cs/--no-cs)   as llvm-profgen 19: on LBR with call stacks (perf record\n"
+	"                      -b -g, spgo emulate) of a binary with pseudo-probes, the\n"
+	"                      --cs profile (said on stderr); else context-insensitive\n"
+	"                      (a DWARF build: AutoFDO; --cs for contexts)\n"
 	"  --cs                context-sensitive (CSSPGO) profile from LBR + call stacks\n"
-	"                      (perf record -b -g); flat contexts [main:3 @ foo]; keyed\n"
+	"                      (perf record -b -g), as llvm-profgen 19 writes it: nested\n"
+	"                      and pre-inlined (--cs-flat, --no-preinline: not); keyed\n"
 	"                      by pseudo-probes when BIN has them (--use-dwarf-correlation:\n"
 	"                      by DWARF lines).  Data without LBR: from IP samples with\n"
 	"                      frame-pointer call stacks (perf record -e cpu-clock\n"
@@ -91,7 +96,9 @@ static const char usage_text[] =
 	"                      -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer): the\n"
 	"                      contexts from the stacks, block counts per context by\n"
 	"                      --infer's algorithm (said on stderr)\n"
-	"  --cs-nested         ... in the nested form (contexts as inlinees)\n"
+	"  --no-cs             the context-insensitive profile (probe-based on a probe build)\n"
+	"  --cs-nested         --cs in the nested form, contexts as inlinees (the default)\n"
+	"  --cs-flat           --cs with flat contexts [main:3 @ foo]\n"
 	"  --cs-infer-tail-calls  ... with frames lost to tail calls inserted where a\n"
 	"                      unique chain of sampled tail calls explains them (the\n"
 	"                      default for probe-based profiles, as llvm-profgen)\n"
@@ -102,10 +109,10 @@ static const char usage_text[] =
 	"                      or the count of the line its code starts at in the binary,\n"
 	"                      1 if unsampled (entry: the first sampled line may be a\n"
 	"                      loop header, giving a call the loop's count)\n"
-	"  --preinline         --cs with the CSSPGO pre-inliner, nested, as llvm-profgen\n"
-	"                      19's default: contexts to inline marked ShouldBeInlined,\n"
-	"                      the others merged into base profiles (opt-in for now;\n"
-	"                      plain --cs stays flat without it)\n"
+	"  --preinline         --cs with the CSSPGO pre-inliner (the default, as llvm-profgen\n"
+	"                      19): contexts to inline marked ShouldBeInlined, the\n"
+	"                      others merged into base profiles\n"
+	"  --no-preinline      --cs without it (every context kept)\n"
 	"  --preinline-params LIST  its thresholds, NAME=VALUE,...: hot (1500), cold (0),\n"
 	"                      growth (12), min (100), max (50000), prev-mult (100),\n"
 	"                      cutoff-cold (999999), cutoff-norm (100000), context-cost (1),\n"
@@ -114,10 +121,8 @@ static const char usage_text[] =
 	"llvm-profgen's options, with its meaning (booleans also as --NAME=true|false|1|0):\n"
 	"  --pd, --ps, --up, --unsymbolized-profile  = --perf-data, --perf-script, --unsymbolized\n"
 	"                      (an llvm-profgen CS unsymbolized file is read as plain ranges)\n"
-	"  --ignore-stack-samples  a context-insensitive profile: spgo's default (accepted;\n"
-	"                      an error with --cs)\n"
-	"  --csspgo-preinliner[=B]  --cs with (or without) the pre-inliner, nested unless\n"
-	"                      --gen-cs-nested-profile=false (llvm-profgen 19's form)\n"
+	"  --ignore-stack-samples  = --no-cs (an error with --cs)\n"
+	"  --csspgo-preinliner[=B]  --cs with (or without) the pre-inliner\n"
 	"  --gen-cs-nested-profile[=B]  --cs, nested (true) or flat contexts (false; with\n"
 	"                      the pre-inliner: flat contexts marked ShouldBeInlined)\n"
 	"  --infer-missing-frames[=B]  --cs: false = --cs-no-infer-tail-calls\n"
@@ -152,7 +157,7 @@ enum {
 	G_BINARY = CLI_LONG, G_DEBUG, G_DATA, G_SCRIPT, G_TRUTH, G_TRUTH_CS, G_VIEW, G_PID, G_MODE,
 	G_EVENT, G_DWARF, G_UPDATE, G_INFER, G_NO_INFER, G_CONFIDENCE, G_CS, G_CS_NESTED, G_CS_TAIL,
 	G_CS_NO_TAIL, G_CS_CALL_EST, G_QUIET, G_UNSYM, G_PREINLINE, G_PREINLINE_PARAMS,
-	G_PROFILER, G_FILTER_ID,
+	G_PROFILER, G_FILTER_ID, G_NO_CS, G_CS_FLAT, G_NO_PREINLINE,
 	/* llvm-profgen's names (below) */
 	G_PG_IGNORE_STACKS, G_PG_PREINLINER, G_PG_NESTED, G_PG_INFER_FRAMES, G_PG_MERGE_COLD,
 	G_PG_COMPRESS, G_PG_DEPTH, G_PG_COLD_DEPTH, G_PG_TRIM, G_PG_HOT_COUNT, G_PG_COLD_COUNT,
@@ -182,10 +187,13 @@ static const struct cli_opt opts[] = {
 	CLI_FLAG("confidence", G_CONFIDENCE),
 	CLI_FLAG("cs", G_CS),
 	CLI_FLAG("cs-nested", G_CS_NESTED),
+	CLI_FLAG("cs-flat", G_CS_FLAT),
+	CLI_FLAG("no-cs", G_NO_CS),
 	CLI_FLAG("cs-infer-tail-calls", G_CS_TAIL),
 	CLI_FLAG("cs-no-infer-tail-calls", G_CS_NO_TAIL),
 	CLI_VAL("cs-call-estimate", G_CS_CALL_EST),
 	CLI_FLAG("preinline", G_PREINLINE),
+	CLI_FLAG("no-preinline", G_NO_PREINLINE),
 	CLI_VAL("preinline-params", G_PREINLINE_PARAMS),
 	CLI_FLAG("quiet", G_QUIET),
 	/* llvm-profgen's names: its inputs' aliases, and its options with its
@@ -216,11 +224,12 @@ static const struct cli_opt opts[] = {
 };
 static const struct cli_cmd cmd = {.name = "gen", .usage = usage, .opts = opts};
 
-/* What llvm-profgen's options said that is settled after all are read. */
+/* What the CS options said that is settled after all are read: 1, 0, or
+ * -1 (not given: llvm-profgen 19's default, on). */
 struct profgen_opts {
-	int ignore_stacks; /* --ignore-stack-samples */
-	int nested;        /* --gen-cs-nested-profile: 1, 0, -1 (not given) */
-	int preinliner;    /* --csspgo-preinliner given (either value) */
+	int ignore_stacks; /* --ignore-stack-samples, --no-cs */
+	int nested;        /* --gen-cs-nested-profile, --cs-nested, --cs-flat */
+	int preinline;     /* --csspgo-preinliner, --preinline, --no-preinline */
 };
 
 /* A signed count in [-1, hi] (llvm-profgen's "-1 means no limit"). */
@@ -254,7 +263,7 @@ static int take_profgen(const struct cli_parser *op, int k, struct spgo_gen_job 
 	}
 	switch (k) {
 	case G_PG_IGNORE_STACKS: pg->ignore_stacks = b; return 1;
-	case G_PG_PREINLINER: j->cs = 1, cs->preinline = b, pg->preinliner = 1; return 1;
+	case G_PG_PREINLINER: j->cs = 1, pg->preinline = b; return 1;
 	case G_PG_NESTED: j->cs = 1, pg->nested = b; return 1;
 	/* llvm-profgen 19 infers missing frames for probe-based profiles only */
 	case G_PG_INFER_FRAMES: j->cs = 1, cs->infer_missing_frames = b ? -1 : 0; return 1;
@@ -296,21 +305,28 @@ static int take_profgen(const struct cli_parser *op, int k, struct spgo_gen_job 
 	return 0;
 }
 
-/* After all options: what llvm-profgen's settle. 0, or the usage status. */
+/*
+ * After all options: what llvm-profgen's settle. 0, or the usage status.
+ * A CS profile is nested and pre-inlined unless told otherwise, as
+ * llvm-profgen 19 writes it; without a choice (j->cs -1) the job makes one
+ * when the data is LBR with call stacks of a binary with pseudo-probes
+ * (spgo_gen_job_run), unless an option asks for what only the
+ * context-insensitive profile does.
+ */
 static int settle_profgen(const struct cli_parser *op, struct spgo_gen_job *j, const struct profgen_opts *pg)
 {
-	if (pg->ignore_stacks && j->cs)
-		return cli_usage(op, "--ignore-stack-samples makes a context-insensitive profile (spgo's "
-				     "default): it contradicts --cs and the CS options");
-	if (j->skip_symbolization && (j->cs || j->truth || j->truth_cs))
+	if (pg->ignore_stacks && j->cs > 0)
+		return cli_usage(op, "--ignore-stack-samples (--no-cs) makes a context-insensitive profile: "
+				     "it contradicts --cs and the CS options");
+	if (j->cs < 0 && (pg->ignore_stacks || j->opts.mode == SPGO_GEN_IP || j->skip_symbolization ||
+			  j->opts.update_totals || j->opts.fill_zero))
+		j->cs = 0;
+	if (j->skip_symbolization && (j->cs > 0 || j->truth || j->truth_cs))
 		return cli_usage(op, "--skip-symbolization writes the LBR ranges and branches unsymbolized "
 				     "(llvm-profgen's text); not with --cs (its contexts: spgo aggregate --cs "
 				     "keeps the stack samples instead) nor exact counts");
-	/* llvm-profgen 19 writes CS profiles nested unless told not to */
-	if (pg->nested >= 0)
-		j->cs_nested = pg->nested;
-	else if (pg->preinliner || j->cs_opts.preinline)
-		j->cs_nested = 1;
+	j->cs_nested = pg->nested != 0;
+	j->cs_opts.preinline = pg->preinline != 0;
 	return 0;
 }
 
@@ -324,7 +340,7 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 {
 	struct spgo_gen_job j = *jp;
 	struct cli_split split = {0};
-	struct profgen_opts pg = {.nested = -1};
+	struct profgen_opts pg = {.nested = -1, .preinline = -1};
 	size_t nunsym = 0; /* --unsymbolized F...: the files after it until the next option */
 	size_t ncaps = 0;  /* --perf-data and --perf-script, each as often as given */
 	uint64_t v;
@@ -413,7 +429,9 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 		case G_NO_INFER: j.opts.no_infer = 1; break;
 		case G_CONFIDENCE: j.opts.confidence = 1; break;
 		case G_CS: j.cs = 1; break;
-		case G_CS_NESTED: j.cs = j.cs_nested = 1; break;
+		case G_CS_NESTED: j.cs = pg.nested = 1; break;
+		case G_CS_FLAT: j.cs = 1, pg.nested = 0; break;
+		case G_NO_CS: pg.ignore_stacks = 1; break;
 		case G_CS_TAIL: j.cs = j.cs_opts.infer_missing_frames = 1; break;
 		case G_CS_NO_TAIL: j.cs = 1, j.cs_opts.infer_missing_frames = 0; break;
 		case G_CS_CALL_EST:
@@ -421,7 +439,8 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 				{ *status = 2; return -1; }
 			j.cs = 1;
 			break;
-		case G_PREINLINE: j.cs = j.cs_opts.preinline = 1; break;
+		case G_PREINLINE: j.cs = pg.preinline = 1; break;
+		case G_NO_PREINLINE: j.cs = 1, pg.preinline = 0; break;
 		case G_PREINLINE_PARAMS:
 			if (spgo_preinline_parse(&j.cs_opts.pre, op.val) < 0)
 				{ *status = cli_usage(&op, "option '%s': %s", op.opt, spgo_errmsg()); return -1; }
@@ -437,6 +456,8 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 	}
 	if ((*status = settle_profgen(&op, &j, &pg)) != 0)
 		return -1;
+	if (j.cs < 0 && (j.fmt == SPGO_FMT_GCOV || j.truth || j.truth_cs || nunsym))
+		j.cs = 0; /* (GCC reads no contexts; those inputs have no stacks) */
 	if (!j.binary || !j.out)
 		{ *status = cli_usage(&op, "--binary BIN and -o OUT are needed"); return -1; }
 	j.unsym = unsym;
@@ -458,7 +479,7 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 				 "--ground-truth or --ground-truth-cs"); return -1; }
 	if (j.have_pid && memchr(text, 1, ncaps))
 		{ *status = cli_usage(&op, "--pid works with --perf-data only"); return -1; }
-	if (j.cs && (j.truth || j.truth_cs || j.fmt == SPGO_FMT_GCOV))
+	if (j.cs > 0 && (j.truth || j.truth_cs || j.fmt == SPGO_FMT_GCOV))
 		{ *status = cli_usage(&op, "--cs needs --perf-data or --perf-script and an LLVM format"); return -1; }
 	*sp = split; /* the job points into the caller's copy */
 	j.dwp = sp->dwp;
@@ -485,7 +506,7 @@ static int run_layout(const struct spgo_gen_job *g, enum spgo_layout_format fmt)
 
 int cmd_gen(int argc, char **argv)
 {
-	struct spgo_gen_job j = {.truth_view = SPGO_GT_VIEW_FP, .fmt = SPGO_FMT_UNKNOWN, .report = stderr,
+	struct spgo_gen_job j = {.cs = -1, .truth_view = SPGO_GT_VIEW_FP, .fmt = SPGO_FMT_UNKNOWN, .report = stderr,
 				 .cold_count = -1, .cutoff_cold = 999999, .density_cutoff = 990000};
 	spgo_gen_defaults(&j.opts);
 	spgo_cs_defaults(&j.cs_opts);

@@ -4,19 +4,34 @@
  * spgo/perf_record.h).  perf's own -e, -F, -c, -p and -a are passed on; an
  * event given with -e is used as it is, without probing.  perf runs the
  * command (or attaches to -p PID, or records the system with -a) and its
- * exit status is ours.
+ * exit status is ours.  A command whose run gives too few samples in its
+ * binary for a profile is run again, several times under one perf record
+ * (record_enough below), unless the rate or the runs were given.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "spgo/aggregate.h"
 #include "spgo/common.h"
 #include "spgo/perf_record.h"
+
+/*
+ * The sample target of the default (docs/commands/spgo-record.md): samples
+ * in the program's binary for a profile spgo gen does not call sparse on
+ * the PGO suite's training programs, and the bounds of the repeats.
+ */
+#define REC_TARGET_SAMPLES 10000
+#define REC_MAX_RUNS 10
+#define REC_MAX_SECONDS 60.0
 
 static void usage(FILE *fp)
 {
@@ -37,6 +52,12 @@ static void usage(FILE *fp)
 		    "                       -mno-omit-leaf-frame-pointer)\n"
 		    "  --call-graph dwarf,SIZE  dwarf with SIZE bytes of stack per sample\n"
 		    "                       (a multiple of 8, at most 65528; default 2048)\n"
+		    "  --runs N             run the command N times under one perf record (1: once,\n"
+		    "                       no repeats).  Default without -F or -c: once, then, if\n"
+		    "                       that gave under %d samples in its binary, again as many\n"
+		    "                       times as reach them (at most %d runs and about %.0f s),\n"
+		    "                       said on stderr; the command must be re-runnable (the\n"
+		    "                       same input, no side effect that changes the next run)\n"
 		    "  --dry-run            print the perf command instead of running it\n"
 		    "perf's own options, passed on:\n"
 		    "  -e EVENT             this event instead of the best one (no probing)\n"
@@ -53,10 +74,11 @@ static void usage(FILE *fp)
 		    "an option of spgo record is taken for a typo of it and refused.\n"
 		    "--call-graph lbr is refused: it turns the LBR into a call stack, and\n"
 		    "spgo gen reads the LBR as branches (use fp, which -b pairs with).\n"
-		    "The perf program is $PERF if set, else perf.\n");
+		    "The perf program is $PERF if set, else perf.\n",
+		REC_TARGET_SAMPLES, REC_MAX_RUNS, REC_MAX_SECONDS);
 }
 
-enum { O_CALL_GRAPH = CLI_LONG, O_DRY_RUN, O_BRANCH_FILTER };
+enum { O_CALL_GRAPH = CLI_LONG, O_DRY_RUN, O_BRANCH_FILTER, O_RUNS };
 static const struct cli_opt opts[] = {
 	CLI_VAL("o", 'o'), CLI_VAL("output", 'o'),
 	CLI_VAL("p", 'p'), CLI_VAL("pid", 'p'),
@@ -70,6 +92,7 @@ static const struct cli_opt opts[] = {
 	CLI_VAL("j", O_BRANCH_FILTER), CLI_VAL("branch-filter", O_BRANCH_FILTER),
 	CLI_FLAG("z", 'z'),
 	CLI_FLAG("dry-run", O_DRY_RUN),
+	CLI_VAL("runs", O_RUNS),
 	{0},
 };
 static const struct cli_cmd cmd = {.name = "record", .usage = usage, .opts = opts, .in_order = 1,
@@ -176,11 +199,167 @@ static const char *perf_output(const char *out, int dry, char **buf)
 	return "-";
 }
 
+/* Run perf (argv) and wait: its exit status (the command's), 128 + the
+ * signal that ended it, or -1 when it could not run (said on stderr). */
+static int run_perf(char **argv)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "spgo: record: cannot fork: %s\n", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		fprintf(stderr, "spgo: record: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The file execvp runs for cmd: cmd itself when it has a '/', else the
+ * first executable of its name on PATH; NULL if none.  Free it. */
+static char *command_path(const char *cmd)
+{
+	if (strchr(cmd, '/'))
+		return xstrdup(cmd);
+	const char *path = getenv("PATH");
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p; p += strcspn(p, ":") + (p[strcspn(p, ":")] == ':')) {
+		size_t n = strcspn(p, ":");
+		char *f = xasprintf("%.*s/%s", (int)n, n ? p : ".", cmd);
+		if (access(f, X_OK) == 0)
+			return f;
+		free(f);
+	}
+	return NULL;
+}
+
+/* Samples of the perf.data at data whose ip falls in binary, as spgo gen
+ * counts them; -1 with spgo_errmsg() when either cannot be read. */
+static long long samples_in(const char *data, const char *binary)
+{
+	struct spgo_aggregate *agg;
+	if (spgo_agg_new(&agg, binary, NULL) < 0)
+		return -1;
+	long long n = spgo_agg_read_perf(agg, data) < 0 ? -1 : (long long)agg->stats.samples_matched;
+	spgo_agg_free(agg);
+	return n;
+}
+
+/* cmd run n times in a row by sh, up to the first failure, whose status is
+ * the loop's (NULL-ended; free() it, not its strings; nbuf holds n). */
+static char **repeated(char **cmd, int n, char nbuf[16])
+{
+	size_t ncmd = 0;
+	while (cmd[ncmd])
+		ncmd++;
+	char **v = xcalloc(ncmd + 6, sizeof *v);
+	snprintf(nbuf, 16, "%d", n);
+	v[0] = "sh", v[1] = "-c";
+	v[2] = "n=$1; shift; while [ \"$n\" -gt 0 ]; do \"$@\" || exit; n=$((n - 1)); done";
+	v[3] = "sh", v[4] = nbuf;
+	memcpy(v + 5, cmd, ncmd * sizeof *v);
+	return v;
+}
+
+/*
+ * How many runs reach the sample target, from the first run's n samples
+ * that took secs (a tenth more: runs vary): at most REC_MAX_RUNS and about
+ * REC_MAX_SECONDS.
+ */
+static int runs_for(long long n, double secs)
+{
+	long long k = (REC_TARGET_SAMPLES * 11 / 10 + n - 1) / n;
+	if (k > REC_MAX_RUNS)
+		k = REC_MAX_RUNS;
+	if (secs > 0 && k * secs > REC_MAX_SECONDS)
+		k = (long long)(REC_MAX_SECONDS / secs);
+	return (int)k;
+}
+
+/*
+ * The default of a command without -F, -c or --runs: record it once; when
+ * that gave under REC_TARGET_SAMPLES samples in its binary, record it
+ * again, run as many times in a row as reach them (runs_for), into a
+ * temporary file that then replaces the first recording.  What was done is
+ * said on stderr.  The exit status: the first recording's (the command's);
+ * when the repeats fail, the first recording stays, with a warning.
+ */
+static int record_enough(const struct spgo_rec_opts *ro)
+{
+	char **pargv = spgo_rec_argv(ro);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int rc = run_perf(pargv);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	free(pargv);
+	if (rc != 0)
+		return rc < 0 ? 1 : rc;
+	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	char *bin = command_path(ro->cmd[0]);
+	long long n = bin ? samples_in(ro->output, bin) : -1;
+	if (n < 0 || n >= REC_TARGET_SAMPLES || n == 0) {
+		if (n < 0)
+			fprintf(stderr, "spgo: record: note: recorded once: samples in %s not counted (%s)\n",
+				ro->cmd[0], bin ? spgo_errmsg() : "not found on PATH");
+		else
+			fprintf(stderr, "spgo: record: 1 run, %lld samples in %s: %s\n", n, bin,
+				n ? "the sample target met" : "none, so no repeat (the work is in other binaries?)");
+		free(bin);
+		return 0;
+	}
+	int k = runs_for(n, secs);
+	if (k < 2) {
+		fprintf(stderr, "spgo: record: 1 run, %lld samples in %s, under the target (%d); a run takes "
+				"%.0f s, too long to repeat: raise the rate (-F) for more\n",
+			n, bin, REC_TARGET_SAMPLES, secs);
+		free(bin);
+		return 0;
+	}
+	fprintf(stderr, "spgo: record: 1 run, %lld samples in %s, under the target (%d): recording %d runs "
+			"(--runs 1: once)\n", n, bin, REC_TARGET_SAMPLES, k);
+	/* (a name perf creates: an existing -o file it would move to .old) */
+	char *tmp = xasprintf("%s.spgo-runs.%ld", ro->output, (long)getpid());
+	char nbuf[16];
+	struct spgo_rec_opts r2 = *ro;
+	r2.output = tmp;
+	r2.cmd = repeated(ro->cmd, k, nbuf);
+	pargv = spgo_rec_argv(&r2);
+	spgo_tmp_track(tmp); /* a signal meanwhile removes it */
+	rc = run_perf(pargv);
+	long long n2 = rc == 0 ? samples_in(tmp, bin) : -1;
+	if (n2 >= 0 && rename(tmp, ro->output) == 0) {
+		if (n2 >= REC_TARGET_SAMPLES)
+			fprintf(stderr, "spgo: record: %d runs, %lld samples in %s: the sample target met\n", k, n2,
+				bin);
+		else
+			fprintf(stderr, "spgo: record: %d runs, %lld samples in %s: %lld%% of the sample target "
+					"(%d runs, %.0f s at most; raise the rate with -F for more)\n", k, n2, bin,
+				n2 * 100 / REC_TARGET_SAMPLES, REC_MAX_RUNS, REC_MAX_SECONDS);
+	} else {
+		unlink(tmp);
+		spgo_warn("the %d repeated runs failed (%s %d): %s holds the first run only; is the command "
+			  "re-runnable? (--runs 1: no repeats)", k, rc ? "status" : "errno", rc ? rc : errno,
+			  ro->output);
+	}
+	spgo_tmp_untrack(tmp);
+	free(pargv);
+	free(r2.cmd);
+	free(tmp);
+	free(bin);
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	const char *out = "perf.data", *pid = NULL, *cg = NULL, *event = NULL, *freq = NULL, *count = NULL;
 	const char *filter = NULL;
-	int dry = 0, all = 0, lbr = 0, i, k, nextra = 0;
+	int dry = 0, all = 0, lbr = 0, i, k, nextra = 0, runs = 0; /* 0: the default (record_enough) */
+	uint64_t v;
 	char **extra = xcalloc((size_t)argc + 1, sizeof *extra);
 	struct cli_parser op;
 	cli_init(&op, &cmd, argc, argv);
@@ -222,6 +401,13 @@ int cmd_record(int argc, char **argv)
 			cg = op.val;
 			break;
 		case O_DRY_RUN: dry = 1; break;
+		case O_RUNS:
+			if (cli_u64(&op, 1, 1000, &v) < 0) {
+				free(extra);
+				return 2;
+			}
+			runs = (int)v;
+			break;
 		}
 	}
 	i = op.i;
@@ -269,7 +455,22 @@ int cmd_record(int argc, char **argv)
 		ro.call_graph = cg ? cg : "dwarf";
 	}
 	report_rate(&ro);
+	if (runs && !ro.cmd) {
+		cli_usage(&op, "--runs repeats a command: not with -p PID or -a");
+		goto out;
+	}
+	char nbuf[16];
+	char **rep = runs > 1 ? repeated(ro.cmd, runs, nbuf) : NULL;
+	if (rep)
+		ro.cmd = rep;
+	/* the default: runs enough for the sample target, unless the rate was
+	 * chosen (or the data goes to a pipe, which cannot be counted) */
+	if (!runs && !dry && ro.cmd && !freq && !count && strcmp(out, "-")) {
+		rc = record_enough(&ro);
+		goto out;
+	}
 	char **pargv = spgo_rec_argv(&ro);
+	free(rep);
 	if (dry) {
 		for (int k = 0; pargv[k]; k++)
 			printf("%s%s", k ? " " : "", pargv[k]);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "spgo/aggregate.h"
 #include "spgo/binary.h"
@@ -17,6 +18,7 @@
 #include "spgo/gen.h"
 #include "spgo/ground_truth.h"
 #include "spgo/perf.h"
+#include "spgo/probe.h"
 #include "spgo/profile.h"
 #include "spgo/unsym.h"
 
@@ -519,6 +521,69 @@ static int read_captures(struct spgo_aggregate *agg, const struct spgo_gen_job *
 	return rc;
 }
 
+/*
+ * Is the capture at path LBR with call stacks (perf record -b -g, spgo
+ * emulate)?  Its first sample tells, as llvm-profgen tells its input's kind.
+ * No for stdin or a pipe, which cannot be read twice (and on a read error,
+ * which the reading proper reports).
+ */
+static int capture_hybrid(const char *path, int text)
+{
+	struct stat sb;
+	if (!strcmp(path, "-") || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+		return 0;
+	const uint64_t both = PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK;
+	struct spgo_perf_record rec;
+	int hybrid = 0;
+	if (text) {
+		struct spgo_perf_text *t;
+		if (spgo_perf_text_open(&t, path) < 0)
+			return 0;
+		while (spgo_perf_text_next(t, &rec) > 0)
+			if (rec.type == PERF_RECORD_SAMPLE) {
+				hybrid = rec.sample.callchain_nr && rec.sample.branch_nr;
+				break;
+			}
+		spgo_perf_text_close(t);
+	} else {
+		struct spgo_perf_reader *r;
+		if (spgo_perf_open(&r, path, 0) < 0)
+			return 0;
+		while (spgo_perf_next(r, &rec) > 0)
+			if (rec.type == PERF_RECORD_SAMPLE) {
+				hybrid = (rec.sample.sample_type & both) == both;
+				break;
+			}
+		spgo_perf_close(r);
+	}
+	return hybrid;
+}
+
+/*
+ * No choice of profile kind given (cs < 0): llvm-profgen 19's default on a
+ * binary with pseudo-probes, a context-sensitive profile when every capture
+ * is LBR with call stacks (the job's cs_nested and cs_opts.preinline say
+ * its form: nested and pre-inlined unless told otherwise), said on the
+ * report.  A binary without probes keeps the AutoFDO profile (llvm-profgen
+ * makes a line-based CS one there): that is the AutoFDO build, and spgo
+ * emulate always records call stacks.
+ */
+static void choose_cs(struct spgo_gen_job *j, struct spgo_binary *bin)
+{
+	int hybrid = j->ncaptures || j->perf_data || j->perf_script;
+	if (j->ncaptures)
+		for (size_t k = 0; k < j->ncaptures && hybrid; k++)
+			hybrid = capture_hybrid(j->captures[k], j->capture_text[k]);
+	else if (hybrid)
+		hybrid = capture_hybrid(j->perf_script ? j->perf_script : j->perf_data, j->perf_script != NULL);
+	j->cs = hybrid && !j->opts.dwarf_lines && spgo_binary_load_probes(bin) > 0;
+	if (j->cs && j->report)
+		fprintf(j->report, "spgo: gen: LBR with call stacks of a binary with pseudo-probes: a "
+				   "context-sensitive profile, %s%s (llvm-profgen's default; --no-cs: the "
+				   "probe-based profile without contexts)\n",
+			j->cs_nested ? "nested" : "flat", j->cs_opts.preinline ? ", pre-inlined" : "");
+}
+
 static void report_icalls(FILE *fp, const struct spgo_gen_icalls *icalls, const struct spgo_gen_stats *st)
 {
 	uint64_t ns, nu, dok, dbad, np;
@@ -542,6 +607,8 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 	if (spgo_agg_new(&agg, j.binary, j.debug) < 0)
 		return -1;
 	apply_split(&j, agg->bin);
+	if (j.cs < 0) /* (before the format: a CS profile is LLVM's) */
+		choose_cs(&j, agg->bin);
 	choose_format(&j, agg->bin);
 	int rc, stacks_lbr = 0;
 	struct spgo_gen_icalls *icalls = NULL;

@@ -401,10 +401,10 @@ static int write_file(struct wr *w, FILE *fp)
 			w->flags[i] |= 1;
 		} else {
 			put_bytes(&file, sec->v, sec->n);
+			if (w->o->compress)
+				w->flags[i] |= 1; /* (an empty section too, as LLVM's writer) */
 		}
-		size[i] = file.n - off[i];
-		if (!size[i])
-			off[i] = 0;
+		size[i] = file.n - off[i]; /* (an empty one keeps its offset, as LLVM's) */
 	}
 	for (int i = 0; i < S_COUNT; i++) {
 		uint64_t v[4] = {sec_type[i], w->flags[i], off[i], size[i]};
@@ -433,6 +433,8 @@ int spgo_write_extbinary(struct spgo_profile *p, FILE *fp, const struct spgo_wri
 	write_names(&w);
 	if (w.cs)
 		write_cs_names(&w);
+	else /* its count 0 in a profile without contexts, as LLVM's writer puts it */
+		put_uleb(&w.sec[S_CSNAMES], 0);
 	uint32_t *order = spgo_profile_sorted(p);
 	if (write_profiles(&w, order)) {
 		free(order);

@@ -123,7 +123,7 @@ if command -v clang-19 >/dev/null; then
   clang-19 -O2 -g -fdebug-info-for-profiling -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
     -fno-pie -no-pie -o minivm "$SPGO_SRC/examples/minivm/minivm.c"
   "$SPGO" emulate -c 2000 -o m.data --ground-truth-cs m.cs -- ./minivm 1 > /dev/null
-  "$SPGO" gen --cs --quiet --binary minivm --perf-data m.data -o m-cs.txt --format text
+  "$SPGO" gen --cs-flat --no-preinline --quiet --binary minivm --perf-data m.data -o m-cs.txt --format text
   "$SPGO" gen --quiet --binary minivm --perf-data m.data -o m-afdo.txt --format text
   "$SPGO" gen --binary minivm --ground-truth-cs m.cs -o m-ref.txt --format text
   c=$("$SPGO" overlap --cs-truth m-ref.txt m-cs.txt | figure)
@@ -134,7 +134,7 @@ if command -v clang-19 >/dev/null; then
   # --cs-call-estimate entry: run (inlined into main, entered once a
   # round, its entry never sampled) no longer gives main's call site its
   # loop's count (llvm-profgen's rule, the default, does).
-  "$SPGO" gen --cs --cs-call-estimate entry --quiet --binary minivm --perf-data m.data -o m-cse.txt --format text
+  "$SPGO" gen --cs-flat --no-preinline --cs-call-estimate entry --quiet --binary minivm --perf-data m.data -o m-cse.txt --format text
   runs() { awk '/^\[main\]/ { on = 1; next } /^\[/ { on = 0 } on && / run:/ { sub(/.* run:/, ""); print; exit }' "$1"; }
   r0=$(runs m-cs.txt); r1=$(runs m-cse.txt); rt=$(runs m-ref.txt)
   e=$("$SPGO" overlap --cs-truth m-ref.txt m-cse.txt | figure)

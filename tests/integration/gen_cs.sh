@@ -42,7 +42,7 @@ clang-19 -O2 -g -fdebug-info-for-profiling -fno-omit-frame-pointer -mno-omit-lea
   -fno-pie -no-pie -o minivm "$SPGO_SRC/examples/minivm/minivm.c"
 "$SPGO" emulate -c 2000 -o e.data -- ./minivm 1 >/dev/null 2>err.txt ||
   { cat err.txt; echo "FAIL: spgo emulate"; exit 1; }
-"$SPGO" gen --cs --binary minivm --perf-data e.data -o sp.txt --format text 2>stats.txt ||
+"$SPGO" gen --cs --cs-flat --no-preinline --binary minivm --perf-data e.data -o sp.txt --format text 2>stats.txt ||
   { cat stats.txt; bad "spgo gen --cs"; }
 cat stats.txt
 grep -q 'stack samples, [1-9][0-9]* unwound' stats.txt || bad "no sample unwound"
@@ -69,14 +69,14 @@ else
   done
 fi
 
-"$SPGO" gen --cs-nested --quiet --binary minivm --perf-data e.data -o spn.txt --format text || bad "spgo gen --cs-nested"
+"$SPGO" gen --no-preinline --cs-nested --quiet --binary minivm --perf-data e.data -o spn.txt --format text || bad "spgo gen --cs-nested"
 llvm-profgen-19 --binary=minivm --perfscript=e.script --format=text --csspgo-preinliner=false \
   -o pgn.txt >/dev/null 2>&1 || bad "llvm-profgen-19 (nested)"
 s=$(llvm-profdata-19 overlap --sample pgn.txt spn.txt | similarity)
 echo "llvm-profgen-19 vs spgo (nested CS): similarity $s%"
 atleast "$s" 97 || bad "nested similarity $s% < 97%"
 
-"$SPGO" gen --cs --quiet --binary minivm --perf-data e.data -o sp.prof || bad "spgo gen --cs (extbinary)"
+"$SPGO" gen --cs --cs-flat --no-preinline --quiet --binary minivm --perf-data e.data -o sp.prof || bad "spgo gen --cs (extbinary)"
 llvm-profdata-19 show --sample sp.txt > a.show && llvm-profdata-19 show --sample sp.prof > b.show ||
   bad "llvm-profdata-19 show"
 cmp -s a.show b.show || { bad "text and extbinary show differently"; diff a.show b.show | head -5; }

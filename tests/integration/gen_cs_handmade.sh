@@ -43,7 +43,7 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
   printf '\t%16s\n\t%16s\n\t%16s\n 0x%s/0x%s/P/-/-/0/  0x7f0000002000/0x7f0000003000/P/-/-/0/\n\n' \
     "$after_mix" "$main_end" 7f0000001234 "$mix_ret" "$after_mix"
 done > ret_oldest.script
-"$SPGO" gen --cs --quiet --binary hm --perf-script ret_oldest.script -o sp.txt --format text ||
+"$SPGO" gen --cs --cs-flat --no-preinline --quiet --binary hm --perf-script ret_oldest.script -o sp.txt --format text ||
   bad "spgo gen --cs"
 llvm-profgen-19 --binary=hm --perfscript=ret_oldest.script --format=text --csspgo-preinliner=false \
   --gen-cs-nested-profile=false -o pg.txt 2>/dev/null || bad "llvm-profgen-19"

@@ -39,7 +39,7 @@ perf record -q -e cpu-clock -F 10000 --call-graph fp -o fp.data -- ./minivm 5 >/
   { echo "FAIL: perf record"; exit 1; }
 
 # The CS profile, probe-based.
-"$SPGO" gen --cs --binary minivm --perf-data fp.data -o cs.txt --format text 2>err.txt ||
+"$SPGO" gen --cs --cs-flat --no-preinline --binary minivm --perf-data fp.data -o cs.txt --format text 2>err.txt ||
   { cat err.txt; bad "spgo gen --cs"; }
 cat err.txt
 grep -q '^spgo: gen --cs: IP mode: no branch stacks' err.txt || bad "no note of the IP mode on stderr"
@@ -54,7 +54,7 @@ echo "hottest context: $hot"
 [[ "$hot" =~ ^\[main:[0-9]+\ @\ _ZL3runi$u$ ]] || bad "the hottest context is not the interpreter loop (main @ run): $hot"
 grep -q '^ !CFGChecksum: [1-9]' cs.txt || bad "no CFG checksums"
 llvm-profdata-19 show --sample cs.txt > show.txt 2>&1 || { head show.txt; bad "llvm-profdata-19 show (text)"; }
-"$SPGO" gen --cs --quiet --binary minivm --perf-data fp.data -o cs.prof || bad "spgo gen --cs (extbinary)"
+"$SPGO" gen --cs --cs-flat --no-preinline --quiet --binary minivm --perf-data fp.data -o cs.prof || bad "spgo gen --cs (extbinary)"
 llvm-profdata-19 show --sample cs.prof > show2.txt 2>&1 || { head show2.txt; bad "llvm-profdata-19 show (extbinary)"; }
 "$SPGO" gen --preinline --quiet --binary minivm --perf-data fp.data -o pre.prof || bad "spgo gen --preinline"
 for p in cs.prof pre.prof; do
@@ -76,7 +76,7 @@ grep -q 'IP mode: no branch stacks' flat.err && bad "spgo gen without --cs noted
   bad "spgo gen --ground-truth-cs"
 "$SPGO" gen --binary minivm --ground-truth-cs t.cs -o ref-probe.txt --format text ||
   bad "spgo gen --ground-truth-cs (probes)"
-"$SPGO" gen --cs --quiet --use-dwarf-correlation --binary minivm --perf-data fp.data -o lines.txt --format text ||
+"$SPGO" gen --cs --cs-flat --no-preinline --quiet --use-dwarf-correlation --binary minivm --perf-data fp.data -o lines.txt --format text ||
   bad "spgo gen --cs --use-dwarf-correlation"
 c=$("$SPGO" overlap --cs-truth ref.txt lines.txt | figure)
 i=$("$SPGO" overlap --cs-truth ref.txt lines.txt --view inline --inline all | figure)
@@ -97,7 +97,7 @@ if grep -q 'using [^ ]* -b ' rec.err; then
   echo "note: spgo record chose LBR here; the IP-mode check of its data is skipped"
 else
   grep -q 'using [^ ]* --call-graph fp' rec.err || { cat rec.err; bad "spgo record did not record fp stacks"; }
-  "$SPGO" gen --cs --binary minivm --perf-data rec.data -o rec.txt --format text 2>rec2.err ||
+  "$SPGO" gen --cs --cs-flat --no-preinline --binary minivm --perf-data rec.data -o rec.txt --format text 2>rec2.err ||
     { cat rec2.err; bad "spgo gen --cs on spgo record's data"; }
   grep -q 'IP mode: no branch stacks' rec2.err || bad "spgo record's data: no IP-mode note"
 fi
@@ -105,7 +105,7 @@ fi
 # A --call-graph dwarf recording: no user frame in the callchain.
 perf record -q -e cpu-clock -F 2000 --call-graph dwarf,2048 -o dw.data -- ./minivm 1 >/dev/null 2>&1 ||
   { echo "FAIL: perf record --call-graph dwarf"; exit 1; }
-if "$SPGO" gen --cs --binary minivm --perf-data dw.data -o dw.txt --format text 2>dw.err; then
+if "$SPGO" gen --cs --cs-flat --no-preinline --binary minivm --perf-data dw.data -o dw.txt --format text 2>dw.err; then
   bad "spgo gen --cs accepted a --call-graph dwarf recording"
 fi
 cat dw.err

@@ -20,7 +20,7 @@ llvm-objdump-19 -d --no-show-raw-insn nr-lines --disassemble-symbols=main | grep
 for v in lines probe; do
   "$SPGO" emulate -c 2000 -o $v.data -- ./nr-$v 300000 >/dev/null 2>&1 || { bad "spgo emulate ($v)"; continue; }
   "$SPGO" script -i $v.data -F ip,brstack --raw-stacks --show-mmap-events > $v.script
-  "$SPGO" gen --cs --quiet --binary nr-$v --perf-data $v.data -o sp-$v.txt --format text || bad "spgo gen --cs ($v)"
+  "$SPGO" gen --cs --cs-flat --no-preinline --quiet --binary nr-$v --perf-data $v.data -o sp-$v.txt --format text || bad "spgo gen --cs ($v)"
   llvm-profgen-19 --binary=nr-$v --perfscript=$v.script --format=text --csspgo-preinliner=false \
     --gen-cs-nested-profile=false -o pg-$v.txt 2>/dev/null || bad "llvm-profgen-19 ($v)"
   if cmp -s pg-$v.txt sp-$v.txt; then
@@ -35,7 +35,7 @@ for v in lines probe; do
 done
 # IP samples with frame-pointer stacks (no LBR): the same contexts.
 if perf record -q -e cpu-clock -F 10000 --call-graph fp -o ip.data -- ./nr-lines 20000000 >/dev/null 2>&1; then
-  "$SPGO" gen --cs --quiet --binary nr-lines --perf-data ip.data -o ip.txt --format text || bad "spgo gen --cs (IP)"
+  "$SPGO" gen --cs --cs-flat --no-preinline --quiet --binary nr-lines --perf-data ip.data -o ip.txt --format text || bad "spgo gen --cs (IP)"
   grep -q '^\[main:[0-9.]* @ driver:[0-9.]* @ finish' ip.txt && ! grep '^\[' ip.txt | grep -qv '^\[main' &&
     echo "ok   IP samples: every context below main" ||
     bad "IP samples: contexts cut: $(grep '^\[' ip.txt | cut -d']' -f1 | tr '\n' ' ')"

@@ -55,7 +55,7 @@ compare() {
   fi
 }
 
-"$SPGO" gen --cs --binary minivm --perf-data e.data -o sp.txt --format text 2>stats.txt ||
+"$SPGO" gen --cs --cs-flat --no-preinline --binary minivm --perf-data e.data -o sp.txt --format text 2>stats.txt ||
   { cat stats.txt; bad "spgo gen --cs"; }
 cat stats.txt
 grep -q 'probe-based' stats.txt || bad "gen --cs did not say the profile is probe-based"
@@ -65,20 +65,20 @@ grep -Eq '^\[.*:[0-9]+\.[0-9]+ @ ' sp.txt && bad "a line.discriminator location 
 pg --gen-cs-nested-profile=false -o pg.txt
 compare "flat CS" pg.txt sp.txt
 
-"$SPGO" gen --cs-no-infer-tail-calls --quiet --binary minivm --perf-data e.data -o sp0.txt --format text ||
+"$SPGO" gen --cs-flat --no-preinline --cs-no-infer-tail-calls --quiet --binary minivm --perf-data e.data -o sp0.txt --format text ||
   bad "spgo gen --cs-no-infer-tail-calls"
 pg --gen-cs-nested-profile=false --infer-missing-frames=false -o pg0.txt
 compare "flat CS, no missing-frame inference" pg0.txt sp0.txt
 
-"$SPGO" gen --cs-nested --quiet --binary minivm --perf-data e.data -o spn.txt --format text || bad "spgo gen --cs-nested"
+"$SPGO" gen --no-preinline --cs-nested --quiet --binary minivm --perf-data e.data -o spn.txt --format text || bad "spgo gen --cs-nested"
 pg -o pgn.txt
 compare "nested CS" pgn.txt spn.txt
 
-"$SPGO" gen --cs --quiet --binary minivm --perf-data e.data -o sp.prof || bad "spgo gen --cs (extbinary)"
+"$SPGO" gen --cs --cs-flat --no-preinline --quiet --binary minivm --perf-data e.data -o sp.prof || bad "spgo gen --cs (extbinary)"
 llvm-profdata-19 show --sample sp.txt > a.show && llvm-profdata-19 show --sample sp.prof > b.show ||
   bad "llvm-profdata-19 show"
 cmp -s a.show b.show || { bad "text and extbinary show differently"; diff a.show b.show | head -5; }
-"$SPGO" gen --cs-nested --quiet --binary minivm --perf-data e.data -o spn.prof || bad "spgo gen --cs-nested (extbinary)"
+"$SPGO" gen --no-preinline --cs-nested --quiet --binary minivm --perf-data e.data -o spn.prof || bad "spgo gen --cs-nested (extbinary)"
 for p in sp.prof sp.txt spn.txt spn.prof; do
   # shellcheck disable=SC2086
   clang-19 $flags -fprofile-sample-use=$p -Wprofile-instr-out-of-date -Wprofile-instr-unprofiled -Werror \
@@ -86,7 +86,7 @@ for p in sp.prof sp.txt spn.txt spn.prof; do
 done
 
 # --use-dwarf-correlation: contexts by DWARF lines, as llvm-profgen's option.
-"$SPGO" gen --cs --use-dwarf-correlation --quiet --binary minivm --perf-data e.data -o lines.txt --format text ||
+"$SPGO" gen --cs --cs-flat --no-preinline --use-dwarf-correlation --quiet --binary minivm --perf-data e.data -o lines.txt --format text ||
   bad "spgo gen --cs --use-dwarf-correlation"
 grep -q 'CFGChecksum' lines.txt && bad "--use-dwarf-correlation still wrote checksums"
 pg --gen-cs-nested-profile=false --use-dwarf-correlation -o pgl.txt

@@ -25,7 +25,7 @@ clang-19 $flags -o minivm "$src" || exit 1
 "$SPGO" emulate -c 2000 -o e.data -- ./minivm 1 >/dev/null 2>&1 || { echo "FAIL: spgo emulate"; exit 1; }
 
 # gen BIN DATA-ARGS... -> rc, profile in out.txt, stderr in err.txt
-gen() { local b=$1; shift; rm -f out.txt; "$SPGO" gen --cs --binary "$b" "$@" -o out.txt --format text 2>err.txt; }
+gen() { local b=$1; shift; rm -f out.txt; "$SPGO" gen --cs --cs-flat --no-preinline --binary "$b" "$@" -o out.txt --format text 2>err.txt; }
 crashed() { [ "$1" -ge 128 ] && bad "spgo crashed ($1) on $2"; }
 mismatches() { sed -n 's/.*; \([0-9]*\) calls not matching the parent frame.*/\1/p' err.txt; }
 
@@ -50,7 +50,7 @@ grep -a 'truncated stack' err.txt || bad "truncated stacks not reported"
 # Most stacks cut: complete stacks are still those ending in the function of
 # the ELF entry point, not in the function most stacks end in.
 "$SPGO" emulate -c 2000 --truncate 90 -o tr90.data -- ./minivm 1 >/dev/null 2>&1 || bad "spgo emulate --truncate 90"
-"$SPGO" gen --cs --binary minivm --perf-data tr90.data -o tr90.txt --format text 2> tr90.err || bad "gen (truncate 90)"
+"$SPGO" gen --cs --cs-flat --no-preinline --binary minivm --perf-data tr90.data -o tr90.txt --format text 2> tr90.err || bad "gen (truncate 90)"
 grep -a 'truncated stack' tr90.err
 grep -aq 'truncated stack.*not in _start or external code' tr90.err || bad "the outermost function is not _start"
 "$SPGO" script -i tr.data -F ip,brstack --raw-stacks > tr.script

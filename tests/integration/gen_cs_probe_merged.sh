@@ -25,8 +25,8 @@ grep -q 'FUNC: _Z4bumpl Index: 1  Type: Block *$' dis.txt ||
 "$SPGO" script -i pm.data -F ip,brstack --raw-stacks --show-mmap-events > pm.script
 for mode in flat nested pre; do
   case $mode in
-    flat) sp="--cs"; pg="--csspgo-preinliner=false --gen-cs-nested-profile=false";;
-    nested) sp="--cs-nested"; pg="--csspgo-preinliner=false";;
+    flat) sp="--cs --cs-flat --no-preinline"; pg="--csspgo-preinliner=false --gen-cs-nested-profile=false";;
+    nested) sp="--cs-nested --no-preinline"; pg="--csspgo-preinliner=false";;
     pre) sp="--cs --preinline"; pg="";;
   esac
   "$SPGO" gen $sp --quiet --binary pm --perf-data pm.data -o sp-$mode.txt --format text ||
@@ -44,10 +44,10 @@ grep -q '@ _Z4bumpl\]' sp-flat.txt && bad "flat: a context of bump's top-level p
 # bump from its merged record, and the profile of llvm-profgen-19 on the LBR
 # alone, byte for byte.  (Given the hybrid text with --ignore-stack-samples,
 # llvm-profgen-19 counts about a third less in step, a, b and main here.)
-"$SPGO" gen --binary pm --perf-data pm.data -o sp-noncs.txt --format text 2> noncs.err || bad "spgo gen (non-CS)"
+"$SPGO" gen --no-cs --binary pm --perf-data pm.data -o sp-noncs.txt --format text 2> noncs.err || bad "spgo gen (non-CS)"
 grep -q '[1-9][0-9]* instruction counts at probes of records llvm-profgen does not read' noncs.err ||
   bad "non-CS: the counts left out at bump's merged record not said: $(cat noncs.err)"
-"$SPGO" gen --cs --binary pm --perf-data pm.data -o /dev/null --format text 2> cs.err || bad "spgo gen --cs"
+"$SPGO" gen --cs --cs-flat --no-preinline --binary pm --perf-data pm.data -o /dev/null --format text 2> cs.err || bad "spgo gen --cs"
 grep -q '; [1-9][0-9]* instruction counts at probes of records llvm-profgen does not read' cs.err ||
   bad "CS: the counts left out at bump's merged record not said: $(grep probe-based cs.err)"
 grep -v $'^\t' pm.script | grep -v '^$' > lbr.script

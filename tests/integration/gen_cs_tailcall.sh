@@ -17,10 +17,10 @@ src="$SPGO_SRC/tests/integration/lib/tailcalls.c"
 clang-19 $F -o tc "$src" && clang-19 $F -fno-optimize-sibling-calls -o tc-ref "$src" || { bad "clang-19"; exit 1; }
 "$SPGO" emulate -c 1000 -o t.data -- ./tc 3000 >/dev/null 2>&1 || bad "spgo emulate (tail calls)"
 "$SPGO" emulate -c 1000 -o r.data -- ./tc-ref 3000 >/dev/null 2>&1 || bad "spgo emulate (reference)"
-"$SPGO" gen --cs --quiet --binary tc --perf-data t.data -o t0.txt --format text || bad "spgo gen --cs"
-"$SPGO" gen --cs-infer-tail-calls --binary tc --perf-data t.data -o t1.txt --format text 2>st.txt ||
+"$SPGO" gen --cs --cs-flat --no-preinline --quiet --binary tc --perf-data t.data -o t0.txt --format text || bad "spgo gen --cs"
+"$SPGO" gen --cs-flat --no-preinline --cs-infer-tail-calls --binary tc --perf-data t.data -o t1.txt --format text 2>st.txt ||
   { cat st.txt; bad "spgo gen --cs-infer-tail-calls"; }
-"$SPGO" gen --cs --quiet --binary tc-ref --perf-data r.data -o ref.txt --format text || bad "spgo gen --cs (reference)"
+"$SPGO" gen --cs --cs-flat --no-preinline --quiet --binary tc-ref --perf-data r.data -o ref.txt --format text || bad "spgo gen --cs (reference)"
 grep 'tail calls' st.txt
 # Contexts of work below main, their totals; the share found in the reference.
 ctxs() { sed -n 's/^\[\(main:.* @ work\)\]:\([0-9]*\):.*/\1\t\2/p' "$1"; }

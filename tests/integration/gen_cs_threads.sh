@@ -45,8 +45,8 @@ echo "$n profiles identical with and without the unwinding thread"
 
 # An unusable binary: the same error either way.
 strip -o vm-stripped vm-dwarf
-"$SPGO" gen --binary vm-stripped --perf-data vm-dwarf.data -o x.txt --cs 2>e2.txt && bad "stripped binary accepted"
-SPGO_THREADS=1 "$SPGO" gen --binary vm-stripped --perf-data vm-dwarf.data -o x.txt --cs 2>e1.txt &&
+"$SPGO" gen --binary vm-stripped --perf-data vm-dwarf.data -o x.txt --cs --cs-flat --no-preinline 2>e2.txt && bad "stripped binary accepted"
+SPGO_THREADS=1 "$SPGO" gen --binary vm-stripped --perf-data vm-dwarf.data -o x.txt --cs --cs-flat --no-preinline 2>e1.txt &&
   bad "stripped binary accepted (SPGO_THREADS=1)"
 cmp -s e1.txt e2.txt || { bad "the errors differ"; diff e1.txt e2.txt; }
 [ -s e2.txt ] || bad "no error message"

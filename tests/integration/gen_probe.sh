@@ -23,7 +23,7 @@ src="$SPGO_SRC/examples/minivm/minivm.c"
 clang-19 $flags -o minivm "$src" || exit 1
 
 "$SPGO" emulate -c 2000 -o e.data -- ./minivm 1 >/dev/null 2>err.txt || { cat err.txt; bad "spgo emulate"; }
-"$SPGO" gen --binary minivm --perf-data e.data -o sp.txt --format text 2> gen.err || { cat gen.err; bad "spgo gen"; }
+"$SPGO" gen --no-cs --binary minivm --perf-data e.data -o sp.txt --format text 2> gen.err || { cat gen.err; bad "spgo gen"; }
 grep -q "functions (probe-based)" gen.err || bad "gen did not say the profile is probe-based"
 perf script -i e.data -F ip,brstack > e.script 2>/dev/null
 llvm-profgen-19 --binary=minivm --perfscript=e.script --format=text --ignore-stack-samples -o pg.txt \
@@ -46,7 +46,7 @@ echo "IP-mode probe profile vs the LBR one: similarity $s%"
 atleast "$s" 60 || bad "IP-mode probe profile only $s% similar to the LBR one"
 
 # clang reads every form without a warning; text and extbinary read the same.
-"$SPGO" gen --binary minivm --perf-data e.data -o sp.extbin --quiet || bad "spgo gen extbinary"
+"$SPGO" gen --no-cs --binary minivm --perf-data e.data -o sp.extbin --quiet || bad "spgo gen extbinary"
 llvm-profdata-19 show --sample sp.txt > show.txt && llvm-profdata-19 show --sample sp.extbin > show.ext &&
   cmp -s show.txt show.ext || bad "llvm-profdata-19 show differs between text and extbinary"
 for p in sp.txt sp.extbin ip.txt; do

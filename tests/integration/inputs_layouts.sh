@@ -39,22 +39,22 @@ done
 clang-19 -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fpie -pie -o fp \
   "$SPGO_SRC/tests/data/perf_prog.c"
 "$SPGO" emulate -o fp.data -- ./fp 20000 >/dev/null 2>&1 || { echo "FAIL: spgo emulate (fp)"; exit 1; }
-"$SPGO" gen --cs --quiet --binary fp --perf-data fp.data -o cs.ref --format text || bad "gen --cs from perf.data"
+"$SPGO" gen --cs --cs-flat --no-preinline --quiet --binary fp --perf-data fp.data -o cs.ref --format text || bad "gen --cs from perf.data"
 "$SPGO" script -i fp.data -F ip,brstack --raw-stacks --show-mmap-events > cs_raw.script
 "$SPGO" script -i fp.data -F pid,ip,brstack --raw-stacks --show-mmap-events > cs_rawpid.script
 perf script -i fp.data -F ip,brstack --show-mmap-events > cs_perfmm.script 2>/dev/null
 for f in cs_raw cs_rawpid cs_perfmm; do
-  "$SPGO" gen --cs --quiet --binary fp --perf-script $f.script -o $f.txt --format text 2>err.txt ||
+  "$SPGO" gen --cs --cs-flat --no-preinline --quiet --binary fp --perf-script $f.script -o $f.txt --format text 2>err.txt ||
     { bad "$f: gen --cs fails: $(head -c 300 err.txt)"; continue; }
   cmp -s cs.ref $f.txt && echo "ok   $f: the CS profile of the perf.data" ||
     { bad "$f: another CS profile than from perf.data"; diff cs.ref $f.txt | head -4; }
 done
 
 # ... and stderr says which reading was taken
-"$SPGO" gen --cs --binary fp --perf-script cs_raw.script -o /dev/null --format text 2> err.txt
+"$SPGO" gen --cs --cs-flat --no-preinline --binary fp --perf-script cs_raw.script -o /dev/null --format text 2> err.txt
 grep -q 'cs_raw.script: call-stack lines read as runtime addresses' err.txt ||
   { bad "cs_raw: the reading of the stack lines not said"; cat err.txt; }
-"$SPGO" gen --cs --binary fp --perf-script cs_perfmm.script -o /dev/null --format text 2> err.txt
+"$SPGO" gen --cs --cs-flat --no-preinline --binary fp --perf-script cs_perfmm.script -o /dev/null --format text 2> err.txt
 grep -q 'cs_perfmm.script: call-stack lines read as offsets' err.txt ||
   { bad "cs_perfmm: the reading of the stack lines not said"; cat err.txt; }
 
