@@ -63,7 +63,9 @@ static void load_symbols(struct spgo_binary *bin)
 			name = "";
 		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
 		if (type == STT_FILE) {
-			file = name;
+			/* An empty name ends the file's symbols (the linker's
+			 * own); llvm-symbolizer then prints "??". */
+			file = *name ? name : NULL;
 			continue;
 		}
 		if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
