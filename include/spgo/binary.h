@@ -88,9 +88,9 @@ int spgo_segments_map(const struct spgo_segment *segs, size_t n, uint64_t map_st
 		      uint64_t map_pgoff, uint64_t runtime_addr, uint64_t *vaddr);
 
 /*
- * 0 if spgo can symbolize and decode this machine (x86-64; the instruction
- * sets are src/binary/arch_*.c), else -1 with an spgo_error naming the
- * file and the machine.
+ * 0 if spgo can symbolize and decode this machine (x86-64 and AArch64: the
+ * instruction sets of src/binary/arch_*.c), else -1 with an spgo_error
+ * naming the file and the machine.
  */
 int spgo_binary_check_machine(const struct spgo_binary *bin);
 

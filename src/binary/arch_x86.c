@@ -128,9 +128,11 @@ static size_t vex_length(const uint8_t *p, size_t n)
 	return i <= n ? i : 0;
 }
 
-/* Lengths of the x86-64 instructions capstone 4 may not decode. */
-static size_t x86_fallback_length(const uint8_t *p, size_t n)
+/* Lengths of the x86-64 instructions capstone 4 may not decode (none of
+ * them a branch: *out stays "other"). */
+static size_t x86_fallback_length(const uint8_t *p, size_t n, struct spgo_insn *out)
 {
+	(void)out;
 	/* 0f 01 with a register ModRM: system instructions of three bytes
 	 * (rdpkru, wrpkru, xgetbv, xend, rdtscp, ...). */
 	if (n >= 3 && p[0] == 0x0f && p[1] == 0x01 && p[2] >= 0xc0)
@@ -457,7 +459,7 @@ const struct spgo_arch_ops spgo_arch_x86_64 = {
 	.max_insn = 15,
 	.max_page = 4096,
 	.classify = classify_x86,
-	.undecoded_length = x86_fallback_length,
+	.undecoded = x86_fallback_length,
 	.jump_table = x86_jump_table,
 	.is_tail_call = x86_is_tail_call,
 	.plt_slot = x86_plt_slot,

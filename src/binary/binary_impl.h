@@ -108,9 +108,9 @@ struct spgo_arch_ops {
 	/* Class and direct target of an instruction decoded with details
 	 * (out->cls and out->target; the rest is set). */
 	void (*classify)(const struct cs_insn *in, struct spgo_insn *out);
-	/* Length of an instruction capstone does not decode at p[0..n) but
-	 * which is known not to branch, or 0. */
-	size_t (*undecoded_length)(const uint8_t *p, size_t n);
+	/* Length of an instruction capstone does not decode at p[0..n)
+	 * (out->addr), with its class and target in *out, or 0. */
+	size_t (*undecoded)(const uint8_t *p, size_t n, struct spgo_insn *out);
 	/* spgo_binary_jump_table() and spgo_binary_is_tail_call() for the
 	 * indirect jump jmp (cflow.c has checked its class). */
 	int (*jump_table)(struct spgo_binary *bin, const struct spgo_insn *jmp, uint64_t *targets, size_t max);

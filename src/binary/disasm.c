@@ -57,9 +57,10 @@ static void decode_range(struct spgo_binary *bin, csh h, cs_insn *in, const uint
 		size_t size = (size_t)(end - addr);
 		uint64_t a = addr;
 		if (!cs_disasm_iter(h, &code, &size, &a, in)) {
-			size_t vlen = A->undecoded_length ? A->undecoded_length(bytes, (size_t)(end - addr)) : 0;
+			struct spgo_insn v = {addr, 0, 0, SPGO_INSN_OTHER};
+			size_t vlen = A->undecoded ? A->undecoded(bytes, (size_t)(end - addr), &v) : 0;
 			if (vlen) {
-				struct spgo_insn v = {addr, 0, (uint8_t)vlen, SPGO_INSN_OTHER};
+				v.size = (uint8_t)vlen;
 				VEC_PUSH(&bin->insns, v);
 				bytes += vlen;
 				addr += vlen;

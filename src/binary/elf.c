@@ -312,7 +312,7 @@ int spgo_binary_check_machine(const struct spgo_binary *bin)
 {
 	if (bin->arch && bin->arch->supported)
 		return 0;
-	return spgo_error("%s: unsupported machine %s (e_machine %u); spgo supports x86-64 binaries",
+	return spgo_error("%s: unsupported machine %s (e_machine %u); spgo supports x86-64 and AArch64 binaries",
 			  bin->path, machine_name(bin->machine), bin->machine);
 }
 
