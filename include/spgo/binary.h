@@ -68,6 +68,12 @@ const char *spgo_binary_path(const struct spgo_binary *bin);
 enum spgo_elf_kind spgo_binary_kind(const struct spgo_binary *bin);
 /* ELF e_machine (EM_X86_64, EM_AARCH64, ...). */
 unsigned spgo_binary_machine(const struct spgo_binary *bin);
+/* Its name as messages give it ("x86-64", "AArch64", "unknown"). */
+const char *spgo_binary_machine_name(const struct spgo_binary *bin);
+/* The architecture perf.data records (HEADER_ARCH, uname -m) on a machine
+ * that runs this binary natively ("x86_64", "aarch64"); NULL when spgo
+ * does not support the machine. */
+const char *spgo_binary_perf_arch(const struct spgo_binary *bin);
 /* ELF e_entry: where the program starts (0: none, as in most libraries). */
 uint64_t spgo_binary_entry(const struct spgo_binary *bin);
 /* The GNU build-id note's bytes, or NULL (and *len = 0) if there is none. */

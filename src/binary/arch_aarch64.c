@@ -168,6 +168,7 @@ const struct spgo_arch_ops spgo_arch_aarch64 = {
 	.machine = EM_AARCH64,
 	.name = "AArch64",
 	.supported = 1,
+	.perf_arch = "aarch64",
 	.cs_arch = CS_ARCH_ARM64,
 	.cs_mode = CS_MODE_ARM,
 	.insn_align = 4,

@@ -453,6 +453,7 @@ const struct spgo_arch_ops spgo_arch_x86_64 = {
 	.machine = EM_X86_64,
 	.name = "x86-64",
 	.supported = 1,
+	.perf_arch = "x86_64",
 	.cs_arch = CS_ARCH_X86,
 	.cs_mode = CS_MODE_64,
 	.insn_align = 1,

@@ -100,6 +100,7 @@ struct cs_insn; /* capstone's decoded instruction (capstone/capstone.h) */
 struct spgo_arch_ops {
 	unsigned machine;   /* ELF e_machine */
 	const char *name;   /* "x86-64", "AArch64" */
+	const char *perf_arch; /* perf.data's HEADER_ARCH of such a machine (uname -m) */
 	int supported;      /* spgo_binary_check_machine() accepts it */
 	int cs_arch, cs_mode; /* capstone's cs_arch and cs_mode */
 	unsigned insn_align;  /* bytes skipped where nothing decodes */

@@ -316,6 +316,16 @@ int spgo_binary_check_machine(const struct spgo_binary *bin)
 			  bin->path, machine_name(bin->machine), bin->machine);
 }
 
+const char *spgo_binary_perf_arch(const struct spgo_binary *bin)
+{
+	return bin->arch && bin->arch->supported ? bin->arch->perf_arch : NULL;
+}
+
+const char *spgo_binary_machine_name(const struct spgo_binary *bin)
+{
+	return machine_name(bin->machine);
+}
+
 const struct spgo_arch_regs *spgo_binary_arch_regs(const struct spgo_binary *bin)
 {
 	return bin->arch && bin->arch->supported ? &bin->arch->regs : NULL;
