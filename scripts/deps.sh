@@ -9,6 +9,9 @@ tool_pkgs="clang-19 llvm-19 lld-19 linux-perf autofdo valgrind binutils"
 # The emulator (spgo emulate): qemu-user runs the program, and the plugin API
 # header comes from Debian's qemu source package (needs glib's headers and dpkg-dev).
 emu_pkgs="qemu-user libglib2.0-dev dpkg-dev"
+# AArch64 cross builds for tests/integration/aarch64_binary.sh (run under
+# qemu-aarch64 from qemu-user; clang-19 --target=aarch64-linux-gnu finds them).
+cross_pkgs="gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
 # A debuginfod server on loopback (tests/integration/debuginfod.sh).
 debuginfod_pkgs="debuginfod"
 # The fleet pipeline's engine (tools/fleet/dask_pipeline.py, tests/integration/fleet_dask.sh).
@@ -19,7 +22,7 @@ bolt_pkgs="bolt-19"
 
 case "${1:-build}" in
   build) want="$build_pkgs" ;;
-  check) want="$build_pkgs $tool_pkgs $emu_pkgs $fleet_pkgs $debuginfod_pkgs $bolt_pkgs" ;;
+  check) want="$build_pkgs $tool_pkgs $emu_pkgs $cross_pkgs $fleet_pkgs $debuginfod_pkgs $bolt_pkgs" ;;
   demo) want="$build_pkgs $tool_pkgs" ;;
   # libFuzzer comes with clang's runtime libraries.
   fuzz) want="$build_pkgs $tool_pkgs libclang-rt-19-dev" ;;

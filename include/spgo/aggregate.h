@@ -175,8 +175,12 @@ int spgo_agg_text_frames(const struct spgo_aggregate *agg, uint64_t *line, uint6
  * build-id table), feed every record in order, then finish: the counts of
  * the hot path live in private tables until spgo_agg_finish() adds them to
  * ranges, branches and events[].ips (it may be called again after more
- * feeding).  spgo_agg_read_perf/_text do all three. */
-void spgo_agg_begin(struct spgo_aggregate *agg, struct spgo_perf_reader *r);
+ * feeding).  spgo_agg_read_perf/_text do all three.  spgo_agg_begin()
+ * fails (-1, spgo_error naming the perf.data and the feature's offset)
+ * when the file was recorded on another architecture than the binary's
+ * (its HEADER_ARCH against e_machine); a file without HEADER_ARCH (or a
+ * pipe, which sends it later) is not checked. */
+int spgo_agg_begin(struct spgo_aggregate *agg, struct spgo_perf_reader *r);
 void spgo_agg_feed(struct spgo_aggregate *agg, const struct spgo_perf_record *rec);
 void spgo_agg_finish(struct spgo_aggregate *agg);
 

@@ -68,6 +68,12 @@ const char *spgo_binary_path(const struct spgo_binary *bin);
 enum spgo_elf_kind spgo_binary_kind(const struct spgo_binary *bin);
 /* ELF e_machine (EM_X86_64, EM_AARCH64, ...). */
 unsigned spgo_binary_machine(const struct spgo_binary *bin);
+/* Its name as messages give it ("x86-64", "AArch64", "unknown"). */
+const char *spgo_binary_machine_name(const struct spgo_binary *bin);
+/* The architecture perf.data records (HEADER_ARCH, uname -m) on a machine
+ * that runs this binary natively ("x86_64", "aarch64"); NULL when spgo
+ * does not support the machine. */
+const char *spgo_binary_perf_arch(const struct spgo_binary *bin);
 /* ELF e_entry: where the program starts (0: none, as in most libraries). */
 uint64_t spgo_binary_entry(const struct spgo_binary *bin);
 /* The GNU build-id note's bytes, or NULL (and *len = 0) if there is none. */
@@ -88,9 +94,9 @@ int spgo_segments_map(const struct spgo_segment *segs, size_t n, uint64_t map_st
 		      uint64_t map_pgoff, uint64_t runtime_addr, uint64_t *vaddr);
 
 /*
- * 0 if spgo can symbolize and decode this machine (x86-64 for now; the
- * disassembler already knows AArch64), else -1 with an spgo_error naming
- * the file and the machine.
+ * 0 if spgo can symbolize and decode this machine (x86-64 and AArch64: the
+ * instruction sets of src/binary/arch_*.c), else -1 with an spgo_error
+ * naming the file and the machine.
  */
 int spgo_binary_check_machine(const struct spgo_binary *bin);
 
@@ -411,6 +417,28 @@ void spgo_cfi_close(struct spgo_cfi *cfi);
 /* The rule of the canonical frame address at addr: CFA = the value of DWARF
  * register *reg + *off; -1 when the CFI has no rule of that form there. */
 int spgo_cfi_cfa(struct spgo_cfi *cfi, uint64_t addr, unsigned *reg, int64_t *off);
+
+/*
+ * What an unwinder needs of the binary's instruction set: perf's numbering
+ * of the user registers (the architecture's perf_regs.h, the bits of
+ * sample_regs_user) and where a call leaves its return address.  The
+ * binary model knows it by e_machine; NULL for a machine it does not know.
+ */
+struct spgo_arch_regs {
+	int perf_sp, perf_fp, perf_ip, perf_lr; /* perf register index, -1 if none */
+	unsigned dwarf_sp, dwarf_fp, dwarf_ra;  /* DWARF register numbers */
+	/* The return address is at CFA + ra_cfa_offset on entry to the callee
+	 * (x86-64: -8, pushed by the call); 0 when the call leaves it in a
+	 * register (AArch64: x30), where only the CFI says where it went. */
+	int ra_cfa_offset;
+	/* The sizes a call instruction may have, for finding the call that
+	 * ends at a return address. */
+	uint8_t call_min, call_max;
+};
+const struct spgo_arch_regs *spgo_binary_arch_regs(const struct spgo_binary *bin);
+/* perf's user register index of DWARF register r on the binary's machine,
+ * or -1. */
+int spgo_binary_perf_reg(const struct spgo_binary *bin, unsigned r);
 
 /* ---- discriminators -------------------------------------------------- */
 

@@ -193,6 +193,10 @@ const struct spgo_perf_build_id *spgo_perf_build_ids(const struct spgo_perf_read
 						    size_t *n);
 /* The recorded command line (cmdline feature), or NULL. */
 const char *spgo_perf_cmdline(const struct spgo_perf_reader *r);
+/* The recording machine's architecture (HEADER_ARCH feature: uname -m,
+ * "x86_64", "aarch64"), or NULL when the file has none (known so far, in
+ * pipe mode); *off (may be NULL) gets the feature's file offset. */
+const char *spgo_perf_arch(const struct spgo_perf_reader *r, uint64_t *off);
 /* Bytes of the input consumed so far (for throughput figures). */
 uint64_t spgo_perf_bytes_read(const struct spgo_perf_reader *r);
 

@@ -654,8 +654,18 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 	}
 }
 
-void spgo_agg_begin(struct spgo_aggregate *a, struct spgo_perf_reader *r)
+int spgo_agg_begin(struct spgo_aggregate *a, struct spgo_perf_reader *r)
 {
+	/* Samples of another architecture cannot be this binary's: an
+	 * aarch64 capture given an x86-64 binary (or the reverse) maps
+	 * nothing, or worse, by chance. */
+	uint64_t off;
+	const char *arch = spgo_perf_arch(r, &off), *want = spgo_binary_perf_arch(a->bin);
+	if (arch && want && strcmp(arch, want) != 0)
+		return spgo_error("%s: offset 0x%llx: recorded on %s (HEADER_ARCH), but %s is an %s binary "
+				  "(runs on %s): its samples cannot be this binary's",
+				  spgo_perf_path(r), (unsigned long long)off, arch, spgo_binary_path(a->bin),
+				  spgo_binary_machine_name(a->bin), want);
 	a->impl->reader = r;
 	/* spgo emulate records its own command line (cmd_emulate.c) */
 	const char *cmdline = spgo_perf_cmdline(r);
@@ -664,6 +674,7 @@ void spgo_agg_begin(struct spgo_aggregate *a, struct spgo_perf_reader *r)
 	size_t n;
 	const struct spgo_perf_build_id *ids = spgo_perf_build_ids(r, &n);
 	spgo_perf_machine_build_ids(a->impl->machine, ids, n);
+	return 0;
 }
 
 void spgo_agg_feed(struct spgo_aggregate *a, const struct spgo_perf_record *rec)
@@ -722,7 +733,10 @@ int spgo_agg_read_perf(struct spgo_aggregate *a, const char *path)
 	struct spgo_perf_reader *r;
 	if (spgo_perf_open(&r, path, SPGO_PERF_ORDERED) < 0)
 		return -1;
-	spgo_agg_begin(a, r);
+	if (spgo_agg_begin(a, r) < 0) {
+		spgo_perf_close(r);
+		return -1;
+	}
 	struct spgo_perf_record rec;
 	int rc;
 	while ((rc = spgo_perf_next(r, &rec)) > 0)
@@ -903,7 +917,10 @@ int spgo_agg_map_samples(struct spgo_aggregate *a, const char *path, FILE *fp)
 	struct spgo_perf_reader *r;
 	if (spgo_perf_open(&r, path, SPGO_PERF_ORDERED) < 0)
 		return -1;
-	spgo_agg_begin(a, r);
+	if (spgo_agg_begin(a, r) < 0) {
+		spgo_perf_close(r);
+		return -1;
+	}
 	struct spgo_perf_record rec;
 	int rc;
 	while ((rc = spgo_perf_next(r, &rec)) > 0) {

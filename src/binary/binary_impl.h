@@ -15,6 +15,8 @@
  *   lines.c    lookups in those tables: spgo_binary_symbolize()
  *   disasm.c   instruction table with capstone
  *   cflow.c    jump tables, PLT names and noreturn functions (on demand)
+ *   arch_x86.c, arch_aarch64.c  what an instruction set adds to those two,
+ *              behind struct spgo_arch_ops (below), chosen by e_machine
  *   probe.c    pseudo-probes: .pseudo_probe and .pseudo_probe_desc
  *   demangle.c Itanium names in source form, as llvm-symbolizer prints them
  */
@@ -87,6 +89,67 @@ struct spgo_cu_range {
 	uint32_t cu;
 };
 
+struct cs_insn; /* capstone's decoded instruction (capstone/capstone.h) */
+
+/*
+ * What the stages need to know of one instruction set.  Each ISA is one
+ * file, src/binary/arch_<isa>.c, defining one of these; the binary model
+ * picks it by e_machine when the file is opened (spgo_arch_of()), and
+ * nothing outside src/binary tests EM_* itself.  A NULL hook means the ISA
+ * has no such pattern (its answer is "unknown").
+ */
+struct spgo_arch_ops {
+	unsigned machine;   /* ELF e_machine */
+	const char *name;   /* "x86-64", "AArch64" */
+	const char *perf_arch; /* perf.data's HEADER_ARCH of such a machine (uname -m) */
+	int supported;      /* spgo_binary_check_machine() accepts it */
+	int cs_arch, cs_mode; /* capstone's cs_arch and cs_mode */
+	unsigned insn_align;  /* bytes skipped where nothing decodes */
+	unsigned max_insn;    /* the longest instruction, bytes */
+	uint64_t max_page;    /* largest page size load segments are aligned for */
+	/* Class and direct target of an instruction decoded with details
+	 * (out->cls and out->target; the rest is set). */
+	void (*classify)(const struct cs_insn *in, struct spgo_insn *out);
+	/* Length of an instruction capstone does not decode at p[0..n)
+	 * (out->addr), with its class and target in *out, or 0. */
+	size_t (*undecoded)(const uint8_t *p, size_t n, struct spgo_insn *out);
+	/* spgo_binary_jump_table() and spgo_binary_is_tail_call() for the
+	 * indirect jump jmp (cflow.c has checked its class). */
+	int (*jump_table)(struct spgo_binary *bin, const struct spgo_insn *jmp, uint64_t *targets, size_t max);
+	int (*is_tail_call)(struct spgo_binary *bin, const struct spgo_insn *jmp);
+	/* The GOT slot the PLT stub at addr (in a .plt* section) jumps
+	 * through, or 0 when addr is no stub of the known forms. */
+	uint64_t (*plt_slot)(struct spgo_binary *bin, uint64_t addr);
+	unsigned reloc_jump_slot, reloc_glob_dat; /* the dynamic relocations naming GOT slots */
+	/* Local functions are searched for paths that return (cflow.c) when
+	 * the ISA's calls, jumps and traps are classified with confidence. */
+	int noreturn_analysis;
+	/* perf's register numbering and the return-address rule. */
+	struct spgo_arch_regs regs;
+	/* perf's user register index of DWARF register r, or -1. */
+	int (*perf_reg_of_dwarf)(unsigned r);
+};
+
+extern const struct spgo_arch_ops spgo_arch_x86_64, spgo_arch_i386, spgo_arch_aarch64;
+/* The ops of ELF machine m, or NULL when spgo knows nothing of it. */
+const struct spgo_arch_ops *spgo_arch_of(unsigned m);
+
+/*
+ * cflow.c's decoding on demand, for the arch files: the capstone handle
+ * with details (bin->cf_cs, opened on first use), the one instruction at
+ * addr decoded into bin->cf_insn (NULL on failure), the bytes of the
+ * binary at [addr, addr + len) (NULL unless one allocated section holds
+ * them), the addresses of the straight-line instructions before the one
+ * at index j of the instruction table, nearest first, inside [lo, j), and
+ * the root function index of the function part holding addr (or -1).
+ */
+#define SPGO_CF_WINDOW 48
+int spgo_cf_open(struct spgo_binary *bin);
+const struct cs_insn *spgo_cf_decode(struct spgo_binary *bin, uint64_t addr);
+const uint8_t *spgo_vaddr_bytes(struct spgo_binary *bin, uint64_t addr, size_t len);
+size_t spgo_cf_window(const struct spgo_binary *bin, size_t j, uint64_t lo, uint64_t *addrs);
+long spgo_cf_root_of(struct spgo_binary *bin, uint64_t addr);
+
 struct spgo_binary {
 	char *path;
 	char *debug_path; /* separate debug file given by the user, or NULL */
@@ -96,6 +159,7 @@ struct spgo_binary {
 	Elf *elf;
 	enum spgo_elf_kind kind;
 	unsigned machine;
+	const struct spgo_arch_ops *arch; /* by machine; NULL when unknown */
 	uint64_t entry; /* e_entry */
 	uint8_t build_id[64];
 	size_t build_id_len;

@@ -3,9 +3,11 @@
  * decoded with capstone, with its control-flow class and direct target.
  *
  * Decoding is a linear sweep that restarts at every symbol inside a section
- * (as llvm-objdump -d does), and skips one byte where nothing decodes.
- * The architecture comes from e_machine: x86-64 (and i386) now, AArch64
- * classified too so later stages can grow into it.
+ * (as llvm-objdump -d does), and skips one unit (a byte on x86, a word on
+ * AArch64) where nothing decodes.
+ * What is the instruction set's own (capstone's mode, the classes, the
+ * step over bytes that do not decode) comes from the binary's struct
+ * spgo_arch_ops (arch_<isa>.c), chosen by e_machine.
  */
 #include <capstone/capstone.h>
 #include <gelf.h>
@@ -22,113 +24,13 @@ const char *spgo_insn_class_name(unsigned cls)
 	return cls < SPGO_ARRAY_LEN(names) ? names[cls] : "?";
 }
 
-static int has_group(const cs_detail *d, uint8_t g)
-{
-	for (unsigned i = 0; i < d->groups_count; i++)
-		if (d->groups[i] == g)
-			return 1;
-	return 0;
-}
-
-static void classify_x86(const cs_insn *in, struct spgo_insn *out)
-{
-	const cs_detail *d = in->detail;
-	const cs_x86 *x = &d->x86;
-	int imm = x->op_count == 1 && x->operands[0].type == X86_OP_IMM;
-	switch (in->id) {
-	case X86_INS_RET:
-	case X86_INS_RETF:
-	case X86_INS_RETFQ:
-	case X86_INS_IRET:
-	case X86_INS_IRETD:
-	case X86_INS_IRETQ:
-		out->cls = SPGO_INSN_RETURN;
-		return;
-	case X86_INS_UD2:
-	case X86_INS_HLT:
-	case X86_INS_INT3:
-		out->cls = SPGO_INSN_TRAP;
-		return;
-	case X86_INS_JMP:
-	case X86_INS_LJMP:
-		out->cls = imm ? SPGO_INSN_JUMP : SPGO_INSN_INDIRECT_JUMP;
-		break;
-	case X86_INS_CALL:
-	case X86_INS_LCALL:
-		out->cls = imm ? SPGO_INSN_CALL : SPGO_INSN_INDIRECT_CALL;
-		break;
-	case X86_INS_XBEGIN: /* jumps only when a transaction aborts */
-		return;
-	default:
-		if (has_group(d, CS_GRP_JUMP))
-			out->cls = SPGO_INSN_COND_BRANCH;
-		else
-			return;
-	}
-	if (imm && out->cls != SPGO_INSN_INDIRECT_JUMP && out->cls != SPGO_INSN_INDIRECT_CALL)
-		out->target = (uint64_t)x->operands[0].imm;
-}
-
-static void classify_arm64(const cs_insn *in, struct spgo_insn *out)
-{
-	const cs_detail *d = in->detail;
-	const cs_arm64 *a = &d->arm64;
-	switch (in->id) {
-	case ARM64_INS_RET:
-	case ARM64_INS_ERET:
-		out->cls = SPGO_INSN_RETURN;
-		return;
-	case ARM64_INS_BR:
-		out->cls = SPGO_INSN_INDIRECT_JUMP;
-		return;
-	case ARM64_INS_BLR:
-		out->cls = SPGO_INSN_INDIRECT_CALL;
-		return;
-	case ARM64_INS_BL:
-		out->cls = SPGO_INSN_CALL;
-		break;
-	case ARM64_INS_BRK:
-	case ARM64_INS_HLT:
-		out->cls = SPGO_INSN_TRAP;
-		return;
-	case ARM64_INS_B:
-		out->cls = a->cc == ARM64_CC_INVALID || a->cc == ARM64_CC_AL ? SPGO_INSN_JUMP : SPGO_INSN_COND_BRANCH;
-		break;
-	case ARM64_INS_CBZ:
-	case ARM64_INS_CBNZ:
-	case ARM64_INS_TBZ:
-	case ARM64_INS_TBNZ:
-		out->cls = SPGO_INSN_COND_BRANCH;
-		break;
-	default:
-		return;
-	}
-	for (int i = a->op_count - 1; i >= 0; i--)
-		if (a->operands[i].type == ARM64_OP_IMM) {
-			out->target = (uint64_t)a->operands[i].imm;
-			break;
-		}
-}
-
 /* Open capstone for the binary's machine; -1 with spgo_error if unsupported. */
 static int open_capstone(struct spgo_binary *bin, csh *h)
 {
-	cs_arch arch;
-	cs_mode mode;
-	switch (bin->machine) {
-	case EM_X86_64:
-		arch = CS_ARCH_X86, mode = CS_MODE_64;
-		break;
-	case EM_386:
-		arch = CS_ARCH_X86, mode = CS_MODE_32;
-		break;
-	case EM_AARCH64:
-		arch = CS_ARCH_ARM64, mode = CS_MODE_ARM;
-		break;
-	default:
+	const struct spgo_arch_ops *A = bin->arch;
+	if (!A)
 		return spgo_error("%s: cannot disassemble machine %u", bin->path, bin->machine);
-	}
-	if (cs_open(arch, mode, h) != CS_ERR_OK)
+	if (cs_open((cs_arch)A->cs_arch, (cs_mode)A->cs_mode, h) != CS_ERR_OK)
 		return spgo_error("%s: capstone cannot open this architecture", bin->path);
 	cs_option(*h, CS_OPT_DETAIL, CS_OPT_ON);
 	return 0;
@@ -146,82 +48,26 @@ static int cmp_insn(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/*
- * Length of a VEX (c4, c5) or EVEX (62) encoded instruction in 64-bit
- * mode, or 0.  Capstone 4 does not know every AVX-512 instruction (kmov,
- * some mask compares), and skipping byte by byte would then make garbage
- * (a "ret" out of the middle of an instruction).  None of these is a
- * branch, so their length is all we need: prefix, opcode, ModRM, SIB,
- * displacement and the immediate of map 0F3A and of a few 0F opcodes.
- */
-static size_t vex_length(const uint8_t *p, size_t n)
-{
-	size_t i;
-	unsigned map;
-	if (n >= 2 && p[0] == 0xc5) {
-		map = 1, i = 2;
-	} else if (n >= 3 && p[0] == 0xc4) {
-		map = p[1] & 0x1f, i = 3;
-	} else if (n >= 4 && p[0] == 0x62) {
-		map = p[1] & 0x07, i = 4;
-	} else {
-		return 0;
-	}
-	if (map < 1 || map > 6 || map == 4 || i >= n)
-		return 0;
-	unsigned op = p[i++];
-	if (map == 1 && op == 0x77 && p[0] != 0x62)
-		return i; /* vzeroupper, vzeroall: no ModRM */
-	if (i >= n)
-		return 0;
-	unsigned modrm = p[i++], mod = modrm >> 6, rm = modrm & 7;
-	if (mod != 3 && rm == 4) {
-		if (i >= n)
-			return 0;
-		unsigned sib = p[i++];
-		if (mod == 0 && (sib & 7) == 5)
-			i += 4;
-	}
-	if (mod == 0 && rm == 5)
-		i += 4;
-	else if (mod == 1)
-		i += 1;
-	else if (mod == 2)
-		i += 4;
-	if (map == 3 || (map == 1 && ((op >= 0x70 && op <= 0x73) || op == 0xc2 || (op >= 0xc4 && op <= 0xc6))))
-		i += 1;
-	return i <= n ? i : 0;
-}
-
-/* Lengths of the x86-64 instructions capstone 4 may not decode. */
-static size_t x86_fallback_length(const uint8_t *p, size_t n)
-{
-	/* 0f 01 with a register ModRM: system instructions of three bytes
-	 * (rdpkru, wrpkru, xgetbv, xend, rdtscp, ...). */
-	if (n >= 3 && p[0] == 0x0f && p[1] == 0x01 && p[2] >= 0xc0)
-		return 3;
-	return vex_length(p, n);
-}
-
 static void decode_range(struct spgo_binary *bin, csh h, cs_insn *in, const uint8_t *bytes, uint64_t addr,
 			 uint64_t end)
 {
-	int arm = bin->machine == EM_AARCH64;
+	const struct spgo_arch_ops *A = bin->arch;
 	while (addr < end) {
 		const uint8_t *code = bytes;
 		size_t size = (size_t)(end - addr);
 		uint64_t a = addr;
 		if (!cs_disasm_iter(h, &code, &size, &a, in)) {
-			size_t vlen = arm || bin->machine != EM_X86_64 ? 0 : x86_fallback_length(bytes, (size_t)(end - addr));
+			struct spgo_insn v = {addr, 0, 0, SPGO_INSN_OTHER};
+			size_t vlen = A->undecoded ? A->undecoded(bytes, (size_t)(end - addr), &v) : 0;
 			if (vlen) {
-				struct spgo_insn v = {addr, 0, (uint8_t)vlen, SPGO_INSN_OTHER};
+				v.size = (uint8_t)vlen;
 				VEC_PUSH(&bin->insns, v);
 				bytes += vlen;
 				addr += vlen;
 				continue;
 			}
 			/* Undecodable: skip a byte (an AArch64 word). */
-			size_t skip = arm ? 4 : 1;
+			size_t skip = A->insn_align;
 			if (skip > end - addr)
 				skip = (size_t)(end - addr);
 			bytes += skip;
@@ -229,10 +75,7 @@ static void decode_range(struct spgo_binary *bin, csh h, cs_insn *in, const uint
 			continue;
 		}
 		struct spgo_insn out = {in->address, 0, (uint8_t)in->size, SPGO_INSN_OTHER};
-		if (arm)
-			classify_arm64(in, &out);
-		else
-			classify_x86(in, &out);
+		A->classify(in, &out);
 		VEC_PUSH(&bin->insns, out);
 		bytes += in->size;
 		addr += in->size;

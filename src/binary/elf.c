@@ -161,6 +161,7 @@ int spgo_binary_open(struct spgo_binary **out, const char *path, const char *deb
 	if (check_sections(bin) < 0)
 		goto fail;
 	bin->machine = eh.e_machine;
+	bin->arch = spgo_arch_of(eh.e_machine);
 	bin->entry = eh.e_entry;
 	bin->kind = eh.e_type == ET_EXEC ? SPGO_ELF_EXEC : eh.e_type == ET_DYN ? SPGO_ELF_DYN : SPGO_ELF_OTHER;
 	size_t phnum;
@@ -298,12 +299,41 @@ static const char *machine_name(unsigned m)
 	}
 }
 
+const struct spgo_arch_ops *spgo_arch_of(unsigned m)
+{
+	static const struct spgo_arch_ops *const all[] = {&spgo_arch_x86_64, &spgo_arch_i386, &spgo_arch_aarch64};
+	for (size_t i = 0; i < SPGO_ARRAY_LEN(all); i++)
+		if (all[i]->machine == m)
+			return all[i];
+	return NULL;
+}
+
 int spgo_binary_check_machine(const struct spgo_binary *bin)
 {
-	if (bin->machine == EM_X86_64)
+	if (bin->arch && bin->arch->supported)
 		return 0;
-	return spgo_error("%s: unsupported machine %s (e_machine %u); spgo supports x86-64 binaries",
+	return spgo_error("%s: unsupported machine %s (e_machine %u); spgo supports x86-64 and AArch64 binaries",
 			  bin->path, machine_name(bin->machine), bin->machine);
+}
+
+const char *spgo_binary_perf_arch(const struct spgo_binary *bin)
+{
+	return bin->arch && bin->arch->supported ? bin->arch->perf_arch : NULL;
+}
+
+const char *spgo_binary_machine_name(const struct spgo_binary *bin)
+{
+	return machine_name(bin->machine);
+}
+
+const struct spgo_arch_regs *spgo_binary_arch_regs(const struct spgo_binary *bin)
+{
+	return bin->arch && bin->arch->supported ? &bin->arch->regs : NULL;
+}
+
+int spgo_binary_perf_reg(const struct spgo_binary *bin, unsigned r)
+{
+	return bin->arch && bin->arch->perf_reg_of_dwarf ? bin->arch->perf_reg_of_dwarf(r) : -1;
 }
 
 const uint8_t *spgo_binary_section(struct spgo_binary *bin, const char *name, uint64_t *addr, size_t *size)

@@ -62,7 +62,10 @@ static int read_perf(struct spgo_aggregate **aggs, int n, const char *path)
 	if (spgo_perf_open(&r, path, SPGO_PERF_ORDERED) < 0)
 		return -1;
 	for (int k = 0; k < n; k++)
-		spgo_agg_begin(aggs[k], r);
+		if (spgo_agg_begin(aggs[k], r) < 0) {
+			spgo_perf_close(r);
+			return -1;
+		}
 	struct spgo_perf_record rec;
 	int rc;
 	while ((rc = spgo_perf_next(r, &rec)) > 0) {

@@ -22,7 +22,6 @@
  * A function reached by a tail call from the real target is credited in
  * its place, as its samples are.
  */
-#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,18 +62,6 @@ void spgo_gen_icalls_set_agg(struct spgo_gen_icalls *c, struct spgo_aggregate *a
 		c->agg = agg;
 }
 
-/* perf's x86-64 user register index of DWARF register r (rax rdx rcx rbx
- * rsi rdi rbp rsp r8..r15), or -1. */
-static int perf_reg_of_dwarf(unsigned r)
-{
-	static const int map[8] = {0, 3, 2, 1, 4, 5, 6, 7};
-	if (r < 8)
-		return map[r];
-	if (r < 16)
-		return 16 + (int)(r - 8);
-	return -1;
-}
-
 /* The value of perf register index k in the sample, or -1 if not recorded. */
 static int sample_reg(const struct spgo_perf_record *rec, int k, uint64_t *v)
 {
@@ -91,8 +78,11 @@ static int sample_reg(const struct spgo_perf_record *rec, int k, uint64_t *v)
 void spgo_gen_icalls_feed(struct spgo_gen_icalls *c, const struct spgo_perf_record *rec)
 {
 	const struct spgo_perf_sample *s = &rec->sample;
-	if (!c->cfi || rec->type != PERF_RECORD_SAMPLE || !s->stack_user || !s->regs_user_abi ||
-	    spgo_binary_machine(c->agg->bin) != EM_X86_64)
+	/* The instruction set's rules; only a call that pushes its return
+	 * address (x86-64) is unwound here for now. */
+	const struct spgo_arch_regs *ar = spgo_binary_arch_regs(c->agg->bin);
+	if (!c->cfi || rec->type != PERF_RECORD_SAMPLE || !s->stack_user || !s->regs_user_abi || !ar ||
+	    ar->ra_cfa_offset >= 0)
 		return;
 	uint64_t ip;
 	if (spgo_agg_map(c->agg, s->pid, s->cpumode, s->ip, &ip) < 0)
@@ -107,12 +97,12 @@ void spgo_gen_icalls_feed(struct spgo_gen_icalls *c, const struct spgo_perf_reco
 	if (spgo_cfi_cfa(c->cfi, ip, &reg, &off) < 0)
 		return;
 	uint64_t base, sp;
-	if (sample_reg(rec, perf_reg_of_dwarf(reg), &base) < 0 ||
-	    sample_reg(rec, 7, &sp) < 0)
+	if (sample_reg(rec, spgo_binary_perf_reg(c->agg->bin, reg), &base) < 0 ||
+	    sample_reg(rec, ar->perf_sp, &sp) < 0)
 		return;
-	/* x86-64: the return address is at CFA - 8, in the stack copy made
-	 * from sp upwards. */
-	uint64_t at = base + (uint64_t)off - 8;
+	/* The return address is at CFA + ra_cfa_offset (x86-64: CFA - 8), in
+	 * the stack copy made from sp upwards. */
+	uint64_t at = base + (uint64_t)off + (uint64_t)(int64_t)ar->ra_cfa_offset;
 	uint64_t have = s->stack_user_dyn_size ? s->stack_user_dyn_size : s->stack_user_size;
 	if (have > s->stack_user_size)
 		have = s->stack_user_size;
@@ -125,7 +115,7 @@ void spgo_gen_icalls_feed(struct spgo_gen_icalls *c, const struct spgo_perf_reco
 		return;
 	/* The call is the instruction that ends at the return address. */
 	const struct spgo_insn *in = NULL;
-	for (uint64_t back = 2; back <= 7 && !in; back++) {
+	for (uint64_t back = ar->call_min; back <= ar->call_max && !in; back++) {
 		const struct spgo_insn *t = spgo_binary_insn_at(c->agg->bin, rv - back);
 		if (t && t->addr + t->size == rv &&
 		    (t->cls == SPGO_INSN_CALL || t->cls == SPGO_INSN_INDIRECT_CALL))

@@ -280,7 +280,10 @@ static int read_perf(struct spgo_aggregate *agg, const struct spgo_gen_job *j, c
 	struct spgo_perf_reader *r;
 	if (spgo_perf_open(&r, path, SPGO_PERF_ORDERED) < 0)
 		return -1;
-	spgo_agg_begin(agg, r);
+	if (spgo_agg_begin(agg, r) < 0) {
+		spgo_perf_close(r);
+		return -1;
+	}
 	struct spgo_perf_record rec;
 	int rc;
 	struct pid_count pids[PIDS_KEPT];

@@ -119,7 +119,10 @@ static int read_perf(struct lay *L)
 	struct spgo_perf_reader *r;
 	if (spgo_perf_open(&r, j->perf_data, SPGO_PERF_ORDERED) < 0)
 		return -1;
-	spgo_agg_begin(L->agg, r);
+	if (spgo_agg_begin(L->agg, r) < 0) { /* another architecture's capture */
+		spgo_perf_close(r);
+		return -1;
+	}
 	struct spgo_perf_record rec;
 	VEC(uint64_t) map = {0};
 	struct lbr_cache *taken = xcalloc(1, sizeof *taken), *traces = xcalloc(1, sizeof *traces);

@@ -48,6 +48,9 @@ struct spgo_perf_reader {
 				     the end of a sample_id trailer; -1 none */
 	VEC(struct spgo_perf_build_id) build_ids;
 	char *cmdline;
+	char *arch;        /* HEADER_ARCH: the recording machine's uname -m, or NULL */
+	uint64_t arch_off; /* where that feature is in the file */
+	uint64_t feat_off; /* offset of the feature being read (for the above) */
 
 	/* Unpacked COMPRESSED data: [zpos, zlen) of zbuf not yet handed out. */
 	void *zds;

@@ -25,7 +25,7 @@
 #define PIPE_HEADER_SIZE 16
 
 /* Feature bits of the file header (perf's HEADER_* numbering). */
-enum { FEAT_BUILD_ID = 2, FEAT_CMDLINE = 11, FEAT_EVENT_DESC = 12 };
+enum { FEAT_BUILD_ID = 2, FEAT_ARCH = 6, FEAT_CMDLINE = 11, FEAT_EVENT_DESC = 12 };
 
 /* ---- input buffer ------------------------------------------------------ */
 
@@ -227,6 +227,13 @@ void perf_feature(struct spgo_perf_reader *r, unsigned feat, const uint8_t *p, s
 		if (!r->cmdline)
 			parse_cmdline(r, p, n);
 		break;
+	case FEAT_ARCH:
+		if (!r->arch) {
+			size_t pos = 0;
+			r->arch = feat_string(p, n, &pos);
+			r->arch_off = r->feat_off;
+		}
+		break;
 	case FEAT_EVENT_DESC:
 		parse_event_desc(r, p, n);
 		break;
@@ -303,8 +310,9 @@ static int open_file_mode(struct spgo_perf_reader *r, const uint8_t *h, uint64_t
 			foff += 16;
 			if (sec[0] > file_size || sec[1] > file_size - sec[0] || sec[1] > (64u << 20))
 				continue;
-			if (bit != FEAT_BUILD_ID && bit != FEAT_CMDLINE && bit != FEAT_EVENT_DESC)
+			if (bit != FEAT_BUILD_ID && bit != FEAT_ARCH && bit != FEAT_CMDLINE && bit != FEAT_EVENT_DESC)
 				continue;
+			r->feat_off = sec[0];
 			uint8_t *fb = xmalloc(sec[1] + 1);
 			if (pread_all(r, fb, sec[1], sec[0]) == 0)
 				perf_feature(r, bit, fb, sec[1]);
@@ -474,6 +482,7 @@ void spgo_perf_close(struct spgo_perf_reader *r)
 	free(r->zbuf);
 	perf_queue_free(r);
 	free(r->cmdline);
+	free(r->arch);
 	if (r->mapped) {
 		spgo_map_untrack(r->buf);
 		munmap(r->buf, r->map_size);
@@ -487,6 +496,12 @@ void spgo_perf_close(struct spgo_perf_reader *r)
 const char *spgo_perf_path(const struct spgo_perf_reader *r) { return r->path; }
 int spgo_perf_is_pipe(const struct spgo_perf_reader *r) { return r->pipe; }
 const char *spgo_perf_cmdline(const struct spgo_perf_reader *r) { return r->cmdline; }
+const char *spgo_perf_arch(const struct spgo_perf_reader *r, uint64_t *off)
+{
+	if (off)
+		*off = r->arch_off;
+	return r->arch;
+}
 uint64_t spgo_perf_bytes_read(const struct spgo_perf_reader *r) { return r->bytes_read; }
 
 size_t spgo_perf_nattrs(const struct spgo_perf_reader *r) { return r->attrs.n; }
@@ -687,6 +702,7 @@ int perf_user_record(struct spgo_perf_reader *r, const uint8_t *p,
 		if (h->size >= 16) {
 			uint64_t feat;
 			memcpy(&feat, p + 8, 8);
+			r->feat_off = off + 16;
 			perf_feature(r, (unsigned)feat, p + 16, h->size - 16u);
 		}
 		break;

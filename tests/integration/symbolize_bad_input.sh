@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # spgo symbolize on bad input: a truncated ELF, a non-ELF file, an ELF with
-# no debug info, a non-x86-64 ELF (e_machine patched to AArch64), a missing
+# no debug info, an ELF of a machine spgo does not know (e_machine patched
+# to RISC-V), a missing
 # file, a bad option.  Each must give exactly one line on stderr that names
 # the file and the problem, nothing on stdout, and a non-zero exit.
 # (The same cases run in-process under ASan+UBSan in tests/unit/test_symbolize.c.)
@@ -16,7 +17,7 @@ gcc -O2 -o nodebug p.c && strip --strip-debug nodebug
 head -c 2000 good > truncated
 head -c 40 good > header-only
 echo "just text" > notelf
-cp good aarch64 && printf '\xb7\x00' | dd of=aarch64 bs=1 seek=18 conv=notrunc status=none
+cp good riscv && printf '\xf3\x00' | dd of=riscv bs=1 seek=18 conv=notrunc status=none
 
 failed=0
 expect_error() {  # FILE PATTERN [ARGS...]; the message must name $NAMED (default FILE)
@@ -34,12 +35,12 @@ expect_error truncated "truncated ELF file"
 expect_error header-only "truncated ELF file"
 expect_error notelf "not an ELF file"
 expect_error nodebug "no debug info"
-expect_error aarch64 "unsupported machine AArch64"
+expect_error riscv "unsupported machine RISC-V"
 expect_error missing "No such file"
 NAMED=nodebug expect_error good "no DWARF debug info" --debug-binary nodebug
 # --all-instructions needs no debug info but still checks the machine.
-"$SPGO" symbolize --binary aarch64 --all-instructions > out 2> err
-[ $? -ne 0 ] && [ ! -s out ] && grep -q "unsupported machine" err || { echo "FAIL: --all-instructions on aarch64"; failed=1; }
+"$SPGO" symbolize --binary riscv --all-instructions > out 2> err
+[ $? -ne 0 ] && [ ! -s out ] && grep -q "unsupported machine" err || { echo "FAIL: --all-instructions on riscv"; failed=1; }
 "$SPGO" symbolize --binary good --bogus > out 2> err
 [ $? -eq 2 ] && grep -q "unknown option" err || { echo "FAIL: bad option"; failed=1; }
 # And the good one works.

@@ -45,6 +45,29 @@ static void test_lld_like_layout(void)
 	CHECK(spgo_segments_map(segs, 2, start, 0x0, start + 0x100, &va) < 0); /* not executable */
 }
 
+static void test_aarch64_layouts(void)
+{
+	/* lld's AArch64 PIE: a read-only PT_LOAD at 0, then the text at
+	 * p_vaddr 0x108c0, p_offset 0x8c0, both aligned for 64 KiB pages.
+	 * The kernel maps the text's page (file offset 0) at base + 0x10000,
+	 * with 4 KiB and with 64 KiB pages alike. */
+	struct spgo_segment lld[] = {
+		{0x0, 0x0, 0x898, 0x898, 0x10000, PF_R},
+		{0x108c0, 0x8c0, 0x5d0, 0x5d0, 0x10000, PF_R | PF_X},
+	};
+	uint64_t va, base = 0xaaaab0000000ULL;
+	CHECK(spgo_segments_map(lld, 2, base + 0x10000, 0x0, base + 0x109e8, &va) == 0);
+	CHECK_EQ_U64(va, 0x109e8);
+	CHECK(spgo_segments_map(lld, 2, base + 0x10000, 0x0, base + 0x10100, &va) < 0); /* the R bytes */
+	/* GNU ld's: one R+X PT_LOAD at 0 from file offset 0. */
+	struct spgo_segment bfd[] = {
+		{0x0, 0x0, 0xdb4, 0xdb4, 0x10000, PF_R | PF_X},
+		{0x1fdb8, 0xfdb8, 0x290, 0x298, 0x10000, PF_R | PF_W},
+	};
+	CHECK(spgo_segments_map(bfd, 2, base, 0x0, base + 0x7a0, &va) == 0);
+	CHECK_EQ_U64(va, 0x7a0);
+}
+
 static void test_not_elf(void)
 {
 	struct spgo_binary *bin;
@@ -63,6 +86,7 @@ int main(void)
 {
 	RUN(test_gzip_binary);
 	RUN(test_lld_like_layout);
+	RUN(test_aarch64_layouts);
 	RUN(test_not_elf);
 	DONE();
 }
