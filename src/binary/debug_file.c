@@ -32,6 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <zlib.h>
 
@@ -289,6 +290,40 @@ static char *debuginfod_urls(void)
  * or the cache) set; -1 with the servers and their answer in s.  A note
  * says the query is made: it may take a while.
  */
+/*
+ * The client library, loaded on first use (as elfutils' own libdwfl loads
+ * it): linked in, it brings libcurl and its TLS stack, some 28 shared
+ * libraries and 6 MB of resident memory, into every spgo command, which
+ * almost never asks a server.  The header gives the types; dlsym the
+ * functions.  NULL members when the library is not installed.
+ */
+static struct {
+	int tried;
+	debuginfod_client *(*begin)(void);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+	const char *(*get_url)(debuginfod_client *);
+	void (*end)(debuginfod_client *);
+} dfd;
+
+static int load_debuginfod(void)
+{
+	if (dfd.tried)
+		return dfd.begin ? 0 : -1;
+	dfd.tried = 1;
+	void *h = dlopen("libdebuginfod.so.1", RTLD_LAZY | RTLD_LOCAL);
+	if (!h)
+		return -1;
+	*(void **)&dfd.begin = dlsym(h, "debuginfod_begin");
+	*(void **)&dfd.find_debuginfo = dlsym(h, "debuginfod_find_debuginfo");
+	*(void **)&dfd.get_url = dlsym(h, "debuginfod_get_url");
+	*(void **)&dfd.end = dlsym(h, "debuginfod_end");
+	if (!dfd.begin || !dfd.find_debuginfo || !dfd.end) {
+		dfd.begin = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 static int ask_debuginfod(struct spgo_binary *bin, struct search *s, char **path, char **how)
 {
 	char *urls = debuginfod_urls();
@@ -302,7 +337,13 @@ static int ask_debuginfod(struct spgo_binary *bin, struct search *s, char **path
 	if (bin->notes && !spgo_quiet)
 		fprintf(bin->notes, "spgo: note: %s: no local debug file, asking debuginfod %s for build-id %s\n",
 			bin->path, urls, hex);
-	debuginfod_client *client = debuginfod_begin();
+	if (load_debuginfod() < 0) {
+		append(&s->refused, "%sdebuginfod %s: the client library (libdebuginfod.so.1, Debian's "
+		       "libdebuginfod1) is not installed", s->refused ? "; " : "", urls);
+		free(urls);
+		return -1;
+	}
+	debuginfod_client *client = dfd.begin();
 	if (!client) {
 		append(&s->refused, "%sdebuginfod %s: the client library could not start", s->refused ? "; " : "",
 		       urls);
@@ -310,7 +351,7 @@ static int ask_debuginfod(struct spgo_binary *bin, struct search *s, char **path
 		return -1;
 	}
 	char *found = NULL;
-	int fd = debuginfod_find_debuginfo(client, bin->build_id, (int)bin->build_id_len, &found);
+	int fd = dfd.find_debuginfo(client, bin->build_id, (int)bin->build_id_len, &found);
 	int rc = -1;
 	if (fd < 0) {
 		append(&s->refused, "%sdebuginfod %s: %s", s->refused ? "; " : "", urls, debuginfod_answer(fd));
@@ -318,7 +359,7 @@ static int ask_debuginfod(struct spgo_binary *bin, struct search *s, char **path
 		/* The server that had it: the URL of the transfer, less its
 		 * "/buildid/HEX/debuginfo"; none when no transfer was needed
 		 * (the file was in the cache already). */
-		const char *url = debuginfod_get_url(client);
+		const char *url = dfd.get_url ? dfd.get_url(client) : NULL;
 		const char *tail = url ? strstr(url, "/buildid/") : NULL;
 		int len = url ? (int)(tail ? (size_t)(tail - url) : strlen(url)) : 0;
 		char *from = url ? xasprintf("debuginfod %.*s", len, url)
@@ -334,7 +375,7 @@ static int ask_debuginfod(struct spgo_binary *bin, struct search *s, char **path
 		free(from);
 	}
 	free(found);
-	debuginfod_end(client);
+	dfd.end(client);
 	free(urls);
 	return rc;
 }

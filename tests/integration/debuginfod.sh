@@ -20,6 +20,11 @@
 : "${SPGO:?}" "${SPGO_SRC:?}"
 need gcc objcopy strip readelf debuginfod timeout
 scratch
+# The client is loaded when a server is asked, not linked: libcurl and its
+# TLS stack stay out of every command that asks none.
+if command -v ldd >/dev/null && ldd "$SPGO" | grep -q 'libdebuginfod\|libcurl'; then
+  bad "spgo is linked with libdebuginfod/libcurl: $(ldd "$SPGO" | grep -c '=>') shared libraries at every start"
+fi
 export SPGO_DEBUG_ROOT="$tmp/root" # (no local debug file: never /usr/lib/debug)
 mkdir -p root served
 export DEBUGINFOD_TIMEOUT=10 DEBUGINFOD_CACHE_PATH="$tmp/cache"
