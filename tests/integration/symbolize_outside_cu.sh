@@ -39,6 +39,11 @@ msize=$(readelf -sW prog | awk '$8 == "main" { print $3 }')
 last=$(objdump -d --start-address=$main --stop-address=$((main + msize)) prog |
   awk '/^ +[0-9a-f]+:/ { sub(":", "", $1); a = $1 } END { print a }')
 h=$(( 0x$(readelf -sW prog | awk '$8 == "h" { print $2 }') ))
+# the range starts after main's call of h: a range across a call is
+# dropped (llvm-profgen's rule), which would leave no sample at all
+after=$(objdump -d --start-address=$main --stop-address=$((main + msize)) prog |
+  awk '/^ +[0-9a-f]+:/ && seen { sub(":", "", $1); print $1; exit } /call/ { seen = 1 }')
+main=$((0x$after))
 # llvm-profgen's offsets: from the page of the first executable segment
 base=$(( $(readelf -lW prog | awk '$1 == "LOAD" && / E / { print $3; exit }') & ~0xfff ))
 main=$((main - base)) last=$(printf '%x' $((0x$last - base))) h=$((h - base))
