@@ -22,7 +22,9 @@
  * so a merge whose result would not is never taken.  Rounds stop when no
  * merge gains; the chains left are then placed the entry's first, the
  * others by decreasing density (count per byte).  Gains are kept per pair
- * and recomputed only for the pairs of the chain a merge changed.
+ * and recomputed only for the pairs of the chain a merge changed.  The
+ * greedy result can score below the original order (the node numbering):
+ * then the original is kept, as LLVM's MachineBlockPlacement does.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -272,6 +274,13 @@ void lay_exttsp(const struct lay_xt_graph *g, long *order)
 		for (size_t i = 0; i < X.nodes[chains[c]].n; i++)
 			order[at++] = X.nodes[chains[c]].v[i];
 	free(chains);
+	/* keep the original order when the merging did not beat it */
+	long *ident = xcalloc(n + 1, sizeof *ident);
+	for (size_t i = 0; i < n; i++)
+		ident[i] = (long)i;
+	if (lay_exttsp_score(g, ident) > lay_exttsp_score(g, order) + EPS)
+		memcpy(order, ident, n * sizeof *order);
+	free(ident);
 	for (size_t i = 0; i < n; i++)
 		VEC_FREE(&X.nodes[i]);
 	free(X.chain_of), free(X.addr), free(X.nodes), free(X.score), free(X.count), free(X.size);

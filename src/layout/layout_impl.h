@@ -93,7 +93,7 @@ struct lay_xt_graph {
 	size_t njumps;
 };
 /* order[0..n) := the nodes in the order of the greedy chain merging,
- * order[0] = 0. */
+ * order[0] = 0 (or 0..n-1, the original order, when that scores higher). */
 void lay_exttsp(const struct lay_xt_graph *g, long *order);
 /* The ext-TSP score of the nodes laid out in order. */
 double lay_exttsp_score(const struct lay_xt_graph *g, const long *order);
