@@ -13,6 +13,8 @@
 #    map with -fbasic-block-address-map) lists exactly the cluster's ids,
 #    and cold blocks go to NAME.cold;
 #  - nm -n follows OUT.order;
+#  - static functions of one name in two files: no cluster (there are no
+#    `m` lines), the name once in the order, no warning from lld;
 #  - the inputs Propeller cannot use get one-line errors naming the flag:
 #    a binary without the BB address map, and IP samples (--mode ip).
 . "$(dirname "$0")/lib/common.sh" || exit 1
@@ -68,6 +70,32 @@ grep -xFf nm.txt prop.txt.order > want.txt
 grep -xFf want.txt nm.txt | awk '!seen[$0]++' > got.txt
 [ -s want.txt ] && cmp -s want.txt got.txt && echo "lld: nm -n follows the $(wc -l < want.txt)-function order" ||
   bad "lld's function layout does not follow prop.txt.order"
+
+# Two static functions of one name in two files (no `m` lines): left out
+# of the clusters, named once in the order (lld warns about a name twice).
+cat > a.c <<'C'
+static int __attribute__((noinline)) helper(int x) { int s = 0; for (int i = 0; i < x; i++) s += (i & 3) ? i : -i; return s; }
+int fa(int x) { return helper(x); }
+C
+cat > b.c <<'C'
+static int __attribute__((noinline)) helper(int x) { int s = 1; for (int i = 0; i < x; i++) s ^= (i % 5) ? i * 3 : i; return s; }
+int fb(int x) { return helper(x); }
+C
+cat > m.c <<'C'
+#include <stdio.h>
+int fa(int), fb(int);
+int main(int argc, char **argv) { long t = 0; (void)argv; for (int i = 0; i < 20000; i++) t += fa(i % 300 + argc) + fb(i % 200); printf("%ld\n", t); return 0; }
+C
+F="-O2 -g -fno-pie -no-pie -ffunction-sections"
+clang-19 $F -fbasic-block-sections=labels -o two a.c b.c m.c
+"$SPGO" emulate -c 500 --seed 3 -o two.data -- ./two >/dev/null 2>err.txt || { cat err.txt; bad "spgo emulate (two files)"; }
+"$SPGO" gen --binary two --perf-data two.data --format propeller -o two.prop --quiet || bad "spgo gen (two files)"
+grep -qx 'f helper' two.prop && bad "a name two functions share has a cluster"
+grep -qx 'f main' two.prop || bad "main has no cluster (two files)"
+[ "$(grep -cx helper two.prop.order)" = 1 ] || bad "helper is not named exactly once in the order: $(tr '\n' ' ' < two.prop.order)"
+clang-19 $F -Werror -fbasic-block-sections=list=two.prop -fuse-ld=lld -Wl,--symbol-ordering-file=two.prop.order \
+  -Wl,--fatal-warnings -o two-laid a.c b.c m.c 2>build.err || { cat build.err; bad "clang-19/lld reject the two-file profile"; }
+[ "$(./two-laid)" = "$(./two)" ] || bad "the two-file laid-out build computes something else"
 
 # Inputs Propeller cannot use.
 clang-19 -O2 -g -fno-pie -no-pie -o plain "$src"
