@@ -171,8 +171,6 @@ static long pick_event(const struct spgo_aggregate *agg)
 static int write_propeller(struct lay *L)
 {
 	const struct spgo_layout_job *j = L->job;
-	if (!strcmp(j->out, "-"))
-		return spgo_error("gen --format propeller writes two files (OUT and OUT.order): -o needs a file name");
 	size_t len = strlen(j->out) + sizeof ".order";
 	char *ld_path = xmalloc(len);
 	snprintf(ld_path, len, "%s.order", j->out);
@@ -231,11 +229,13 @@ static void report(const struct lay *L)
 			L->ip_event >= 0 ? L->agg->events.v[(size_t)L->ip_event].name : "-");
 }
 
-/* Propeller's inputs, checked before perf.data is read: LBR (not --mode ip)
- * and the BB address map. */
+/* Propeller's inputs, checked before perf.data is read: a file to write
+ * (two, in fact), LBR (not --mode ip) and the BB address map. */
 static int propeller_inputs(struct lay *L)
 {
 	const struct spgo_layout_job *j = L->job;
+	if (!strcmp(j->out, "-"))
+		return spgo_error("gen --format propeller writes two files (OUT and OUT.order): -o needs a file name");
 	if (j->mode == 2)
 		return spgo_error("gen --format propeller: --mode ip: Propeller needs LBR (perf record -b; "
 				  "spgo emulate on machines without)");

@@ -16,7 +16,8 @@
 #  - static functions of one name in two files: no cluster (there are no
 #    `m` lines), the name once in the order, no warning from lld;
 #  - the inputs Propeller cannot use get one-line errors naming the flag:
-#    a binary without the BB address map, and IP samples (--mode ip).
+#    a binary without the BB address map, and IP samples (--mode ip);
+#    `-o -` is refused (two files).
 . "$(dirname "$0")/lib/common.sh" || exit 1
 : "${SPGO:?}" "${SPGO_SRC:?}"
 need clang-19 ld.lld-19 llvm-readobj-19 qemu-x86_64
@@ -111,5 +112,8 @@ if "$SPGO" gen --binary minivm --perf-data e.data --mode ip --format propeller -
 else
   [ "$(wc -l < err.txt)" = 1 ] && grep -q 'Propeller needs LBR' err.txt || { cat err.txt; bad "no error saying LBR is needed"; }
 fi
+"$SPGO" gen --binary minivm --perf-data e.data --format propeller -o - > out.txt 2>err.txt &&
+  bad "-o - accepted (two files are written)"
+grep -q 'writes two files' err.txt && [ ! -s out.txt ] || { cat err.txt; bad "no error for -o -"; }
 [ $fail -eq 0 ] && echo "layout_propeller: ok"
 exit $fail
