@@ -11,9 +11,12 @@
  *    one `f` line per function with samples and one cluster of its hot
  *    blocks (block ids of the map) in ext-TSP order, the entry first; the
  *    blocks left out are cold, and clang moves them to NAME.cold in a
- *    section of their own.  No `m` (module) lines: a name then applies in
- *    every module, so a name that several functions of the binary carry
- *    (static functions of different files) is left out, with a note;
+ *    section of their own.  An `f NAME` applies in every module, so a
+ *    name that several functions of the binary carry (static functions of
+ *    different files) gets an `m FILE` line before it, FILE its compile
+ *    unit's DW_AT_name as clang compares it; without DWARF, or when the
+ *    units' names do not tell the functions apart, it is left out, with a
+ *    note;
  *  - the symbol order for the linker (--symbol-ordering-file), the call-
  *    chain clustering of order.c: the hot parts of the hot functions
  *    together, the cold parts after them where the linker puts what the
@@ -215,14 +218,35 @@ static void write_cluster(struct pfunc *p, FILE *fp, double *before, double *aft
 	VEC_FREE(&block_of);
 }
 
-/* 1 if another function of the binary has f's symbol name. */
-static int name_shared(const struct lay *L, size_t f)
+/* The compile unit name of f for an `m` line, as clang compares it (a
+ * leading "./" dropped), or NULL when there is none or it has a blank. */
+static const char *module_of(struct lay *L, size_t f)
+{
+	const char *m = spgo_binary_cu_name(L->bin, L->fns.v[f].start);
+	while (m && m[0] == '.' && m[1] == '/')
+		for (m += 2; *m == '/'; m++)
+			;
+	return m && *m && !strpbrk(m, " \t") ? m : NULL;
+}
+
+/* Whether f can have a profile, and with which `m` line (*module, NULL
+ * for none): a name no other function of the binary carries needs none;
+ * a shared one needs its unit's name, different from those of the other
+ * functions of that name (clang matches `f NAME` in every module). */
+static int profile_name(struct lay *L, size_t f, const char **module)
 {
 	const char *name = L->fns.v[f].symbol;
-	for (size_t i = 0; i < L->fns.n; i++)
-		if (i != f && L->fns.v[i].symbol && !strcmp(L->fns.v[i].symbol, name))
-			return 1;
-	return 0;
+	*module = NULL;
+	for (size_t i = 0; i < L->fns.n; i++) {
+		if (i == f || !L->fns.v[i].symbol || strcmp(L->fns.v[i].symbol, name))
+			continue;
+		if (!*module && !(*module = module_of(L, f)))
+			return 0;
+		const char *other = module_of(L, i);
+		if (other && !strcmp(other, *module))
+			return 0;
+	}
+	return 1;
 }
 
 int lay_write_propeller(struct lay *L, FILE *fp, FILE *ld)
@@ -237,12 +261,16 @@ int lay_write_propeller(struct lay *L, FILE *fp, FILE *ld)
 		struct pfunc *p = P.pf[f];
 		if (!p || !p->total)
 			continue;
-		if (name_shared(L, f)) {
-			spgo_info("%s: %s: more than one function of this name; left out of the cluster profile",
+		const char *module;
+		if (!profile_name(L, f, &module)) {
+			spgo_info("%s: %s: more than one function of this name, and no compile unit name "
+				  "that tells them apart; left out of the cluster profile",
 				  L->job->binary, L->fns.v[f].symbol);
 			shared++;
 			continue;
 		}
+		if (module)
+			fprintf(fp, "m %s\n", module);
 		fprintf(fp, "f %s\n", L->fns.v[f].symbol);
 		write_cluster(p, fp, &before, &after);
 		nfuncs++;
@@ -254,7 +282,7 @@ int lay_write_propeller(struct lay *L, FILE *fp, FILE *ld)
 	if (rc == 0)
 		rc = lay_write_order(L, ld, 0);
 	if (rc == 0 && L->job->report)
-		fprintf(L->job->report, "spgo: gen: %s: %zu functions laid out (%zu left out: shared names); "
+		fprintf(L->job->report, "spgo: gen: %s: %zu functions laid out (%zu left out: names not told apart); "
 					"ext-TSP score %.0f -> %.0f\n", L->job->out, nfuncs, shared, before, after);
 	for (size_t f = 0; f < L->fns.n; f++)
 		if (P.pf[f]) {

@@ -5,7 +5,7 @@
 #  - clang-19 -fbasic-block-sections=list=OUT and lld
 #    --symbol-ordering-file=OUT.order with -Werror and --fatal-warnings:
 #    neither warns, and the program computes the same;
-#  - the file is version 1 (v1, f NAME, c IDS), each function once, its
+#  - the file is version 1 (v1, [m FILE,] f NAME, c IDS), each function once, its
 #    cluster beginning with the entry block 0; the hot interpreter
 #    function `next` is in it;
 #  - the rebuilt binary lays out each function's hot blocks in the order
@@ -13,8 +13,9 @@
 #    map with -fbasic-block-address-map) lists exactly the cluster's ids,
 #    and cold blocks go to NAME.cold;
 #  - nm -n follows OUT.order;
-#  - static functions of one name in two files: no cluster (there are no
-#    `m` lines), the name once in the order, no warning from lld;
+#  - static functions of one name in two files: each its cluster after an
+#    `m FILE` line, laid out as asked; the name once in the order, no
+#    warning from lld;
 #  - the inputs Propeller cannot use get one-line errors naming the flag:
 #    a binary without the BB address map, and IP samples (--mode ip);
 #    `-o -` is refused (two files).
@@ -72,8 +73,10 @@ grep -xFf want.txt nm.txt | awk '!seen[$0]++' > got.txt
 [ -s want.txt ] && cmp -s want.txt got.txt && echo "lld: nm -n follows the $(wc -l < want.txt)-function order" ||
   bad "lld's function layout does not follow prop.txt.order"
 
-# Two static functions of one name in two files (no `m` lines): left out
-# of the clusters, named once in the order (lld warns about a name twice).
+# Two static functions of one name in two files: each its cluster after an
+# `m FILE` line (clang applies `f NAME` in every module otherwise), both
+# laid out as asked; the name once in the order (lld warns about a name
+# twice).
 cat > a.c <<'C'
 static int __attribute__((noinline)) helper(int x) { int s = 0; for (int i = 0; i < x; i++) s += (i & 3) ? i : -i; return s; }
 int fa(int x) { return helper(x); }
@@ -91,12 +94,21 @@ F="-O2 -g -fno-pie -no-pie -ffunction-sections"
 clang-19 $F -fbasic-block-sections=labels -o two a.c b.c m.c
 "$SPGO" emulate -c 500 --seed 3 -o two.data -- ./two >/dev/null 2>err.txt || { cat err.txt; bad "spgo emulate (two files)"; }
 "$SPGO" gen --binary two --perf-data two.data --format propeller -o two.prop --quiet || bad "spgo gen (two files)"
-grep -qx 'f helper' two.prop && bad "a name two functions share has a cluster"
+[ "$(grep -A1 -x 'm a.c' two.prop | sed -n 2p)" = "f helper" ] &&
+  [ "$(grep -A1 -x 'm b.c' two.prop | sed -n 2p)" = "f helper" ] ||
+  { cat two.prop; bad "the two helpers do not each have an m line naming their file"; }
 grep -qx 'f main' two.prop || bad "main has no cluster (two files)"
 [ "$(grep -cx helper two.prop.order)" = 1 ] || bad "helper is not named exactly once in the order: $(tr '\n' ' ' < two.prop.order)"
 clang-19 $F -Werror -fbasic-block-sections=list=two.prop -fuse-ld=lld -Wl,--symbol-ordering-file=two.prop.order \
   -Wl,--fatal-warnings -o two-laid a.c b.c m.c 2>build.err || { cat build.err; bad "clang-19/lld reject the two-file profile"; }
 [ "$(./two-laid)" = "$(./two)" ] || bad "the two-file laid-out build computes something else"
+clang-19 $F -fbasic-block-sections=list=two.prop -fbasic-block-address-map -o two-map a.c b.c m.c
+want=$(awk '/^f helper$/ { getline; sub(/^c /, ""); print }' two.prop)
+got=$(llvm-readobj-19 --bb-addr-map two-map | awk '
+  /^ *Name: / { name = $2; r = 0; if (name == "helper") printf "%s", (n++ ? "\n" : "") }
+  /Base Address:/ { r++ }
+  /^ *ID: / && r == 1 && name == "helper" { printf "%s%s", (first[n]++ ? " " : ""), $2 }')
+[ "$want" = "$got" ] || bad "the helpers are laid out as [$got], asked [$want]"
 
 # Inputs Propeller cannot use.
 clang-19 -O2 -g -fno-pie -no-pie -o plain "$src"
