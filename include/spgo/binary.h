@@ -485,6 +485,10 @@ enum spgo_producer {
  * of each compile unit), and one producer string of it in *name ("" when
  * unknown).  Loads the debug information; SPGO_PRODUCER_UNKNOWN without. */
 enum spgo_producer spgo_binary_producer(struct spgo_binary *bin, const char **name);
+/* The DW_AT_name of the compile unit that holds addr (the source file as
+ * given to the compiler), or NULL (no DWARF, no unit there, no name).
+ * Loads the debug information; valid until spgo_binary_close(). */
+const char *spgo_binary_cu_name(struct spgo_binary *bin, uint64_t addr);
 
 /* Short name of an instruction class ("cond_branch", "call", ...). */
 const char *spgo_insn_class_name(unsigned cls);

@@ -26,6 +26,11 @@
  *    entries from outside the binary (0 [unknown] 0); IP samples give the
  *    no_lbr form.  The binary must have relocations (linked with
  *    --emit-relocs) for BOLT to reorder functions: without, a warning.
+ *  - Propeller (SPGO_LAYOUT_PROPELLER) needs LBR and a binary with the
+ *    basic-block address map (SHT_LLVM_BB_ADDR_MAP: clang 19
+ *    -fbasic-block-sections=labels, clang 20+ -fbasic-block-address-map);
+ *    without either, an error naming what to add.  It writes two files:
+ *    the cluster profile to out, the symbol order to out + ".order".
  *  - The output file is written whole or not at all (spgo_out_*).
  */
 #ifndef SPGO_LAYOUT_H
@@ -40,9 +45,11 @@ enum spgo_layout_format {
 	SPGO_LAYOUT_BOLT_PA,  /* pre-aggregated, as `perf2bolt --pa` reads it */
 	SPGO_LAYOUT_ORDER,    /* one symbol a line: lld/gold --symbol-ordering-file */
 	SPGO_LAYOUT_ORDER_LD, /* GNU ld script (-T, INSERT) ordering .text.NAME */
+	SPGO_LAYOUT_PROPELLER, /* clang's -fbasic-block-sections=list= cluster
+				  profile, and OUT.order for the linker */
 };
 
-/* name ("bolt", "bolt-pa", "order", "order-ld") -> format; 0, or -1 when it
+/* name ("bolt", "bolt-pa", "order", "order-ld", "propeller") -> format; 0, or -1 when it
  * is not a layout format (no error set). */
 int spgo_layout_format_parse(const char *name, enum spgo_layout_format *out);
 

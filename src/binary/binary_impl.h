@@ -81,6 +81,7 @@ struct spgo_cu {
 	size_t nfiles;
 	uint8_t line_error; /* its line table could not be read in full */
 	uint8_t producer;   /* enum spgo_producer of its DW_AT_producer */
+	char *name;         /* DW_AT_name (the file given to the compiler), or NULL */
 };
 
 /* A piece of the address space and the CU that owns it. */

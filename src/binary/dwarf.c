@@ -252,6 +252,7 @@ struct unit {
 	struct spgo_line_unit line; /* line.stmt_list is UINT64_MAX without one */
 	uint8_t by_helper;          /* 1 if the helper read its line table */
 	const char *producer;       /* DW_AT_producer (libdw's memory), or NULL */
+	const char *name;           /* DW_AT_name (libdw's memory), or NULL */
 };
 
 struct load {
@@ -424,6 +425,23 @@ enum spgo_producer spgo_binary_producer(struct spgo_binary *bin, const char **na
 	return (enum spgo_producer)bin->producer;
 }
 
+const char *spgo_binary_cu_name(struct spgo_binary *bin, uint64_t addr)
+{
+	if (spgo_binary_load_debug(bin) < 0)
+		return NULL;
+	size_t lo = 0, hi = bin->cu_ranges.n; /* the first piece starting after addr */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (bin->cu_ranges.v[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr >= bin->cu_ranges.v[lo - 1].hi)
+		return NULL;
+	return bin->cus.v[bin->cu_ranges.v[lo - 1].cu].name;
+}
+
 static int load(struct spgo_binary *bin)
 {
 	if (open_dwarf(bin) < 0)
@@ -462,6 +480,7 @@ static int load(struct spgo_binary *bin)
 			u.line.stmt_list = stmt;
 		u.line.comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &a));
 		u.producer = dwarf_formstring(dwarf_attr(&cudie, DW_AT_producer, &a));
+		u.name = dwarf_formstring(dwarf_attr(&cudie, DW_AT_name, &a));
 		uint64_t key = u.die_off;
 		*spgo_kmap_upsert(&cu_by_die, &key) = units.n;
 		VEC_PUSH(&units, u);
@@ -508,6 +527,7 @@ static int load(struct spgo_binary *bin)
 		bin->cus.v[i].range_end = ld.bounds[2 * i + 1];
 		bin->line_errors += bin->cus.v[i].line_error;
 		bin->cus.v[i].producer = (uint8_t)producer_kind(ld.units[i].producer);
+		bin->cus.v[i].name = ld.units[i].name ? xstrdup(ld.units[i].name) : NULL;
 	}
 	find_producer(bin, ld.units, ld.n);
 	free(ld.bounds);
@@ -569,7 +589,7 @@ void spgo_binary_free_debug(struct spgo_binary *bin)
 	VEC_FREE(&bin->scopes);
 	VEC_FREE(&bin->ranges);
 	for (size_t i = 0; i < bin->cus.n; i++)
-		free(bin->cus.v[i].files);
+		free(bin->cus.v[i].files), free(bin->cus.v[i].name);
 	VEC_FREE(&bin->cus);
 	VEC_FREE(&bin->cu_ranges);
 	VEC_FREE(&bin->subprograms);

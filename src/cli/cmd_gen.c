@@ -16,7 +16,7 @@
 
 static const char usage_text[] =
 	"usage: spgo gen --binary BIN [--debug-binary DBG] [--dwp F] [--dwo-dir D] (--perf-data P | --perf-script S)\n"
-	"                -o OUT [--format text|extbinary|gcov|bolt|bolt-pa|order|order-ld]\n"
+	"                -o OUT [--format text|extbinary|gcov|bolt|bolt-pa|order|order-ld|propeller]\n"
 	"                [--pid PID] [--mode auto|lbr|ip]\n"
 	"                [--event N|NAME] [--infer ALGO | --no-infer] [--target-llvm 14|19]\n"
 	"                [--gcov-version 1|2] [--update-total-samples] [--use-dwarf-correlation]\n"
@@ -57,7 +57,10 @@ static const char usage_text[] =
 	"                      most max(10, 5e-6 of all) samples gets no profile);\n"
 	"                      layout profiles (--perf-data only): bolt (BOLT's fdata,\n"
 	"                      llvm-bolt --data), bolt-pa (perf2bolt --pa), order\n"
-	"                      (--symbol-ordering-file), order-ld (GNU ld script)\n"
+	"                      (--symbol-ordering-file), order-ld (GNU ld script),\n"
+	"                      propeller (clang -fbasic-block-sections=list=OUT, and\n"
+	"                      OUT.order for --symbol-ordering-file; LBR, and a binary\n"
+	"                      built with -fbasic-block-sections=labels)\n"
 	"  --pid PID           only samples of process PID\n"
 	"  --mode M            lbr: from branch stacks (perf record -b); ip: from sampled\n"
 	"                      instruction pointers (any event); auto (default): lbr when\n"
@@ -489,7 +492,7 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 	return 0;
 }
 
-/* --format bolt|bolt-pa|order|order-ld: the layout stage, same inputs. */
+/* --format bolt|bolt-pa|order|order-ld|propeller: the layout stage, same inputs. */
 static int run_layout(const struct spgo_gen_job *g, enum spgo_layout_format fmt)
 {
 	struct spgo_layout_job l = {.fmt = fmt, .binary = g->binary, .debug = g->debug, .perf_data = g->perf_data,
@@ -498,7 +501,7 @@ static int run_layout(const struct spgo_gen_job *g, enum spgo_layout_format fmt)
 				    .report = g->report};
 	if (!g->perf_data || g->cs)
 	{
-		spgo_error("gen: --format bolt, bolt-pa, order and order-ld read one --perf-data (not --perf-script, several captures or --cs)");
+		spgo_error("gen: --format bolt, bolt-pa, order, order-ld and propeller read one --perf-data (not --perf-script, several captures or --cs)");
 		return cli_fail();
 	}
 	return spgo_layout_run(&l) < 0 ? cli_fail() : 0;

@@ -21,6 +21,7 @@ static const char *const format_names[] = {
 	[SPGO_LAYOUT_BOLT_PA] = "bolt-pa",
 	[SPGO_LAYOUT_ORDER] = "order",
 	[SPGO_LAYOUT_ORDER_LD] = "order-ld",
+	[SPGO_LAYOUT_PROPELLER] = "propeller",
 };
 
 int spgo_layout_format_parse(const char *name, enum spgo_layout_format *out)
@@ -168,9 +169,35 @@ static long pick_event(const struct spgo_aggregate *agg)
 	return best;
 }
 
+/* Propeller: the cluster profile to OUT, the symbol order to OUT.order;
+ * both renamed into place only when both are complete. */
+static int write_propeller(struct lay *L)
+{
+	const struct spgo_layout_job *j = L->job;
+	size_t len = strlen(j->out) + sizeof ".order";
+	char *ld_path = xmalloc(len);
+	snprintf(ld_path, len, "%s.order", j->out);
+	struct spgo_out o, ld;
+	int rc = spgo_out_open(&o, j->out);
+	if (rc == 0 && (rc = spgo_out_open(&ld, ld_path)) < 0)
+		spgo_out_abort(&o);
+	if (rc == 0 && (rc = lay_write_propeller(L, o.fp, ld.fp)) < 0) {
+		spgo_out_abort(&o);
+		spgo_out_abort(&ld);
+	}
+	if (rc == 0 && (rc = spgo_out_commit(&ld)) < 0)
+		spgo_out_abort(&o);
+	if (rc == 0)
+		rc = spgo_out_commit(&o);
+	free(ld_path);
+	return rc;
+}
+
 static int write_output(struct lay *L)
 {
 	const struct spgo_layout_job *j = L->job;
+	if (j->fmt == SPGO_LAYOUT_PROPELLER)
+		return write_propeller(L);
 	struct spgo_out o;
 	if (spgo_out_open(&o, j->out) < 0)
 		return -1;
@@ -205,6 +232,25 @@ static void report(const struct lay *L)
 			L->ip_event >= 0 ? L->agg->events.v[(size_t)L->ip_event].name : "-");
 }
 
+/* Propeller's inputs, checked before perf.data is read: a file to write
+ * (two, in fact), LBR (not --mode ip) and the BB address map. */
+static int propeller_inputs(struct lay *L)
+{
+	const struct spgo_layout_job *j = L->job;
+	if (!strcmp(j->out, "-"))
+		return spgo_error("gen --format propeller writes two files (OUT and OUT.order): -o needs a file name");
+	if (j->mode == 2)
+		return spgo_error("gen --format propeller: --mode ip: Propeller needs LBR (perf record -b; "
+				  "spgo emulate on machines without)");
+	if (spgo_bb_addr_map_read(&L->bbmap, spgo_binary_path(L->bin)) < 0)
+		return -1;
+	if (!L->bbmap.nfuncs)
+		return spgo_error("%s: no basic-block address map (SHT_LLVM_BB_ADDR_MAP): build with "
+				  "-fbasic-block-sections=labels (clang 19) or -fbasic-block-address-map (clang 20+)",
+				  j->binary);
+	return 0;
+}
+
 int spgo_layout_run(const struct spgo_layout_job *j)
 {
 	if (!j->perf_data)
@@ -226,6 +272,8 @@ int spgo_layout_run(const struct spgo_layout_job *j)
 	if (rc == 0 && (j->fmt == SPGO_LAYOUT_BOLT || j->fmt == SPGO_LAYOUT_BOLT_PA) && !lay_has_relocs(&L))
 		spgo_warn("%s: no relocations (.rela.text): BOLT cannot reorder its functions; link "
 			  "with -Wl,--emit-relocs", j->binary);
+	if (rc == 0 && j->fmt == SPGO_LAYOUT_PROPELLER)
+		rc = propeller_inputs(&L);
 	if (rc == 0)
 		rc = read_perf(&L);
 	if (rc == 0 && !L.lbr.taken.n) /* (branches in the binary are a match too) */
@@ -233,6 +281,9 @@ int spgo_layout_run(const struct spgo_layout_job *j)
 	if (rc == 0 && j->mode == 1 && !L.lbr.samples)
 		rc = spgo_error("%s: --mode lbr: the data has no branch stacks (record with perf record -b)",
 				j->perf_data);
+	if (rc == 0 && !L.lbr.samples && j->fmt == SPGO_LAYOUT_PROPELLER)
+		rc = spgo_error("%s: no branch stacks (LBR) in the data: Propeller needs LBR (perf record -b; "
+				"spgo emulate on machines without)", j->perf_data);
 	if (rc == 0 && !L.lbr.samples) {
 		L.lbr_mode = 0;
 		L.ip_event = pick_event(L.agg);
@@ -249,6 +300,7 @@ int spgo_layout_run(const struct spgo_layout_job *j)
 	spgo_kmap_free(&L.lbr.mispred);
 	spgo_kmap_free(&L.lbr.traces);
 	lay_functions_free(&L);
+	spgo_bb_addr_map_free(&L.bbmap);
 	spgo_agg_free(L.agg);
 	return rc;
 }

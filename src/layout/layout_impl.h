@@ -56,6 +56,7 @@ struct lay {
 	struct spgo_binary *bin;
 	VEC(struct lay_func) fns; /* sorted by start */
 	struct lay_lbr lbr;
+	struct spgo_bb_addr_map bbmap; /* Propeller: the binary's BB address map */
 	int lbr_mode;  /* 1 LBR, 0 IP samples */
 	long ip_event; /* IP mode: the event whose samples are used */
 };
@@ -78,5 +79,26 @@ int lay_has_relocs(struct lay *L);
 
 /* order.c */
 int lay_write_order(struct lay *L, FILE *fp, int ld_script);
+
+/* exttsp.c: a block graph and its ext-TSP order. */
+struct lay_xt_jump {
+	long src, dst;
+	uint64_t count;
+};
+struct lay_xt_graph {
+	size_t n;               /* nodes (blocks); node 0 is the entry */
+	const uint64_t *size;   /* bytes, per node */
+	const uint64_t *count;  /* executions, per node */
+	const struct lay_xt_jump *jumps;
+	size_t njumps;
+};
+/* order[0..n) := the nodes in the order of the greedy chain merging,
+ * order[0] = 0 (or 0..n-1, the original order, when that scores higher). */
+void lay_exttsp(const struct lay_xt_graph *g, long *order);
+/* The ext-TSP score of the nodes laid out in order. */
+double lay_exttsp_score(const struct lay_xt_graph *g, const long *order);
+
+/* propeller.c: the cluster profile to fp, the symbol order to ld. */
+int lay_write_propeller(struct lay *L, FILE *fp, FILE *ld);
 
 #endif

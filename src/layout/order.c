@@ -190,9 +190,20 @@ int lay_write_order(struct lay *L, FILE *fp, int ld_script)
 		      "   GNU ld: objects built with -ffunction-sections, link with -Wl,-T,THIS_FILE\n"
 		      "   (INSERT keeps the default linker script). */\n"
 		      "SECTIONS\n{\n  .text.spgo_order :\n  {\n", fp);
+	/* each name once: static functions of different files may share one
+	 * (lld warns "duplicate ordered symbol"; it orders every symbol of the
+	 * name at the first place anyway) */
+	struct spgo_strtab printed;
+	spgo_strtab_init(&printed);
 	for (size_t c = 0; c < nc; c++)
-		for (long g = order[c]; g >= 0; g = C.next[g])
-			put_symbol(fp, L->fns.v[g].symbol, ld_script);
+		for (long g = order[c]; g >= 0; g = C.next[g]) {
+			const char *name = L->fns.v[g].symbol;
+			size_t before = printed.n;
+			spgo_strtab_intern(&printed, name, strlen(name));
+			if (printed.n > before)
+				put_symbol(fp, name, ld_script);
+		}
+	spgo_strtab_free(&printed);
 	if (ld_script)
 		fputs("  }\n}\nINSERT BEFORE .text;\n", fp);
 	free(order);
