@@ -207,6 +207,14 @@ void spgo_agg_keep_stacks(struct spgo_aggregate *agg, int keep);
  * itself and does not read them. */
 void spgo_agg_keep_ranges(struct spgo_aggregate *agg, int keep);
 
+/* llvm-profgen's --sample-period: each sample's ranges, branches and ip
+ * count period times its count, an LBR sample's divided by its entries
+ * inside the binary less one (an LBR sample counts about that many
+ * ranges), so that LBR and IP profiles get the sampled event's magnitude;
+ * 0 (the default): counts are samples.  As llvm-profgen, perf script text
+ * with call stacks (hybrid samples) is not weighted. */
+void spgo_agg_sample_period(struct spgo_aggregate *agg, uint64_t period);
+
 /* Hand the distinct stack samples to fn (ctx passed along) whenever those
  * kept take more than max_bytes, then forget them: memory then stays
  * bounded whatever the number of samples, and spgo_agg_next_stack yields

@@ -308,6 +308,9 @@ struct spgo_gen_job {
 	/* write the samples unsymbolized (llvm-profgen's text, its
 	 * --skip-symbolization), not a profile; not with cs */
 	int skip_symbolization;
+	/* llvm-profgen's --sample-period (perf record -c): counts in events,
+	 * not samples (spgo_agg_sample_period); 0: not given; not with cs */
+	uint64_t sample_period;
 	struct spgo_gen_opts opts;
 	struct spgo_cs_opts cs_opts;   /* cs_opts.dwarf_lines follows opts.dwarf_lines */
 	const char *out;

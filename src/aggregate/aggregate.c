@@ -350,6 +350,20 @@ void spgo_agg_keep_stacks(struct spgo_aggregate *a, int keep) { a->impl->no_stac
 
 void spgo_agg_keep_ranges(struct spgo_aggregate *a, int keep) { a->impl->no_lbr_maps = !keep; }
 
+void spgo_agg_sample_period(struct spgo_aggregate *a, uint64_t period) { a->impl->period = period; }
+
+/*
+ * A sample's weight under --sample-period (llvm-profgen's rule): its count
+ * times the period, divided (rounding down) by its LBR entries that touch
+ * the binary less one when there are two or more.  entries: that number
+ * (0 for an IP sample).  Saturates rather than wraps.
+ */
+static uint64_t period_weight(uint64_t times, uint64_t period, uint64_t entries)
+{
+	uint64_t w = times > UINT64_MAX / period ? UINT64_MAX : times * period;
+	return entries > 1 ? w / (entries - 1) : w;
+}
+
 void spgo_agg_set_functions(struct spgo_aggregate *a, const struct spgo_function *fns, size_t n)
 {
 	a->impl->fns = fns;
@@ -541,13 +555,16 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 	int ip_ok = text ? mode_of(s->ip) == PERF_RECORD_MISC_USER &&
 				   spgo_segments_map(I->segs, I->nsegs, 0, 0, s->ip, &v) == 0
 			 : map_addr(a, pid, s->cpumode, s->ip, &v) == 0;
+	/* --sample-period: not for perf script's hybrid samples (llvm-profgen
+	 * reads those apart and does not weight them) */
+	int weigh = I->period && !(I->text && s->callchain_nr);
 	if (ip_ok) {
 		size_t ei = rec->attr ? rec->attr->index : 0;
 		struct spgo_agg_event *e = event_at(a, ei, rec->attr);
 		a->stats.samples_matched += times;
 		e->samples += times;
 		e->period += s->period * times;
-		ctab_add(&I->ips, v, ei, times);
+		ctab_add(&I->ips, v, ei, weigh ? period_weight(times, I->period, 0) : times);
 	} else {
 		int64_t dso;
 		a->stats.samples_unmatched += times;
@@ -568,15 +585,21 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 		a->stats.lbr_samples += times;
 		VEC_GROW(&I->mf, 2 * n);
 		uint64_t *mf = I->mf.v;
+		uint64_t inside = 0; /* entries touching the binary */
 		for (uint64_t i = 0; i < n; i++) {
 			uint64_t f = s->branches[i].from, t = s->branches[i].to;
 			if (map_addr(a, pid, mode_of(f), f, &mf[2 * i]) < 0)
 				mf[2 * i] = SPGO_AGG_EXTERNAL;
 			if (map_addr(a, pid, mode_of(t), t, &mf[2 * i + 1]) < 0)
 				mf[2 * i + 1] = SPGO_AGG_EXTERNAL;
+			inside += (mf[2 * i] & mf[2 * i + 1]) != SPGO_AGG_EXTERNAL;
+		}
+		/* the ranges' and branches' weight (the statistics stay in samples) */
+		uint64_t w = weigh ? period_weight(times, I->period, inside) : times;
+		for (uint64_t i = 0; i < n; i++) {
 			if ((mf[2 * i] & mf[2 * i + 1]) != SPGO_AGG_EXTERNAL) {
 				if (!I->no_lbr_maps)
-					ctab_add(&I->branches, mf[2 * i], mf[2 * i + 1], times);
+					ctab_add(&I->branches, mf[2 * i], mf[2 * i + 1], w);
 				a->stats.branches += times;
 			}
 		}
@@ -596,7 +619,7 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 				continue;
 			}
 			if (!I->no_lbr_maps)
-				ctab_add(&I->ranges, r[0], r[1], times);
+				ctab_add(&I->ranges, r[0], r[1], w);
 			a->stats.ranges += times;
 		}
 		if (!ip_ok && a->stats.branches != branches_before)

@@ -137,6 +137,10 @@ static const char usage_text[] =
 	"                      information (the compiler then takes unprofiled ones as cold)\n"
 	"  --skip-symbolization[=B]  write the LBR ranges and branches unsymbolized in\n"
 	"                      llvm-profgen's text (for --up), not a profile (not with --cs)\n"
+	"  --sample-period N   the capture's period (perf record -c N): counts in events,\n"
+	"                      an LBR sample's N / (its entries in the binary - 1), an IP\n"
+	"                      sample's N (newer llvm-profgen's; not with --cs; perf script\n"
+	"                      text with call stacks is not weighted, as llvm-profgen)\n"
 	"  --show-density[=B]  print llvm-profgen's density line on stdout\n"
 	"                      (--profile-density-cutoff-hot P: at P per million, 990000)\n"
 	"\n"
@@ -157,7 +161,7 @@ enum {
 	G_PG_IGNORE_STACKS, G_PG_PREINLINER, G_PG_NESTED, G_PG_INFER_FRAMES, G_PG_MERGE_COLD,
 	G_PG_COMPRESS, G_PG_DEPTH, G_PG_COLD_DEPTH, G_PG_TRIM, G_PG_HOT_COUNT, G_PG_COLD_COUNT,
 	G_PG_CUTOFF_HOT, G_PG_CUTOFF_COLD, G_PG_FILL_ZERO, G_PG_SYMBOLS, G_PG_SHOW_DENSITY,
-	G_PG_DENSITY_CUTOFF, G_PG_SKIP_SYMBOLIZATION,
+	G_PG_DENSITY_CUTOFF, G_PG_SAMPLE_PERIOD, G_PG_SKIP_SYMBOLIZATION,
 };
 static const struct cli_opt opts[] = {
 	CLI_VAL("binary", G_BINARY),
@@ -209,6 +213,7 @@ static const struct cli_opt opts[] = {
 	CLI_BOOL("populate-profile-symbol-list", G_PG_SYMBOLS),
 	CLI_BOOL("show-density", G_PG_SHOW_DENSITY),
 	CLI_VAL("profile-density-cutoff-hot", G_PG_DENSITY_CUTOFF),
+	CLI_VAL("sample-period", G_PG_SAMPLE_PERIOD),
 	CLI_BOOL("skip-symbolization", G_PG_SKIP_SYMBOLIZATION),
 	CLI_SPLIT_OPTS,
 	CLI_WRITE_OPTS,
@@ -288,6 +293,11 @@ static int take_profgen(const struct cli_parser *op, int k, struct spgo_gen_job 
 		else
 			j->density_cutoff = (uint32_t)v;
 		return 1;
+	case G_PG_SAMPLE_PERIOD:
+		if (cli_u64(op, 1, UINT64_MAX, &v) < 0)
+			return CLI_ERR;
+		j->sample_period = v;
+		return 1;
 	case G_PG_FILL_ZERO: j->opts.fill_zero = b; return 1;
 	case G_PG_SYMBOLS: j->symbol_list = b; return 1;
 	case G_PG_SHOW_DENSITY: j->show_density = b; return 1;
@@ -306,6 +316,9 @@ static int settle_profgen(const struct cli_parser *op, struct spgo_gen_job *j, c
 		return cli_usage(op, "--skip-symbolization writes the LBR ranges and branches unsymbolized "
 				     "(llvm-profgen's text); not with --cs (its contexts: spgo aggregate --cs "
 				     "keeps the stack samples instead) nor exact counts");
+	if (j->sample_period && (j->cs || j->truth || j->truth_cs))
+		return cli_usage(op, "--sample-period weights LBR and IP samples (llvm-profgen's meaning); "
+				     "not with --cs (llvm-profgen does not weight stack samples) nor exact counts");
 	/* llvm-profgen 19 writes CS profiles nested unless told not to */
 	if (pg->nested >= 0)
 		j->cs_nested = pg->nested;

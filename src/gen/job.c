@@ -549,6 +549,8 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 		spgo_agg_select_event(agg, j.opts.event, j.opts.event_name);
 	if (j.opts.filter_build_id)
 		spgo_agg_filter_build_id(agg, j.opts.filter_build_id);
+	if (j.sample_period)
+		spgo_agg_sample_period(agg, j.sample_period);
 	/* --cs: each stack sample is unwound as it is read, none is kept (when
 	 * the binary cannot be used, spgo_cs_gen says why after reading). */
 	struct spgo_cs_stream *stream = NULL;

@@ -21,6 +21,10 @@
 #    --fill-zero-for-all-funcs, --populate-profile-symbol-list (compared as
 #    llvm-profdata-19 shows the list), --infer-missing-frames=0 (probe build),
 #    --skip-symbolization (llvm-profgen's unsymbolized text, compared as is).
+#  - --sample-period (newer llvm-profgen's; 19 lacks it): each LBR sample
+#    counts period / (its entries in the binary - 1); llvm-profgen-19 is
+#    given the same weights as aggregated counts before each sample line
+#    (lib/period_weigh.py), spgo the plain text and the perf.data.
 #  - --ignore-stack-samples with --cs, and a boolean that is none, are usage
 #    errors (exit 2).
 . "$(dirname "$0")/lib/common.sh" || exit 1
@@ -110,6 +114,15 @@ changes lbr fillzero
 same ldensity vm "$L --show-density --profile-density-cutoff-hot=500000" \
   "$PL --show-density --profile-density-cutoff-hot=500000"
 cmp -s pg.ldensity.out sp.ldensity.out || { bad "ldensity: the line differs"; cat pg.ldensity.out sp.ldensity.out; }
+# --sample-period: llvm-profgen-19 reads the weights as aggregated counts
+if command -v python3 >/dev/null; then
+  python3 "$SPGO_SRC/tests/integration/lib/period_weigh.py" vm 1000003 < lbr.script > wlbr.script
+  same period vm "$L --sample-period=1000003" "--perfscript=wlbr.script"
+  same pdperiod vm "--pd vm.data --sample-period 1000003" "--perfscript=wlbr.script"
+  changes lbr period
+else echo "(no python3: --sample-period not compared)"; fi
+"$SPGO" gen --binary vm --pd vm.data --cs --sample-period=7 -o x.prof 2>err.txt
+[ $? = 2 ] && grep -q 'sample-period' err.txt || bad "--sample-period --cs is not refused"
 llvm-profgen-19 --binary=vm --perfscript=lbr.script --skip-symbolization -o pg.unsym 2>/dev/null ||
   bad "llvm-profgen-19 --skip-symbolization"
 # --skip-symbolization: llvm-profgen's unsymbolized text, from the text and from perf.data
