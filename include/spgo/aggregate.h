@@ -75,6 +75,9 @@ struct spgo_agg_stats {
 	uint64_t samples_other_event; /* left out: not the selected event
 					 (spgo_agg_select_event), not in samples */
 	uint64_t lbr_samples;	    /* samples with a branch stack */
+	uint64_t lbr_leaf_proepi;   /* ... of those: left out, their call stack's
+				       leaf in a prologue or epilogue
+				       (spgo_agg_drop_proepi_leaves) */
 	uint64_t branches;	    /* branch entries counted (at least one end inside) */
 	uint64_t ranges;	    /* ranges counted */
 	uint64_t ranges_reversed;   /* discarded: begin after end */
@@ -214,6 +217,14 @@ void spgo_agg_keep_ranges(struct spgo_aggregate *agg, int keep);
  * 0 (the default): counts are samples.  As llvm-profgen, perf script text
  * with call stacks (hybrid samples) is not weighted. */
 void spgo_agg_sample_period(struct spgo_aggregate *agg, uint64_t period);
+
+/* llvm-profgen's check of hybrid samples (call stack + LBR) under
+ * --ignore-stack-samples: a sample whose call stack's leaf frame is one of
+ * addrs (sorted: the binary's prologue and epilogue instructions, see
+ * spgo_cs_code_proepi) gives no ranges nor branches (counted in
+ * lbr_leaf_proepi).  addrs stays the caller's, alive while the aggregate
+ * reads; NULL (the default): no check. */
+void spgo_agg_drop_proepi_leaves(struct spgo_aggregate *agg, const uint64_t *addrs, size_t n);
 
 /* Hand the distinct stack samples to fn (ctx passed along) whenever those
  * kept take more than max_bytes, then forget them: memory then stays

@@ -288,6 +288,10 @@ int spgo_cs_code_init(struct spgo_cs_code *c, struct spgo_binary *bin);
 void spgo_cs_code_init_arrays(struct spgo_cs_code *c, const struct spgo_insn *insns, size_t n,
 			      const struct spgo_function *funcs, size_t nfuncs, const uint64_t *keys);
 void spgo_cs_code_free(struct spgo_cs_code *c);
+/* The addresses of c's prologue and epilogue instructions (a function's
+ * first two, a return and the one before it: llvm-profgen's guess),
+ * ascending, in a new array of *n (free() it). */
+uint64_t *spgo_cs_code_proepi(const struct spgo_cs_code *c, size_t *n);
 
 /* A frame of the trie: an address in a function (a call site, or for the
  * leaf the first instruction of a range) under its caller frame. */

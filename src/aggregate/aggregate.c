@@ -352,6 +352,45 @@ void spgo_agg_keep_ranges(struct spgo_aggregate *a, int keep) { a->impl->no_lbr_
 
 void spgo_agg_sample_period(struct spgo_aggregate *a, uint64_t period) { a->impl->period = period; }
 
+void spgo_agg_drop_proepi_leaves(struct spgo_aggregate *a, const uint64_t *addrs, size_t n)
+{
+	a->impl->proepi = addrs;
+	a->impl->nproepi = n;
+}
+
+/* 1 if the leaf frame of s's call stack is a prologue or epilogue
+ * instruction of the binary (spgo_agg_drop_proepi_leaves).  text: its
+ * frames are file offsets (perf script text). */
+static int leaf_in_proepi(struct spgo_aggregate *a, const struct spgo_perf_sample *s, uint32_t pid, int text)
+{
+	struct spgo_agg_impl *I = a->impl;
+	unsigned mode = PERF_RECORD_MISC_USER;
+	uint64_t v;
+	for (uint64_t i = 0; i < s->callchain_nr; i++) {
+		uint64_t ip = s->callchain[i];
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) { /* a context marker */
+			mode = ip == (uint64_t)PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL
+			     : ip == (uint64_t)PERF_CONTEXT_USER ? PERF_RECORD_MISC_USER : mode;
+			continue;
+		}
+		int ok = text ? mode_of(ip) == PERF_RECORD_MISC_USER &&
+					spgo_segments_map(I->segs, I->nsegs, 0, 0, ip, &v) == 0
+			      : map_addr(a, pid, mode, ip, &v) == 0;
+		if (!ok) /* an external leaf: kept */
+			return 0;
+		size_t lo = 0, hi = I->nproepi;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (I->proepi[mid] < v)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo < I->nproepi && I->proepi[lo] == v;
+	}
+	return 0;
+}
+
 /*
  * A sample's weight under --sample-period (llvm-profgen's rule): its count
  * times the period, divided (rounding down) by its LBR entries that touch
@@ -581,7 +620,11 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 	/* LBR: branches and the ranges between them. */
 	uint64_t n = s->branch_nr;
 	uint64_t branches_before = a->stats.branches;
-	if (n) {
+	if (n && I->proepi && s->callchain_nr && leaf_in_proepi(a, s, pid, text)) {
+		a->stats.lbr_samples += times;
+		a->stats.lbr_leaf_proepi += times;
+		n = 0;
+	} else if (n) {
 		a->stats.lbr_samples += times;
 		VEC_GROW(&I->mf, 2 * n);
 		uint64_t *mf = I->mf.v;

@@ -114,8 +114,9 @@ static const char usage_text[] =
 	"llvm-profgen's options, with its meaning (booleans also as --NAME=true|false|1|0):\n"
 	"  --pd, --ps, --up, --unsymbolized-profile  = --perf-data, --perf-script, --unsymbolized\n"
 	"                      (an llvm-profgen CS unsymbolized file is read as plain ranges)\n"
-	"  --ignore-stack-samples  a context-insensitive profile: spgo's default (accepted;\n"
-	"                      an error with --cs)\n"
+	"  --ignore-stack-samples  a context-insensitive profile: spgo's default (an error\n"
+	"                      with --cs); samples whose call stack's leaf is in a prologue\n"
+	"                      or epilogue left out, as llvm-profgen checks hybrid samples\n"
 	"  --csspgo-preinliner[=B]  --cs with (or without) the pre-inliner, nested unless\n"
 	"                      --gen-cs-nested-profile=false (llvm-profgen 19's form)\n"
 	"  --gen-cs-nested-profile[=B]  --cs, nested (true) or flat contexts (false; with\n"
@@ -258,7 +259,7 @@ static int take_profgen(const struct cli_parser *op, int k, struct spgo_gen_job 
 				return CLI_ERR;
 	}
 	switch (k) {
-	case G_PG_IGNORE_STACKS: pg->ignore_stacks = b; return 1;
+	case G_PG_IGNORE_STACKS: pg->ignore_stacks = j->ignore_stacks = b; return 1;
 	case G_PG_PREINLINER: j->cs = 1, cs->preinline = b, pg->preinliner = 1; return 1;
 	case G_PG_NESTED: j->cs = 1, pg->nested = b; return 1;
 	/* llvm-profgen 19 infers missing frames for probe-based profiles only */

@@ -292,7 +292,7 @@ static int read_perf(struct spgo_aggregate *agg, const struct spgo_gen_job *j, c
 				continue;
 			if (rec.sample.callchain_nr && rec.sample.branch_nr)
 				*stacks_lbr = 1;
-			if (!j->cs)
+			if (!j->cs && !j->proepi) /* (see spgo_agg_drop_proepi_leaves) */
 				rec.sample.callchain_nr = 0;
 		}
 		spgo_agg_feed(agg, &rec);
@@ -492,6 +492,10 @@ static int read_captures(struct spgo_aggregate *agg, const struct spgo_gen_job *
 		spgo_agg_keep_stacks(a, j->cs);
 		if (j->opts.event_name || j->opts.event >= 0)
 			spgo_agg_select_event(a, j->opts.event, j->opts.event_name);
+		if (j->sample_period)
+			spgo_agg_sample_period(a, j->sample_period);
+		if (j->proepi)
+			spgo_agg_drop_proepi_leaves(a, j->proepi, j->nproepi);
 		if (j->capture_text[k]) {
 			rc = spgo_agg_read_text(a, path);
 			report_text_frames(a, j, path);
@@ -551,6 +555,17 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 		spgo_agg_filter_build_id(agg, j.opts.filter_build_id);
 	if (j.sample_period)
 		spgo_agg_sample_period(agg, j.sample_period);
+	/* --ignore-stack-samples: llvm-profgen's check of hybrid samples */
+	uint64_t *proepi = NULL;
+	if (j.ignore_stacks && !j.cs) {
+		struct spgo_cs_code code;
+		if (spgo_cs_code_init(&code, agg->bin) == 0) {
+			proepi = spgo_cs_code_proepi(&code, &j.nproepi);
+			spgo_cs_code_free(&code);
+		}
+		j.proepi = proepi;
+		spgo_agg_drop_proepi_leaves(agg, proepi, j.nproepi);
+	}
 	/* --cs: each stack sample is unwound as it is read, none is kept (when
 	 * the binary cannot be used, spgo_cs_gen says why after reading). */
 	struct spgo_cs_stream *stream = NULL;
@@ -590,6 +605,7 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 		spgo_gen_icalls_free(icalls);
 		rc = rc < 0 ? -1 : write_unsymbolized(&j, agg);
 		spgo_agg_free(agg);
+		free(proepi);
 		return rc;
 	}
 	if (j.cs) {
@@ -607,6 +623,10 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 		p = trim_cold(&j, p);
 	if (rc == 0 && j.report) {
 		spgo_gen_print_stats(&st, agg, j.report);
+		if (agg->stats.lbr_leaf_proepi)
+			fprintf(j.report, "spgo: gen: %llu LBR samples left out: their call stack's leaf is in "
+					  "a prologue or epilogue (llvm-profgen's check under --ignore-stack-samples)\n",
+				(unsigned long long)agg->stats.lbr_leaf_proepi);
 		if ((stacks_lbr || agg->stats.stack_samples) && agg->stats.lbr_samples)
 			fprintf(j.report, "spgo: gen: note: the data has call stacks with LBR: a "
 					  "context-sensitive (CSSPGO) profile is available with --cs\n");
@@ -620,5 +640,6 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 	spgo_gen_icalls_free(icalls);
 	rc = rc < 0 ? -1 : finish_out(&j, p, agg->bin);
 	spgo_agg_free(agg);
+	free(proepi);
 	return rc;
 }

@@ -12,7 +12,8 @@
 #  - Names: --pd, --ps, --up/--unsymbolized-profile, --csspgo-preinliner,
 #    --gen-cs-nested-profile (with the pre-inliner: the flat layout of a
 #    pre-inlined profile), --ignore-stack-samples, --show-density (its line),
-#    booleans as --NAME=false/0.
+#    booleans as --NAME=false/0; --ignore-stack-samples on the data with
+#    call stacks (llvm-profgen's check of hybrid samples).
 #  - Options: --compress-recursion=0 and 1, --csprof-max-context-depth,
 #    --csprof-max-cold-context-depth, --csprof-merge-cold-context=false,
 #    --trim-cold-profile (CS, and non-CS with --profile-summary-cold-count),
@@ -103,6 +104,12 @@ changes pflat pnoinfer
 # LBR only, context-insensitive
 L="--ps lbr.script" PL="--perfscript=lbr.script"
 same lbr vm "$L --ignore-stack-samples" "$PL --ignore-stack-samples"
+# --ignore-stack-samples on hybrid data: llvm-profgen leaves out the samples
+# whose stack leaf is in a prologue or epilogue (the LBR-only text has all)
+same ignore vm "$D --ignore-stack-samples" "$P --ignore-stack-samples"
+same ignoreps vm "--ps vm.script --ignore-stack-samples" "$P --ignore-stack-samples"
+changes lbr ignore
+same pignore vmp "--pd vmp.data --ignore-stack-samples" "--perfscript=vmp.script --ignore-stack-samples"
 same trimcold vm "$L --trim-cold-profile --profile-summary-cold-count=1000000" \
   "$PL --trim-cold-profile --profile-summary-cold-count=1000000"
 changes lbr trimcold
