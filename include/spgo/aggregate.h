@@ -198,6 +198,22 @@ const struct spgo_agg_match *spgo_agg_matches(const struct spgo_aggregate *agg, 
  */
 int spgo_agg_check_matched(struct spgo_aggregate *agg);
 
+/* The processes with samples in a capture (the first
+ * SPGO_PID_CENSUS_KEPT, the others counted), for errors that name them;
+ * zero-initialized, then spgo_pid_census_add() per sample record. */
+#define SPGO_PID_CENSUS_KEPT 16
+struct spgo_pid_census {
+	uint64_t samples, others; /* samples seen; ... of processes not kept */
+	size_t n;
+	struct { uint32_t pid; uint64_t samples; } pid[SPGO_PID_CENSUS_KEPT];
+};
+void spgo_pid_census_add(struct spgo_pid_census *c, uint32_t pid);
+/* After reading path: a capture without any sample, or (have_pid) without
+ * a sample of pid, is an error (-1, spgo_error) that says so and names the
+ * processes that have samples -- not a binary that does not match the
+ * data; else 0.  spgo gen and spgo aggregate share it. */
+int spgo_pid_census_check(const struct spgo_pid_census *c, const char *path, int have_pid, uint32_t pid);
+
 /* Iterate the distinct stack samples: for (size_t it = 0; spgo_agg_next_stack(a, &it, &s);) */
 int spgo_agg_next_stack(const struct spgo_aggregate *agg, size_t *iter, struct spgo_agg_stack *s);
 

@@ -352,6 +352,41 @@ void spgo_agg_keep_ranges(struct spgo_aggregate *a, int keep) { a->impl->no_lbr_
 
 void spgo_agg_sample_period(struct spgo_aggregate *a, uint64_t period) { a->impl->period = period; }
 
+void spgo_pid_census_add(struct spgo_pid_census *c, uint32_t pid)
+{
+	c->samples++;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->pid[i].pid == pid) {
+			c->pid[i].samples++;
+			return;
+		}
+	if (c->n < SPGO_PID_CENSUS_KEPT) {
+		c->pid[c->n].pid = pid;
+		c->pid[c->n++].samples = 1;
+	} else {
+		c->others++;
+	}
+}
+
+int spgo_pid_census_check(const struct spgo_pid_census *c, const char *path, int have_pid, uint32_t pid)
+{
+	if (!c->samples)
+		return spgo_error("%s: the capture has no samples at all (the program ran too briefly "
+				  "for the sampling period, or the event never counted): record again, "
+				  "longer or at a higher rate", path);
+	if (!have_pid || c->n == 0 || c->others) /* (pid may be among those not kept) */
+		return 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->pid[i].pid == pid)
+			return 0;
+	char list[SPGO_PID_CENSUS_KEPT * 32] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < c->n && len < sizeof list; i++)
+		len += (size_t)snprintf(list + len, sizeof list - len, "%s%u (%llu samples)", i ? ", " : "",
+					c->pid[i].pid, (unsigned long long)c->pid[i].samples);
+	return spgo_error("%s: no sample of pid %u; the samples are of pid %s", path, pid, list);
+}
+
 void spgo_agg_drop_proepi_leaves(struct spgo_aggregate *a, const uint64_t *addrs, size_t n)
 {
 	a->impl->proepi = addrs;

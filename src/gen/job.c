@@ -224,54 +224,6 @@ static int write_out(const struct spgo_gen_job *j, struct spgo_profile *p)
  * stack, which costs time and memory per sample.  *stacks_lbr is set when
  * samples had both.  icalls may be NULL.
  */
-/* The processes with samples, for an error that names them. */
-struct pid_count {
-	uint32_t pid;
-	uint64_t samples;
-};
-#define PIDS_KEPT 16
-
-static void count_pid(struct pid_count *pc, size_t *n, uint64_t *others, uint32_t pid)
-{
-	for (size_t i = 0; i < *n; i++)
-		if (pc[i].pid == pid) {
-			pc[i].samples++;
-			return;
-		}
-	if (*n < PIDS_KEPT)
-		pc[(*n)++] = (struct pid_count){pid, 1};
-	else
-		++*others;
-}
-
-/*
- * After reading: a capture without any sample, or without a sample of the
- * --pid asked for, is said as such, with the processes that have samples;
- * not as a binary that does not match the data.
- */
-static int check_samples(const struct spgo_gen_job *j, const char *path, uint64_t samples,
-			 const struct pid_count *pc, size_t n, uint64_t others)
-{
-	if (!samples)
-		return spgo_error("%s: the capture has no samples at all (the program ran too briefly "
-				  "for the sampling period, or the event never counted): record again, "
-				  "longer or at a higher rate", path);
-	if (!j->have_pid || n == 0)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (pc[i].pid == j->pid)
-			return 0;
-	if (others) /* it may be among the processes not kept */
-		return 0;
-	char list[PIDS_KEPT * 32] = "";
-	size_t len = 0;
-	for (size_t i = 0; i < n && len < sizeof list; i++)
-		len += (size_t)snprintf(list + len, sizeof list - len, "%s%u (%llu samples)",
-					i ? ", " : "", pc[i].pid, (unsigned long long)pc[i].samples);
-	return spgo_error("%s: no sample of pid %u; the samples are of pid %s", path, j->pid,
-			  list);
-}
-
 static int read_perf(struct spgo_aggregate *agg, const struct spgo_gen_job *j, const char *path,
 		     struct spgo_gen_icalls *icalls, int *stacks_lbr)
 {
@@ -281,13 +233,10 @@ static int read_perf(struct spgo_aggregate *agg, const struct spgo_gen_job *j, c
 	spgo_agg_begin(agg, r);
 	struct spgo_perf_record rec;
 	int rc;
-	struct pid_count pids[PIDS_KEPT];
-	size_t npids = 0;
-	uint64_t samples = 0, other_pids = 0;
+	struct spgo_pid_census pids = {0};
 	while ((rc = spgo_perf_next(r, &rec)) > 0) {
 		if (rec.type == PERF_RECORD_SAMPLE) {
-			samples++;
-			count_pid(pids, &npids, &other_pids, rec.sample.pid);
+			spgo_pid_census_add(&pids, rec.sample.pid);
 			if (j->have_pid && rec.sample.pid != j->pid)
 				continue;
 			if (rec.sample.callchain_nr && rec.sample.branch_nr)
@@ -304,7 +253,7 @@ static int read_perf(struct spgo_aggregate *agg, const struct spgo_gen_job *j, c
 	spgo_perf_close(r);
 	if (rc < 0)
 		return -1;
-	return check_samples(j, path, samples, pids, npids, other_pids);
+	return spgo_pid_census_check(&pids, path, j->have_pid, j->pid);
 }
 
 /*

@@ -9,7 +9,8 @@
 #   - NUL bytes in perf script text: binary data at line N, offset M;
 #   - --pid matching no sample: the pids that have samples; a capture with
 #     no sample at all: said so (was "pass --binary the program that was
-#     recorded" for both);
+#     recorded" for both); spgo aggregate too (its own --pid; it said "no
+#     sample of the data falls in the binaries given");
 #   - spgo emulate of a #! script: emulate its interpreter; of a missing
 #     file: not found (was "did not run under qemu-x86_64");
 #   - spgo show of an unsymbolized profile: how to symbolize it (was "not a
@@ -62,6 +63,15 @@ perf record -q -e cpu-clock -c 1000000000 -o none.data -- true 2>/dev/null
 expect "no samples" "^spgo: none.data: the capture has no samples at all" \
   gen --binary prog --perf-data none.data -o out.prof
 grep -q "pass --binary" err.txt && bad "no samples: still tells to pass --binary"
+# spgo aggregate reads perf.data its own way: the same two errors
+expect "aggregate: no samples" "^spgo: none.data: the capture has no samples at all" \
+  aggregate --binary prog -o out.unsym none.data
+expect "aggregate --pid matching nothing" "^spgo: prog.data: no sample of pid $other; the samples are of pid $pid \([0-9]+ samples\)" \
+  aggregate --binary prog --pid "$other" -o out.unsym prog.data
+"$SPGO" aggregate --quiet --binary prog --pid "$pid" -o pid.unsym prog.data 2> err.txt ||
+  { bad "aggregate --pid of the recorded process fails:"; cat err.txt; }
+"$SPGO" aggregate --quiet --binary prog -o all.unsym prog.data 2>/dev/null && cmp -s pid.unsym all.unsym ||
+  bad "aggregate --pid of the only process differs from without it"
 
 # emulate: checked before qemu (and its plugin) is looked for
 printf '#!/usr/bin/env python3\nprint(1)\n' > script.py
