@@ -404,6 +404,17 @@ void spgo_cs_stream_free(struct spgo_cs_stream *cs);
 void spgo_cs_print_stats(const struct spgo_cs_stats *st, FILE *fp);
 
 /*
+ * llvm-profgen's --llvm-sample-profile for a CS profile: its post-passes
+ * run again on an existing flat CS profile p (finalized here): the hot
+ * threshold from p's summary (or o->hot_count), cold contexts merged
+ * (o->merge_cold, default on) and trimmed (o->trim_cold) as after
+ * unwinding.  The pre-inliner needs the binary's context sizes from
+ * samples and is refused (-1, spgo_error), as is a profile that is not
+ * flat CS.  *out is a new finalized profile; p is left as it is.
+ */
+int spgo_cs_rerun(struct spgo_profile *p, const struct spgo_cs_opts *o, struct spgo_profile **out);
+
+/*
  * The call-site samples of inlined callees, for a flat CS profile: a
  * context without head samples was inlined (no call reached it), so its
  * caller context gets, at the call site, a call target and body count

@@ -316,6 +316,9 @@ struct spgo_gen_job {
 	 * LBR left out when the stack's leaf is in a prologue or epilogue */
 	int ignore_stacks;
 	const uint64_t *proepi; /* (set by spgo_gen_job_run) */
+	/* or an existing flat CS profile, its post-passes run again
+	 * (llvm-profgen's --llvm-sample-profile, spgo_cs_rerun) */
+	const char *llvm_profile;
 	size_t nproepi;
 	struct spgo_gen_opts opts;
 	struct spgo_cs_opts cs_opts;   /* cs_opts.dwarf_lines follows opts.dwarf_lines */

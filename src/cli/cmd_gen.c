@@ -138,6 +138,9 @@ static const char usage_text[] =
 	"                      information (the compiler then takes unprofiled ones as cold)\n"
 	"  --skip-symbolization[=B]  write the LBR ranges and branches unsymbolized in\n"
 	"                      llvm-profgen's text (for --up), not a profile (not with --cs)\n"
+	"  --llvm-sample-profile F  the input is a flat CS profile: its post-passes run\n"
+	"                      again (cold contexts merged, trimmed, --gen-cs-nested-profile;\n"
+	"                      not the pre-inliner: --csspgo-preinliner=false)\n"
 	"  --sample-period N   the capture's period (perf record -c N): counts in events,\n"
 	"                      an LBR sample's N / (its entries in the binary - 1), an IP\n"
 	"                      sample's N (newer llvm-profgen's; not with --cs; perf script\n"
@@ -162,7 +165,7 @@ enum {
 	G_PG_IGNORE_STACKS, G_PG_PREINLINER, G_PG_NESTED, G_PG_INFER_FRAMES, G_PG_MERGE_COLD,
 	G_PG_COMPRESS, G_PG_DEPTH, G_PG_COLD_DEPTH, G_PG_TRIM, G_PG_HOT_COUNT, G_PG_COLD_COUNT,
 	G_PG_CUTOFF_HOT, G_PG_CUTOFF_COLD, G_PG_FILL_ZERO, G_PG_SYMBOLS, G_PG_SHOW_DENSITY,
-	G_PG_DENSITY_CUTOFF, G_PG_SAMPLE_PERIOD, G_PG_SKIP_SYMBOLIZATION,
+	G_PG_DENSITY_CUTOFF, G_PG_SAMPLE_PERIOD, G_PG_LLVM_PROFILE, G_PG_SKIP_SYMBOLIZATION,
 };
 static const struct cli_opt opts[] = {
 	CLI_VAL("binary", G_BINARY),
@@ -215,6 +218,7 @@ static const struct cli_opt opts[] = {
 	CLI_BOOL("show-density", G_PG_SHOW_DENSITY),
 	CLI_VAL("profile-density-cutoff-hot", G_PG_DENSITY_CUTOFF),
 	CLI_VAL("sample-period", G_PG_SAMPLE_PERIOD),
+	CLI_VAL("llvm-sample-profile", G_PG_LLVM_PROFILE),
 	CLI_BOOL("skip-symbolization", G_PG_SKIP_SYMBOLIZATION),
 	CLI_SPLIT_OPTS,
 	CLI_WRITE_OPTS,
@@ -299,6 +303,7 @@ static int take_profgen(const struct cli_parser *op, int k, struct spgo_gen_job 
 			return CLI_ERR;
 		j->sample_period = v;
 		return 1;
+	case G_PG_LLVM_PROFILE: j->llvm_profile = op->val; return 1; /* (an input) */
 	case G_PG_FILL_ZERO: j->opts.fill_zero = b; return 1;
 	case G_PG_SYMBOLS: j->symbol_list = b; return 1;
 	case G_PG_SHOW_DENSITY: j->show_density = b; return 1;
@@ -455,7 +460,7 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 		{ *status = cli_usage(&op, "--binary BIN and -o OUT are needed"); return -1; }
 	j.unsym = unsym;
 	j.nunsym = nunsym;
-	if (!ncaps && !nunsym && !j.truth && !j.truth_cs) { /* perf report's default */
+	if (!ncaps && !nunsym && !j.truth && !j.truth_cs && !j.llvm_profile) { /* perf report's default */
 		if (access("perf.data", F_OK) != 0)
 			{ *status = cli_usage(&op, "no input given, and no ./perf.data to read (perf report's default): "
 					      "--perf-data P, --perf-script S, --unsymbolized F or --ground-truth GT");
@@ -467,9 +472,9 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 		*(text[0] ? &j.perf_script : &j.perf_data) = caps[0];
 	else if (ncaps > 1)
 		j.captures = caps, j.capture_text = text, j.ncaptures = ncaps;
-	if ((ncaps > 0) + (j.truth != NULL) + (j.truth_cs != NULL) + (nunsym > 0) != 1)
+	if ((ncaps > 0) + (j.truth != NULL) + (j.truth_cs != NULL) + (nunsym > 0) + (j.llvm_profile != NULL) != 1)
 		{ *status = cli_usage(&op, "one input: --perf-data, --perf-script, --unsymbolized, "
-				 "--ground-truth or --ground-truth-cs"); return -1; }
+				 "--ground-truth, --ground-truth-cs or --llvm-sample-profile"); return -1; }
 	if (j.have_pid && memchr(text, 1, ncaps))
 		{ *status = cli_usage(&op, "--pid works with --perf-data only"); return -1; }
 	if (j.cs && (j.truth || j.truth_cs || j.fmt == SPGO_FMT_GCOV))

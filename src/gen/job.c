@@ -401,6 +401,30 @@ static int run_cs(const struct spgo_gen_job *j, struct spgo_aggregate *agg,
 	return finish_out(j, p, agg->bin);
 }
 
+/* --llvm-sample-profile: an existing CS profile post-processed again. */
+static int run_rerun(const struct spgo_gen_job *j, struct spgo_binary *bin)
+{
+	struct spgo_profile *p = spgo_profile_read(j->llvm_profile, NULL), *q = NULL;
+	if (!p)
+		return -1;
+	if (spgo_cs_rerun(p, &j->cs_opts, &q) < 0) {
+		char *why = xstrdup(spgo_errmsg()); /* (spgo_error writes over it) */
+		spgo_error("%s: %s", j->llvm_profile, why);
+		free(why);
+		spgo_profile_free(p);
+		return -1;
+	}
+	spgo_profile_free(p);
+	if (j->cs_nested) {
+		struct spgo_profile *n = spgo_profile_cs_nest(q);
+		spgo_profile_free(q);
+		if (!n)
+			return -1;
+		q = n;
+	}
+	return finish_out(j, q, bin);
+}
+
 /* What IP mode learned of indirect calls from the samples' stacks. */
 /* perf script text: how its stack lines were read (they may be runtime
  * addresses or file offsets; the data decides, see spgo/aggregate.h). */
@@ -498,6 +522,11 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 	choose_format(&j, agg->bin);
 	int rc, stacks_lbr = 0;
 	struct spgo_gen_icalls *icalls = NULL;
+	if (j.llvm_profile) {
+		rc = run_rerun(&j, agg->bin);
+		spgo_agg_free(agg);
+		return rc;
+	}
 	if (j.opts.event_name || j.opts.event >= 0)
 		spgo_agg_select_event(agg, j.opts.event, j.opts.event_name);
 	if (j.opts.filter_build_id)

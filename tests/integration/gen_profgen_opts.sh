@@ -22,6 +22,8 @@
 #    --fill-zero-for-all-funcs, --populate-profile-symbol-list (compared as
 #    llvm-profdata-19 shows the list), --infer-missing-frames=0 (probe build),
 #    --skip-symbolization (llvm-profgen's unsymbolized text, compared as is).
+#  - --llvm-sample-profile: llvm-profgen's post-passes run again on a flat
+#    CS profile (without the pre-inliner, which spgo refuses there).
 #  - --sample-period (newer llvm-profgen's; 19 lacks it): each LBR sample
 #    counts period / (its entries in the binary - 1); llvm-profgen-19 is
 #    given the same weights as aggregated counts before each sample line
@@ -90,6 +92,26 @@ changes def pretrim
 same density vm "$D --csspgo-preinliner --show-density" "$P --show-density"
 grep -q '^Functions with density >= ' sp.density.out || bad "density: no density line on stdout"
 cmp -s pg.density.out sp.density.out || { bad "density: the line differs"; cat pg.density.out sp.density.out; }
+
+# --llvm-sample-profile: the post-passes again on llvm-profgen's unmerged
+# flat CS profile (DWARF and probe builds): cold merging, its depth,
+# trimming, the hot count, nesting
+for b in vm vmp; do
+  llvm-profgen-19 --binary=$b --perfscript=$b.script --format=text $F --csprof-merge-cold-context=false \
+    -o $b.csflat.prof 2>/dev/null || bad "llvm-profgen-19 (flat CS of $b)"
+  R="--llvm-sample-profile=$b.csflat.prof $F"
+  same re$b $b "$R" "$R"
+  same renest$b $b "$R --gen-cs-nested-profile" "$R --gen-cs-nested-profile=true"
+  same retrim$b $b "$R --trim-cold-profile" "$R --trim-cold-profile"
+  same rehot$b $b "$R --profile-summary-hot-count=5000" "$R --profile-summary-hot-count=5000"
+  same redepth$b $b "$R --csprof-max-cold-context-depth=2" "$R --csprof-max-cold-context-depth=2"
+done
+changes revm renestvm
+changes revm rehotvm
+cmp -s vm.csflat.prof pg.revm && bad "--llvm-sample-profile: llvm-profgen changed nothing (vacuous)"
+"$SPGO" gen --binary vm --llvm-sample-profile=vm.csflat.prof --csspgo-preinliner -o x.prof 2>err.txt
+[ $? = 1 ] && grep -q 'pre-inliner does not run on an existing profile' err.txt ||
+  bad "--llvm-sample-profile with the pre-inliner is not refused"
 
 # Probe build: contexts keyed by probes (their own code path)
 FP="--pd vmp.data $F" PP="--perfscript=vmp.script $F"
