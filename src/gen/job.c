@@ -543,6 +543,7 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 		}
 		j.proepi = proepi;
 		spgo_agg_drop_proepi_leaves(agg, proepi, j.nproepi);
+		spgo_agg_keep_stacks(agg, 0); /* (their leaves are looked at, not kept) */
 	}
 	/* --cs: each stack sample is unwound as it is read, none is kept (when
 	 * the binary cannot be used, spgo_cs_gen says why after reading). */
