@@ -75,6 +75,9 @@ struct spgo_agg_stats {
 	uint64_t samples_other_event; /* left out: not the selected event
 					 (spgo_agg_select_event), not in samples */
 	uint64_t lbr_samples;	    /* samples with a branch stack */
+	uint64_t lbr_leaf_proepi;   /* ... of those: left out, their call stack's
+				       leaf in a prologue or epilogue
+				       (spgo_agg_drop_proepi_leaves) */
 	uint64_t branches;	    /* branch entries counted (at least one end inside) */
 	uint64_t ranges;	    /* ranges counted */
 	uint64_t ranges_reversed;   /* discarded: begin after end */
@@ -199,6 +202,22 @@ const struct spgo_agg_match *spgo_agg_matches(const struct spgo_aggregate *agg, 
  */
 int spgo_agg_check_matched(struct spgo_aggregate *agg);
 
+/* The processes with samples in a capture (the first
+ * SPGO_PID_CENSUS_KEPT, the others counted), for errors that name them;
+ * zero-initialized, then spgo_pid_census_add() per sample record. */
+#define SPGO_PID_CENSUS_KEPT 16
+struct spgo_pid_census {
+	uint64_t samples, others; /* samples seen; ... of processes not kept */
+	size_t n;
+	struct { uint32_t pid; uint64_t samples; } pid[SPGO_PID_CENSUS_KEPT];
+};
+void spgo_pid_census_add(struct spgo_pid_census *c, uint32_t pid);
+/* After reading path: a capture without any sample, or (have_pid) without
+ * a sample of pid, is an error (-1, spgo_error) that says so and names the
+ * processes that have samples -- not a binary that does not match the
+ * data; else 0.  spgo gen and spgo aggregate share it. */
+int spgo_pid_census_check(const struct spgo_pid_census *c, const char *path, int have_pid, uint32_t pid);
+
 /* Iterate the distinct stack samples: for (size_t it = 0; spgo_agg_next_stack(a, &it, &s);) */
 int spgo_agg_next_stack(const struct spgo_aggregate *agg, size_t *iter, struct spgo_agg_stack *s);
 
@@ -210,6 +229,22 @@ void spgo_agg_keep_stacks(struct spgo_aggregate *agg, int keep);
  * (their statistics still count): the context stage unwinds the LBRs
  * itself and does not read them. */
 void spgo_agg_keep_ranges(struct spgo_aggregate *agg, int keep);
+
+/* llvm-profgen's --sample-period: each sample's ranges, branches and ip
+ * count period times its count, an LBR sample's divided by its entries
+ * inside the binary less one (an LBR sample counts about that many
+ * ranges), so that LBR and IP profiles get the sampled event's magnitude;
+ * 0 (the default): counts are samples.  As llvm-profgen, perf script text
+ * with call stacks (hybrid samples) is not weighted. */
+void spgo_agg_sample_period(struct spgo_aggregate *agg, uint64_t period);
+
+/* llvm-profgen's check of hybrid samples (call stack + LBR) under
+ * --ignore-stack-samples: a sample whose call stack's leaf frame is one of
+ * addrs (sorted: the binary's prologue and epilogue instructions, see
+ * spgo_cs_code_proepi) gives no ranges nor branches (counted in
+ * lbr_leaf_proepi).  addrs stays the caller's, alive while the aggregate
+ * reads; NULL (the default): no check. */
+void spgo_agg_drop_proepi_leaves(struct spgo_aggregate *agg, const uint64_t *addrs, size_t n);
 
 /* Hand the distinct stack samples to fn (ctx passed along) whenever those
  * kept take more than max_bytes, then forget them: memory then stays

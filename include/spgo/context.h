@@ -288,6 +288,10 @@ int spgo_cs_code_init(struct spgo_cs_code *c, struct spgo_binary *bin);
 void spgo_cs_code_init_arrays(struct spgo_cs_code *c, const struct spgo_insn *insns, size_t n,
 			      const struct spgo_function *funcs, size_t nfuncs, const uint64_t *keys);
 void spgo_cs_code_free(struct spgo_cs_code *c);
+/* The addresses of c's prologue and epilogue instructions (a function's
+ * first two, a return and the one before it: llvm-profgen's guess),
+ * ascending, in a new array of *n (free() it). */
+uint64_t *spgo_cs_code_proepi(const struct spgo_cs_code *c, size_t *n);
 
 /* A frame of the trie: an address in a function (a call site, or for the
  * leaf the first instruction of a range) under its caller frame. */
@@ -398,6 +402,17 @@ void spgo_cs_stream_free(struct spgo_cs_stream *cs);
 
 /* A few "spgo: gen --cs: ..." lines: what was dropped and why. */
 void spgo_cs_print_stats(const struct spgo_cs_stats *st, FILE *fp);
+
+/*
+ * llvm-profgen's --llvm-sample-profile for a CS profile: its post-passes
+ * run again on an existing flat CS profile p (finalized here): the hot
+ * threshold from p's summary (or o->hot_count), cold contexts merged
+ * (o->merge_cold, default on) and trimmed (o->trim_cold) as after
+ * unwinding.  The pre-inliner needs the binary's context sizes from
+ * samples and is refused (-1, spgo_error), as is a profile that is not
+ * flat CS.  *out is a new finalized profile; p is left as it is.
+ */
+int spgo_cs_rerun(struct spgo_profile *p, const struct spgo_cs_opts *o, struct spgo_profile **out);
 
 /*
  * The call-site samples of inlined callees, for a flat CS profile: a

@@ -311,6 +311,18 @@ struct spgo_gen_job {
 	/* write the samples unsymbolized (llvm-profgen's text, its
 	 * --skip-symbolization), not a profile; not with cs */
 	int skip_symbolization;
+	/* llvm-profgen's --sample-period (perf record -c): counts in events,
+	 * not samples (spgo_agg_sample_period); 0: not given; not with cs */
+	uint64_t sample_period;
+	/* llvm-profgen's --ignore-stack-samples (not with cs): the samples
+	 * with call stacks are checked as llvm-profgen checks them, their
+	 * LBR left out when the stack's leaf is in a prologue or epilogue */
+	int ignore_stacks;
+	const uint64_t *proepi; /* (set by spgo_gen_job_run) */
+	/* or an existing flat CS profile, its post-passes run again
+	 * (llvm-profgen's --llvm-sample-profile, spgo_cs_rerun) */
+	const char *llvm_profile;
+	size_t nproepi;
 	struct spgo_gen_opts opts;
 	struct spgo_cs_opts cs_opts;   /* cs_opts.dwarf_lines follows opts.dwarf_lines */
 	const char *out;

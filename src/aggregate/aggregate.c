@@ -350,6 +350,94 @@ void spgo_agg_keep_stacks(struct spgo_aggregate *a, int keep) { a->impl->no_stac
 
 void spgo_agg_keep_ranges(struct spgo_aggregate *a, int keep) { a->impl->no_lbr_maps = !keep; }
 
+void spgo_agg_sample_period(struct spgo_aggregate *a, uint64_t period) { a->impl->period = period; }
+
+void spgo_pid_census_add(struct spgo_pid_census *c, uint32_t pid)
+{
+	c->samples++;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->pid[i].pid == pid) {
+			c->pid[i].samples++;
+			return;
+		}
+	if (c->n < SPGO_PID_CENSUS_KEPT) {
+		c->pid[c->n].pid = pid;
+		c->pid[c->n++].samples = 1;
+	} else {
+		c->others++;
+	}
+}
+
+int spgo_pid_census_check(const struct spgo_pid_census *c, const char *path, int have_pid, uint32_t pid)
+{
+	if (!c->samples)
+		return spgo_error("%s: the capture has no samples at all (the program ran too briefly "
+				  "for the sampling period, or the event never counted): record again, "
+				  "longer or at a higher rate", path);
+	if (!have_pid || c->n == 0 || c->others) /* (pid may be among those not kept) */
+		return 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->pid[i].pid == pid)
+			return 0;
+	char list[SPGO_PID_CENSUS_KEPT * 32] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < c->n && len < sizeof list; i++)
+		len += (size_t)snprintf(list + len, sizeof list - len, "%s%u (%llu samples)", i ? ", " : "",
+					c->pid[i].pid, (unsigned long long)c->pid[i].samples);
+	return spgo_error("%s: no sample of pid %u; the samples are of pid %s", path, pid, list);
+}
+
+void spgo_agg_drop_proepi_leaves(struct spgo_aggregate *a, const uint64_t *addrs, size_t n)
+{
+	a->impl->proepi = addrs;
+	a->impl->nproepi = n;
+}
+
+/* 1 if the leaf frame of s's call stack is a prologue or epilogue
+ * instruction of the binary (spgo_agg_drop_proepi_leaves).  text: its
+ * frames are file offsets (perf script text). */
+static int leaf_in_proepi(struct spgo_aggregate *a, const struct spgo_perf_sample *s, uint32_t pid, int text)
+{
+	struct spgo_agg_impl *I = a->impl;
+	unsigned mode = PERF_RECORD_MISC_USER;
+	uint64_t v;
+	for (uint64_t i = 0; i < s->callchain_nr; i++) {
+		uint64_t ip = s->callchain[i];
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) { /* a context marker */
+			mode = ip == (uint64_t)PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL
+			     : ip == (uint64_t)PERF_CONTEXT_USER ? PERF_RECORD_MISC_USER : mode;
+			continue;
+		}
+		int ok = text ? mode_of(ip) == PERF_RECORD_MISC_USER &&
+					spgo_segments_map(I->segs, I->nsegs, 0, 0, ip, &v) == 0
+			      : map_addr(a, pid, mode, ip, &v) == 0;
+		if (!ok) /* an external leaf: kept */
+			return 0;
+		size_t lo = 0, hi = I->nproepi;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (I->proepi[mid] < v)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo < I->nproepi && I->proepi[lo] == v;
+	}
+	return 0;
+}
+
+/*
+ * A sample's weight under --sample-period (llvm-profgen's rule): its count
+ * times the period, divided (rounding down) by its LBR entries that touch
+ * the binary less one when there are two or more.  entries: that number
+ * (0 for an IP sample).  Saturates rather than wraps.
+ */
+static uint64_t period_weight(uint64_t times, uint64_t period, uint64_t entries)
+{
+	uint64_t w = times > UINT64_MAX / period ? UINT64_MAX : times * period;
+	return entries > 1 ? w / (entries - 1) : w;
+}
+
 void spgo_agg_set_functions(struct spgo_aggregate *a, const struct spgo_function *fns, size_t n)
 {
 	a->impl->fns = fns;
@@ -541,13 +629,16 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 	int ip_ok = text ? mode_of(s->ip) == PERF_RECORD_MISC_USER &&
 				   spgo_segments_map(I->segs, I->nsegs, 0, 0, s->ip, &v) == 0
 			 : map_addr(a, pid, s->cpumode, s->ip, &v) == 0;
+	/* --sample-period: not for perf script's hybrid samples (llvm-profgen
+	 * reads those apart and does not weight them) */
+	int weigh = I->period && !(I->text && s->callchain_nr);
 	if (ip_ok) {
 		size_t ei = rec->attr ? rec->attr->index : 0;
 		struct spgo_agg_event *e = event_at(a, ei, rec->attr);
 		a->stats.samples_matched += times;
 		e->samples += times;
 		e->period += s->period * times;
-		ctab_add(&I->ips, v, ei, times);
+		ctab_add(&I->ips, v, ei, weigh ? period_weight(times, I->period, 0) : times);
 	} else {
 		int64_t dso;
 		a->stats.samples_unmatched += times;
@@ -564,19 +655,29 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 	/* LBR: branches and the ranges between them. */
 	uint64_t n = s->branch_nr;
 	uint64_t branches_before = a->stats.branches;
-	if (n) {
+	if (n && I->proepi && s->callchain_nr && leaf_in_proepi(a, s, pid, text)) {
+		a->stats.lbr_samples += times;
+		a->stats.lbr_leaf_proepi += times;
+		n = 0;
+	} else if (n) {
 		a->stats.lbr_samples += times;
 		VEC_GROW(&I->mf, 2 * n);
 		uint64_t *mf = I->mf.v;
+		uint64_t inside = 0; /* entries touching the binary */
 		for (uint64_t i = 0; i < n; i++) {
 			uint64_t f = s->branches[i].from, t = s->branches[i].to;
 			if (map_addr(a, pid, mode_of(f), f, &mf[2 * i]) < 0)
 				mf[2 * i] = SPGO_AGG_EXTERNAL;
 			if (map_addr(a, pid, mode_of(t), t, &mf[2 * i + 1]) < 0)
 				mf[2 * i + 1] = SPGO_AGG_EXTERNAL;
+			inside += (mf[2 * i] & mf[2 * i + 1]) != SPGO_AGG_EXTERNAL;
+		}
+		/* the ranges' and branches' weight (the statistics stay in samples) */
+		uint64_t w = weigh ? period_weight(times, I->period, inside) : times;
+		for (uint64_t i = 0; i < n; i++) {
 			if ((mf[2 * i] & mf[2 * i + 1]) != SPGO_AGG_EXTERNAL) {
 				if (!I->no_lbr_maps)
-					ctab_add(&I->branches, mf[2 * i], mf[2 * i + 1], times);
+					ctab_add(&I->branches, mf[2 * i], mf[2 * i + 1], w);
 				a->stats.branches += times;
 			}
 		}
@@ -596,7 +697,7 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 				continue;
 			}
 			if (!I->no_lbr_maps)
-				ctab_add(&I->ranges, r[0], r[1], times);
+				ctab_add(&I->ranges, r[0], r[1], w);
 			a->stats.ranges += times;
 		}
 		if (!ip_ok && a->stats.branches != branches_before)

@@ -36,6 +36,9 @@ struct spgo_agg_impl {
 	uint64_t text_undecided; /* ... stack samples read before it, as offsets */
 	int no_stacks;	  /* spgo_agg_keep_stacks(agg, 0): call stacks ignored */
 	int no_lbr_maps;  /* spgo_agg_keep_ranges(agg, 0): ranges, branches not kept */
+	uint64_t period;  /* spgo_agg_sample_period, or 0 */
+	const uint64_t *proepi; /* spgo_agg_drop_proepi_leaves, or NULL */
+	size_t nproepi;
 	spgo_agg_stack_fn on_stack; /* spgo_agg_on_stack: handed over, not stored */
 	void *on_stack_ctx;
 	size_t on_stack_words; /* ... when the distinct ones kept exceed this */

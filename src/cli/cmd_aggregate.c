@@ -20,7 +20,7 @@ static void usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: spgo aggregate --binary BIN [--binary BIN]... -o OUT [--format bin|text|profgen]\n"
-		"                      [--perf-script] [--cs] [--event N|NAME] [--hosts N] INPUT...\n"
+		"                      [--perf-script] [--cs] [--event N|NAME] [--pid N] [--hosts N] INPUT...\n"
 		"Aggregates the samples of each BIN in each INPUT (perf.data, \"-\" = stdin) into an\n"
 		"unsymbolized profile: per binary, keyed by build-id, the LBR ranges and branches,\n"
 		"the sampled ips per event and, with --cs, the distinct (call stack, LBR)\n"
@@ -32,6 +32,8 @@ static void usage(FILE *fp)
 		"  --perf-script    the inputs are `perf script` text, not perf.data\n"
 		"  --cs             keep the (call stack, LBR) samples for `spgo gen --cs`\n"
 		"  --event N|NAME   only the samples of that event\n"
+		"  --pid N          perf.data: only the samples of process N (an input with no\n"
+		"                   sample of it, or none at all, is an error naming its pids)\n"
 		"  --hosts N        count the whole as N hosts (default: one per input)\n"
 		"  --format F       bin (default: the compact form), text (llvm-profgen's\n"
 		"                   syntax with spgo's header, ips and stacks on '#' lines),\n"
@@ -40,7 +42,7 @@ static void usage(FILE *fp)
 		"  --quiet          no summary on stderr\n");
 }
 
-enum { A_BINARY = CLI_LONG, A_SCRIPT, A_CS, A_EVENT, A_HOSTS, A_QUIET, A_INPUT };
+enum { A_BINARY = CLI_LONG, A_SCRIPT, A_CS, A_EVENT, A_HOSTS, A_QUIET, A_INPUT, A_PID };
 static const struct cli_opt opts[] = {
 	CLI_VAL("binary", A_BINARY),
 	CLI_VAL("o", 'o'), CLI_VAL("output", 'o'),
@@ -48,6 +50,7 @@ static const struct cli_opt opts[] = {
 	CLI_FLAG("perf-script", A_SCRIPT),
 	CLI_FLAG("cs", A_CS),
 	CLI_VAL("event", A_EVENT),
+	CLI_VAL("pid", A_PID),
 	CLI_VAL("hosts", A_HOSTS),
 	CLI_VAL("format", CLI_KEY_FORMAT),
 	CLI_FLAG("quiet", A_QUIET),
@@ -55,8 +58,9 @@ static const struct cli_opt opts[] = {
 };
 static const struct cli_cmd cmd = {.name = "aggregate", .usage = usage, .opts = opts};
 
-/* Read one perf.data into every aggregate. */
-static int read_perf(struct spgo_aggregate **aggs, int n, const char *path)
+/* Read one perf.data into every aggregate, the samples of pid only when
+ * have_pid; a capture with no samples (of pid) is an error saying so. */
+static int read_perf(struct spgo_aggregate **aggs, int n, const char *path, int have_pid, uint32_t pid)
 {
 	struct spgo_perf_reader *r;
 	if (spgo_perf_open(&r, path, SPGO_PERF_ORDERED) < 0)
@@ -68,7 +72,13 @@ static int read_perf(struct spgo_aggregate **aggs, int n, const char *path)
 		}
 	struct spgo_perf_record rec;
 	int rc;
+	struct spgo_pid_census pids = {0};
 	while ((rc = spgo_perf_next(r, &rec)) > 0) {
+		if (rec.type == PERF_RECORD_SAMPLE) {
+			spgo_pid_census_add(&pids, rec.sample.pid);
+			if (have_pid && rec.sample.pid != pid)
+				continue;
+		}
 		for (int k = 0; k < n; k++)
 			spgo_agg_feed(aggs[k], &rec);
 	}
@@ -77,15 +87,15 @@ static int read_perf(struct spgo_aggregate **aggs, int n, const char *path)
 		aggs[k]->stats.bytes += spgo_perf_bytes_read(r);
 	}
 	spgo_perf_close(r);
-	return rc < 0 ? -1 : 0;
+	return rc < 0 ? -1 : spgo_pid_census_check(&pids, path, have_pid, pid);
 }
 
 int cmd_aggregate(int argc, char **argv)
 {
 	const char *out = NULL, *event = NULL;
 	enum spgo_unsym_format fmt = SPGO_UNSYM_BIN;
-	int script = 0, cs = 0, quiet = 0, nbin = 0, nin = 0;
-	uint64_t hosts = 0;
+	int script = 0, cs = 0, quiet = 0, nbin = 0, nin = 0, have_pid = 0;
+	uint64_t hosts = 0, pid = 0;
 	const char **bins = xcalloc((size_t)argc + 1, sizeof *bins);
 	const char **ins = xcalloc((size_t)argc + 1, sizeof *ins);
 	struct cli_parser op;
@@ -107,6 +117,11 @@ int cmd_aggregate(int argc, char **argv)
 			if (cli_u64(&op, 1, UINT32_MAX, &hosts) < 0)
 				goto done;
 			break;
+		case A_PID:
+			if (cli_u64(&op, 0, UINT32_MAX, &pid) < 0)
+				goto done;
+			have_pid = 1;
+			break;
 		case CLI_KEY_FORMAT:
 			if (spgo_unsym_format_parse(op.val, &fmt) < 0) {
 				cli_bad(&op, "option '%s': unknown form '%s' (bin, text, profgen)", op.opt,
@@ -115,6 +130,10 @@ int cmd_aggregate(int argc, char **argv)
 			}
 			break;
 		}
+	}
+	if (have_pid && script) {
+		cli_bad(&op, "--pid works with perf.data inputs only (not --perf-script)");
+		goto done;
 	}
 	if (!out || !nbin || !nin) {
 		cli_bad(&op, "%s", !out ? "no output: -o OUT" : !nbin ? "no --binary" : "no input");
@@ -148,7 +167,7 @@ int cmd_aggregate(int argc, char **argv)
 			for (int b = 0; b < nbin; b++)
 				if (spgo_agg_read_text(aggs[b], ins[i]) < 0)
 					goto fail;
-		} else if (read_perf(aggs, nbin, ins[i]) < 0) {
+		} else if (read_perf(aggs, nbin, ins[i], have_pid, (uint32_t)pid) < 0) {
 			goto fail;
 		}
 		for (int b = 0; b < nbin; b++) {

@@ -124,7 +124,9 @@ static const char usage_text[] =
 	"llvm-profgen's options, with its meaning (booleans also as --NAME=true|false|1|0):\n"
 	"  --pd, --ps, --up, --unsymbolized-profile  = --perf-data, --perf-script, --unsymbolized\n"
 	"                      (an llvm-profgen CS unsymbolized file is read as plain ranges)\n"
-	"  --ignore-stack-samples  = --no-cs (an error with --cs)\n"
+	"  --ignore-stack-samples  = --no-cs (an error with --cs); on data with call stacks,\n"
+	"                      the samples whose stack's leaf is in a prologue or epilogue\n"
+	"                      are left out, as llvm-profgen checks hybrid samples\n"
 	"  --csspgo-preinliner[=B]  --cs with (or without) the pre-inliner\n"
 	"  --gen-cs-nested-profile[=B]  --cs, nested (true) or flat contexts (false; with\n"
 	"                      the pre-inliner: flat contexts marked ShouldBeInlined)\n"
@@ -145,6 +147,13 @@ static const char usage_text[] =
 	"                      information (the compiler then takes unprofiled ones as cold)\n"
 	"  --skip-symbolization[=B]  write the LBR ranges and branches unsymbolized in\n"
 	"                      llvm-profgen's text (for --up), not a profile (not with --cs)\n"
+	"  --llvm-sample-profile F  the input is a flat CS profile: its post-passes run\n"
+	"                      again (cold contexts merged, trimmed, --gen-cs-nested-profile;\n"
+	"                      not the pre-inliner: --csspgo-preinliner=false)\n"
+	"  --sample-period N   the capture's period (perf record -c N): counts in events,\n"
+	"                      an LBR sample's N / (its entries in the binary - 1), an IP\n"
+	"                      sample's N (newer llvm-profgen's; not with --cs; perf script\n"
+	"                      text with call stacks is not weighted, as llvm-profgen)\n"
 	"  --show-density[=B]  print llvm-profgen's density line on stdout\n"
 	"                      (--profile-density-cutoff-hot P: at P per million, 990000)\n"
 	"\n"
@@ -165,7 +174,7 @@ enum {
 	G_PG_IGNORE_STACKS, G_PG_PREINLINER, G_PG_NESTED, G_PG_INFER_FRAMES, G_PG_MERGE_COLD,
 	G_PG_COMPRESS, G_PG_DEPTH, G_PG_COLD_DEPTH, G_PG_TRIM, G_PG_HOT_COUNT, G_PG_COLD_COUNT,
 	G_PG_CUTOFF_HOT, G_PG_CUTOFF_COLD, G_PG_FILL_ZERO, G_PG_SYMBOLS, G_PG_SHOW_DENSITY,
-	G_PG_DENSITY_CUTOFF, G_PG_SKIP_SYMBOLIZATION,
+	G_PG_DENSITY_CUTOFF, G_PG_SAMPLE_PERIOD, G_PG_LLVM_PROFILE, G_PG_SKIP_SYMBOLIZATION,
 };
 static const struct cli_opt opts[] = {
 	CLI_VAL("binary", G_BINARY),
@@ -220,6 +229,8 @@ static const struct cli_opt opts[] = {
 	CLI_BOOL("populate-profile-symbol-list", G_PG_SYMBOLS),
 	CLI_BOOL("show-density", G_PG_SHOW_DENSITY),
 	CLI_VAL("profile-density-cutoff-hot", G_PG_DENSITY_CUTOFF),
+	CLI_VAL("sample-period", G_PG_SAMPLE_PERIOD),
+	CLI_VAL("llvm-sample-profile", G_PG_LLVM_PROFILE),
 	CLI_BOOL("skip-symbolization", G_PG_SKIP_SYMBOLIZATION),
 	CLI_SPLIT_OPTS,
 	CLI_WRITE_OPTS,
@@ -265,7 +276,7 @@ static int take_profgen(const struct cli_parser *op, int k, struct spgo_gen_job 
 				return CLI_ERR;
 	}
 	switch (k) {
-	case G_PG_IGNORE_STACKS: pg->ignore_stacks = b; return 1;
+	case G_PG_IGNORE_STACKS: pg->ignore_stacks = j->ignore_stacks = b; return 1;
 	case G_PG_PREINLINER: j->cs = 1, pg->preinline = b; return 1;
 	case G_PG_NESTED: j->cs = 1, pg->nested = b; return 1;
 	/* llvm-profgen 19 infers missing frames for probe-based profiles only */
@@ -300,6 +311,12 @@ static int take_profgen(const struct cli_parser *op, int k, struct spgo_gen_job 
 		else
 			j->density_cutoff = (uint32_t)v;
 		return 1;
+	case G_PG_SAMPLE_PERIOD:
+		if (cli_u64(op, 1, UINT64_MAX, &v) < 0)
+			return CLI_ERR;
+		j->sample_period = v;
+		return 1;
+	case G_PG_LLVM_PROFILE: j->llvm_profile = op->val; return 1; /* (an input) */
 	case G_PG_FILL_ZERO: j->opts.fill_zero = b; return 1;
 	case G_PG_SYMBOLS: j->symbol_list = b; return 1;
 	case G_PG_SHOW_DENSITY: j->show_density = b; return 1;
@@ -328,6 +345,11 @@ static int settle_profgen(const struct cli_parser *op, struct spgo_gen_job *j, c
 		return cli_usage(op, "--skip-symbolization writes the LBR ranges and branches unsymbolized "
 				     "(llvm-profgen's text); not with --cs (its contexts: spgo aggregate --cs "
 				     "keeps the stack samples instead) nor exact counts");
+	if (j->sample_period && (j->cs > 0 || j->truth || j->truth_cs))
+		return cli_usage(op, "--sample-period weights LBR and IP samples (llvm-profgen's meaning); "
+				     "not with --cs (llvm-profgen does not weight stack samples) nor exact counts");
+	if (j->sample_period)
+		j->cs = 0; /* (weighted LBR samples: the profile without contexts) */
 	j->cs_nested = pg->nested != 0;
 	j->cs_opts.preinline = pg->preinline != 0;
 	return 0;
@@ -465,7 +487,7 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 		{ *status = cli_usage(&op, "--binary BIN and -o OUT are needed"); return -1; }
 	j.unsym = unsym;
 	j.nunsym = nunsym;
-	if (!ncaps && !nunsym && !j.truth && !j.truth_cs) { /* perf report's default */
+	if (!ncaps && !nunsym && !j.truth && !j.truth_cs && !j.llvm_profile) { /* perf report's default */
 		if (access("perf.data", F_OK) != 0)
 			{ *status = cli_usage(&op, "no input given, and no ./perf.data to read (perf report's default): "
 					      "--perf-data P, --perf-script S, --unsymbolized F or --ground-truth GT");
@@ -477,9 +499,9 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 		*(text[0] ? &j.perf_script : &j.perf_data) = caps[0];
 	else if (ncaps > 1)
 		j.captures = caps, j.capture_text = text, j.ncaptures = ncaps;
-	if ((ncaps > 0) + (j.truth != NULL) + (j.truth_cs != NULL) + (nunsym > 0) != 1)
+	if ((ncaps > 0) + (j.truth != NULL) + (j.truth_cs != NULL) + (nunsym > 0) + (j.llvm_profile != NULL) != 1)
 		{ *status = cli_usage(&op, "one input: --perf-data, --perf-script, --unsymbolized, "
-				 "--ground-truth or --ground-truth-cs"); return -1; }
+				 "--ground-truth, --ground-truth-cs or --llvm-sample-profile"); return -1; }
 	if (j.have_pid && memchr(text, 1, ncaps))
 		{ *status = cli_usage(&op, "--pid works with --perf-data only"); return -1; }
 	if (j.cs > 0 && (j.truth || j.truth_cs || j.fmt == SPGO_FMT_GCOV))

@@ -359,6 +359,27 @@ int spgo_cs_stream_gen(struct spgo_cs_stream *cs, struct spgo_aggregate *agg,
 	return cs_gen(agg, cs, &cs->eff, out, st);
 }
 
+int spgo_cs_rerun(struct spgo_profile *p, const struct spgo_cs_opts *o, struct spgo_profile **out)
+{
+	struct spgo_cs_opts eff = *o;
+	struct spgo_cs_stats st;
+	memset(&st, 0, sizeof st);
+	if (!(p->flags & SPGO_PROF_CS))
+		return spgo_error("not a flat context-sensitive profile (a nested or context-less one): "
+				  "the post-passes run again on flat CS profiles only");
+	if (eff.preinline)
+		return spgo_error("the pre-inliner does not run on an existing profile (it takes the "
+				  "binary's context sizes from the samples): --csspgo-preinliner=false");
+	spgo_profile_finalize(p, 0);
+	uint64_t thr = cs_hot_threshold(p, &eff);
+	if (eff.merge_cold < 0)
+		eff.merge_cold = 1;
+	struct spgo_profile *q = cs_merge_cold(p, &eff, thr, 0, &st);
+	spgo_profile_finalize(q, 0);
+	*out = q;
+	return 0;
+}
+
 static void print_ip_stats(const struct spgo_cs_stats *st, FILE *fp)
 {
 	fprintf(fp, "spgo: gen --cs: %llu IP samples with call stacks, %llu counted (%llu with a caller "

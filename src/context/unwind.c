@@ -140,6 +140,16 @@ void spgo_cs_code_init_arrays(struct spgo_cs_code *c, const struct spgo_insn *in
 		c->flags[i] |= CS_KEY_DONE;
 }
 
+uint64_t *spgo_cs_code_proepi(const struct spgo_cs_code *c, size_t *n)
+{
+	uint64_t *v = xmalloc((c->ninsns + 1) * sizeof *v);
+	*n = 0;
+	for (size_t i = 0; i < c->ninsns; i++) /* (insns ascend) */
+		if (c->flags[i] & CS_PROEPI)
+			v[(*n)++] = c->insns[i].addr;
+	return v;
+}
+
 void spgo_cs_code_free(struct spgo_cs_code *c)
 {
 	free(c->keys);

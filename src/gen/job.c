@@ -226,54 +226,6 @@ static int write_out(const struct spgo_gen_job *j, struct spgo_profile *p)
  * stack, which costs time and memory per sample.  *stacks_lbr is set when
  * samples had both.  icalls may be NULL.
  */
-/* The processes with samples, for an error that names them. */
-struct pid_count {
-	uint32_t pid;
-	uint64_t samples;
-};
-#define PIDS_KEPT 16
-
-static void count_pid(struct pid_count *pc, size_t *n, uint64_t *others, uint32_t pid)
-{
-	for (size_t i = 0; i < *n; i++)
-		if (pc[i].pid == pid) {
-			pc[i].samples++;
-			return;
-		}
-	if (*n < PIDS_KEPT)
-		pc[(*n)++] = (struct pid_count){pid, 1};
-	else
-		++*others;
-}
-
-/*
- * After reading: a capture without any sample, or without a sample of the
- * --pid asked for, is said as such, with the processes that have samples;
- * not as a binary that does not match the data.
- */
-static int check_samples(const struct spgo_gen_job *j, const char *path, uint64_t samples,
-			 const struct pid_count *pc, size_t n, uint64_t others)
-{
-	if (!samples)
-		return spgo_error("%s: the capture has no samples at all (the program ran too briefly "
-				  "for the sampling period, or the event never counted): record again, "
-				  "longer or at a higher rate", path);
-	if (!j->have_pid || n == 0)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (pc[i].pid == j->pid)
-			return 0;
-	if (others) /* it may be among the processes not kept */
-		return 0;
-	char list[PIDS_KEPT * 32] = "";
-	size_t len = 0;
-	for (size_t i = 0; i < n && len < sizeof list; i++)
-		len += (size_t)snprintf(list + len, sizeof list - len, "%s%u (%llu samples)",
-					i ? ", " : "", pc[i].pid, (unsigned long long)pc[i].samples);
-	return spgo_error("%s: no sample of pid %u; the samples are of pid %s", path, j->pid,
-			  list);
-}
-
 static int read_perf(struct spgo_aggregate *agg, const struct spgo_gen_job *j, const char *path,
 		     struct spgo_gen_icalls *icalls, int *stacks_lbr)
 {
@@ -286,18 +238,15 @@ static int read_perf(struct spgo_aggregate *agg, const struct spgo_gen_job *j, c
 	}
 	struct spgo_perf_record rec;
 	int rc;
-	struct pid_count pids[PIDS_KEPT];
-	size_t npids = 0;
-	uint64_t samples = 0, other_pids = 0;
+	struct spgo_pid_census pids = {0};
 	while ((rc = spgo_perf_next(r, &rec)) > 0) {
 		if (rec.type == PERF_RECORD_SAMPLE) {
-			samples++;
-			count_pid(pids, &npids, &other_pids, rec.sample.pid);
+			spgo_pid_census_add(&pids, rec.sample.pid);
 			if (j->have_pid && rec.sample.pid != j->pid)
 				continue;
 			if (rec.sample.callchain_nr && rec.sample.branch_nr)
 				*stacks_lbr = 1;
-			if (!j->cs)
+			if (!j->cs && !j->proepi) /* (see spgo_agg_drop_proepi_leaves) */
 				rec.sample.callchain_nr = 0;
 		}
 		spgo_agg_feed(agg, &rec);
@@ -309,7 +258,7 @@ static int read_perf(struct spgo_aggregate *agg, const struct spgo_gen_job *j, c
 	spgo_perf_close(r);
 	if (rc < 0)
 		return -1;
-	return check_samples(j, path, samples, pids, npids, other_pids);
+	return spgo_pid_census_check(&pids, path, j->have_pid, j->pid);
 }
 
 /*
@@ -457,6 +406,30 @@ static int run_cs(const struct spgo_gen_job *j, struct spgo_aggregate *agg,
 	return finish_out(j, p, agg->bin);
 }
 
+/* --llvm-sample-profile: an existing CS profile post-processed again. */
+static int run_rerun(const struct spgo_gen_job *j, struct spgo_binary *bin)
+{
+	struct spgo_profile *p = spgo_profile_read(j->llvm_profile, NULL), *q = NULL;
+	if (!p)
+		return -1;
+	if (spgo_cs_rerun(p, &j->cs_opts, &q) < 0) {
+		char *why = xstrdup(spgo_errmsg()); /* (spgo_error writes over it) */
+		spgo_error("%s: %s", j->llvm_profile, why);
+		free(why);
+		spgo_profile_free(p);
+		return -1;
+	}
+	spgo_profile_free(p);
+	if (j->cs_nested) {
+		struct spgo_profile *n = spgo_profile_cs_nest(q);
+		spgo_profile_free(q);
+		if (!n)
+			return -1;
+		q = n;
+	}
+	return finish_out(j, q, bin);
+}
+
 /* What IP mode learned of indirect calls from the samples' stacks. */
 /* perf script text: how its stack lines were read (they may be runtime
  * addresses or file offsets; the data decides, see spgo/aggregate.h). */
@@ -497,6 +470,10 @@ static int read_captures(struct spgo_aggregate *agg, const struct spgo_gen_job *
 		spgo_agg_keep_stacks(a, j->cs);
 		if (j->opts.event_name || j->opts.event >= 0)
 			spgo_agg_select_event(a, j->opts.event, j->opts.event_name);
+		if (j->sample_period)
+			spgo_agg_sample_period(a, j->sample_period);
+		if (j->proepi)
+			spgo_agg_drop_proepi_leaves(a, j->proepi, j->nproepi);
 		if (j->capture_text[k]) {
 			rc = spgo_agg_read_text(a, path);
 			report_text_frames(a, j, path);
@@ -615,10 +592,29 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 	choose_format(&j, agg->bin);
 	int rc, stacks_lbr = 0;
 	struct spgo_gen_icalls *icalls = NULL;
+	if (j.llvm_profile) {
+		rc = run_rerun(&j, agg->bin);
+		spgo_agg_free(agg);
+		return rc;
+	}
 	if (j.opts.event_name || j.opts.event >= 0)
 		spgo_agg_select_event(agg, j.opts.event, j.opts.event_name);
 	if (j.opts.filter_build_id)
 		spgo_agg_filter_build_id(agg, j.opts.filter_build_id);
+	if (j.sample_period)
+		spgo_agg_sample_period(agg, j.sample_period);
+	/* --ignore-stack-samples: llvm-profgen's check of hybrid samples */
+	uint64_t *proepi = NULL;
+	if (j.ignore_stacks && !j.cs) {
+		struct spgo_cs_code code;
+		if (spgo_cs_code_init(&code, agg->bin) == 0) {
+			proepi = spgo_cs_code_proepi(&code, &j.nproepi);
+			spgo_cs_code_free(&code);
+		}
+		j.proepi = proepi;
+		spgo_agg_drop_proepi_leaves(agg, proepi, j.nproepi);
+		spgo_agg_keep_stacks(agg, 0); /* (their leaves are looked at, not kept) */
+	}
 	/* --cs: each stack sample is unwound as it is read, none is kept (when
 	 * the binary cannot be used, spgo_cs_gen says why after reading). */
 	struct spgo_cs_stream *stream = NULL;
@@ -658,6 +654,7 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 		spgo_gen_icalls_free(icalls);
 		rc = rc < 0 ? -1 : write_unsymbolized(&j, agg);
 		spgo_agg_free(agg);
+		free(proepi);
 		return rc;
 	}
 	if (j.cs) {
@@ -675,6 +672,10 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 		p = trim_cold(&j, p);
 	if (rc == 0 && j.report) {
 		spgo_gen_print_stats(&st, agg, j.report);
+		if (agg->stats.lbr_leaf_proepi)
+			fprintf(j.report, "spgo: gen: %llu LBR samples left out: their call stack's leaf is in "
+					  "a prologue or epilogue (llvm-profgen's check under --ignore-stack-samples)\n",
+				(unsigned long long)agg->stats.lbr_leaf_proepi);
 		if ((stacks_lbr || agg->stats.stack_samples) && agg->stats.lbr_samples)
 			fprintf(j.report, "spgo: gen: note: the data has call stacks with LBR: a "
 					  "context-sensitive (CSSPGO) profile is available with --cs\n");
@@ -688,5 +689,6 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 	spgo_gen_icalls_free(icalls);
 	rc = rc < 0 ? -1 : finish_out(&j, p, agg->bin);
 	spgo_agg_free(agg);
+	free(proepi);
 	return rc;
 }

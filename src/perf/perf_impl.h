@@ -39,6 +39,7 @@ struct spgo_perf_reader {
 	int mapped;
 	size_t map_size, released, touch_lo, delivered;
 	int eof, hit_eof_early, read_errno, ended, warned_trunc;
+	int warned_features; /* the file ends inside its feature sections: said */
 	uint64_t rec_copy[65536 / 8]; /* a record that must outlive a refill */
 
 	/* Events and where their id sits in records. */

@@ -244,6 +244,18 @@ void perf_feature(struct spgo_perf_reader *r, unsigned feat, const uint8_t *p, s
 
 /* ---- opening ----------------------------------------------------------- */
 
+/* The file ends inside its feature sections (once per file): the build-ids,
+ * command line and event names there are not known. */
+static void warn_features_cut(struct spgo_perf_reader *r, uint64_t off, const char *where)
+{
+	if (r->warned_features)
+		return;
+	r->warned_features = 1;
+	spgo_warn("%s: offset 0x%llx: the file is cut short inside %s; read without them "
+		  "(the build-ids, command line and event names they hold)", r->path,
+		  (unsigned long long)off, where);
+}
+
 static int open_file_mode(struct spgo_perf_reader *r, const uint8_t *h, uint64_t file_size)
 {
 	uint64_t attr_size, attrs_off, attrs_size, data_off, data_size, feats[4];
@@ -298,24 +310,34 @@ static int open_file_mode(struct spgo_perf_reader *r, const uint8_t *h, uint64_t
 		r->warned_trunc = 0;
 	}
 
-	/* Feature sections follow the data. */
+	/* Feature sections follow the data: their table (16 bytes per
+	 * feature bit set), then each section where the table says.  A file
+	 * cut short there is read without them, with a warning (as a file cut
+	 * inside its data is). */
 	uint64_t foff = data_off + data_size;
-	if (data_size && foff < file_size) {
+	if (data_size) {
 		for (unsigned bit = 0; bit < 256; bit++) {
 			if (!(feats[bit / 64] >> (bit % 64) & 1))
 				continue;
 			uint64_t sec[2];
-			if (pread_all(r, sec, 16, foff) < 0)
+			if (foff >= file_size || pread_all(r, sec, 16, foff) < 0) {
+				warn_features_cut(r, foff, "the table of its feature sections");
 				break;
+			}
 			foff += 16;
-			if (sec[0] > file_size || sec[1] > file_size - sec[0] || sec[1] > (64u << 20))
+			if (sec[0] > file_size || sec[1] > file_size - sec[0]) {
+				warn_features_cut(r, sec[0], "a feature section");
 				continue;
-			if (bit != FEAT_BUILD_ID && bit != FEAT_ARCH && bit != FEAT_CMDLINE && bit != FEAT_EVENT_DESC)
+			}
+			if (sec[1] > (64u << 20) ||
+			    (bit != FEAT_BUILD_ID && bit != FEAT_ARCH && bit != FEAT_CMDLINE && bit != FEAT_EVENT_DESC))
 				continue;
 			r->feat_off = sec[0];
 			uint8_t *fb = xmalloc(sec[1] + 1);
 			if (pread_all(r, fb, sec[1], sec[0]) == 0)
 				perf_feature(r, bit, fb, sec[1]);
+			else
+				warn_features_cut(r, sec[0], "a feature section");
 			free(fb);
 		}
 	}

@@ -12,7 +12,8 @@
 #  - Names: --pd, --ps, --up/--unsymbolized-profile, --csspgo-preinliner,
 #    --gen-cs-nested-profile (with the pre-inliner: the flat layout of a
 #    pre-inlined profile), --ignore-stack-samples, --show-density (its line),
-#    booleans as --NAME=false/0.
+#    booleans as --NAME=false/0; --ignore-stack-samples on the data with
+#    call stacks (llvm-profgen's check of hybrid samples).
 #  - Options: --compress-recursion=0 and 1, --csprof-max-context-depth,
 #    --csprof-max-cold-context-depth, --csprof-merge-cold-context=false,
 #    --trim-cold-profile (CS, and non-CS with --profile-summary-cold-count),
@@ -21,6 +22,12 @@
 #    --fill-zero-for-all-funcs, --populate-profile-symbol-list (compared as
 #    llvm-profdata-19 shows the list), --infer-missing-frames=0 (probe build),
 #    --skip-symbolization (llvm-profgen's unsymbolized text, compared as is).
+#  - --llvm-sample-profile: llvm-profgen's post-passes run again on a flat
+#    CS profile (without the pre-inliner, which spgo refuses there).
+#  - --sample-period (newer llvm-profgen's; 19 lacks it): each LBR sample
+#    counts period / (its entries in the binary - 1); llvm-profgen-19 is
+#    given the same weights as aggregated counts before each sample line
+#    (lib/period_weigh.py), spgo the plain text and the perf.data.
 #  - --ignore-stack-samples with --cs, and a boolean that is none, are usage
 #    errors (exit 2).
 . "$(dirname "$0")/lib/common.sh" || exit 1
@@ -86,6 +93,26 @@ same density vm "$D --csspgo-preinliner --show-density" "$P --show-density"
 grep -q '^Functions with density >= ' sp.density.out || bad "density: no density line on stdout"
 cmp -s pg.density.out sp.density.out || { bad "density: the line differs"; cat pg.density.out sp.density.out; }
 
+# --llvm-sample-profile: the post-passes again on llvm-profgen's unmerged
+# flat CS profile (DWARF and probe builds): cold merging, its depth,
+# trimming, the hot count, nesting
+for b in vm vmp; do
+  llvm-profgen-19 --binary=$b --perfscript=$b.script --format=text $F --csprof-merge-cold-context=false \
+    -o $b.csflat.prof 2>/dev/null || bad "llvm-profgen-19 (flat CS of $b)"
+  R="--llvm-sample-profile=$b.csflat.prof $F"
+  same re$b $b "$R" "$R"
+  same renest$b $b "$R --gen-cs-nested-profile" "$R --gen-cs-nested-profile=true"
+  same retrim$b $b "$R --trim-cold-profile" "$R --trim-cold-profile"
+  same rehot$b $b "$R --profile-summary-hot-count=5000" "$R --profile-summary-hot-count=5000"
+  same redepth$b $b "$R --csprof-max-cold-context-depth=2" "$R --csprof-max-cold-context-depth=2"
+done
+changes revm renestvm
+changes revm rehotvm
+cmp -s vm.csflat.prof pg.revm && bad "--llvm-sample-profile: llvm-profgen changed nothing (vacuous)"
+"$SPGO" gen --binary vm --llvm-sample-profile=vm.csflat.prof --csspgo-preinliner -o x.prof 2>err.txt
+[ $? = 1 ] && grep -q 'pre-inliner does not run on an existing profile' err.txt ||
+  bad "--llvm-sample-profile with the pre-inliner is not refused"
+
 # Probe build: contexts keyed by probes (their own code path)
 FP="--pd vmp.data $F" PP="--perfscript=vmp.script $F"
 same pflat vmp "$FP" "$PP"
@@ -99,6 +126,12 @@ changes pflat pnoinfer
 # LBR only, context-insensitive
 L="--ps lbr.script" PL="--perfscript=lbr.script"
 same lbr vm "$L --ignore-stack-samples" "$PL --ignore-stack-samples"
+# --ignore-stack-samples on hybrid data: llvm-profgen leaves out the samples
+# whose stack leaf is in a prologue or epilogue (the LBR-only text has all)
+same ignore vm "$D --ignore-stack-samples" "$P --ignore-stack-samples"
+same ignoreps vm "--ps vm.script --ignore-stack-samples" "$P --ignore-stack-samples"
+changes lbr ignore
+same pignore vmp "--pd vmp.data --ignore-stack-samples" "--perfscript=vmp.script --ignore-stack-samples"
 same trimcold vm "$L --trim-cold-profile --profile-summary-cold-count=1000000" \
   "$PL --trim-cold-profile --profile-summary-cold-count=1000000"
 changes lbr trimcold
@@ -110,6 +143,15 @@ changes lbr fillzero
 same ldensity vm "$L --show-density --profile-density-cutoff-hot=500000" \
   "$PL --show-density --profile-density-cutoff-hot=500000"
 cmp -s pg.ldensity.out sp.ldensity.out || { bad "ldensity: the line differs"; cat pg.ldensity.out sp.ldensity.out; }
+# --sample-period: llvm-profgen-19 reads the weights as aggregated counts
+if command -v python3 >/dev/null; then
+  python3 "$SPGO_SRC/tests/integration/lib/period_weigh.py" vm 1000003 < lbr.script > wlbr.script
+  same period vm "$L --sample-period=1000003" "--perfscript=wlbr.script"
+  same pdperiod vm "--pd vm.data --sample-period 1000003" "--perfscript=wlbr.script"
+  changes lbr period
+else echo "(no python3: --sample-period not compared)"; fi
+"$SPGO" gen --binary vm --pd vm.data --cs --sample-period=7 -o x.prof 2>err.txt
+[ $? = 2 ] && grep -q 'sample-period' err.txt || bad "--sample-period --cs is not refused"
 llvm-profgen-19 --binary=vm --perfscript=lbr.script --skip-symbolization -o pg.unsym 2>/dev/null ||
   bad "llvm-profgen-19 --skip-symbolization"
 # --skip-symbolization: llvm-profgen's unsymbolized text, from the text and from perf.data

@@ -9,7 +9,8 @@
 #   - NUL bytes in perf script text: binary data at line N, offset M;
 #   - --pid matching no sample: the pids that have samples; a capture with
 #     no sample at all: said so (was "pass --binary the program that was
-#     recorded" for both);
+#     recorded" for both); spgo aggregate too (its own --pid; it said "no
+#     sample of the data falls in the binaries given");
 #   - spgo emulate of a #! script: emulate its interpreter; of a missing
 #     file: not found (was "did not run under qemu-x86_64");
 #   - spgo show of an unsymbolized profile: how to symbolize it (was "not a
@@ -31,7 +32,7 @@ expect() {
   if "$SPGO" "$@" > out.txt 2> err.txt; then
     bad "$name: succeeded"
   fi
-  grep -q "^spgo: " err.txt || bad "$name: no 'spgo: ' error line"
+  grep -q "^spgo" err.txt || bad "$name: no spgo error line"
   grep -Eq -- "$pat" err.txt || { bad "$name: error does not match /$pat/:"; cat err.txt; }
   echo "$name: $(head -c 300 err.txt)"
 }
@@ -62,6 +63,15 @@ perf record -q -e cpu-clock -c 1000000000 -o none.data -- true 2>/dev/null
 expect "no samples" "^spgo: none.data: the capture has no samples at all" \
   gen --binary prog --perf-data none.data -o out.prof
 grep -q "pass --binary" err.txt && bad "no samples: still tells to pass --binary"
+# spgo aggregate reads perf.data its own way: the same two errors
+expect "aggregate: no samples" "^spgo: none.data: the capture has no samples at all" \
+  aggregate --binary prog -o out.unsym none.data
+expect "aggregate --pid matching nothing" "^spgo: prog.data: no sample of pid $other; the samples are of pid $pid \([0-9]+ samples\)" \
+  aggregate --binary prog --pid "$other" -o out.unsym prog.data
+"$SPGO" aggregate --quiet --binary prog --pid "$pid" -o pid.unsym prog.data 2> err.txt ||
+  { bad "aggregate --pid of the recorded process fails:"; cat err.txt; }
+"$SPGO" aggregate --quiet --binary prog -o all.unsym prog.data 2>/dev/null && cmp -s pid.unsym all.unsym ||
+  bad "aggregate --pid of the only process differs from without it"
 
 # emulate: checked before qemu (and its plugin) is looked for
 printf '#!/usr/bin/env python3\nprint(1)\n' > script.py
@@ -74,13 +84,20 @@ expect "emulate a script" "^spgo: ./script.sh: a script.*spgo emulate -- /bin/sh
 expect "emulate a missing file" "^spgo: ./nosuch: not found" emulate -o e.data -- ./nosuch
 [ -e e.data ] && bad "emulate wrote e.data"
 
-# show of unsymbolized profiles, in each form
+# show of unsymbolized profiles, in each form: their sections are shown
+# (what they are, said first); asking one for functions names how to
+# symbolize it (it was "not a sample profile")
 for f in bin text; do
   "$SPGO" aggregate --binary prog --format $f -o p.$f.unsym prog.data 2>/dev/null ||
     { bad "aggregate --format $f"; continue; }
-  expect "show $f unsym" "^spgo: p.$f.unsym: an unsymbolized profile.*spgo gen --binary BIN --unsymbolized p.$f.unsym" \
-    show p.$f.unsym
+  "$SPGO" show p.$f.unsym > out.txt 2> err.txt || bad "show $f unsym failed: $(cat err.txt)"
+  grep -q "^unsymbolized profile" out.txt || bad "show $f unsym does not say what it is: $(head -2 out.txt)"
+  expect "show --all-functions $f unsym" \
+    "p.$f.unsym is an unsymbolized profile.*spgo gen --binary BIN --unsymbolized p.$f.unsym" \
+    show --all-functions p.$f.unsym
 done
 printf '1\n10-20:5\n1\n20->10:5\n' > profgen.unsym
-expect "show profgen unsym" "^spgo: profgen.unsym: an unsymbolized profile" show profgen.unsym
+"$SPGO" show profgen.unsym > out.txt 2>&1 && grep -q "^unsymbolized profile" out.txt ||
+  bad "show of llvm-profgen's unsymbolized text: $(head -2 out.txt)"
+expect "show --function profgen unsym" "profgen.unsym is an unsymbolized profile" show --function main profgen.unsym
 exit $fail
