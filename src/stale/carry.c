@@ -11,7 +11,8 @@
  * discriminator and the instructions whose innermost frame is there are
  * of the same classes (a row, weight 1).  A location left unpaired moves by the delta of the
  * nearer paired location around it (a virtual pair 0 -> 0 at the function's
- * start).  Body records, call targets and inlinee locations are rewritten
+ * start); a location moved onto no code of NEW stays where it was when
+ * there is code there.  Body records, call targets and inlinee locations are rewritten
  * through that map, inlinees through their own function's map; functions
  * that spgo stale finds renamed take NEW's name.  What lands on no code of
  * NEW is dropped, and counted.
@@ -322,9 +323,15 @@ static void carry_bodies(struct carrier *c, uint32_t f, uint32_t dst, uint64_t o
 		uint64_t loc = stale_loc(bd.line, bd.disc);
 		uint64_t to = c->probe ? loc : map_loc(fm, loc, &how);
 		c->r->samples += bd.count;
+		if (!c->probe && to != loc && !placed(c, ng, to) && placed(c, ng, loc)) {
+			to = loc; /* moved onto no code, but there is code where it was */
+			how = HOW_SAME;
+		}
 		int ok = c->probe ? stale_build_fn(c->nb, ng)->checksum == fn->checksum : placed(c, ng, to);
 		if (!ok && !c->probe) {
 			c->r->dropped += bd.count;
+			for (uint32_t t = bd.targets; t != SPGO_NONE; t = c->p->targets.v[t].next)
+				c->r->call_samples += c->p->targets.v[t].count;
 			continue;
 		}
 		if (ok) {
@@ -381,8 +388,12 @@ static int carry_func(struct carrier *c, uint32_t f, uint32_t dst, uint64_t og, 
 		const char *name = new_name(c, kf->name, &kog, &kng);
 		int how = HOW_SAME;
 		uint64_t at = stale_loc(kf->line, kf->disc);
-		if (!c->probe)
+		if (!c->probe) {
+			uint64_t was = at;
 			at = map_loc(fm, at, &how);
+			if (at != was && !placed(c, ng, at) && placed(c, ng, was))
+				at = was;
+		}
 		if (!stale_build_fn(c->nb, kng) || (!c->probe && !placed(c, ng, at))) {
 			drop_all(c, k);
 			continue;
