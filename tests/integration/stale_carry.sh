@@ -14,6 +14,7 @@
 #    similarity) than the profile as it is (figures in the commit);
 #  - probe profiles: a changed checksum is kept as it is, reported, and
 #    warned about (block matching is not done yet);
+#  - the output in the input's format unless --format;
 #  - bad input: no --old-binary, a profile that is not OLD's: errors, and no
 #    output file.
 . "$(dirname "$0")/lib/common.sh" || exit 1
@@ -93,6 +94,12 @@ tail -n 1 sc-renamep.out | grep -qx 'matched: 100.0% of samples; fresh' || bad "
   bad "probe loop: carry failed"
 grep -Eq 'CFG checksum changed, kept as it is .*: *[1-9]' c-loopp.out || bad "probe loop: changed checksum not reported"
 grep -q 'warning: only .* carried' c-loopp.err || bad "probe loop: no warning below the threshold"
+
+# The output: the input's format unless --format.
+"$SPGO" show c-loop.prof | head -n 1 | grep -qx 'format: text' || bad "carried text profile: $("$SPGO" show c-loop.prof | head -n 1)"
+"$SPGO" carry --profile l-old.prof --old-binary old --binary loop -o c-loop.ext --format extbinary > /dev/null ||
+  bad "carry --format extbinary failed"
+"$SPGO" show c-loop.ext | head -n 1 | grep -qx 'format: extbinary' || bad "--format extbinary: $("$SPGO" show c-loop.ext | head -n 1)"
 
 # Bad input: errors, no output written.
 "$SPGO" carry --profile l-old.prof --binary loop -o none.prof > /dev/null 2>&1; rc=$?
