@@ -9,13 +9,14 @@
  * are call or inline sites of the same callees (an anchor, weight
  * ANCHOR_WEIGHT), or when neither is a site, both have the same
  * discriminator and the instructions whose innermost frame is there are
- * of the same classes (a row, weight 1).  A location left unpaired moves by the delta of the
- * nearer paired location around it (a virtual pair 0 -> 0 at the function's
- * start); a location moved onto no code of NEW stays where it was when
- * there is code there.  Body records, call targets and inlinee locations are rewritten
- * through that map, inlinees through their own function's map; functions
- * that spgo stale finds renamed take NEW's name.  What lands on no code of
- * NEW is dropped, and counted.
+ * of the same classes (a row, weight 1).  A location left unpaired moves
+ * by the delta of the nearer paired location around it (a virtual pair
+ * 0 -> 0 at the function's start); a location moved onto no code of NEW
+ * stays where it was when there is code there.  Body records, call
+ * targets and inlinee locations are rewritten through that map, inlinees
+ * through their own function's map; functions that spgo stale finds
+ * renamed take NEW's name.  What lands on no code of NEW is dropped, and
+ * counted.
  *
  * Probe profiles: functions whose CFG checksum is unchanged keep their
  * samples (their checksum is NEW's already); renamed functions (same
@@ -312,9 +313,9 @@ static void add_how(struct spgo_carry_report *r, int how, uint64_t count)
 	}
 }
 
-/* Carry the bodies of profile function f (OLD guid og) into dst (NEW guid ng). */
-static void carry_bodies(struct carrier *c, uint32_t f, uint32_t dst, uint64_t og, uint64_t ng,
-			 const struct fn_map *fm, int is_renamed)
+/* Carry the bodies of profile function f into dst (NEW guid ng) through fm. */
+static void carry_bodies(struct carrier *c, uint32_t f, uint32_t dst, uint64_t ng, const struct fn_map *fm,
+			 int is_renamed)
 {
 	const struct spgo_func *fn = spgo_fn(c->p, f);
 	for (uint32_t b = fn->bodies; b != SPGO_NONE; b = c->p->bodies.v[b].next) {
@@ -355,7 +356,6 @@ static void carry_bodies(struct carrier *c, uint32_t f, uint32_t dst, uint64_t o
 			spgo_add_target(c->out, dst, nl, nd, callee, tg.count);
 		}
 	}
-	(void)og;
 }
 
 /* Count the body samples of f and its inlinees as dropped. */
@@ -381,7 +381,7 @@ static int carry_func(struct carrier *c, uint32_t f, uint32_t dst, uint64_t og, 
 	if (fn->parent == SPGO_NONE)
 		spgo_add_head(c->out, dst, fn->head);
 	const struct fn_map *fm = c->probe ? NULL : fn_map_get(c, og, ng);
-	carry_bodies(c, f, dst, og, ng, fm, is_renamed);
+	carry_bodies(c, f, dst, ng, fm, is_renamed);
 	for (uint32_t k = fn->children; k != SPGO_NONE; k = spgo_fn(c->p, k)->sibling) {
 		const struct spgo_func *kf = spgo_fn(c->p, k);
 		uint64_t kog, kng;
