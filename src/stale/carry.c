@@ -199,12 +199,13 @@ static void lcs(const struct loc_row *o, size_t n, const struct loc_row *w, size
 	free(s);
 }
 
-/* The location map of OLD function og to NEW function ng. */
-static struct fn_map *fn_map_get(struct carrier *c, uint64_t og, uint64_t ng)
+/* The location map of OLD function og to NEW function ng: its index in
+ * c->maps (a pointer would not outlive the next map made). */
+static size_t fn_map_get(struct carrier *c, uint64_t og, uint64_t ng)
 {
-	uint64_t *v = spgo_kmap_upsert(&c->map_index, &og);
-	if (*v)
-		return &c->maps.v[*v - 1];
+	uint64_t *v = spgo_kmap_find(&c->map_index, &og);
+	if (v)
+		return (size_t)(*v - 1);
 	struct fn_map fm = {0};
 	size_t n, m;
 	size_t oi = rows_of(&c->orows, og, &n), ni = rows_of(&c->nrows, ng, &m);
@@ -230,9 +231,9 @@ static struct fn_map *fn_map_get(struct carrier *c, uint64_t og, uint64_t ng)
 		VEC_FREE(&na);
 	}
 	VEC_PUSH(&c->maps, fm);
-	*v = c->maps.n;
+	*spgo_kmap_upsert(&c->map_index, &og) = c->maps.n;
 	c->r->funcs_aligned++;
-	return &c->maps.v[c->maps.n - 1];
+	return c->maps.n - 1;
 }
 
 /* loc of the OLD function through its map: the new location, *how set. */
@@ -380,8 +381,8 @@ static int carry_func(struct carrier *c, uint32_t f, uint32_t dst, uint64_t og, 
 	d->attrs |= fn->attrs;
 	if (fn->parent == SPGO_NONE)
 		spgo_add_head(c->out, dst, fn->head);
-	const struct fn_map *fm = c->probe ? NULL : fn_map_get(c, og, ng);
-	carry_bodies(c, f, dst, ng, fm, is_renamed);
+	size_t fmi = c->probe ? SIZE_MAX : fn_map_get(c, og, ng);
+	carry_bodies(c, f, dst, ng, c->probe ? NULL : &c->maps.v[fmi], is_renamed);
 	for (uint32_t k = fn->children; k != SPGO_NONE; k = spgo_fn(c->p, k)->sibling) {
 		const struct spgo_func *kf = spgo_fn(c->p, k);
 		uint64_t kog, kng;
@@ -390,7 +391,7 @@ static int carry_func(struct carrier *c, uint32_t f, uint32_t dst, uint64_t og, 
 		uint64_t at = stale_loc(kf->line, kf->disc);
 		if (!c->probe) {
 			uint64_t was = at;
-			at = map_loc(fm, at, &how);
+			at = map_loc(&c->maps.v[fmi], at, &how); /* inlinees add maps: index again */
 			if (at != was && !placed(c, ng, at) && placed(c, ng, was))
 				at = was;
 		}
