@@ -3,7 +3,7 @@
  * build (OLD) is used to build the next (NEW): "profile data is stale by
  * design" (the AutoFDO paper).  This stage says how much of a profile the
  * compiler will still find in NEW, function by function, and why the rest
- * is lost; `spgo carry` (to come) moves the rest using the same matching.
+ * is lost; `spgo carry` moves the rest using the same matching.
  *
  * Inputs: a profile (spgo/profile.h, any format), the NEW binary and
  * optionally OLD (spgo/binary.h, spgo/probe.h).  A binary is seen here as
@@ -65,6 +65,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+struct spgo_write_opts;
 
 /* What happened to a function of the profile (bits of spgo_stale_func.status). */
 enum {
@@ -134,5 +136,49 @@ int spgo_stale_verdict(const struct spgo_stale_report *r, double threshold);
  * changed functions, and last the one line to gate on. */
 void spgo_stale_print(const struct spgo_stale_report *r, FILE *fp, size_t top, double threshold);
 void spgo_stale_report_free(struct spgo_stale_report *r);
+
+/*
+ * spgo carry: the profile rewritten for NEW (see src/stale/carry.c for the
+ * matching).  Line profiles: each function's locations aligned between OLD
+ * and NEW (call and inline anchors, then instruction rows, by longest
+ * common subsequence; the rest shifted by the nearer pair's delta), body
+ * records, call targets and inlinees moved through that map, renamed
+ * functions (as spgo_stale_check() finds them) given NEW's name, and what
+ * lands on no code of NEW dropped.  Probe profiles: renamed functions only;
+ * a function whose CFG checksum changed is kept as it is (block matching is
+ * not done yet) and counted in kept_unmatched.  Context-sensitive profiles
+ * are refused.  The output is written atomically (spgo_profile_write()).
+ */
+struct spgo_carry_opts {
+	const char *profile, *old_binary, *binary, *out;
+	int format;                          /* enum spgo_format; SPGO_FMT_UNKNOWN: the input's */
+	const struct spgo_write_opts *wopts; /* or NULL */
+};
+
+struct spgo_carry_report {
+	struct spgo_stale_report before; /* the profile as it is, against NEW (and OLD) */
+	int probe;
+	uint64_t samples;      /* body samples of the profile */
+	uint64_t carried;      /* written at a location with code of the function in NEW */
+	uint64_t as_is;        /* of which at the same location */
+	uint64_t by_anchor;    /* moved with a call or inline anchor paired with NEW's */
+	uint64_t by_row;       /* moved with a row of the same instructions */
+	uint64_t by_shift;     /* moved by the delta of the nearer pair */
+	uint64_t renamed;      /* under a renamed function (any of the above) */
+	uint64_t dropped;      /* no place in NEW: not written */
+	uint64_t kept_unmatched; /* probe: kept although NEW's checksum differs */
+	uint64_t call_samples, call_carried; /* call targets; at a call site of NEW */
+	size_t funcs_aligned, funcs_renamed;
+};
+
+/* Carry the profile: 0, the output written and *r filled (free it with
+ * spgo_carry_report_free()); or -1 with spgo_error set, nothing written. */
+int spgo_carry(const struct spgo_carry_opts *o, struct spgo_carry_report *r);
+/* carried / samples in percent. */
+double spgo_carry_pct(const struct spgo_carry_report *r);
+/* The report: the stale figures before, then what was carried and how, and
+ * last the line "carried: X% of samples". */
+void spgo_carry_print(const struct spgo_carry_report *r, FILE *fp);
+void spgo_carry_report_free(struct spgo_carry_report *r);
 
 #endif

@@ -27,6 +27,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_overlap(int argc, char **argv);
 int cmd_trim(int argc, char **argv);
 int cmd_stale(int argc, char **argv);     /* profile vs a new build: staleness */
+int cmd_carry(int argc, char **argv);     /* profile rewritten for a new build */
 int cmd_aggregate(int argc, char **argv); /* samples -> unsymbolized profile */
 
 /* cmd_aggregate.c: the merge of unsymbolized profiles (spgo/unsym.h) for

@@ -34,6 +34,7 @@ static const struct {
 	{"overlap", cmd_overlap, "overlap of two profiles"},
 	{"trim", cmd_trim, "drop or merge cold functions and contexts"},
 	{"stale", cmd_stale, "how much of a profile still matches a new build"},
+	{"carry", cmd_carry, "carry a profile forward to a new build"},
 };
 
 static void usage(FILE *fp)

@@ -154,6 +154,8 @@ static int load_lines(struct stale_build *b, const char *path, const char *role,
 		if (leaf == SIZE_MAX)
 			continue;
 		uint64_t g = b->fns.v[leaf].guid;
+		uint64_t sk[2] = {g, leaf_loc};
+		*spgo_kmap_upsert(&b->sigs, sk) |= 1ull << (in->cls & 63);
 		/* an indirect jump may be a tail call through a pointer: any callee */
 		if (in->cls == SPGO_INSN_INDIRECT_CALL || in->cls == SPGO_INSN_INDIRECT_JUMP) {
 			add_site(b, g, leaf_loc, 0, STALE_SITE_CALL);
@@ -229,6 +231,7 @@ int stale_build_open(struct stale_build *b, const char *path, int probe, int gcc
 	spgo_kmap_init(&b->locs, 2);
 	spgo_kmap_init(&b->sites, 3);
 	spgo_kmap_init(&b->name_guid, 1);
+	spgo_kmap_init(&b->sigs, 2);
 	if (spgo_binary_open(&b->bin, path, NULL) < 0 || spgo_binary_check_machine(b->bin) < 0) {
 		stale_build_close(b);
 		return -1;
@@ -253,6 +256,7 @@ void stale_build_close(struct stale_build *b)
 	spgo_kmap_free(&b->locs);
 	spgo_kmap_free(&b->sites);
 	spgo_kmap_free(&b->name_guid);
+	spgo_kmap_free(&b->sigs);
 	memset(b, 0, sizeof *b);
 }
 

@@ -131,3 +131,41 @@ void spgo_stale_print(const struct spgo_stale_report *r, FILE *fp, size_t top, d
 	fprintf(fp, "matched: %.1f%% of samples; %s\n", pct(r->matched, r->samples),
 		v == 0 ? "fresh" : v == 1 ? "stale" : "no match: the profile does not describe this build");
 }
+
+/* ---- spgo carry ------------------------------------------------------------ */
+
+void spgo_carry_print(const struct spgo_carry_report *r, FILE *fp)
+{
+	const struct spgo_stale_report *b = &r->before;
+	fprintf(fp, "profile: %s (%s), %" PRIu64 " samples in %zu functions\n", b->profile,
+		r->probe ? "probe-based" : "line-based", b->samples, b->nfuncs);
+	fprintf(fp, "old binary: %s; new binary: %s\n", b->old_binary, b->binary);
+	fprintf(fp, "as it is (spgo stale):\n");
+	fprintf(fp, "  in functions still there:  %5.1f%% of samples\n", pct(b->exists, b->samples));
+	fprintf(fp, "  %s %5.1f%% of samples\n",
+		r->probe ? "CFG checksums match:      " : "line offsets match:       ", pct(b->matched, b->samples));
+	if (b->call_samples)
+		fprintf(fp, "  call sites still there:    %5.1f%% of call samples\n",
+			pct(b->call_matched, b->call_samples));
+	fprintf(fp, "  in renamed functions:      %5.1f%% of samples\n", pct(b->renamed, b->samples));
+	fprintf(fp, "  clang drops:               %5.1f%% of samples\n", pct(b->dropped, b->samples));
+	fprintf(fp, "carried:\n");
+	if (!r->probe) {
+		fprintf(fp, "  functions aligned:         %zu (renamed: %zu)\n", r->funcs_aligned, r->funcs_renamed);
+		fprintf(fp, "  at the same location:      %5.1f%% of samples\n", pct(r->as_is, r->samples));
+		fprintf(fp, "  moved by a call anchor:    %5.1f%% of samples\n", pct(r->by_anchor, r->samples));
+		fprintf(fp, "  moved by an instruction row: %3.1f%% of samples\n", pct(r->by_row, r->samples));
+		fprintf(fp, "  moved by the nearer delta: %5.1f%% of samples\n", pct(r->by_shift, r->samples));
+	} else {
+		fprintf(fp, "  functions renamed:         %zu\n", r->funcs_renamed);
+		fprintf(fp, "  CFG checksum changed, kept as it is (block matching not done): %.1f%% of samples\n",
+			pct(r->kept_unmatched, r->samples));
+	}
+	fprintf(fp, "  under a renamed function:  %5.1f%% of samples\n", pct(r->renamed, r->samples));
+	if (r->call_samples)
+		fprintf(fp, "  call sites carried:        %5.1f%% of call samples\n",
+			pct(r->call_carried, r->call_samples));
+	fprintf(fp, "  dropped (no place in new): %5.1f%% of samples\n", pct(r->dropped, r->samples));
+	fprintf(fp, "carried: %.1f%% of samples (as it is: %.1f%%)\n", pct(r->carried, r->samples),
+		pct(b->matched, b->samples));
+}

@@ -43,6 +43,10 @@ struct stale_build {
 	struct spgo_kmap sites;    /* (guid, loc, callee guid) -> STALE_SITE_* bits */
 	VEC(struct stale_anchor) anchors; /* every site, sorted by (loc, callee, guid) */
 	struct spgo_kmap name_guid; /* name pointer -> guid (a cache) */
+	/* line builds: (guid, loc) -> the classes (bit 1 << SPGO_INSN_*) of
+	 * the instructions whose innermost frame is there: a signature for
+	 * aligning locations that hold no call (spgo carry) */
+	struct spgo_kmap sigs;
 };
 
 /* Open path and model it for a probe (probe = 1) or line profile (gcc: a
