@@ -283,7 +283,10 @@ struct text_reader {
 	uint64_t weight;
 	struct spgo_unsym_bin *cur;
 	VEC(size_t) evs; /* this section's events in the file -> index */
-	VEC(uint64_t) w;
+	struct words { /* a VEC(uint64_t) */
+		uint64_t *v;
+		size_t n, cap;
+	} w;
 	/* Sections whose "# mode" line was read: what they hold is what it
 	 * says, not what their blocks imply (an empty block of ranges is
 	 * written for a section without LBR). */
@@ -397,7 +400,8 @@ static void text_stack(struct text_reader *x)
 		tr_fail(t, "bad stack count");
 		return;
 	}
-	x->w.n = 0;
+	struct words w = x->w; /* in a local for the loop; stored back below */
+	w.n = 0;
 	uint32_t nf = 0, nb = 0;
 	int branches = 0;
 	for (q = skip_ws(q, qe); q < qe && !t->err; q = skip_ws(q, qe)) {
@@ -406,11 +410,11 @@ static void text_stack(struct text_reader *x)
 			q++;
 			continue;
 		}
-		if (x->w.n + 2 > MAX_WORDS || parse_addr(&q, qe, cur, &a) < 0) {
+		if (w.n + 2 > MAX_WORDS || parse_addr(&q, qe, cur, &a) < 0) {
 			tr_fail(t, "bad stack entry");
 			break;
 		}
-		VEC_PUSH(&x->w, a);
+		VEC_PUSH(&w, a);
 		if (!branches) {
 			nf++;
 			continue;
@@ -424,15 +428,16 @@ static void text_stack(struct text_reader *x)
 			tr_fail(t, "bad stack branch");
 			break;
 		}
-		VEC_PUSH(&x->w, a);
+		VEC_PUSH(&w, a);
 		nb++;
 	}
 	if (!t->err && !branches)
 		tr_fail(t, "stack without '|'");
 	if (!t->err) {
-		VEC_GROW(&x->w, 1);
-		spgo_unsym_add_stack(cur, x->w.v, nf, x->w.v + nf, nb, c * x->weight);
+		VEC_GROW(&w, 1);
+		spgo_unsym_add_stack(cur, w.v, nf, w.v + nf, nb, c * x->weight);
 	}
+	x->w = w;
 }
 
 /* "# stacks N", then N stack lines. */
