@@ -370,6 +370,16 @@ struct spgo_overlap {
  * spgo_overlap_free). */
 int spgo_profile_overlap(struct spgo_profile *base, struct spgo_profile *test,
 			 struct spgo_overlap *out);
+/* Keep in o->funcs only the functions whose name (key in test, else in
+ * base) contains str (llvm-profdata's --function); how many are left. */
+size_t spgo_overlap_keep_named(struct spgo_overlap *o, const struct spgo_profile *base,
+			       const struct spgo_profile *test, const char *str);
+/* llvm-profdata overlap --sample's report of o on fp, the profiles named
+ * base_name and test_name; then the function-level figures of the top
+ * hottest functions of either profile (o->funcs is reordered), if top. */
+void spgo_overlap_print(struct spgo_overlap *o, const struct spgo_profile *base,
+			const struct spgo_profile *test, const char *base_name, const char *test_name,
+			size_t top, FILE *fp);
 void spgo_overlap_free(struct spgo_overlap *o);
 
 /* ---- context-sensitive block overlap ---------------------------------------- */

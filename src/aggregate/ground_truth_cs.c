@@ -146,6 +146,137 @@ int spgo_gt_cs_edge_before(const struct spgo_gt_cs_edge *a, const struct spgo_gt
 	return a->kind < b->kind;
 }
 
+/* The reader's state across lines: where it is, what it has seen, and
+ * the view being built. */
+struct gt_reader {
+	struct spgo_gt_cs *gt;
+	const char *path;
+	size_t line;
+	int view, seen[2], have_dso;
+	struct vbuild b;
+};
+
+/* "dso BUILDID PATH" ("-" for no build-id), once, before all else. */
+static int read_dso(struct gt_reader *r, const char *p)
+{
+	struct spgo_gt_cs *gt = r->gt;
+	const char *sp = strchr(p + 4, ' ');
+	if (r->have_dso || !sp || !sp[1])
+		return spgo_error("%s: line %zu: one 'dso' line with a build-id and a path expected",
+				  r->path, r->line);
+	size_t hl = (size_t)(sp - (p + 4));
+	if (!(hl == 1 && p[4] == '-')) {
+		if (hl % 2 || hl > 40)
+			return spgo_error("%s: line %zu: bad build-id", r->path, r->line);
+		for (size_t i = 0; i < hl / 2; i++) {
+			unsigned x;
+			if (sscanf(p + 4 + 2 * i, "%2x", &x) != 1)
+				return spgo_error("%s: line %zu: bad build-id", r->path, r->line);
+			gt->build_id[i] = (uint8_t)x;
+		}
+		gt->build_id_len = hl / 2;
+	}
+	gt->path = xstrdup(sp + 1);
+	r->have_dso = 1;
+	return 0;
+}
+
+/* "view fp" or "view true": ends the view before. */
+static int read_view(struct gt_reader *r, const char *p)
+{
+	int v = spgo_gt_cs_view_parse(p + 5);
+	if (v < 0 || r->seen[v])
+		return spgo_error("%s: line %zu: expected 'view fp' or 'view true', once each", r->path,
+				  r->line);
+	if (r->view >= 0)
+		vbuild_done(&r->b, &r->gt->views[r->view]);
+	r->view = v;
+	r->seen[v] = 1;
+	return 0;
+}
+
+/* "c ID SITE...": the next context. */
+static int read_context(struct gt_reader *r, uint64_t id, const char *p)
+{
+	struct vbuild *b = &r->b;
+	if (id != b->off.n)
+		return spgo_error("%s: line %zu: context %" PRIu64 " out of order (expected %zu)", r->path,
+				  r->line, id, b->off.n);
+	VEC_PUSH(&b->off, b->sites.n);
+	while (*p) {
+		uint64_t a;
+		if (parse_addr(&p, &a, 0) < 0)
+			return spgo_error("%s: line %zu: malformed call site", r->path, r->line);
+		VEC_PUSH(&b->sites, a);
+	}
+	return 0;
+}
+
+/* "i CTX ADDR COUNT", in ascending order. */
+static int read_insn(struct gt_reader *r, uint64_t id, const char *p)
+{
+	struct vbuild *b = &r->b;
+	struct spgo_gt_cs_insn in = {.ctx = (uint32_t)id};
+	if (parse_addr(&p, &in.addr, 0) < 0 || parse_dec(&p, &in.count) < 0 || *p)
+		return spgo_error("%s: line %zu: malformed instruction record", r->path, r->line);
+	if (b->insns.n && (b->insns.v[b->insns.n - 1].ctx > in.ctx ||
+			   (b->insns.v[b->insns.n - 1].ctx == in.ctx && b->insns.v[b->insns.n - 1].addr >= in.addr)))
+		return spgo_error("%s: line %zu: instructions not in ascending order", r->path, r->line);
+	VEC_PUSH(&b->insns, in);
+	return 0;
+}
+
+/* "e CTX FROM TO COUNT KIND", in ascending order. */
+static int read_edge(struct gt_reader *r, uint64_t id, const char *p)
+{
+	struct vbuild *b = &r->b;
+	struct spgo_gt_cs_edge e = {.ctx = (uint32_t)id};
+	if (parse_addr(&p, &e.from, 1) < 0 || parse_addr(&p, &e.to, 1) < 0 || parse_dec(&p, &e.count) < 0 ||
+	    !*p || !strchr("TFX", *p) || p[1])
+		return spgo_error("%s: line %zu: malformed edge record", r->path, r->line);
+	e.kind = *p;
+	if (b->edges.n && !spgo_gt_cs_edge_before(&b->edges.v[b->edges.n - 1], &e))
+		return spgo_error("%s: line %zu: edges not in ascending order", r->path, r->line);
+	VEC_PUSH(&b->edges, e);
+	return 0;
+}
+
+/* One line after the magic: a comment, the dso, depth or view line, or a
+ * record of the current view. */
+static int read_line(struct gt_reader *r, const char *p)
+{
+	if (*p == '#' || *p == 0)
+		return 0;
+	if (!strncmp(p, "dso ", 4))
+		return read_dso(r, p);
+	if (!r->have_dso)
+		return spgo_error("%s: line %zu: record before the 'dso' line", r->path, r->line);
+	if (!strncmp(p, "depth ", 6)) {
+		uint64_t d;
+		p += 6;
+		if (parse_dec(&p, &d) < 0 || *p || d == 0 || d > 1u << 20)
+			return spgo_error("%s: line %zu: malformed depth", r->path, r->line);
+		r->gt->depth = (unsigned)d;
+		return 0;
+	}
+	if (!strncmp(p, "view ", 5))
+		return read_view(r, p);
+	if (r->view < 0)
+		return spgo_error("%s: line %zu: record before the first 'view' line", r->path, r->line);
+	uint64_t id;
+	if ((p[0] != 'c' && p[0] != 'i' && p[0] != 'e') || p[1] != ' ')
+		return spgo_error("%s: line %zu: unknown record", r->path, r->line);
+	char kind = p[0];
+	p += 2;
+	if (parse_dec(&p, &id) < 0)
+		return spgo_error("%s: line %zu: malformed context id", r->path, r->line);
+	if (kind == 'c')
+		return read_context(r, id, p);
+	if (id >= r->b.off.n)
+		return spgo_error("%s: line %zu: unknown context %" PRIu64, r->path, r->line, id);
+	return kind == 'i' ? read_insn(r, id, p) : read_edge(r, id, p);
+}
+
 int spgo_gt_cs_read(struct spgo_gt_cs *gt, const char *path)
 {
 	memset(gt, 0, sizeof *gt);
@@ -161,9 +292,9 @@ int spgo_gt_cs_read(struct spgo_gt_cs *gt, const char *path)
 		return spgo_error("%s: line 1: not a spgo context-sensitive ground-truth file "
 				  "(expected '%s')", path, GTCS_MAGIC);
 	}
-	struct vbuild b = {0};
-	int view = -1, seen[2] = {0, 0}, rc = -1, have_dso = 0;
-	size_t line = 0, pos = 0, bufcap = 0;
+	struct gt_reader r = {.gt = gt, .path = path, .view = -1};
+	int rc = -1;
+	size_t pos = 0, bufcap = 0;
 	char *buf = NULL;
 	while (pos < f.size) {
 		const uint8_t *nl = memchr(f.data + pos, '\n', f.size - pos);
@@ -175,9 +306,8 @@ int spgo_gt_cs_read(struct spgo_gt_cs *gt, const char *path)
 		memcpy(buf, f.data + pos, len);
 		buf[len] = 0;
 		pos += len + 1;
-		line++;
-		const char *p = buf;
-		if (line == 1) {
+		r.line++;
+		if (r.line == 1) {
 			if (strcmp(buf, GTCS_MAGIC) != 0) {
 				spgo_error("%s: line 1: not a spgo context-sensitive ground-truth file "
 					   "(expected '%s')", path, GTCS_MAGIC);
@@ -185,139 +315,22 @@ int spgo_gt_cs_read(struct spgo_gt_cs *gt, const char *path)
 			}
 			continue;
 		}
-		if (*p == '#' || *p == 0)
-			continue;
-		if (!strncmp(p, "dso ", 4)) {
-			const char *sp = strchr(p + 4, ' ');
-			if (have_dso || !sp || !sp[1]) {
-				spgo_error("%s: line %zu: one 'dso' line with a build-id and a path expected",
-					   path, line);
-				goto out;
-			}
-			size_t hl = (size_t)(sp - (p + 4));
-			if (!(hl == 1 && p[4] == '-')) {
-				if (hl % 2 || hl > 40) {
-					spgo_error("%s: line %zu: bad build-id", path, line);
-					goto out;
-				}
-				for (size_t i = 0; i < hl / 2; i++) {
-					unsigned x;
-					if (sscanf(p + 4 + 2 * i, "%2x", &x) != 1) {
-						spgo_error("%s: line %zu: bad build-id", path, line);
-						goto out;
-					}
-					gt->build_id[i] = (uint8_t)x;
-				}
-				gt->build_id_len = hl / 2;
-			}
-			gt->path = xstrdup(sp + 1);
-			have_dso = 1;
-			continue;
-		}
-		if (!have_dso) {
-			spgo_error("%s: line %zu: record before the 'dso' line", path, line);
+		if (read_line(&r, buf) < 0)
 			goto out;
-		}
-		if (!strncmp(p, "depth ", 6)) {
-			uint64_t d;
-			p += 6;
-			if (parse_dec(&p, &d) < 0 || *p || d == 0 || d > 1u << 20) {
-				spgo_error("%s: line %zu: malformed depth", path, line);
-				goto out;
-			}
-			gt->depth = (unsigned)d;
-			continue;
-		}
-		if (!strncmp(p, "view ", 5)) {
-			int v = spgo_gt_cs_view_parse(p + 5);
-			if (v < 0 || seen[v]) {
-				spgo_error("%s: line %zu: expected 'view fp' or 'view true', once each", path,
-					   line);
-				goto out;
-			}
-			if (view >= 0)
-				vbuild_done(&b, &gt->views[view]);
-			view = v;
-			seen[v] = 1;
-			continue;
-		}
-		if (view < 0) {
-			spgo_error("%s: line %zu: record before the first 'view' line", path, line);
-			goto out;
-		}
-		uint64_t id;
-		if ((p[0] != 'c' && p[0] != 'i' && p[0] != 'e') || p[1] != ' ') {
-			spgo_error("%s: line %zu: unknown record", path, line);
-			goto out;
-		}
-		char kind = p[0];
-		p += 2;
-		if (parse_dec(&p, &id) < 0) {
-			spgo_error("%s: line %zu: malformed context id", path, line);
-			goto out;
-		}
-		if (kind == 'c') {
-			if (id != b.off.n) {
-				spgo_error("%s: line %zu: context %" PRIu64 " out of order (expected %zu)", path,
-					   line, id, b.off.n);
-				goto out;
-			}
-			VEC_PUSH(&b.off, b.sites.n);
-			while (*p) {
-				uint64_t a;
-				if (parse_addr(&p, &a, 0) < 0) {
-					spgo_error("%s: line %zu: malformed call site", path, line);
-					goto out;
-				}
-				VEC_PUSH(&b.sites, a);
-			}
-			continue;
-		}
-		if (id >= b.off.n) {
-			spgo_error("%s: line %zu: unknown context %" PRIu64, path, line, id);
-			goto out;
-		}
-		if (kind == 'i') {
-			struct spgo_gt_cs_insn in = {.ctx = (uint32_t)id};
-			if (parse_addr(&p, &in.addr, 0) < 0 || parse_dec(&p, &in.count) < 0 || *p) {
-				spgo_error("%s: line %zu: malformed instruction record", path, line);
-				goto out;
-			}
-			if (b.insns.n && (b.insns.v[b.insns.n - 1].ctx > in.ctx ||
-					  (b.insns.v[b.insns.n - 1].ctx == in.ctx &&
-					   b.insns.v[b.insns.n - 1].addr >= in.addr))) {
-				spgo_error("%s: line %zu: instructions not in ascending order", path, line);
-				goto out;
-			}
-			VEC_PUSH(&b.insns, in);
-		} else {
-			struct spgo_gt_cs_edge e = {.ctx = (uint32_t)id};
-			if (parse_addr(&p, &e.from, 1) < 0 || parse_addr(&p, &e.to, 1) < 0 ||
-			    parse_dec(&p, &e.count) < 0 || !*p || !strchr("TFX", *p) || p[1]) {
-				spgo_error("%s: line %zu: malformed edge record", path, line);
-				goto out;
-			}
-			e.kind = *p;
-			if (b.edges.n && !spgo_gt_cs_edge_before(&b.edges.v[b.edges.n - 1], &e)) {
-				spgo_error("%s: line %zu: edges not in ascending order", path, line);
-				goto out;
-			}
-			VEC_PUSH(&b.edges, e);
-		}
 	}
-	if (!have_dso || !seen[0] || !seen[1]) {
-		spgo_error("%s: %s", path, line ? "a 'dso' line and both views ('view fp', 'view true') expected"
-						: "empty file, not a spgo context-sensitive ground-truth file");
+	if (!r.have_dso || !r.seen[0] || !r.seen[1]) {
+		spgo_error("%s: %s", path, r.line ? "a 'dso' line and both views ('view fp', 'view true') expected"
+						  : "empty file, not a spgo context-sensitive ground-truth file");
 		goto out;
 	}
-	vbuild_done(&b, &gt->views[view]);
+	vbuild_done(&r.b, &gt->views[r.view]);
 	rc = 0;
 out:
 	free(buf);
-	VEC_FREE(&b.sites);
-	VEC_FREE(&b.off);
-	VEC_FREE(&b.insns);
-	VEC_FREE(&b.edges);
+	VEC_FREE(&r.b.sites);
+	VEC_FREE(&r.b.off);
+	VEC_FREE(&r.b.insns);
+	VEC_FREE(&r.b.edges);
 	if (rc < 0)
 		spgo_gt_cs_free(gt);
 	spgo_file_unmap(&f);

@@ -275,214 +275,290 @@ static int nums(const char *p, const char *e, int base, int n, uint64_t *out)
 	return 0;
 }
 
-int unsym_read_text(struct spgo_unsym *u, const char *name, const uint8_t *data, size_t size,
-		     uint64_t weight)
-{
-	struct tr t = {name, (const char *)data, (const char *)data + size, NULL, 0, 0, 0};
-	struct spgo_unsym_bin *cur = NULL;
-	VEC(size_t) evs = {0}; /* this section's events in the file -> index */
-	VEC(uint64_t) w = {0};
+/* The reader's state across lines: the section being read, its events in
+ * the order of their "# event" lines, and the stack words (reused). */
+struct text_reader {
+	struct tr t;
+	struct spgo_unsym *u;
+	uint64_t weight;
+	struct spgo_unsym_bin *cur;
+	VEC(size_t) evs; /* this section's events in the file -> index */
+	struct words { /* a VEC(uint64_t) */
+		uint64_t *v;
+		size_t n, cap;
+	} w;
 	/* Sections whose "# mode" line was read: what they hold is what it
 	 * says, not what their blocks imply (an empty block of ranges is
 	 * written for a section without LBR). */
-	VEC(const struct spgo_unsym_bin *) moded = {0};
-#define IMPLY(s) (!has_mode((s), moded.v, moded.n))
-	while (!t.err && tr_next(&t)) {
-		const char *e = t.line + t.len, *p = skip_ws(t.line, e), *a;
+	VEC(const struct spgo_unsym_bin *) moded;
+};
+
+static int imply(const struct text_reader *x, const struct spgo_unsym_bin *s)
+{
+	return !has_mode(s, x->moded.v, x->moded.n);
+}
+
+/* "# binary BUILDID PATH" ("-" for none): starts a section. */
+static void text_binary(struct text_reader *x, const char *a, const char *e)
+{
+	const char *sp = a;
+	while (sp < e && *sp != ' ')
+		sp++;
+	char *id = xstrndup(a, (size_t)(sp - a));
+	const char *pp = skip_ws(sp, e);
+	char *path = xstrndup(pp, (size_t)(e - pp));
+	if (memchr(a, 0, (size_t)(sp - a)) || (strcmp(id, "-") && !unsym_hex_id(id)) ||
+	    (strcmp(path, "-") && !unsym_str_ok(pp, (size_t)(e - pp)))) {
+		tr_fail(&x->t, "bad binary line (a build-id in hex, a path)");
+	} else {
+		x->cur = spgo_unsym_section(x->u, strcmp(id, "-") ? id : "", strcmp(path, "-") ? path : "");
+		x->evs.n = 0;
+	}
+	free(id);
+	free(path);
+}
+
+/* "# mode lbr ip cs": what the section holds. */
+static void text_mode(struct text_reader *x, const char *a, const char *e)
+{
+	struct spgo_unsym_bin *cur = x->cur;
+	if (!cur)
+		return;
+	if (imply(x, cur))
+		VEC_PUSH(&x->moded, cur);
+	/* the line is not NUL-terminated: compare within it */
+	for (const char *q = a; q < e; q++) {
+		size_t left = (size_t)(e - q);
+		if (left >= 3 && !memcmp(q, "lbr", 3))
+			cur->kinds |= SPGO_UNSYM_LBR;
+		else if (left >= 2 && !memcmp(q, "ip", 2))
+			cur->kinds |= SPGO_UNSYM_IP;
+		else if (left >= 2 && !memcmp(q, "cs", 2))
+			cur->kinds |= SPGO_UNSYM_CS;
+	}
+}
+
+/* "# event SAMPLES PERIOD NAME". */
+static void text_event(struct text_reader *x, const char *a, const char *e)
+{
+	struct tr *t = &x->t;
+	uint64_t v[2];
+	const char *q = a;
+	if (!x->cur || parse_num(&q, e, 10, &v[0]) < 0 || parse_num((q = skip_ws(q, e), &q), e, 10, &v[1]) < 0 ||
+	    (q = skip_ws(q, e)) == e) {
+		tr_fail(t, "bad event line");
+		return;
+	}
+	if (!unsym_str_ok(q, (size_t)(e - q))) {
+		tr_fail(t, "bad event name");
+		return;
+	}
+	char *en = xstrndup(q, (size_t)(e - q));
+	struct spgo_unsym_event *ev = unsym_event_named(x->cur, en);
+	free(en);
+	ev->samples += v[0] * x->weight;
+	ev->period += v[1] * x->weight;
+	VEC_PUSH(&x->evs, (size_t)(ev - x->cur->events.v));
+}
+
+/* "# ips EVENT N", then N lines "ADDR:COUNT". */
+static void text_ips(struct text_reader *x, const char *a, const char *e)
+{
+	struct tr *t = &x->t;
+	struct spgo_unsym_bin *cur = x->cur;
+	uint64_t v[2];
+	if (!cur || nums(a, e, 10, 2, v) < 0 || v[0] >= x->evs.n || v[1] > (uint64_t)(t->end - t->p) / 4 + 1) {
+		tr_fail(t, "bad ips line (after its event lines)");
+		return;
+	}
+	struct spgo_kmap *m = &cur->events.v[x->evs.v[v[0]]].ips;
+	for (uint64_t i = 0; i < v[1] && !t->err; i++) {
+		uint64_t k, c;
+		if (!tr_next(t)) {
+			tr_fail(t, "missing ip");
+			break;
+		}
+		const char *q = skip_ws(t->line, t->line + t->len), *qe = t->line + t->len;
+		if (parse_addr(&q, qe, cur, &k) < 0 || q >= qe || *q++ != ':' || parse_num(&q, qe, 10, &c) < 0 ||
+		    skip_ws(q, qe) != qe)
+			tr_fail(t, "bad ip entry");
+		else
+			*spgo_kmap_upsert(m, &k) += c * x->weight;
+	}
+	if (imply(x, cur))
+		cur->kinds |= SPGO_UNSYM_IP;
+}
+
+/* One stack line: "COUNT FRAME... | FROM->TO ...". */
+static void text_stack(struct text_reader *x)
+{
+	struct tr *t = &x->t;
+	struct spgo_unsym_bin *cur = x->cur;
+	const char *q = skip_ws(t->line, t->line + t->len), *qe = t->line + t->len;
+	uint64_t c, a;
+	if (parse_num(&q, qe, 10, &c) < 0) {
+		tr_fail(t, "bad stack count");
+		return;
+	}
+	struct words w = x->w; /* in a local for the loop; stored back below */
+	w.n = 0;
+	uint32_t nf = 0, nb = 0;
+	int branches = 0;
+	for (q = skip_ws(q, qe); q < qe && !t->err; q = skip_ws(q, qe)) {
+		if (*q == '|' && !branches) {
+			branches = 1;
+			q++;
+			continue;
+		}
+		if (w.n + 2 > MAX_WORDS || parse_addr(&q, qe, cur, &a) < 0) {
+			tr_fail(t, "bad stack entry");
+			break;
+		}
+		VEC_PUSH(&w, a);
+		if (!branches) {
+			nf++;
+			continue;
+		}
+		if (qe - q < 2 || memcmp(q, "->", 2)) {
+			tr_fail(t, "bad stack branch");
+			break;
+		}
+		q += 2;
+		if (parse_addr(&q, qe, cur, &a) < 0) {
+			tr_fail(t, "bad stack branch");
+			break;
+		}
+		VEC_PUSH(&w, a);
+		nb++;
+	}
+	if (!t->err && !branches)
+		tr_fail(t, "stack without '|'");
+	if (!t->err) {
+		VEC_GROW(&w, 1);
+		spgo_unsym_add_stack(cur, w.v, nf, w.v + nf, nb, c * x->weight);
+	}
+	x->w = w;
+}
+
+/* "# stacks N", then N stack lines. */
+static void text_stacks(struct text_reader *x, const char *a, const char *e)
+{
+	struct tr *t = &x->t;
+	uint64_t n;
+	if (!x->cur || nums(a, e, 10, 1, &n) < 0 || n > (uint64_t)(t->end - t->p) / 4 + 1) {
+		tr_fail(t, "bad stacks line");
+		return;
+	}
+	for (uint64_t i = 0; i < n && !t->err; i++) {
+		if (!tr_next(t)) {
+			tr_fail(t, "missing stack");
+			break;
+		}
+		text_stack(x);
+	}
+	if (imply(x, x->cur))
+		x->cur->kinds |= SPGO_UNSYM_CS;
+}
+
+/* llvm-profgen's CS block "[ctx]" at p: added to the plain counts of the
+ * section its leaf frame's build-id names. */
+static void text_context(struct text_reader *x, const char *p, const char *e)
+{
+	struct tr *t = &x->t;
+	const char *close = memchr(p, ']', (size_t)(e - p));
+	if (!close || skip_ws(close + 1, e) != e) {
+		tr_fail(t, "bad context line");
+		return;
+	}
+	const char *leaf = close, *colon = NULL;
+	while (leaf > p + 1 && leaf[-1] != ' ' && leaf[-1] != '[')
+		leaf--;
+	for (const char *q = leaf; q < close; q++)
+		if (*q == ':') {
+			colon = q;
+			break;
+		}
+	struct spgo_unsym_bin *to = x->cur;
+	if (colon && colon > leaf && colon + 2 < close && colon[1] == '0' && colon[2] == 'x') {
+		char *id = xstrndup(leaf, (size_t)(colon - leaf));
+		to = unsym_hex_id(id) ? spgo_unsym_section(x->u, id, "") : x->cur;
+		free(id);
+	}
+	if (!to)
+		to = x->cur = spgo_unsym_section(x->u, "", "");
+	if (!tr_next(t)) {
+		tr_fail(t, "context without counts");
+		return;
+	}
+	text_block(t, to, x->weight, imply(x, to));
+}
+
+/* One line that is not a "# binary" one: a directive, a comment, a
+ * context or llvm-profgen's counted lists. */
+static void text_line(struct text_reader *x, const char *p, const char *e)
+{
+	struct tr *t = &x->t;
+	struct spgo_unsym_bin *cur = x->cur;
+	const char *a;
+	uint64_t v[5];
+	if ((a = directive(t, "base"))) {
+		if (!cur || nums(a, e, 16, 1, v) < 0)
+			tr_fail(t, "bad base");
+		else if (unsym_set_base(cur, v[0], t->name) < 0)
+			t->err = 1;
+	} else if ((a = directive(t, "mode"))) {
+		text_mode(x, a, e);
+	} else if ((a = directive(t, "hosts"))) {
+		if (!cur || nums(a, e, 10, 1, v) < 0)
+			tr_fail(t, "bad hosts");
+		else
+			cur->hosts += v[0];
+	} else if ((a = directive(t, "samples"))) {
+		if (!cur || nums(a, e, 10, 5, v) < 0) {
+			tr_fail(t, "bad samples line");
+		} else {
+			cur->samples += v[0] * x->weight;
+			cur->matched += v[1] * x->weight;
+			cur->lbr_samples += v[2] * x->weight;
+			cur->stack_samples += v[3] * x->weight;
+			cur->lost += v[4] * x->weight;
+		}
+	} else if ((a = directive(t, "event"))) {
+		text_event(x, a, e);
+	} else if ((a = directive(t, "ips"))) {
+		text_ips(x, a, e);
+	} else if ((a = directive(t, "stacks"))) {
+		text_stacks(x, a, e);
+	} else if (p[0] == '#') {
+		/* a comment (the "# spgo-unsymbolized" line too) */
+	} else if (p[0] == '[') {
+		text_context(x, p, e);
+	} else {
+		text_block(t, cur, x->weight, imply(x, cur));
+	}
+}
+
+int unsym_read_text(struct spgo_unsym *u, const char *name, const uint8_t *data, size_t size,
+		     uint64_t weight)
+{
+	struct text_reader x = {.t = {name, (const char *)data, (const char *)data + size, NULL, 0, 0, 0},
+				.u = u,
+				.weight = weight};
+	struct tr *t = &x.t;
+	while (!t->err && tr_next(t)) {
+		const char *e = t->line + t->len, *p = skip_ws(t->line, e), *a;
 		if (p == e)
 			continue;
-		if ((a = directive(&t, "binary"))) {
-			const char *sp = a;
-			while (sp < e && *sp != ' ')
-				sp++;
-			char *id = xstrndup(a, (size_t)(sp - a));
-			const char *pp = skip_ws(sp, e);
-			char *path = xstrndup(pp, (size_t)(e - pp));
-			if (memchr(a, 0, (size_t)(sp - a)) || (strcmp(id, "-") && !unsym_hex_id(id)) || (strcmp(path, "-") && !unsym_str_ok(pp, (size_t)(e - pp)))) {
-				free(id);
-				free(path);
-				tr_fail(&t, "bad binary line (a build-id in hex, a path)");
-				break;
-			}
-			cur = spgo_unsym_section(u, strcmp(id, "-") ? id : "",
-						 strcmp(path, "-") ? path : "");
-			free(id);
-			free(path);
-			evs.n = 0;
+		if ((a = directive(t, "binary"))) {
+			text_binary(&x, a, e);
 			continue;
 		}
-		if (!cur && p[0] != '#' && p[0] != '[')
-			cur = spgo_unsym_section(u, "", "");
-		uint64_t v[5];
-		if ((a = directive(&t, "base"))) {
-			if (!cur || nums(a, e, 16, 1, v) < 0)
-				tr_fail(&t, "bad base");
-			else if (unsym_set_base(cur, v[0], name) < 0)
-				t.err = 1;
-		} else if ((a = directive(&t, "mode"))) {
-			if (cur) {
-				if (IMPLY(cur))
-					VEC_PUSH(&moded, cur);
-				/* the line is not NUL-terminated: compare within it */
-				for (const char *q = a; q < e; q++) {
-					size_t left = (size_t)(e - q);
-					if (left >= 3 && !memcmp(q, "lbr", 3))
-						cur->kinds |= SPGO_UNSYM_LBR;
-					else if (left >= 2 && !memcmp(q, "ip", 2))
-						cur->kinds |= SPGO_UNSYM_IP;
-					else if (left >= 2 && !memcmp(q, "cs", 2))
-						cur->kinds |= SPGO_UNSYM_CS;
-				}
-			}
-		} else if ((a = directive(&t, "hosts"))) {
-			if (!cur || nums(a, e, 10, 1, v) < 0)
-				tr_fail(&t, "bad hosts");
-			else
-				cur->hosts += v[0];
-		} else if ((a = directive(&t, "samples"))) {
-			if (!cur || nums(a, e, 10, 5, v) < 0)
-				tr_fail(&t, "bad samples line");
-			else {
-				cur->samples += v[0] * weight;
-				cur->matched += v[1] * weight;
-				cur->lbr_samples += v[2] * weight;
-				cur->stack_samples += v[3] * weight;
-				cur->lost += v[4] * weight;
-			}
-		} else if ((a = directive(&t, "event"))) {
-			const char *q = a;
-			if (!cur || parse_num(&q, e, 10, &v[0]) < 0 ||
-			    parse_num((q = skip_ws(q, e), &q), e, 10, &v[1]) < 0 ||
-			    (q = skip_ws(q, e)) == e) {
-				tr_fail(&t, "bad event line");
-			} else {
-				if (!unsym_str_ok(q, (size_t)(e - q))) {
-					tr_fail(&t, "bad event name");
-					break;
-				}
-				char *en = xstrndup(q, (size_t)(e - q));
-				struct spgo_unsym_event *ev = unsym_event_named(cur, en);
-				free(en);
-				ev->samples += v[0] * weight;
-				ev->period += v[1] * weight;
-				VEC_PUSH(&evs, (size_t)(ev - cur->events.v));
-			}
-		} else if ((a = directive(&t, "ips"))) {
-			if (!cur || nums(a, e, 10, 2, v) < 0 || v[0] >= evs.n ||
-			    v[1] > (uint64_t)(t.end - t.p) / 4 + 1) {
-				tr_fail(&t, "bad ips line (after its event lines)");
-				break;
-			}
-			struct spgo_kmap *m = &cur->events.v[evs.v[v[0]]].ips;
-			for (uint64_t i = 0; i < v[1] && !t.err; i++) {
-				uint64_t k, c;
-				if (!tr_next(&t)) {
-					tr_fail(&t, "missing ip");
-					break;
-				}
-				const char *q = skip_ws(t.line, t.line + t.len), *qe = t.line + t.len;
-				if (parse_addr(&q, qe, cur, &k) < 0 || q >= qe || *q++ != ':' ||
-				    parse_num(&q, qe, 10, &c) < 0 || skip_ws(q, qe) != qe)
-					tr_fail(&t, "bad ip entry");
-				else
-					*spgo_kmap_upsert(m, &k) += c * weight;
-			}
-			if (IMPLY(cur))
-				cur->kinds |= SPGO_UNSYM_IP;
-		} else if ((a = directive(&t, "stacks"))) {
-			if (!cur || nums(a, e, 10, 1, v) < 0 || v[0] > (uint64_t)(t.end - t.p) / 4 + 1) {
-				tr_fail(&t, "bad stacks line");
-				break;
-			}
-			for (uint64_t i = 0; i < v[0] && !t.err; i++) {
-				if (!tr_next(&t)) {
-					tr_fail(&t, "missing stack");
-					break;
-				}
-				const char *q = skip_ws(t.line, t.line + t.len), *qe = t.line + t.len;
-				uint64_t c, x;
-				if (parse_num(&q, qe, 10, &c) < 0) {
-					tr_fail(&t, "bad stack count");
-					break;
-				}
-				w.n = 0;
-				uint32_t nf = 0, nb = 0;
-				int branches = 0;
-				for (q = skip_ws(q, qe); q < qe && !t.err; q = skip_ws(q, qe)) {
-					if (*q == '|' && !branches) {
-						branches = 1;
-						q++;
-						continue;
-					}
-					if (w.n + 2 > MAX_WORDS || parse_addr(&q, qe, cur, &x) < 0) {
-						tr_fail(&t, "bad stack entry");
-						break;
-					}
-					VEC_PUSH(&w, x);
-					if (!branches) {
-						nf++;
-						continue;
-					}
-					if (qe - q < 2 || memcmp(q, "->", 2)) {
-						tr_fail(&t, "bad stack branch");
-						break;
-					}
-					q += 2;
-					if (parse_addr(&q, qe, cur, &x) < 0) {
-						tr_fail(&t, "bad stack branch");
-						break;
-					}
-					VEC_PUSH(&w, x);
-					nb++;
-				}
-				if (!t.err && !branches)
-					tr_fail(&t, "stack without '|'");
-				if (!t.err) {
-					VEC_GROW(&w, 1);
-					spgo_unsym_add_stack(cur, w.v, nf, w.v + nf, nb, c * weight);
-				}
-			}
-			if (IMPLY(cur))
-				cur->kinds |= SPGO_UNSYM_CS;
-		} else if (p[0] == '#') {
-			continue; /* a comment (the "# spgo-unsymbolized" line too) */
-		} else if (p[0] == '[') {
-			/* llvm-profgen's CS block: added to the plain counts of the
-			 * section its leaf frame's build-id names */
-			const char *close = memchr(p, ']', (size_t)(e - p));
-			if (!close || skip_ws(close + 1, e) != e) {
-				tr_fail(&t, "bad context line");
-				break;
-			}
-			const char *leaf = close, *colon = NULL;
-			while (leaf > p + 1 && leaf[-1] != ' ' && leaf[-1] != '[')
-				leaf--;
-			for (const char *q = leaf; q < close; q++)
-				if (*q == ':') {
-					colon = q;
-					break;
-				}
-			struct spgo_unsym_bin *to = cur;
-			if (colon && colon > leaf && colon + 2 < close && colon[1] == '0' &&
-			    colon[2] == 'x') {
-				char *id = xstrndup(leaf, (size_t)(colon - leaf));
-				to = unsym_hex_id(id) ? spgo_unsym_section(u, id, "") : cur;
-				free(id);
-			}
-			if (!to)
-				to = cur = spgo_unsym_section(u, "", "");
-			if (!tr_next(&t)) {
-				tr_fail(&t, "context without counts");
-				break;
-			}
-			text_block(&t, to, weight, IMPLY(to));
-		} else {
-			text_block(&t, cur, weight, IMPLY(cur));
-		}
+		if (!x.cur && p[0] != '#' && p[0] != '[')
+			x.cur = spgo_unsym_section(u, "", "");
+		text_line(&x, p, e);
 	}
-#undef IMPLY
-	VEC_FREE(&moded);
-	VEC_FREE(&evs);
-	VEC_FREE(&w);
-	return t.err ? -1 : 0;
+	VEC_FREE(&x.moded);
+	VEC_FREE(&x.evs);
+	VEC_FREE(&x.w);
+	return t->err ? -1 : 0;
 }

@@ -99,89 +99,17 @@ int cmd_overlap(int argc, char **argv)
 		spgo_profile_free(pb);
 		return cli_fail();
 	}
-	printf("Profile overlap information for base_profile: %s and test_profile: %s\n", a, b);
-	printf("Program level:\n");
-	printf("  Whole program profile similarity: %.3f%%\n", o.similarity * 100);
-	printf("  Whole program sample overlap: %.3f%%\n", o.sample_overlap * 100);
-	printf("    percentage of samples unique in base profile: %.3f%%\n", o.base_unique * 100);
-	printf("    percentage of samples unique in test profile: %.3f%%\n", o.test_unique * 100);
-	printf("    total samples in base profile: %llu%s\n", (unsigned long long)o.base_sample,
-	       o.base_sample == UINT64_MAX ? " (or more: the sum saturates)" : "");
-	printf("    total samples in test profile: %llu%s\n", (unsigned long long)o.test_sample,
-	       o.test_sample == UINT64_MAX ? " (or more: the sum saturates)" : "");
-	printf("  Function overlap: %.3f%%\n", o.func_overlap * 100);
-	printf("    overlap functions: %llu\n", (unsigned long long)o.overlap_funcs);
-	printf("    functions unique in base profile: %llu\n", (unsigned long long)o.base_unique_funcs);
-	printf("    functions unique in test profile: %llu\n", (unsigned long long)o.test_unique_funcs);
-	printf("  Hot-function overlap: %.3f%%\n",
-	       o.hot_func_union ? (double)o.hot_func_overlap / (double)o.hot_func_union * 100 : 0.0);
-	printf("    overlap hot functions: %llu\n", (unsigned long long)o.hot_func_overlap);
-	printf("    hot functions unique in base profile: %llu\n",
-	       (unsigned long long)(o.hot_func_base - o.hot_func_overlap));
-	printf("    hot functions unique in test profile: %llu\n",
-	       (unsigned long long)(o.hot_func_test - o.hot_func_overlap));
-	printf("  Hot-block overlap: %.3f%%\n",
-	       o.hot_block_union ? (double)o.hot_block_overlap / (double)o.hot_block_union * 100 : 0.0);
-	printf("    overlap hot blocks: %llu\n", (unsigned long long)o.hot_block_overlap);
-	printf("    hot blocks unique in base profile: %llu\n",
-	       (unsigned long long)(o.hot_block_base - o.hot_block_overlap));
-	printf("    hot blocks unique in test profile: %llu\n",
-	       (unsigned long long)(o.hot_block_test - o.hot_block_overlap));
+	size_t kept = 0;
 	if (fname) { /* only the functions whose name contains fname */
-		size_t kept = 0;
-		for (size_t i = 0; i < o.nfuncs; i++) {
-			const struct spgo_overlap_func *f = &o.funcs[i];
-			const char *name = f->test_func != SPGO_NONE ? spgo_func_key(pb, f->test_func)
-								    : spgo_func_key(pa, f->base_func);
-			if (strstr(name, fname))
-				o.funcs[kept++] = *f;
-		}
-		o.nfuncs = kept;
+		kept = spgo_overlap_keep_named(&o, pa, pb, fname);
 		if (!top)
 			top = kept;
-		if (!kept) {
-			fprintf(stderr, "spgo: overlap: no function whose name contains '%s' in either profile\n",
-				fname);
-			rc = 1;
-		}
 	}
-	if (top > 0 && o.nfuncs) {
-		/* the hottest functions of either profile first */
-		size_t n = o.nfuncs, k = top < n ? (size_t)top : n;
-		for (size_t i = 0; i < k; i++) { /* partial selection sort: k is small */
-			size_t best = i;
-			for (size_t j = i + 1; j < n; j++) {
-				double wj = o.funcs[j].base_weight + o.funcs[j].test_weight;
-				double wb = o.funcs[best].base_weight + o.funcs[best].test_weight;
-				if (wj > wb)
-					best = j;
-			}
-			struct spgo_overlap_func t = o.funcs[i];
-			o.funcs[i] = o.funcs[best];
-			o.funcs[best] = t;
-		}
-		printf("Function-level details:\n");
-		printf("%-12s %-12s %-11s %-9s %-12s %-12s %-13s %-13s %s\n", "Base weight",
-		       "Test weight", "Similarity", "Overlap", "Base unique", "Test unique",
-		       "Base samples", "Test samples", "Function name");
-		for (size_t i = 0; i < k; i++) {
-			const struct spgo_overlap_func *f = &o.funcs[i];
-			char w[5][16];
-			snprintf(w[0], 16, "%.2f%%", f->base_weight * 100);
-			snprintf(w[1], 16, "%.2f%%", f->test_weight * 100);
-			snprintf(w[2], 16, "%.2f%%", f->similarity * 100);
-			snprintf(w[3], 16, "%.2f%%", 100 * f->overlap_frac);
-			snprintf(w[4], 16, "%.2f%%", 100 * f->base_unique_frac);
-			char tu[16];
-			snprintf(tu, 16, "%.2f%%", 100 * f->test_unique_frac);
-			const char *name = f->test_func != SPGO_NONE ? spgo_func_key(pb, f->test_func)
-								    : spgo_func_key(pa, f->base_func);
-			printf("%-12s %-12s %-11s %-9s %-12s %-12s %-13llu %-13llu %s%s\n", w[0], w[1],
-			       w[2], w[3], w[4], tu, (unsigned long long)f->base_sample,
-			       (unsigned long long)f->test_sample, name,
-			       f->base_func == SPGO_NONE ? " (test only)"
-			       : f->test_func == SPGO_NONE ? " (base only)" : "");
-		}
+	spgo_overlap_print(&o, pa, pb, a, b, (size_t)top, stdout);
+	if (fname && !kept) {
+		fprintf(stderr, "spgo: overlap: no function whose name contains '%s' in either profile\n",
+			fname);
+		rc = 1;
 	}
 	spgo_overlap_free(&o);
 	spgo_profile_free(pa);

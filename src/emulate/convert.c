@@ -461,6 +461,118 @@ static int write_truth_cs(struct conv *c)
 
 /* ---- the trace ---------------------------------------------------------------- */
 
+/* The one event of the perf.data: branches or instructions, sampled with
+ * call stacks and branch stacks; its attribute index, or -1. */
+static int add_event(struct conv *c)
+{
+	const struct spgo_emu_options *opt = c->opt;
+	struct perf_event_attr attr = {0};
+	attr.size = PERF_ATTR_SIZE_VER7;
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = opt->instructions ? PERF_COUNT_HW_INSTRUCTIONS : PERF_COUNT_HW_BRANCH_INSTRUCTIONS;
+	attr.sample_period = opt->period;
+	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
+			   PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK;
+	attr.branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.sample_id_all = 1;
+	attr.comm = 1;
+	attr.mmap = 1;
+	attr.mmap2 = 1;
+	attr.comm_exec = 1;
+	attr.task = 1;
+	attr.inherit = 1;
+	attr.precise_ip = opt->skid ? 0 : 2;
+	return spgo_pw_add_attr(c->w, &attr, opt->instructions ? "instructions:u" : "branches:u", NULL, 0);
+}
+
+/* One record of the trace (h its header, r the record, in place; ai the
+ * event): 0, 1 when it is malformed, -1 on an error (said). */
+static int on_record(struct conv *c, const struct emu_rec *h, const void *r, const char *trace, int ai)
+{
+	int bad = 0;
+	switch (h->type) {
+	case EMU_REC_START:
+		bad = h->size < sizeof(struct emu_start) + 1 ||
+		      memchr((const char *)r + sizeof(struct emu_start), 0, h->size - sizeof(struct emu_start)) ==
+			      NULL;
+		if (!bad && on_start(c, r, trace) < 0)
+			return -1;
+		break;
+	case EMU_REC_MMAP: {
+		const struct emu_mmap *m = r;
+		bad = h->size < sizeof *m + 1 || memchr(m->path, 0, h->size - sizeof *m) == NULL;
+		if (bad)
+			break;
+		size_t di = dso_get(c, m->path);
+		if (emit_mmap(c, di, h->tid, h->time, m->addr, m->len, m->pgoff, m->prot, m->flags, m->maj,
+			      m->min, m->ino) < 0)
+			return -1;
+		break;
+	}
+	case EMU_REC_THREAD: {
+		const struct emu_thread *t = r;
+		struct spgo_pw_sample_id sid = {.pid = h->pid, .tid = h->tid, .time = h->time};
+		bad = h->size < sizeof *t;
+		c->threads++;
+		if (!bad && (spgo_pw_fork(c->w, h->pid, h->pid, h->tid, t->ptid, h->time, &sid) < 0 ||
+			     spgo_pw_comm(c->w, h->pid, h->tid, c->dsos.n ? comm_of(c->dsos.v[0].path) : "?", 0,
+					  &sid) < 0))
+			return -1;
+		break;
+	}
+	case EMU_REC_SAMPLE: {
+		const struct emu_sample *s = r;
+		bad = h->size < sizeof *s || (h->size - sizeof *s) / 8 < (uint64_t)s->n_stack + 2 * (uint64_t)s->n_br;
+		if (!bad && on_sample(c, s, ai) < 0)
+			return -1;
+		break;
+	}
+	case EMU_REC_CHILD: {
+		const struct emu_child *ch = r;
+		bad = h->size < sizeof *ch;
+		if (!bad)
+			*(ch->exec ? &c->execs : &c->forks) += 1;
+		break;
+	}
+	case EMU_REC_EXIT: {
+		const struct emu_exit *e = r;
+		bad = h->size < sizeof *e;
+		if (!bad)
+			c->exit_code = e->code, c->exited = 1;
+		break;
+	}
+	default:
+		bad = 1;
+	}
+	return bad;
+}
+
+/* The trace's records after its magic, in order: 0 or -1 (said). */
+static int read_trace(struct conv *c, const struct spgo_file *f, const char *trace, int ai)
+{
+	size_t pos = 8;
+	while (pos < f->size) {
+		struct emu_rec h;
+		if (pos + sizeof h > f->size)
+			return spgo_error("%s: offset 0x%zx: truncated record", trace, pos);
+		memcpy(&h, f->data + pos, sizeof h);
+		if (h.size < sizeof h || h.size % 8 || h.size > f->size - pos)
+			return spgo_error("%s: offset 0x%zx: bad record size %u", trace, pos, h.size);
+		/* Records are 8-aligned in a mapped file: read them in place. */
+		int bad = on_record(c, &h, f->data + pos, trace, ai);
+		if (bad < 0)
+			return -1;
+		if (bad)
+			return spgo_error("%s: offset 0x%zx: malformed record of type %u", trace, pos, h.type);
+		pos += h.size;
+	}
+	if (!c->pid)
+		return spgo_error("%s: the program executed no instruction", trace);
+	return 0;
+}
+
 int spgo_emu_convert(const struct spgo_emu_options *opt, const char *trace, const char *counts,
 		     int argc, char **argv, struct spgo_emu_stats *st)
 {
@@ -480,110 +592,9 @@ int spgo_emu_convert(const struct spgo_emu_options *opt, const char *trace, cons
 	spgo_out_hold();
 	if (spgo_pw_open(&c.w, opt->output) < 0)
 		goto out_nowriter;
-
-	struct perf_event_attr attr = {0};
-	attr.size = PERF_ATTR_SIZE_VER7;
-	attr.type = PERF_TYPE_HARDWARE;
-	attr.config = opt->instructions ? PERF_COUNT_HW_INSTRUCTIONS : PERF_COUNT_HW_BRANCH_INSTRUCTIONS;
-	attr.sample_period = opt->period;
-	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
-			   PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK;
-	attr.branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	attr.sample_id_all = 1;
-	attr.comm = 1;
-	attr.mmap = 1;
-	attr.mmap2 = 1;
-	attr.comm_exec = 1;
-	attr.task = 1;
-	attr.inherit = 1;
-	attr.precise_ip = opt->skid ? 0 : 2;
-	int ai = spgo_pw_add_attr(c.w, &attr, opt->instructions ? "instructions:u" : "branches:u", NULL, 0);
-	if (ai < 0)
+	int ai = add_event(&c);
+	if (ai < 0 || read_trace(&c, &f, trace, ai) < 0)
 		goto out;
-
-	size_t pos = 8;
-	while (pos < f.size) {
-		struct emu_rec h;
-		if (pos + sizeof h > f.size) {
-			spgo_error("%s: offset 0x%zx: truncated record", trace, pos);
-			goto out;
-		}
-		memcpy(&h, f.data + pos, sizeof h);
-		if (h.size < sizeof h || h.size % 8 || h.size > f.size - pos) {
-			spgo_error("%s: offset 0x%zx: bad record size %u", trace, pos, h.size);
-			goto out;
-		}
-		/* Records are 8-aligned in a mapped file: read them in place. */
-		const void *r = f.data + pos;
-		int bad = 0;
-		switch (h.type) {
-		case EMU_REC_START:
-			bad = h.size < sizeof(struct emu_start) + 1 ||
-			      memchr((const char *)r + sizeof(struct emu_start), 0,
-				     h.size - sizeof(struct emu_start)) == NULL;
-			if (!bad && on_start(&c, r, trace) < 0)
-				goto out;
-			break;
-		case EMU_REC_MMAP: {
-			const struct emu_mmap *m = r;
-			bad = h.size < sizeof *m + 1 ||
-			      memchr(m->path, 0, h.size - sizeof *m) == NULL;
-			if (bad)
-				break;
-			size_t di = dso_get(&c, m->path);
-			if (emit_mmap(&c, di, h.tid, h.time, m->addr, m->len, m->pgoff, m->prot,
-				      m->flags, m->maj, m->min, m->ino) < 0)
-				goto out;
-			break;
-		}
-		case EMU_REC_THREAD: {
-			const struct emu_thread *t = r;
-			struct spgo_pw_sample_id sid = {.pid = h.pid, .tid = h.tid, .time = h.time};
-			bad = h.size < sizeof *t;
-			c.threads++;
-			if (!bad && (spgo_pw_fork(c.w, h.pid, h.pid, h.tid, t->ptid, h.time, &sid) < 0 ||
-				     spgo_pw_comm(c.w, h.pid, h.tid,
-						  c.dsos.n ? comm_of(c.dsos.v[0].path) : "?", 0, &sid) < 0))
-				goto out;
-			break;
-		}
-		case EMU_REC_SAMPLE: {
-			const struct emu_sample *s = r;
-			bad = h.size < sizeof *s ||
-			      (h.size - sizeof *s) / 8 < (uint64_t)s->n_stack + 2 * (uint64_t)s->n_br;
-			if (!bad && on_sample(&c, s, ai) < 0)
-				goto out;
-			break;
-		}
-		case EMU_REC_CHILD: {
-			const struct emu_child *ch = r;
-			bad = h.size < sizeof *ch;
-			if (!bad)
-				*(ch->exec ? &c.execs : &c.forks) += 1;
-			break;
-		}
-		case EMU_REC_EXIT: {
-			const struct emu_exit *e = r;
-			bad = h.size < sizeof *e;
-			if (!bad)
-				c.exit_code = e->code, c.exited = 1;
-			break;
-		}
-		default:
-			bad = 1;
-		}
-		if (bad) {
-			spgo_error("%s: offset 0x%zx: malformed record of type %u", trace, pos, h.type);
-			goto out;
-		}
-		pos += h.size;
-	}
-	if (!c.pid) {
-		spgo_error("%s: the program executed no instruction", trace);
-		goto out;
-	}
 	add_features(&c, argc, argv);
 	rc = spgo_pw_commit(c.w);
 	c.w = NULL;

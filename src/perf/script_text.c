@@ -542,6 +542,186 @@ static void take_fields(struct spgo_perf_text *t, const struct line_info *li)
 		t->attr = event_named(t, li->event, li->event_len);
 }
 
+/* Does a new line end the sample gathered so far?  Then hand that out
+ * first (1), keeping the line for the next call; else 0. */
+static int flush_first(struct spgo_perf_text *t, struct spgo_perf_record *rec)
+{
+	if (t->started && (t->have_ip || t->frames.n || t->br.n)) {
+		t->held = 1;
+		emit_gathered(t, rec);
+		return 1;
+	}
+	return 0;
+}
+
+/* The end of the input: the last sample gathered (1), or 0 with the
+ * skipped lines reported; an error when nothing in it was a sample. */
+static int end_of_input(struct spgo_perf_text *t, struct spgo_perf_record *rec)
+{
+	if (t->started && (t->have_ip || t->frames.n || t->br.n)) {
+		emit_gathered(t, rec);
+		return 1;
+	}
+	clear_sample(t);
+	if (t->skipped && !t->samples)
+		return spgo_error("%s: no perf script samples in it (%llu lines of "
+				  "no known form, the first at line %llu: '%s'): spgo "
+				  "reads the sample's ip, branch stack and call stack "
+				  "alone, without symbols, times or other fields: `perf "
+				  "script -F ip,brstack --show-mmap-events` (LBR; with "
+				  "-g data the call stacks come along), or `perf script "
+				  "-F pid,ip --show-mmap-events` (IP samples); or give "
+				  "the perf.data itself (--perf-data)",
+				  t->path, (unsigned long long)t->skipped,
+				  (unsigned long long)t->skipped_line, t->skipped_text);
+	if (t->skipped && !t->warned) {
+		t->warned = 1;
+		spgo_warn("%s: skipped %llu lines that are no samples (the first at "
+			  "line %llu: '%s')",
+			  t->path, (unsigned long long)t->skipped,
+			  (unsigned long long)t->skipped_line, t->skipped_text);
+	}
+	return 0;
+}
+
+/* The next line into t->line (the held one first): its length, -1 at the
+ * end of the input, -2 on an error (said). */
+static ssize_t next_line(struct spgo_perf_text *t)
+{
+	if (t->held) {
+		t->held = 0;
+		return (ssize_t)strlen(t->line);
+	}
+	ssize_t len = getline(&t->line, &t->line_cap, t->fp);
+	if (len < 0) {
+		if (ferror(t->fp)) {
+			spgo_error("%s: %s", t->path, strerror(errno));
+			return -2;
+		}
+		return -1;
+	}
+	t->lineno++;
+	t->offset += t->line_len;
+	t->line_len = (uint64_t)len;
+	t->bytes += (uint64_t)len;
+	return check_text(t, (size_t)len) < 0 ? -2 : len;
+}
+
+/* A line of a sample, classified, into the sample gathered: 0 to read on,
+ * 1 when a sample is handed out in rec, -1 on an error. */
+static int take_line(struct spgo_perf_text *t, struct spgo_perf_record *rec, const struct line_info *li)
+{
+	/* An indented address continues an opened or stack sample; else
+	 * it is an IP sample of its own (perf prints "%16lx"). */
+	int in_stack = t->started && !t->have_ip && (t->open || t->frames.n || t->br.n);
+	if (li->kind == L_FRAME && !in_stack && t->started && t->have_ip && li->tab && !t->frames.n)
+		in_stack = 1; /* a stack after the ip line */
+	switch (li->kind) {
+	case L_BLANK: /* ends a sample; a stack may follow */
+		t->run = 0; /* a run it ends is a stack */
+		if (flush_first(t, rec))
+			return 1;
+		clear_sample(t);
+		t->open = 1;
+		return 0;
+	case L_COUNT:
+		if (flush_first(t, rec))
+			return 1;
+		clear_sample(t);
+		t->next_count = li->count;
+		if (!li->count)
+			return bad(t, "a sample count of 0");
+		return 0;
+	case L_FRAME:
+		if (in_stack || (t->open && !t->started)) {
+			if (!t->started)
+				start_sample(t);
+			t->open = 1;
+			if (li->tab)
+				t->run = 0; /* perf's own indent: a stack */
+			VEC_PUSH(&t->frames, li->ip);
+			return 0;
+		}
+		if (flush_first(t, rec))
+			return 1;
+		start_sample(t);
+		/* a stack without an opening line (tab), or a run that
+		 * may be one (blanks): its end tells */
+		t->run = !li->tab;
+		t->open = 1;
+		VEC_PUSH(&t->frames, li->ip);
+		return 0;
+	case L_OPEN:
+		if (flush_first(t, rec))
+			return 1;
+		start_sample(t);
+		take_fields(t, li);
+		t->open = 1;
+		return 0;
+	case L_SAMPLE:
+		if (flush_first(t, rec))
+			return 1;
+		start_sample(t);
+		take_fields(t, li);
+		t->ip = li->ip;
+		t->have_ip = 1;
+		return add_branches(t, li) < 0 ? -1 : 0;
+	case L_BRANCH:
+		if (t->started && !t->have_ip && t->frames.n && !t->br.n) {
+			/* the LBR line after a stack ends the sample */
+			t->run = 0;
+			take_fields(t, li);
+			if (add_branches(t, li) < 0)
+				return -1;
+			emit(t, rec);
+			return 1;
+		}
+		if (t->started && !t->have_ip && !t->frames.n && !t->br.n) {
+			take_fields(t, li); /* after an opening line */
+		} else {
+			if (flush_first(t, rec))
+				return 1;
+			start_sample(t);
+			take_fields(t, li);
+		}
+		if (add_branches(t, li) < 0)
+			return -1;
+		t->open = 1; /* a stack may follow it */
+		return 0;
+	case L_OTHER:
+		break;
+	}
+	return 0;
+}
+
+/* One line of len bytes in t->line: 0 to read on, 1 when a record is
+ * handed out in rec, -1 on an error. */
+static int handle_line(struct spgo_perf_text *t, struct spgo_perf_record *rec, ssize_t len)
+{
+	char *s = t->line;
+	while (len > 0 && (s[len - 1] == '\n' || s[len - 1] == '\r'))
+		s[--len] = 0;
+	char *mm = strstr(s, "PERF_RECORD_MMAP");
+	if (mm) {
+		if (flush_first(t, rec))
+			return 1;
+		clear_sample(t);
+		return parse_mmap(t, mm, rec) < 0 ? -1 : 1;
+	}
+	const char *first = s + strspn(s, " \t");
+	if (!strncmp(first, "PERF_RECORD_", 12) || first[0] == '#') {
+		skip_line(t, s); /* other side-band events, comments */
+		return 0;
+	}
+	struct line_info li;
+	classify(t, s, (size_t)len, &li);
+	if (li.kind == L_OTHER) {
+		skip_line(t, s);
+		return 0;
+	}
+	return take_line(t, rec, &li);
+}
+
 int spgo_perf_text_next(struct spgo_perf_text *t, struct spgo_perf_record *rec)
 {
 	/* The previous call handed out a sample: start afresh. */
@@ -553,156 +733,13 @@ int spgo_perf_text_next(struct spgo_perf_text *t, struct spgo_perf_record *rec)
 		return 1;
 	}
 	for (;;) {
-		ssize_t len;
-		if (t->held) {
-			t->held = 0;
-			len = (ssize_t)strlen(t->line);
-		} else {
-			len = getline(&t->line, &t->line_cap, t->fp);
-			if (len < 0) {
-				if (ferror(t->fp))
-					return spgo_error("%s: %s", t->path, strerror(errno));
-				if (t->started && (t->have_ip || t->frames.n || t->br.n)) {
-					emit_gathered(t, rec);
-					return 1;
-				}
-				clear_sample(t);
-				if (t->skipped && !t->samples)
-					return spgo_error("%s: no perf script samples in it (%llu lines of "
-							  "no known form, the first at line %llu: '%s'): spgo "
-							  "reads the sample's ip, branch stack and call stack "
-							  "alone, without symbols, times or other fields: `perf "
-							  "script -F ip,brstack --show-mmap-events` (LBR; with "
-							  "-g data the call stacks come along), or `perf script "
-							  "-F pid,ip --show-mmap-events` (IP samples); or give "
-							  "the perf.data itself (--perf-data)",
-							  t->path, (unsigned long long)t->skipped,
-							  (unsigned long long)t->skipped_line,
-							  t->skipped_text);
-				if (t->skipped && !t->warned) {
-					t->warned = 1;
-					spgo_warn("%s: skipped %llu lines that are no samples (the first at "
-						  "line %llu: '%s')",
-						  t->path, (unsigned long long)t->skipped,
-						  (unsigned long long)t->skipped_line, t->skipped_text);
-				}
-				return 0;
-			}
-			t->lineno++;
-			t->offset += t->line_len;
-			t->line_len = (uint64_t)len;
-			t->bytes += (uint64_t)len;
-			if (check_text(t, (size_t)len) < 0)
-				return -1;
-		}
-		char *s = t->line;
-		while (len > 0 && (s[len - 1] == '\n' || s[len - 1] == '\r'))
-			s[--len] = 0;
-		/* Does this line end the sample gathered so far?  Then hand that
-		 * out first and handle the line at the next call. */
-#define FLUSH_FIRST()                                                                     \
-	do {                                                                              \
-		if (t->started && (t->have_ip || t->frames.n || t->br.n)) {               \
-			t->held = 1;                                                      \
-			emit_gathered(t, rec);                                            \
-			return 1;                                                         \
-		}                                                                         \
-	} while (0)
-		char *mm = strstr(s, "PERF_RECORD_MMAP");
-		if (mm) {
-			FLUSH_FIRST();
-			clear_sample(t);
-			return parse_mmap(t, mm, rec) < 0 ? -1 : 1;
-		}
-		const char *first = s + strspn(s, " \t");
-		if (!strncmp(first, "PERF_RECORD_", 12)) {
-			skip_line(t, s); /* other side-band events */
-			continue;
-		}
-		if (first[0] == '#') {
-			skip_line(t, s);
-			continue;
-		}
-		struct line_info li;
-		classify(t, s, (size_t)len, &li);
-		/* An indented address continues an opened or stack sample; else
-		 * it is an IP sample of its own (perf prints "%16lx"). */
-		int in_stack = t->started && !t->have_ip && (t->open || t->frames.n || t->br.n);
-		if (li.kind == L_FRAME && !in_stack && t->started && t->have_ip && li.tab &&
-		    !t->frames.n)
-			in_stack = 1; /* a stack after the ip line */
-		switch (li.kind) {
-		case L_BLANK: /* ends a sample; a stack may follow */
-			t->run = 0; /* a run it ends is a stack */
-			FLUSH_FIRST();
-			clear_sample(t);
-			t->open = 1;
-			continue;
-		case L_COUNT:
-			FLUSH_FIRST();
-			clear_sample(t);
-			t->next_count = li.count;
-			if (!li.count)
-				return bad(t, "a sample count of 0");
-			continue;
-		case L_FRAME:
-			if (in_stack || (t->open && !t->started)) {
-				if (!t->started)
-					start_sample(t);
-				t->open = 1;
-				if (li.tab)
-					t->run = 0; /* perf's own indent: a stack */
-				VEC_PUSH(&t->frames, li.ip);
-				continue;
-			}
-			FLUSH_FIRST();
-			start_sample(t);
-			/* a stack without an opening line (tab), or a run that
-			 * may be one (blanks): its end tells */
-			t->run = !li.tab;
-			t->open = 1;
-			VEC_PUSH(&t->frames, li.ip);
-			continue;
-		case L_OPEN:
-			FLUSH_FIRST();
-			start_sample(t);
-			take_fields(t, &li);
-			t->open = 1;
-			continue;
-		case L_SAMPLE:
-			FLUSH_FIRST();
-			start_sample(t);
-			take_fields(t, &li);
-			t->ip = li.ip;
-			t->have_ip = 1;
-			if (add_branches(t, &li) < 0)
-				return -1;
-			continue;
-		case L_BRANCH:
-			if (t->started && !t->have_ip && t->frames.n && !t->br.n) {
-				/* the LBR line after a stack ends the sample */
-				t->run = 0;
-				take_fields(t, &li);
-				if (add_branches(t, &li) < 0)
-					return -1;
-				emit(t, rec);
-				return 1;
-			}
-			if (t->started && !t->have_ip && !t->frames.n && !t->br.n) {
-				take_fields(t, &li); /* after an opening line */
-			} else {
-				FLUSH_FIRST();
-				start_sample(t);
-				take_fields(t, &li);
-			}
-			if (add_branches(t, &li) < 0)
-				return -1;
-			t->open = 1; /* a stack may follow it */
-			continue;
-		case L_OTHER:
-			skip_line(t, s);
-			continue;
-		}
-#undef FLUSH_FIRST
+		ssize_t len = next_line(t);
+		if (len == -2)
+			return -1;
+		if (len == -1)
+			return end_of_input(t, rec);
+		int r = handle_line(t, rec, len);
+		if (r)
+			return r;
 	}
 }

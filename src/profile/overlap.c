@@ -15,6 +15,7 @@
 #include "spgo/profile.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,7 +49,19 @@ struct ov {
 	struct spgo_overlap *o;
 	uint32_t *buf[4][128];
 	size_t cap[4][128];
+	/* Per top-level function of each profile, and the totals. */
+	struct fstats *bs, *ts;
+	wsum base_total, test_total;
+	uint32_t *matched; /* base top index -> test index + 1, or 0 */
+	VEC(struct spgo_overlap_func) fl;
+	/* Program-level sums over the functions. */
+	wsum overlap_sample, union_sample, base_unique_s, test_unique_s;
+	double sim;
+	uint64_t union_count;
 };
+
+/* Similarities this close to 0 or 1 are taken as such (llvm-profdata's). */
+static const double eps = 0.000005;
 
 static void func_stats(const struct spgo_profile *p, uint32_t f, uint64_t hot, struct fstats *s)
 {
@@ -179,6 +192,150 @@ static double internal(struct ov *v, uint32_t bf, uint32_t tf, struct fo *f, int
 	return (2.0 - diff) / 2;
 }
 
+/* The statistics of p's top-level functions into s: their sum. */
+static wsum profile_stats(const struct spgo_profile *p, uint64_t hot, struct fstats *s)
+{
+	wsum total = 0;
+	for (size_t i = 0; i < p->top.n; i++) {
+		func_stats(p, p->top.v[i], hot, &s[i]);
+		total += s[i].sum;
+	}
+	return total;
+}
+
+/* The base function of key k (idx: its hash -> base top index + 1), or
+ * SIZE_MAX. */
+static size_t base_index(const struct ov *v, const struct spgo_kmap *idx, const char *k)
+{
+	const struct spgo_profile *base = v->b;
+	uint64_t h = spgo_hash_bytes(k, strlen(k));
+	uint64_t *slot = spgo_kmap_find(idx, &h);
+	if (slot && strcmp(spgo_func_key(base, base->top.v[*slot - 1]), k) == 0)
+		return *slot - 1;
+	if (slot) /* collisions resolved by scanning */
+		for (size_t i = 0; i < base->top.n; i++)
+			if (strcmp(spgo_func_key(base, base->top.v[i]), k) == 0)
+				return i;
+	return SIZE_MAX;
+}
+
+/* Test function j, with no base function to match. */
+static void add_test_only(struct ov *v, size_t j, double tw)
+{
+	const struct fstats *ts = &v->ts[j];
+	v->o->test_unique_funcs++;
+	v->test_unique_s += ts->sum;
+	hot_block(v, 0, ts->sum, ts->hot);
+	v->union_count++;
+	v->union_sample += ts->sum;
+	struct spgo_overlap_func of = {
+		.base_func = SPGO_NONE, .test_func = v->t->top.v[j], .test_weight = tw,
+		.test_sample = sat64(ts->sum), .union_sample = sat64(ts->sum),
+		.test_unique = sat64(ts->sum), .test_unique_frac = ratio(ts->sum, ts->sum),
+	};
+	VEC_PUSH(&v->fl, of);
+}
+
+/* Base function bi matched with test function j. */
+static void add_matched(struct ov *v, size_t bi, size_t j, double tw)
+{
+	const struct spgo_profile *base = v->b, *test = v->t;
+	v->o->overlap_funcs++;
+	v->matched[bi] = (uint32_t)j + 1;
+	struct fo f = {0};
+	f.base_sample = v->bs[bi].sum;
+	f.test_sample = v->ts[j].sum;
+	double fis = internal(v, base->top.v[bi], test->top.v[j], &f, 0);
+	if (fabs(fis) < eps)
+		fis = 0;
+	double bw = (double)f.base_sample / (double)v->base_total;
+	double fs = fis * (1 - fabs(bw - tw));
+	v->sim += fs * (bw / 2.0 + tw / 2.0);
+	v->overlap_sample += f.overlap_sample;
+	v->union_sample += f.union_sample;
+	v->base_unique_s += f.base_unique;
+	v->test_unique_s += f.test_unique;
+	struct spgo_overlap_func of = {
+		.base_func = base->top.v[bi], .test_func = test->top.v[j],
+		.similarity = fs, .base_weight = bw, .test_weight = tw,
+		.base_sample = sat64(f.base_sample), .test_sample = sat64(f.test_sample),
+		.overlap_sample = sat64(f.overlap_sample), .union_sample = sat64(f.union_sample),
+		.base_unique = sat64(f.base_unique), .test_unique = sat64(f.test_unique),
+		.overlap_frac = ratio(f.overlap_sample, f.union_sample),
+		.base_unique_frac = ratio(f.base_unique, f.base_sample),
+		.test_unique_frac = ratio(f.test_unique, f.test_sample),
+	};
+	VEC_PUSH(&v->fl, of);
+}
+
+/* Base function i, matched by no test function. */
+static void add_base_only(struct ov *v, size_t i)
+{
+	const struct fstats *bs = &v->bs[i];
+	v->o->base_unique_funcs++;
+	v->base_unique_s += bs->sum;
+	hot_block(v, bs->sum, 0, bs->hot);
+	v->union_sample += bs->sum;
+	struct spgo_overlap_func of = {
+		.base_func = v->b->top.v[i], .test_func = SPGO_NONE,
+		.base_weight = (double)bs->sum / (double)v->base_total,
+		.base_sample = sat64(bs->sum), .union_sample = sat64(bs->sum),
+		.base_unique = sat64(bs->sum), .base_unique_frac = ratio(bs->sum, bs->sum),
+	};
+	VEC_PUSH(&v->fl, of);
+}
+
+/* Every test function matched by key with a base function (each base
+ * function once), in the test profile's order, then the base functions
+ * left. */
+static void match_functions(struct ov *v)
+{
+	const struct spgo_profile *base = v->b, *test = v->t;
+	struct spgo_kmap idx; /* base key -> base top index + 1 */
+	spgo_kmap_init(&idx, 1);
+	for (size_t i = 0; i < base->top.n; i++) {
+		const char *k = spgo_func_key(base, base->top.v[i]);
+		uint64_t h = spgo_hash_bytes(k, strlen(k));
+		uint64_t *slot = spgo_kmap_upsert(&idx, &h);
+		if (!*slot)
+			*slot = i + 1; /* collisions resolved by scanning */
+	}
+	v->union_count = base->top.n;
+	for (size_t j = 0; j < test->top.n; j++) {
+		size_t bi = base_index(v, &idx, spgo_func_key(test, test->top.v[j]));
+		double tw = (double)v->ts[j].sum / (double)v->test_total;
+		if (bi == SIZE_MAX || v->matched[bi])
+			add_test_only(v, j, tw);
+		else
+			add_matched(v, bi, j, tw);
+	}
+	for (size_t i = 0; i < base->top.n; i++)
+		if (!v->matched[i])
+			add_base_only(v, i);
+	spgo_kmap_free(&idx);
+}
+
+/* Hot functions: max sample at or above the threshold. */
+static void hot_functions(struct ov *v)
+{
+	struct spgo_overlap *o = v->o;
+	for (size_t i = 0; i < v->b->top.n; i++)
+		if (v->bs[i].max >= v->bhot)
+			o->hot_func_base++;
+	for (size_t j = 0; j < v->t->top.n; j++)
+		if (v->ts[j].max >= v->thot)
+			o->hot_func_test++;
+	o->hot_func_union = o->hot_func_test;
+	for (size_t i = 0; i < v->b->top.n; i++) {
+		if (v->bs[i].max < v->bhot)
+			continue;
+		if (v->matched[i] && v->ts[v->matched[i] - 1].max >= v->thot)
+			o->hot_func_overlap++;
+		else
+			o->hot_func_union++;
+	}
+}
+
 int spgo_profile_overlap(struct spgo_profile *base, struct spgo_profile *test,
 			 struct spgo_overlap *o)
 {
@@ -193,146 +350,143 @@ int spgo_profile_overlap(struct spgo_profile *base, struct spgo_profile *test,
 	v->o = o;
 	v->bhot = hot_threshold(&base->summary);
 	v->thot = hot_threshold(&test->summary);
-	const double eps = 0.000005;
-
-	struct fstats *bs = xcalloc(base->top.n + 1, sizeof *bs);
-	struct fstats *ts = xcalloc(test->top.n + 1, sizeof *ts);
-	wsum base_total = 0, test_total = 0;
-	for (size_t i = 0; i < base->top.n; i++) {
-		func_stats(base, base->top.v[i], v->bhot, &bs[i]);
-		base_total += bs[i].sum;
-	}
-	for (size_t i = 0; i < test->top.n; i++) {
-		func_stats(test, test->top.v[i], v->thot, &ts[i]);
-		test_total += ts[i].sum;
-	}
-	o->base_sample = sat64(base_total);
-	o->test_sample = sat64(test_total);
+	v->bs = xcalloc(base->top.n + 1, sizeof *v->bs);
+	v->ts = xcalloc(test->top.n + 1, sizeof *v->ts);
+	v->base_total = profile_stats(base, v->bhot, v->bs);
+	v->test_total = profile_stats(test, v->thot, v->ts);
+	o->base_sample = sat64(v->base_total);
+	o->test_sample = sat64(v->test_total);
 	int rc = 0;
-	if (!base_total || !test_total) {
-		rc = spgo_error("sum of sample counts for profile %s is 0", !base_total ? "base" : "test");
+	if (!v->base_total || !v->test_total) {
+		rc = spgo_error("sum of sample counts for profile %s is 0", !v->base_total ? "base" : "test");
 		goto out;
 	}
-	/* base key -> base top index */
-	uint32_t *matched = xcalloc(base->top.n + 1, sizeof *matched); /* test index + 1 */
-	VEC(struct spgo_overlap_func) fl = {0};
-	struct spgo_kmap idx;
-	spgo_kmap_init(&idx, 1);
-	for (size_t i = 0; i < base->top.n; i++) {
-		const char *k = spgo_func_key(base, base->top.v[i]);
-		uint64_t h = spgo_hash_bytes(k, strlen(k));
-		uint64_t *slot = spgo_kmap_upsert(&idx, &h);
-		if (!*slot)
-			*slot = i + 1; /* collisions resolved below by scanning */
-	}
-	uint64_t union_count = base->top.n;
-	wsum overlap_sample = 0, union_sample = 0, base_unique_s = 0, test_unique_s = 0;
-	double sim = 0;
-	for (size_t j = 0; j < test->top.n; j++) {
-		const char *k = spgo_func_key(test, test->top.v[j]);
-		uint64_t h = spgo_hash_bytes(k, strlen(k));
-		uint64_t *slot = spgo_kmap_find(&idx, &h);
-		size_t bi = SIZE_MAX;
-		if (slot && strcmp(spgo_func_key(base, base->top.v[*slot - 1]), k) == 0)
-			bi = *slot - 1;
-		else if (slot)
-			for (size_t i = 0; i < base->top.n; i++)
-				if (strcmp(spgo_func_key(base, base->top.v[i]), k) == 0) {
-					bi = i;
-					break;
-				}
-		double tw = (double)ts[j].sum / (double)test_total;
-		if (bi == SIZE_MAX || matched[bi]) {
-			o->test_unique_funcs++;
-			test_unique_s += ts[j].sum;
-			hot_block(v, 0, ts[j].sum, ts[j].hot);
-			union_count++;
-			union_sample += ts[j].sum;
-			struct spgo_overlap_func of = {
-				.base_func = SPGO_NONE, .test_func = test->top.v[j], .test_weight = tw,
-				.test_sample = sat64(ts[j].sum), .union_sample = sat64(ts[j].sum),
-				.test_unique = sat64(ts[j].sum), .test_unique_frac = ratio(ts[j].sum, ts[j].sum),
-			};
-			VEC_PUSH(&fl, of);
-		} else {
-			o->overlap_funcs++;
-			matched[bi] = (uint32_t)j + 1;
-			struct fo f = {0};
-			f.base_sample = bs[bi].sum;
-			f.test_sample = ts[j].sum;
-			double fis = internal(v, base->top.v[bi], test->top.v[j], &f, 0);
-			if (fabs(fis) < eps)
-				fis = 0;
-			double bw = (double)f.base_sample / (double)base_total;
-			double fs = fis * (1 - fabs(bw - tw));
-			sim += fs * (bw / 2.0 + tw / 2.0);
-			overlap_sample += f.overlap_sample;
-			union_sample += f.union_sample;
-			base_unique_s += f.base_unique;
-			test_unique_s += f.test_unique;
-			struct spgo_overlap_func of = {
-				.base_func = base->top.v[bi], .test_func = test->top.v[j],
-				.similarity = fs, .base_weight = bw, .test_weight = tw,
-				.base_sample = sat64(f.base_sample), .test_sample = sat64(f.test_sample),
-				.overlap_sample = sat64(f.overlap_sample), .union_sample = sat64(f.union_sample),
-				.base_unique = sat64(f.base_unique), .test_unique = sat64(f.test_unique),
-				.overlap_frac = ratio(f.overlap_sample, f.union_sample),
-				.base_unique_frac = ratio(f.base_unique, f.base_sample),
-				.test_unique_frac = ratio(f.test_unique, f.test_sample),
-			};
-			VEC_PUSH(&fl, of);
-		}
-	}
-	for (size_t i = 0; i < base->top.n; i++) {
-		if (matched[i])
-			continue;
-		o->base_unique_funcs++;
-		base_unique_s += bs[i].sum;
-		hot_block(v, bs[i].sum, 0, bs[i].hot);
-		union_sample += bs[i].sum;
-		struct spgo_overlap_func of = {
-			.base_func = base->top.v[i], .test_func = SPGO_NONE,
-			.base_weight = (double)bs[i].sum / (double)base_total,
-			.base_sample = sat64(bs[i].sum), .union_sample = sat64(bs[i].sum),
-			.base_unique = sat64(bs[i].sum), .base_unique_frac = ratio(bs[i].sum, bs[i].sum),
-		};
-		VEC_PUSH(&fl, of);
-	}
-	if (fabs(sim - 1) < eps)
-		sim = 1;
-	o->similarity = sim;
-	o->sample_overlap = ratio(overlap_sample, union_sample);
-	o->base_unique = ratio(base_unique_s, base_total);
-	o->test_unique = ratio(test_unique_s, test_total);
-	o->func_overlap = union_count ? (double)o->overlap_funcs / (double)union_count : 0;
-	/* hot functions: max sample at or above the threshold */
-	for (size_t i = 0; i < base->top.n; i++)
-		if (bs[i].max >= v->bhot)
-			o->hot_func_base++;
-	for (size_t j = 0; j < test->top.n; j++)
-		if (ts[j].max >= v->thot)
-			o->hot_func_test++;
-	o->hot_func_union = o->hot_func_test;
-	for (size_t i = 0; i < base->top.n; i++) {
-		if (bs[i].max < v->bhot)
-			continue;
-		if (matched[i] && ts[matched[i] - 1].max >= v->thot)
-			o->hot_func_overlap++;
-		else
-			o->hot_func_union++;
-	}
-	free(matched);
-	spgo_kmap_free(&idx);
-	o->funcs = fl.v;
-	o->nfuncs = fl.n;
+	v->matched = xcalloc(base->top.n + 1, sizeof *v->matched);
+	match_functions(v);
+	if (fabs(v->sim - 1) < eps)
+		v->sim = 1;
+	o->similarity = v->sim;
+	o->sample_overlap = ratio(v->overlap_sample, v->union_sample);
+	o->base_unique = ratio(v->base_unique_s, v->base_total);
+	o->test_unique = ratio(v->test_unique_s, v->test_total);
+	o->func_overlap = v->union_count ? (double)o->overlap_funcs / (double)v->union_count : 0;
+	hot_functions(v);
+	o->funcs = v->fl.v;
+	o->nfuncs = v->fl.n;
 out:
-	free(bs);
-	free(ts);
+	free(v->matched);
+	free(v->bs);
+	free(v->ts);
 	for (int a = 0; a < 4; a++)
 		for (int d = 0; d < 128; d++)
 			free(v->buf[a][d]);
 	free(v);
 	return rc;
+}
+
+/* ---- the report ---------------------------------------------------------- */
+
+/* The name a function goes by in the report: its key in test, else in base. */
+static const char *func_name(const struct spgo_overlap_func *f, const struct spgo_profile *base,
+			     const struct spgo_profile *test)
+{
+	return f->test_func != SPGO_NONE ? spgo_func_key(test, f->test_func)
+					 : spgo_func_key(base, f->base_func);
+}
+
+size_t spgo_overlap_keep_named(struct spgo_overlap *o, const struct spgo_profile *base,
+			       const struct spgo_profile *test, const char *str)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < o->nfuncs; i++)
+		if (strstr(func_name(&o->funcs[i], base, test), str))
+			o->funcs[kept++] = o->funcs[i];
+	o->nfuncs = kept;
+	return kept;
+}
+
+/* Program level: similarity, sample, function, hot-function and
+ * hot-block overlap. */
+static void print_program(const struct spgo_overlap *o, const char *base_name, const char *test_name,
+			  FILE *fp)
+{
+	fprintf(fp, "Profile overlap information for base_profile: %s and test_profile: %s\n", base_name,
+		test_name);
+	fprintf(fp, "Program level:\n");
+	fprintf(fp, "  Whole program profile similarity: %.3f%%\n", o->similarity * 100);
+	fprintf(fp, "  Whole program sample overlap: %.3f%%\n", o->sample_overlap * 100);
+	fprintf(fp, "    percentage of samples unique in base profile: %.3f%%\n", o->base_unique * 100);
+	fprintf(fp, "    percentage of samples unique in test profile: %.3f%%\n", o->test_unique * 100);
+	fprintf(fp, "    total samples in base profile: %llu%s\n", (unsigned long long)o->base_sample,
+		o->base_sample == UINT64_MAX ? " (or more: the sum saturates)" : "");
+	fprintf(fp, "    total samples in test profile: %llu%s\n", (unsigned long long)o->test_sample,
+		o->test_sample == UINT64_MAX ? " (or more: the sum saturates)" : "");
+	fprintf(fp, "  Function overlap: %.3f%%\n", o->func_overlap * 100);
+	fprintf(fp, "    overlap functions: %llu\n", (unsigned long long)o->overlap_funcs);
+	fprintf(fp, "    functions unique in base profile: %llu\n", (unsigned long long)o->base_unique_funcs);
+	fprintf(fp, "    functions unique in test profile: %llu\n", (unsigned long long)o->test_unique_funcs);
+	fprintf(fp, "  Hot-function overlap: %.3f%%\n",
+		o->hot_func_union ? (double)o->hot_func_overlap / (double)o->hot_func_union * 100 : 0.0);
+	fprintf(fp, "    overlap hot functions: %llu\n", (unsigned long long)o->hot_func_overlap);
+	fprintf(fp, "    hot functions unique in base profile: %llu\n",
+		(unsigned long long)(o->hot_func_base - o->hot_func_overlap));
+	fprintf(fp, "    hot functions unique in test profile: %llu\n",
+		(unsigned long long)(o->hot_func_test - o->hot_func_overlap));
+	fprintf(fp, "  Hot-block overlap: %.3f%%\n",
+		o->hot_block_union ? (double)o->hot_block_overlap / (double)o->hot_block_union * 100 : 0.0);
+	fprintf(fp, "    overlap hot blocks: %llu\n", (unsigned long long)o->hot_block_overlap);
+	fprintf(fp, "    hot blocks unique in base profile: %llu\n",
+		(unsigned long long)(o->hot_block_base - o->hot_block_overlap));
+	fprintf(fp, "    hot blocks unique in test profile: %llu\n",
+		(unsigned long long)(o->hot_block_test - o->hot_block_overlap));
+}
+
+/* Function level: the k hottest functions of either profile, moved to
+ * the front of o->funcs first. */
+static void print_functions(struct spgo_overlap *o, const struct spgo_profile *base,
+			    const struct spgo_profile *test, size_t k, FILE *fp)
+{
+	size_t n = o->nfuncs;
+	for (size_t i = 0; i < k; i++) { /* partial selection sort: k is small */
+		size_t best = i;
+		for (size_t j = i + 1; j < n; j++) {
+			double wj = o->funcs[j].base_weight + o->funcs[j].test_weight;
+			double wb = o->funcs[best].base_weight + o->funcs[best].test_weight;
+			if (wj > wb)
+				best = j;
+		}
+		struct spgo_overlap_func t = o->funcs[i];
+		o->funcs[i] = o->funcs[best];
+		o->funcs[best] = t;
+	}
+	fprintf(fp, "Function-level details:\n");
+	fprintf(fp, "%-12s %-12s %-11s %-9s %-12s %-12s %-13s %-13s %s\n", "Base weight", "Test weight",
+		"Similarity", "Overlap", "Base unique", "Test unique", "Base samples", "Test samples",
+		"Function name");
+	for (size_t i = 0; i < k; i++) {
+		const struct spgo_overlap_func *f = &o->funcs[i];
+		char w[6][16];
+		snprintf(w[0], 16, "%.2f%%", f->base_weight * 100);
+		snprintf(w[1], 16, "%.2f%%", f->test_weight * 100);
+		snprintf(w[2], 16, "%.2f%%", f->similarity * 100);
+		snprintf(w[3], 16, "%.2f%%", 100 * f->overlap_frac);
+		snprintf(w[4], 16, "%.2f%%", 100 * f->base_unique_frac);
+		snprintf(w[5], 16, "%.2f%%", 100 * f->test_unique_frac);
+		fprintf(fp, "%-12s %-12s %-11s %-9s %-12s %-12s %-13llu %-13llu %s%s\n", w[0], w[1], w[2],
+			w[3], w[4], w[5], (unsigned long long)f->base_sample,
+			(unsigned long long)f->test_sample, func_name(f, base, test),
+			f->base_func == SPGO_NONE ? " (test only)"
+			: f->test_func == SPGO_NONE ? " (base only)" : "");
+	}
+}
+
+void spgo_overlap_print(struct spgo_overlap *o, const struct spgo_profile *base,
+			const struct spgo_profile *test, const char *base_name, const char *test_name,
+			size_t top, FILE *fp)
+{
+	print_program(o, base_name, test_name, fp);
+	if (top > 0 && o->nfuncs)
+		print_functions(o, base, test, top < o->nfuncs ? top : o->nfuncs, fp);
 }
 
 void spgo_overlap_free(struct spgo_overlap *o)
