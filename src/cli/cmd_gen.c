@@ -521,7 +521,7 @@ static int run_layout(const struct spgo_gen_job *g, enum spgo_layout_format fmt)
 				    .have_pid = g->have_pid, .pid = g->pid, .mode = (int)g->opts.mode,
 				    .event = g->opts.event, .event_name = g->opts.event_name, .out = g->out,
 				    .report = g->report};
-	if (!g->perf_data || g->cs)
+	if (!g->perf_data || g->cs > 0) /* (cs < 0: not chosen, as layouts want) */
 	{
 		spgo_error("gen: --format bolt, bolt-pa, order, order-ld and propeller read one --perf-data (not --perf-script, several captures or --cs)");
 		return cli_fail();

@@ -19,7 +19,7 @@ hm_build || { bad "hm_build"; exit 1; }
 	printf '\t%16s\n\t%16s\n' 7f0000005000 7f0000006000; hm_lbr_printf; echo
   done
   hm_stack '\t'; hm_lbr; echo; } > ext.script
-"$SPGO" gen --cs --binary hm --perf-script ext.script -o cs.txt --format text 2>err.txt ||
+"$SPGO" gen --cs --cs-flat --no-preinline --binary hm --perf-script ext.script -o cs.txt --format text 2>err.txt ||
 	{ bad "spgo gen --cs"; cat err.txt; }
 hm_profgen pg.txt --perfscript=ext.script --csspgo-preinliner=false \
 	--gen-cs-nested-profile=false || bad "llvm-profgen-19"

@@ -27,7 +27,7 @@ grep -q "^ $bid:0x" keyed.script && grep -q "$other:0x7f" keyed.script || bad "t
 # and samples of another build (the same addresses keyed by another id)
 { cat keyed.script; key plain.script "$other"; } > mixed.script
 for mode in lbr cs; do
-	if [ $mode = cs ]; then a=(--cs); p=(--csspgo-preinliner=false --gen-cs-nested-profile=false)
+	if [ $mode = cs ]; then a=(--cs --cs-flat --no-preinline); p=(--csspgo-preinliner=false --gen-cs-nested-profile=false)
 	else a=(); p=(--ignore-stack-samples); fi
 	hm_profgen "pg.$mode" --perfscript=plain.script "${p[@]}" || bad "$mode: llvm-profgen-19"
 	for f in keyed mixed; do

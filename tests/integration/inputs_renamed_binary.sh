@@ -17,7 +17,7 @@ seg=$(printf '%x' $((0x$mix_entry & ~0xfff)))
 { echo "PERF_RECORD_MMAP2 4321/4321: [0x$seg(0x2000) @ 0x1000 fd:01 77 0]: r-xp /opt/app/recorded"
   for i in 1 2 3; do echo "4321 "; hm_stack '\t'; hm_lbr; echo; done; } > renamed.script
 for mode in lbr cs; do
-	if [ $mode = cs ]; then a=(--cs); p=(--csspgo-preinliner=false --gen-cs-nested-profile=false)
+	if [ $mode = cs ]; then a=(--cs --cs-flat --no-preinline); p=(--csspgo-preinliner=false --gen-cs-nested-profile=false)
 	else a=(); p=(--ignore-stack-samples); fi
 	"$SPGO" gen "${a[@]}" --binary hm --perf-script renamed.script -o "sp.$mode" --format text \
 		2>"err.$mode" || { bad "$mode: spgo gen refuses the renamed binary"; cat "err.$mode"; continue; }

@@ -17,7 +17,7 @@ hm_build || { bad "hm_build"; exit 1; }
 # three samples: the first at the head of the file, the second right after
 # the first's LBR line, the third after an empty line
 { hm_stack ' '; hm_lbr; hm_stack '   '; hm_lbr; echo; hm_stack ' '; hm_lbr; } > head.script
-"$SPGO" gen --cs --quiet --binary hm --perf-script head.script -o cs.txt --format text ||
+"$SPGO" gen --cs --cs-flat --no-preinline --quiet --binary hm --perf-script head.script -o cs.txt --format text ||
 	bad "spgo gen --cs"
 hm_profgen pg_cs.txt --perfscript=head.script --csspgo-preinliner=false \
 	--gen-cs-nested-profile=false || bad "llvm-profgen-19 (CS)"
