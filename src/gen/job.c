@@ -470,6 +470,8 @@ static int read_captures(struct spgo_aggregate *agg, const struct spgo_gen_job *
 		spgo_agg_keep_stacks(a, j->cs);
 		if (j->opts.event_name || j->opts.event >= 0)
 			spgo_agg_select_event(a, j->opts.event, j->opts.event_name);
+		if (j->opts.filter_build_id) /* (each capture, as the one-capture path) */
+			spgo_agg_filter_build_id(a, j->opts.filter_build_id);
 		if (j->sample_period)
 			spgo_agg_sample_period(a, j->sample_period);
 		if (j->proepi)

@@ -155,14 +155,8 @@ static int is_terminator(unsigned cls)
 /* The first instruction at or after addr (index into insns). */
 static size_t insn_from(const struct spgo_insn *insns, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (insns[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo;
+	SPGO_LOWER_BOUND(lo, insns, n, addr, addr);
 	return lo;
 }
 

@@ -245,14 +245,8 @@ static uint64_t map_loc(const struct fn_map *fm, uint64_t loc, int *how)
 		return loc;
 	}
 	const struct loc_pair *p = fm->pairs.v;
-	size_t lo = 0, hi = fm->pairs.n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (p[mid].from < loc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo;
+	SPGO_LOWER_BOUND(lo, p, fm->pairs.n, from, loc);
 	if (lo < fm->pairs.n && p[lo].from == loc) {
 		*how = p[lo].how;
 		return p[lo].to;
