@@ -45,6 +45,19 @@ done
 	--format text 2>/dev/null || bad "--filter-build-id of the other build fails"
 cmp -s pg.lbr f.txt && echo "ok   --filter-build-id takes the other build's samples" ||
 	bad "--filter-build-id: not the other build's samples"
+# several captures: the filter holds for each.  The other build has one
+# sample where this one has three, so a read that ignores the filter
+# shows; two copies must equal the text twice over in one file.
+{ hm_stack '\t'; hm_lbr; echo; } > one.script
+{ cat keyed.script; key one.script "$other"; } > uneven.script
+cat uneven.script uneven.script > twice.script
+g() { "$SPGO" gen --quiet --binary hm -o "$1" --format text "${@:2}" 2>/dev/null || bad "gen ${*:2} fails"; }
+g f1.txt --perf-script twice.script --filter-build-id "$other"
+g f2.txt --perf-script uneven.script --perf-script uneven.script --filter-build-id "$other"
+g u2.txt --perf-script uneven.script --perf-script uneven.script
+cmp -s f1.txt u2.txt && bad "the uneven text does not tell the builds apart (the test cannot fail)"
+cmp -s f1.txt f2.txt && echo "ok   --filter-build-id applies to each of several captures" ||
+	{ bad "--filter-build-id: two captures not filtered as one"; diff f1.txt f2.txt | head -5; }
 "$SPGO" gen --binary hm --perf-script keyed.script --filter-build-id "$other" -o none.txt \
 	--format text 2>err.none && bad "--filter-build-id of a build with no samples succeeds"
 grep -q 'no sample falls in it' err.none || { bad "--filter-build-id of no samples: unexpected error"; cat err.none; }
