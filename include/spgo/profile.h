@@ -218,6 +218,12 @@ enum {
 /* Settle flags (probe, preinlined), optionally totals, and the summary. */
 void spgo_profile_finalize(struct spgo_profile *p, unsigned how);
 void spgo_summary_compute(struct spgo_profile *p);
+/* The count threshold of a cutoff (parts per million of the samples): the
+ * min count of the first summary entry whose cutoff is at least cutoff;
+ * when none is, none (SPGO_SUMMARY_LAST: the last entry's, as LLVM's
+ * getEntryForPercentile; 0 for an empty summary). */
+#define SPGO_SUMMARY_LAST UINT64_MAX
+uint64_t spgo_summary_min_count(const struct spgo_summary *s, uint32_t cutoff, uint64_t none);
 /* 1 if a top-level profile has samples (total or head), else 0. */
 int spgo_profile_has_samples(const struct spgo_profile *p);
 

@@ -71,12 +71,7 @@ int cmd_trim(int argc, char **argv)
 		fmt = infmt;
 	/* The threshold: min count of the first cutoff at or above P. */
 	uint32_t cut = (uint32_t)(pct * 10000 + 0.5);
-	uint64_t thr = 0;
-	for (unsigned i = 0; i < p->summary.nentries; i++)
-		if (p->summary.entries[i].cutoff >= cut) {
-			thr = p->summary.entries[i].min_count;
-			break;
-		}
+	uint64_t thr = spgo_summary_min_count(&p->summary, cut, 0);
 	struct spgo_profile *q = spgo_profile_new();
 	q->flags = p->flags;
 	uint32_t *namemap = xmalloc((p->names.n + 1) * sizeof *namemap);

@@ -663,10 +663,7 @@ int spgo_preinline_parse(struct spgo_preinline_opts *o, const char *list)
 /* The first summary entry whose cutoff is at least cutoff (getEntryForPercentile). */
 static uint64_t summary_count(const struct spgo_summary *s, uint32_t cutoff)
 {
-	for (unsigned i = 0; i < s->nentries; i++)
-		if (s->entries[i].cutoff >= cutoff)
-			return s->entries[i].min_count;
-	return s->nentries ? s->entries[s->nentries - 1].min_count : 0;
+	return spgo_summary_min_count(s, cutoff, SPGO_SUMMARY_LAST);
 }
 
 /* The context string of node k, root first. */

@@ -502,11 +502,7 @@ uint64_t cs_hot_threshold(const struct spgo_profile *p, const struct spgo_cs_opt
 {
 	if (o->hot_count >= 0)
 		return (uint64_t)o->hot_count;
-	const struct spgo_summary *s = &p->summary;
-	for (unsigned i = 0; i < s->nentries; i++)
-		if (s->entries[i].cutoff >= o->cutoff_hot)
-			return s->entries[i].min_count;
-	return s->nentries ? s->entries[s->nentries - 1].min_count : 0;
+	return spgo_summary_min_count(&p->summary, o->cutoff_hot, SPGO_SUMMARY_LAST);
 }
 
 /* The key of the last k frames of context key (k >= 1): "b:2 @ c" of

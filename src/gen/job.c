@@ -96,16 +96,8 @@ static void show_density(const struct spgo_gen_job *j, const struct spgo_profile
  * returns the new profile (p freed). */
 static struct spgo_profile *trim_cold(const struct spgo_gen_job *j, struct spgo_profile *p)
 {
-	uint64_t thr = 0;
-	if (j->cold_count >= 0) {
-		thr = (uint64_t)j->cold_count;
-	} else {
-		for (unsigned i = 0; i < p->summary.nentries; i++)
-			if (p->summary.entries[i].cutoff >= j->cutoff_cold) {
-				thr = p->summary.entries[i].min_count;
-				break;
-			}
-	}
+	uint64_t thr = j->cold_count >= 0 ? (uint64_t)j->cold_count
+					   : spgo_summary_min_count(&p->summary, j->cutoff_cold, 0);
 	struct spgo_profile *q = spgo_profile_new();
 	q->flags = p->flags;
 	uint32_t *namemap = xmalloc((p->names.n + 1) * sizeof *namemap);

@@ -79,10 +79,7 @@ static void func_stats(const struct spgo_profile *p, uint32_t f, uint64_t hot, s
 
 static uint64_t hot_threshold(const struct spgo_summary *s)
 {
-	for (unsigned i = 0; i < s->nentries; i++)
-		if (s->entries[i].cutoff >= 990000)
-			return s->entries[i].min_count;
-	return 0;
+	return spgo_summary_min_count(s, 990000, 0);
 }
 
 static void hot_block(struct ov *v, wsum bs, wsum ts, uint64_t n)

@@ -91,6 +91,16 @@ static int cmp_desc(const void *x, const void *y)
 	return a > b ? -1 : a < b;
 }
 
+uint64_t spgo_summary_min_count(const struct spgo_summary *s, uint32_t cutoff, uint64_t none)
+{
+	for (unsigned i = 0; i < s->nentries; i++)
+		if (s->entries[i].cutoff >= cutoff)
+			return s->entries[i].min_count;
+	if (none != SPGO_SUMMARY_LAST)
+		return none;
+	return s->nentries ? s->entries[s->nentries - 1].min_count : 0;
+}
+
 void spgo_summary_compute(struct spgo_profile *p)
 {
 	struct spgo_summary *s = &p->summary;
