@@ -498,14 +498,14 @@ static int read_captures(struct spgo_aggregate *agg, const struct spgo_gen_job *
 /*
  * Is the capture at path LBR with call stacks (perf record -b -g, spgo
  * emulate)?  Its first sample tells, as llvm-profgen tells its input's kind.
- * No for stdin or a pipe, which cannot be read twice (and on a read error,
- * which the reading proper reports).
+ * 1 yes, 0 no (also on a read error, which the reading proper reports),
+ * -1 for stdin or a pipe, which cannot be read twice.
  */
 static int capture_hybrid(const char *path, int text)
 {
 	struct stat sb;
 	if (!strcmp(path, "-") || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
-		return 0;
+		return -1; /* (a pipe cannot be read ahead) */
 	const uint64_t both = PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK;
 	struct spgo_perf_record rec;
 	int hybrid = 0;
@@ -546,11 +546,16 @@ static void choose_cs(struct spgo_gen_job *j, struct spgo_binary *bin)
 {
 	int hybrid = j->ncaptures || j->perf_data || j->perf_script;
 	if (j->ncaptures)
-		for (size_t k = 0; k < j->ncaptures && hybrid; k++)
+		for (size_t k = 0; k < j->ncaptures && hybrid > 0; k++)
 			hybrid = capture_hybrid(j->captures[k], j->capture_text[k]);
 	else if (hybrid)
 		hybrid = capture_hybrid(j->perf_script ? j->perf_script : j->perf_data, j->perf_script != NULL);
-	j->cs = hybrid && !j->opts.dwarf_lines && spgo_binary_load_probes(bin) > 0;
+	int probes = !j->opts.dwarf_lines && spgo_binary_load_probes(bin) > 0;
+	if (hybrid < 0 && probes && j->report) /* not silently another default */
+		fprintf(j->report, "spgo: gen: the input is a pipe, which cannot be looked at before it is "
+				   "read: the probe-based profile without contexts (--cs for the "
+				   "context-sensitive one, llvm-profgen's default on LBR with call stacks)\n");
+	j->cs = hybrid > 0 && probes;
 	if (j->cs && j->report)
 		fprintf(j->report, "spgo: gen: LBR with call stacks of a binary with pseudo-probes: a "
 				   "context-sensitive profile, %s%s (llvm-profgen's default; --no-cs: the "

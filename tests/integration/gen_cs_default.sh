@@ -70,4 +70,9 @@ clang-19 $fp -fdebug-info-for-profiling -o dwarf "$src" || exit 1
 grep -q '^\[' d.txt && bad "DWARF build: a CS profile by default"
 grep -q "available with --cs" d.err || bad "DWARF build: no note that --cs is available"
 [ $fail -eq 0 ] && echo "gen_cs_default: ok"
+# a pipe cannot be looked at before it is read: the default there is said
+"$SPGO" gen --binary prog --perf-data - --format text -o pipe.txt < e.data 2>pipe.err ||
+  { bad "spgo gen from a pipe"; cat pipe.err; }
+grep -q "the input is a pipe" pipe.err || bad "no word that a pipe keeps the profile without contexts: $(head -3 pipe.err)"
+grep -q '^\[' pipe.txt && bad "a pipe gave contexts without --cs"
 exit $fail
