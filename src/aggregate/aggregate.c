@@ -601,37 +601,13 @@ int spgo_agg_text_frames(const struct spgo_aggregate *a, uint64_t *line, uint64_
 	return a->impl->text_abs;
 }
 
-static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record *rec)
+/* The sample's ip counted per event (v, the binary's address, when ip_ok),
+ * or, outside the binary, on the file it fell in. */
+static void feed_ip(struct spgo_aggregate *a, const struct spgo_perf_record *rec, uint32_t pid, int ip_ok,
+		    uint64_t v, int weigh, uint64_t times)
 {
 	struct spgo_agg_impl *I = a->impl;
 	const struct spgo_perf_sample *s = &rec->sample;
-	uint32_t pid = s->pid;
-	uint64_t v, times = s->count ? s->count : 1;
-	if (!event_selected(a, rec->attr)) {
-		a->stats.samples_other_event += times;
-		return;
-	}
-	a->stats.samples += times;
-	/* perf script text without the pid field: place it (see above); with
-	 * no process to take, the addresses are the binary's own (map_slow) */
-	if (I->text && !(s->sample_type & PERF_SAMPLE_TID) && spgo_perf_machine_nprocs(I->machine)) {
-		pid = pid_of_pidless(a);
-		if (pid == SPGO_AGG_NO_PID) {
-			I->nopid_ambiguous += times;
-			pid = 0;
-		}
-	}
-
-	/* The ip, per event.  In perf script text with call stacks the ip is
-	 * the first stack line, an offset in its file (see spgo/perf.h). */
-	int text = (s->sample_type & SPGO_PERF_SAMPLE_TEXT_FRAMES) != 0 &&
-		   !text_frames_absolute(a, pid, rec);
-	int ip_ok = text ? mode_of(s->ip) == PERF_RECORD_MISC_USER &&
-				   spgo_segments_map(I->segs, I->nsegs, 0, 0, s->ip, &v) == 0
-			 : map_addr(a, pid, s->cpumode, s->ip, &v) == 0;
-	/* --sample-period: not for perf script's hybrid samples (llvm-profgen
-	 * reads those apart and does not weight them) */
-	int weigh = I->period && !(I->text && s->callchain_nr);
 	if (ip_ok) {
 		size_t ei = rec->attr ? rec->attr->index : 0;
 		struct spgo_agg_event *e = event_at(a, ei, rec->attr);
@@ -651,10 +627,16 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 			spgo_perf_machine_dsos(I->machine, &nd)[dso].samples += times;
 		}
 	}
+}
 
-	/* LBR: branches and the ranges between them. */
+/* LBR: branches and the ranges between them, mapped into I->mf (from,
+ * to per entry); the entries kept for the stack (0 when the sample is
+ * dropped for a leaf in a prologue or epilogue). */
+static uint64_t feed_lbr(struct spgo_aggregate *a, const struct spgo_perf_sample *s, uint32_t pid, int text,
+			 int ip_ok, int weigh, uint64_t times, uint64_t branches_before)
+{
+	struct spgo_agg_impl *I = a->impl;
 	uint64_t n = s->branch_nr;
-	uint64_t branches_before = a->stats.branches;
 	if (n && I->proepi && s->callchain_nr && leaf_in_proepi(a, s, pid, text)) {
 		a->stats.lbr_samples += times;
 		a->stats.lbr_leaf_proepi += times;
@@ -703,8 +685,15 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 		if (!ip_ok && a->stats.branches != branches_before)
 			a->stats.samples_unmatched_lbr += times;
 	}
+	return n;
+}
 
-	/* The call stack with its LBR. */
+/* The call stack with its LBR (the n entries in I->mf). */
+static void feed_stack(struct spgo_aggregate *a, const struct spgo_perf_sample *s, uint32_t pid, int text,
+		       uint64_t n, uint64_t times, uint64_t branches_before)
+{
+	struct spgo_agg_impl *I = a->impl;
+	uint64_t v;
 	if (s->callchain_nr && !I->no_stacks) {
 		unsigned mode = PERF_RECORD_MISC_USER;
 		int inside = 0;
@@ -753,6 +742,43 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 			a->stats.stack_samples += times;
 		}
 	}
+}
+
+static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record *rec)
+{
+	struct spgo_agg_impl *I = a->impl;
+	const struct spgo_perf_sample *s = &rec->sample;
+	uint32_t pid = s->pid;
+	uint64_t v, times = s->count ? s->count : 1;
+	if (!event_selected(a, rec->attr)) {
+		a->stats.samples_other_event += times;
+		return;
+	}
+	a->stats.samples += times;
+	/* perf script text without the pid field: place it (see above); with
+	 * no process to take, the addresses are the binary's own (map_slow) */
+	if (I->text && !(s->sample_type & PERF_SAMPLE_TID) && spgo_perf_machine_nprocs(I->machine)) {
+		pid = pid_of_pidless(a);
+		if (pid == SPGO_AGG_NO_PID) {
+			I->nopid_ambiguous += times;
+			pid = 0;
+		}
+	}
+
+	/* The ip, per event.  In perf script text with call stacks the ip is
+	 * the first stack line, an offset in its file (see spgo/perf.h). */
+	int text = (s->sample_type & SPGO_PERF_SAMPLE_TEXT_FRAMES) != 0 &&
+		   !text_frames_absolute(a, pid, rec);
+	int ip_ok = text ? mode_of(s->ip) == PERF_RECORD_MISC_USER &&
+				   spgo_segments_map(I->segs, I->nsegs, 0, 0, s->ip, &v) == 0
+			 : map_addr(a, pid, s->cpumode, s->ip, &v) == 0;
+	/* --sample-period: not for perf script's hybrid samples (llvm-profgen
+	 * reads those apart and does not weight them) */
+	int weigh = I->period && !(I->text && s->callchain_nr);
+	feed_ip(a, rec, pid, ip_ok, v, weigh, times);
+	uint64_t branches_before = a->stats.branches;
+	uint64_t n = feed_lbr(a, s, pid, text, ip_ok, weigh, times, branches_before);
+	feed_stack(a, s, pid, text, n, times, branches_before);
 }
 
 int spgo_agg_begin(struct spgo_aggregate *a, struct spgo_perf_reader *r)
