@@ -648,6 +648,8 @@ static uint64_t feed_lbr(struct spgo_aggregate *a, const struct spgo_perf_sample
 		uint64_t inside = 0; /* entries touching the binary */
 		for (uint64_t i = 0; i < n; i++) {
 			uint64_t f = s->branches[i].from, t = s->branches[i].to;
+			if (SPGO_UNLIKELY(!f || !t))
+				a->stats.lbr_zero += times;
 			if (map_addr(a, pid, mode_of(f), f, &mf[2 * i]) < 0)
 				mf[2 * i] = SPGO_AGG_EXTERNAL;
 			if (map_addr(a, pid, mode_of(t), t, &mf[2 * i + 1]) < 0)
