@@ -45,7 +45,7 @@
  *
  * Arguments (plugin args, key=value): trace=FILE (required), counts=FILE,
  * cscounts=FILE, entries=FILE, csdepth=N, event=branches|instructions,
- * period=N, lbr=N (1..64; at most the ISA's), skid=N (blocks), maxstack=N, truncate=PERCENT,
+ * period=N, lbr=N (1..64; at most the ISA's), wrongpath=N, skid=N (blocks), maxstack=N, truncate=PERCENT,
  * seed=N.
  */
 #ifndef _GNU_SOURCE
@@ -102,6 +102,7 @@ struct tb {
 	uint64_t cc_n;
 	struct smap *cmap, *emap; /* (pair) -> count; (pair, to) -> count */
 	uint32_t dump_idx; /* index in the dump's block table, + 1 */
+	uint64_t taken_to; /* a conditional last instruction: where it went when taken */
 	uint8_t entry;     /* starts at a function entry of the main binary */
 	uint32_t insn[]; /* offset << 16 | size << 8 | cls */
 };
@@ -140,6 +141,7 @@ static uint32_t skid;
 static uint32_t max_stack = 127;
 static uint32_t truncate_pct;
 static uint64_t seed = 1;
+static uint32_t wrong_path; /* 1 in N fall-throughs of a conditional get a wrong-path record */
 static int want_counts;
 
 static int want_cs;            /* context-sensitive counts */
@@ -751,9 +753,24 @@ __attribute__((noinline)) static void syscall_records(struct vcpu *v, struct tb 
 	lbr_push(v, 0, tb->start, EMU_CLS_ERET);
 }
 
+/*
+ * A conditional branch fell through: with wrongpath=N, one time in N it
+ * leaves the record of a mispredicted path, as AMD's LbrExtV2 keeps them
+ * (valid = 0, spec = 1): predicted taken, it went to its target on the
+ * wrong path before the fall-through retired.  Only branches seen taken
+ * before have a known target.
+ */
+__attribute__((noinline)) static void maybe_wrong_path(struct vcpu *v, struct tb *p)
+{
+	if (p->taken_to && rnd(v) % wrong_path == 0)
+		lbr_push(v, p->last, p->taken_to, EMU_CLS_WRONG_PATH);
+}
+
 static void taken_branch(struct vcpu *v, struct tb *p, struct tb *tb)
 {
 	lbr_push(v, p->last, tb->start, p->cls);
+	if (p->cls == EMU_CLS_COND)
+		p->taken_to = tb->start;
 	if (p->cls == EMU_CLS_CALL || p->cls == EMU_CLS_ICALL) {
 		if (want_cs)
 			cs_call(v, p);
@@ -863,6 +880,8 @@ static void tb_exec(unsigned int vi, void *udata)
 			taken_branch(v, p, tb);
 		else if (UNLIKELY(p->cls == EMU_CLS_SYSCALL) && isa->syscall_records)
 			syscall_records(v, p, tb);
+		else if (UNLIKELY(wrong_path) && p->cls == EMU_CLS_COND)
+			maybe_wrong_path(v, p);
 		if (want_counts) {
 			if (LIKELY(!mt)) {
 				edge_add(p, tb->start);
@@ -1247,6 +1266,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			max_stack = (uint32_t)u;
 		} else if (KEY("truncate") && u <= 100) {
 			truncate_pct = (uint32_t)u;
+		} else if (KEY("wrongpath") && u < (1u << 30)) {
+			wrong_path = (uint32_t)u;
 		} else if (KEY("seed")) {
 			seed = u;
 		} else if (KEY("csdepth") && u >= 1 && u <= STACK_MAX) {

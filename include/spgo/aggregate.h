@@ -82,6 +82,9 @@ struct spgo_agg_stats {
 				       kernel's end of a system call or an
 				       exception in a user-only capture), each
 				       end 0 taken as outside the binary */
+	uint64_t lbr_wrong_path;    /* branch entries left out: records of a
+				       mispredicted path (spec WRONG_PATH, AMD
+				       LbrExtV2), which never retired */
 	uint64_t branches;	    /* branch entries counted (at least one end inside) */
 	uint64_t ranges;	    /* ranges counted */
 	uint64_t ranges_reversed;   /* discarded: begin after end */

@@ -46,6 +46,9 @@ struct spgo_emu_options {
 	uint64_t period;      /* mean sampling period */
 	unsigned lbr;         /* branch stack depth; 0: the shape's */
 	enum spgo_emu_shape shape;
+	int wrong_path;       /* amd-lbr: 1 in N fall-throughs of a conditional
+			       * branch leave a wrong-path record (0 none; -1
+			       * the shape's default, 32) */
 	const char *sysroot;  /* where a foreign guest's libraries are (qemu -L);
 			       * NULL: $QEMU_LD_PREFIX, else /usr/<triple> */
 	unsigned skid;        /* maximal skid in blocks */

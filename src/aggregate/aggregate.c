@@ -646,16 +646,26 @@ static uint64_t feed_lbr(struct spgo_aggregate *a, const struct spgo_perf_sample
 		VEC_GROW(&I->mf, 2 * n);
 		uint64_t *mf = I->mf.v;
 		uint64_t inside = 0; /* entries touching the binary */
+		uint64_t k = 0;      /* entries kept */
 		for (uint64_t i = 0; i < n; i++) {
+			/* A record of a mispredicted path (AMD LbrExtV2) never
+			 * retired: the ranges go from the record before it to
+			 * the one after. */
+			if (SPGO_UNLIKELY(s->branches[i].spec == PERF_BR_SPEC_WRONG_PATH)) {
+				a->stats.lbr_wrong_path += times;
+				continue;
+			}
 			uint64_t f = s->branches[i].from, t = s->branches[i].to;
 			if (SPGO_UNLIKELY(!f || !t))
 				a->stats.lbr_zero += times;
-			if (map_addr(a, pid, mode_of(f), f, &mf[2 * i]) < 0)
-				mf[2 * i] = SPGO_AGG_EXTERNAL;
-			if (map_addr(a, pid, mode_of(t), t, &mf[2 * i + 1]) < 0)
-				mf[2 * i + 1] = SPGO_AGG_EXTERNAL;
-			inside += (mf[2 * i] & mf[2 * i + 1]) != SPGO_AGG_EXTERNAL;
+			if (map_addr(a, pid, mode_of(f), f, &mf[2 * k]) < 0)
+				mf[2 * k] = SPGO_AGG_EXTERNAL;
+			if (map_addr(a, pid, mode_of(t), t, &mf[2 * k + 1]) < 0)
+				mf[2 * k + 1] = SPGO_AGG_EXTERNAL;
+			inside += (mf[2 * k] & mf[2 * k + 1]) != SPGO_AGG_EXTERNAL;
+			k++;
 		}
+		n = k;
 		/* the ranges' and branches' weight (the statistics stay in samples) */
 		uint64_t w = weigh ? period_weight(times, I->period, inside) : times;
 		for (uint64_t i = 0; i < n; i++) {
@@ -751,7 +761,7 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 	struct spgo_agg_impl *I = a->impl;
 	const struct spgo_perf_sample *s = &rec->sample;
 	uint32_t pid = s->pid;
-	uint64_t v, times = s->count ? s->count : 1;
+	uint64_t v = 0, times = s->count ? s->count : 1;
 	if (!event_selected(a, rec->attr)) {
 		a->stats.samples_other_event += times;
 		return;

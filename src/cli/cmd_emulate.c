@@ -39,6 +39,8 @@ static const char usage[] =
 	"                           type and privilege; AArch64's), brs (AMD Zen3,\n"
 	"                           16, no stacks), amd-lbr (AMD Zen4 LbrExtV2, 16,\n"
 	"                           no stacks)\n"
+	"  --wrong-path N           amd-lbr: 1 in N fall-throughs of a conditional\n"
+	"                           branch leave a wrong-path record (default 32, 0 none)\n"
 	"  --lbr N                  branch stack entries, 1..the shape's (default: all)\n"
 	"  --skid N                 delay each sample by 0..N blocks (default 0)\n"
 	"  --max-stack N            callchain entries kept, IP included (default 127)\n"
@@ -57,7 +59,7 @@ static void print_usage(FILE *fp)
 }
 
 enum { O_TRUTH = CLI_LONG, O_TRUTH_ALL, O_TRUTH_CS, O_LBR, O_SKID, O_MAXSTACK, O_TRUNC, O_SEED, O_QEMU, O_PLUGIN,
-       O_SHAPE, O_SYSROOT };
+       O_SHAPE, O_SYSROOT, O_WRONG_PATH };
 static const struct cli_opt opts[] = {
 	CLI_VAL("o", 'o'), CLI_VAL("output", 'o'),
 	CLI_VAL("ground-truth", O_TRUTH),
@@ -75,6 +77,7 @@ static const struct cli_opt opts[] = {
 	CLI_VAL("plugin", O_PLUGIN),
 	CLI_VAL("branch-shape", O_SHAPE),
 	CLI_VAL("sysroot", O_SYSROOT),
+	CLI_VAL("wrong-path", O_WRONG_PATH),
 	CLI_FLAG("v", 'v'), CLI_FLAG("verbose", 'v'),
 	{0},
 };
@@ -102,7 +105,7 @@ static void report(const struct spgo_emu_options *o, const struct spgo_emu_run *
 
 int cmd_emulate(int argc, char **argv)
 {
-	struct spgo_emu_options o = {.period = 20011, .max_stack = 127, .seed = 1};
+	struct spgo_emu_options o = {.period = 20011, .max_stack = 127, .seed = 1, .wrong_path = -1};
 	const char *qemu = NULL, *plugin_opt = NULL;
 	struct cli_parser op;
 	cli_init(&op, &cmd, argc, argv);
@@ -139,6 +142,11 @@ int cmd_emulate(int argc, char **argv)
 		case O_QEMU: qemu = op.val; break;
 		case O_PLUGIN: plugin_opt = op.val; break;
 		case O_SYSROOT: o.sysroot = op.val; break;
+		case O_WRONG_PATH:
+			if (cli_u64(&op, 0, 1u << 30, &u) < 0)
+				return 2;
+			o.wrong_path = (int)u;
+			break;
 		case O_SHAPE: {
 			int sh;
 			if (cli_choice(&op, "lbr\0brbe\0brs\0amd-lbr\0", &sh) < 0)

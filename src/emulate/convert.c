@@ -188,6 +188,11 @@ int spgo_emu_settle(struct spgo_emu_options *opt, unsigned m)
 	if (opt->lbr > max)
 		return spgo_error("--lbr %u: %s records hold at most %u branches", opt->lbr,
 				  spgo_emu_shape_name(opt->shape), max);
+	if (opt->wrong_path > 0 && opt->shape != SPGO_EMU_SHAPE_AMD_LBR)
+		return spgo_error("--wrong-path: only AMD's LbrExtV2 (--branch-shape amd-lbr) records "
+				  "mispredicted paths");
+	if (opt->wrong_path < 0)
+		opt->wrong_path = opt->shape == SPGO_EMU_SHAPE_AMD_LBR ? 32 : 0;
 	if (a64 && !opt->sysroot)
 		opt->sysroot = spgo_emu_sysroot_for(m);
 	return 0;
@@ -269,7 +274,7 @@ static void branch_fields(enum spgo_emu_shape shape, unsigned cls, struct perf_b
 		break;
 	case SPGO_EMU_SHAPE_AMD_LBR:
 		b->predicted = 1;
-		b->spec = PERF_BR_NON_SPEC_CORRECT_PATH;
+		b->spec = cls == EMU_CLS_WRONG_PATH ? PERF_BR_SPEC_WRONG_PATH : PERF_BR_NON_SPEC_CORRECT_PATH;
 		break;
 	case SPGO_EMU_SHAPE_BRS: /* BRS records no prediction */
 		break;

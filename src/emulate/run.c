@@ -247,11 +247,11 @@ int spgo_emu_run(const struct spgo_emu_options *o, struct spgo_emu_run *r)
 		oc.cscounts = cscounts;
 	}
 	char *pargs = xasprintf("%s,trace=%s%s%s%s,event=%s,period=%llu,lbr=%u,skid=%u,maxstack=%u,"
-				"truncate=%u,seed=%llu",
+				"truncate=%u,wrongpath=%d,seed=%llu",
 				r->plugin, trace, o->truth ? ",counts=" : "", o->truth ? counts : "", csargs,
 				o->instructions ? "instructions" : "branches",
 				(unsigned long long)o->period, o->lbr, o->skid, o->max_stack, o->truncate,
-				(unsigned long long)o->seed);
+				o->wrong_path > 0 ? o->wrong_path : 0, (unsigned long long)o->seed);
 	size_t nargs = 0;
 	while (r->cmd[nargs])
 		nargs++;

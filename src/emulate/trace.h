@@ -107,6 +107,9 @@ enum emu_cls {
 	EMU_CLS_SYSCALL,   /* syscall/int/svc: a record to the kernel (to = 0)
 			    * where the ISA's hardware keeps one (isa.h) */
 	EMU_CLS_ERET,      /* a record of the return from the kernel (from = 0) */
+	EMU_CLS_WRONG_PATH, /* a conditional branch's record on a mispredicted
+			     * path: it fell through, the record says it went
+			     * to its taken target (AMD LbrExtV2's spec bits) */
 };
 
 #endif
