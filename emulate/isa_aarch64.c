@@ -5,7 +5,7 @@
  * come from the encoding groups of the Arm ARM ("Branches, Exception
  * Generating and System instructions"), with the classes spgo's binary
  * model gives (src/binary/arch_aarch64.c, llvm-objdump's mnemonics):
- *   B                          jump         BL               call
+ *   B, B.AL                    jump         BL               call
  *   B.cond, BC.cond, CBZ, CBNZ, TBZ, TBNZ   conditional
  *   BR, BRAA, BRAAZ, BRAB, BRABZ            indirect jump (also `br x30`)
  *   BLR, BLRAA, BLRAAZ, BLRAB, BLRABZ       indirect call
@@ -26,6 +26,8 @@ uint8_t emu_classify_aarch64(const uint8_t *b, size_t n)
 	uint32_t w = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 	if ((w & 0x7c000000u) == 0x14000000u) /* B, BL (imm26) */
 		return w >> 31 ? EMU_CLS_CALL : EMU_CLS_JUMP;
+	if ((w & 0xff00001fu) == 0x5400000eu) /* B.AL: always taken, a jump (as capstone says) */
+		return EMU_CLS_JUMP;
 	if ((w & 0xff000000u) == 0x54000000u) /* B.cond, BC.cond (imm19) */
 		return EMU_CLS_COND;
 	if ((w & 0x7e000000u) == 0x34000000u) /* CBZ, CBNZ (imm19) */
