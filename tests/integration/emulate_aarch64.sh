@@ -10,6 +10,7 @@
 #    /CALL, /RET ...), system calls as records with a zero address;
 #  - AutoFDO: spgo gen equals llvm-profgen-19 --ignore-stack-samples on
 #    `perf script -F ip,brstack --show-mmap-events` byte for byte;
+#  - gcc: the gcov profile (--format gcov) builds with -fauto-profile;
 #  - CSSPGO: spgo gen --cs (flat, no pre-inliner) equals llvm-profgen-19 on
 #    `spgo script --raw-stacks --show-mmap-events`, line contexts on DWARF
 #    builds and probe contexts on probe builds;
@@ -88,18 +89,45 @@ perf report -i clang.data --header-only 2>/dev/null | grep -qx '# arch : aarch64
 nb=$(awk '/^ 0x[0-9a-f]*\/0x/ && NF > m { m = NF } END { print m + 0 }' clang.script)
 [ "$nb" = 64 ] || bad "branch stacks of $nb entries, not 64"
 for t in COND CALL RET; do grep -q "/$t " clang.script || bad "no /$t branch type in perf script's brstack"; done
-grep -q ' 0x[0-9a-f]*/0x0/P/-/-/0/SYSCALL ' clang.script || bad "no system call record with a zero target"
-grep -q ' 0x0/0x[0-9a-f]*/P/-/-/0/ERET ' clang.script || bad "no return record with a zero source"
-# ... counted and said by spgo gen (bad input of issue 26: BRBE entries with a zero address).
-nz=$(grep -o ' 0x0/0x\| 0x[0-9a-f]*/0x0/' clang.script | wc -l)
-"$SPGO" gen --binary vm-clang --perf-data clang.data -o z.txt --format text 2>z.err || bad "spgo gen (stated)"
+# System calls: BRBE's records with a zero address, counted and said by
+# spgo gen (bad input of issue 26), on a program that makes many.
+cat > sys.c <<'EOF2'
+#include <stdio.h>
+#include <unistd.h>
+int main(void)
+{
+	long s = 0;
+	for (int i = 0; i < 20000; i++) {
+		s += getppid();
+		for (int j = 0; j < 50; j++)
+			s += j ^ i;
+	}
+	printf("%ld\n", s > 0);
+	return 0;
+}
+EOF2
+clang_a64 -o sys sys.c || exit 1
+"$SPGO" emulate -c 2003 -o sys.data -- ./sys >/dev/null 2>sys.err || { cat sys.err; bad "sys: spgo emulate"; }
+perf script -i sys.data -F ip,brstack --show-mmap-events > sys.script 2>/dev/null
+grep -q ' 0x[0-9a-f]*/0x0/P/-/-/0/SYSCALL ' sys.script || bad "no system call record with a zero target"
+grep -q ' 0x0/0x[0-9a-f]*/P/-/-/0/ERET ' sys.script || bad "no return record with a zero source"
+nz=$(grep -o ' 0x0/0x\| 0x[0-9a-f]*/0x0/' sys.script | wc -l)
+"$SPGO" gen --binary sys --perf-data sys.data -o z.txt --format text 2>z.err || bad "spgo gen (stated)"
 grep -q "^spgo: gen: $nz branch records with a zero address" z.err ||
 	{ grep zero z.err; bad "spgo gen does not state the $nz records with a zero address"; }
+echo "sys: $nz records with a zero address, said by spgo gen"
+llvm-profgen-19 --binary=sys --perfscript=sys.script --format=text --ignore-stack-samples -o z.pg.txt >/dev/null 2>&1 ||
+	bad "sys: llvm-profgen-19"
+same "sys AutoFDO (zero addresses)" z.pg.txt z.txt
 
 check clang-nopie vm-clang-nopie dwarf 1
 truth=1 check probe vm-probe probe 1
 check probe-nopie vm-probe-nopie probe 1
 truth=1 check gcc vm-gcc gcc 1
+# gcc's AutoFDO: the gcov profile of the gcc build, read back by the cross gcc.
+"$SPGO" gen --binary vm-gcc --perf-data gcc.data -o gcc.afdo --format gcov --quiet || bad "gcc: spgo gen --format gcov"
+aarch64-linux-gnu-gcc -O2 -g -fauto-profile=gcc.afdo -Werror -c -o vm-gcc-pgo.o "$src" 2>afdo.err ||
+	{ cat afdo.err; bad "aarch64-linux-gnu-gcc -fauto-profile does not take spgo's gcov profile"; }
 check gcc-nopie vm-gcc-nopie gcc 1
 
 # A shared library: the profile of libwork.so from a program calling it.
