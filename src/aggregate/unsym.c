@@ -293,6 +293,8 @@ enum spgo_unsym_format spgo_unsym_sniff(const uint8_t *data, size_t size)
 		return SPGO_UNSYM_BIN;
 	if (size >= strlen(TEXT_HEAD) && !memcmp(data, TEXT_HEAD, strlen(TEXT_HEAD)))
 		return SPGO_UNSYM_TEXT;
+	if (size >= strlen(PROFGEN_CONTENT) && !memcmp(data, PROFGEN_CONTENT, strlen(PROFGEN_CONTENT)))
+		return SPGO_UNSYM_PROFGEN;
 	/* llvm-profgen's: a count line, or a context line "[...]" alone */
 	const char *p = (const char *)data, *e = p + size;
 	while (p < e && isspace((unsigned char)*p))

@@ -16,6 +16,8 @@
 #define MAX_STR 4096
 #define MAX_WORDS (1u << 16) /* frames + 2 x branches of one stack sample */
 #define TEXT_HEAD "# spgo-unsymbolized"
+/* newer llvm-profgen's (--basic-events): "# llvm-profgen-content: basic-event" */
+#define PROFGEN_CONTENT "# llvm-profgen-content:"
 
 /* The model (unsym.c). */
 struct spgo_unsym_event *unsym_event_named(struct spgo_unsym_bin *s, const char *name);

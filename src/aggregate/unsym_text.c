@@ -9,10 +9,45 @@
 
 #include "unsym_impl.h"
 
+/*
+ * Newer llvm-profgen's form of plain IP samples (--basic-events
+ * --skip-symbolization, llvm-project #222624): "# llvm-profgen-content:
+ * basic-event", the number of offsets, then "OFFSET:COUNT" lines (hex
+ * without 0x, ascending).  It holds one event: the one with the most
+ * samples (gen's base event); the others are left out, with a warning.
+ */
+static void write_basic_events(FILE *fp, const struct spgo_unsym_bin *s)
+{
+	const uint64_t ext = 1 - s->base;
+	struct spgo_unsym_event **ev = unsym_sorted_events(s), *best = NULL;
+	for (size_t i = 0; i < s->events.n; i++)
+		if (ev[i]->ips.n && (!best || ev[i]->samples > best->samples))
+			best = ev[i];
+	for (size_t i = 0; i < s->events.n; i++)
+		if (ev[i]->ips.n && ev[i] != best)
+			spgo_warn("llvm-profgen's basic-event form holds one event: '%s' written, '%s' left "
+				  "out (spgo's own forms keep every event)",
+				  best->name, ev[i]->name);
+	free(ev);
+	uint64_t *rows = best ? spgo_kmap_sorted(&best->ips) : NULL;
+	size_t n = 0, nrows = best ? best->ips.n : 0;
+	for (size_t i = 0; i < nrows; i++)
+		n += rows[2 * i] != ext && rows[2 * i] != UINT64_MAX;
+	fprintf(fp, "%s basic-event\n%zu\n", PROFGEN_CONTENT, n);
+	for (size_t i = 0; i < nrows; i++)
+		if (rows[2 * i] != ext && rows[2 * i] != UINT64_MAX)
+			fprintf(fp, "%" PRIx64 ":%" PRIu64 "\n", rows[2 * i], rows[2 * i + 1]);
+	free(rows);
+}
+
 void unsym_write_text(FILE *fp, const struct spgo_unsym_bin *s, int profgen)
 {
 	const uint64_t ext = 1 - s->base;
 	uint64_t *rows;
+	if (profgen && !(s->kinds & SPGO_UNSYM_LBR) && (s->kinds & SPGO_UNSYM_IP)) {
+		write_basic_events(fp, s);
+		return;
+	}
 	if (!profgen) {
 		fprintf(fp, "# binary %s %s\n", *s->build_id ? s->build_id : "-",
 			*s->path ? s->path : "-");
@@ -460,6 +495,67 @@ static void text_stacks(struct text_reader *x, const char *a, const char *e)
 		x->cur->kinds |= SPGO_UNSYM_CS;
 }
 
+/*
+ * "# llvm-profgen-content: KIND": newer llvm-profgen's IP samples when KIND
+ * is basic-event (see write_basic_events): the count line and that many
+ * "OFFSET:COUNT" lines (an offset may repeat: added up), as an event
+ * "basic-event" of the section; nothing may follow.
+ */
+static void text_basic(struct text_reader *x, const char *a, const char *e)
+{
+	struct tr *t = &x->t;
+	static const char kind[] = "basic-event";
+	const char *ke = e;
+	while (ke > a && (ke[-1] == ' ' || ke[-1] == '\t'))
+		ke--;
+	if ((size_t)(ke - a) != strlen(kind) || memcmp(a, kind, strlen(kind))) {
+		tr_fail(t, "unknown llvm-profgen content (spgo reads basic-event)");
+		return;
+	}
+	if (!x->cur)
+		x->cur = spgo_unsym_section(x->u, "", "");
+	uint64_t n, total = 0;
+	if (!tr_next(t)) {
+		tr_fail(t, "missing the count of basic-event samples");
+		return;
+	}
+	if (text_count(t, &n) < 0)
+		return;
+	struct spgo_unsym_event *ev = unsym_event_named(x->cur, kind);
+	for (uint64_t i = 0; i < n && !t->err; i++) {
+		uint64_t k, c;
+		if (!tr_next(t)) {
+			tr_fail(t, "missing basic-event sample");
+			break;
+		}
+		const char *q = skip_ws(t->line, t->line + t->len), *qe = t->line + t->len;
+		if (parse_addr(&q, qe, x->cur, &k) < 0 || q >= qe || *q++ != ':' || parse_num(&q, qe, 10, &c) < 0 ||
+		    skip_ws(q, qe) != qe) {
+			tr_fail(t, "bad basic-event sample (OFFSET:COUNT)");
+			break;
+		}
+		uint64_t *slot = spgo_kmap_upsert(&ev->ips, &k);
+		if ((x->weight && c > UINT64_MAX / x->weight) || *slot + c * x->weight < *slot ||
+		    total + c * x->weight < total) {
+			tr_fail(t, "the sample count overflows");
+			break;
+		}
+		*slot += c * x->weight;
+		total += c * x->weight;
+	}
+	if (t->err)
+		return;
+	ev->samples += total;
+	x->cur->samples += total;
+	x->cur->matched += total;
+	x->cur->kinds |= SPGO_UNSYM_IP;
+	while (tr_next(t))
+		if (skip_ws(t->line, t->line + t->len) != t->line + t->len) {
+			tr_fail(t, "unexpected content after the basic-event samples");
+			return;
+		}
+}
+
 /* llvm-profgen's CS block "[ctx]" at p: added to the plain counts of the
  * section its leaf frame's build-id names. */
 static void text_context(struct text_reader *x, const char *p, const char *e)
@@ -529,6 +625,8 @@ static void text_line(struct text_reader *x, const char *p, const char *e)
 		text_ips(x, a, e);
 	} else if ((a = directive(t, "stacks"))) {
 		text_stacks(x, a, e);
+	} else if ((a = directive(t, "llvm-profgen-content:"))) {
+		text_basic(x, a, e);
 	} else if (p[0] == '#') {
 		/* a comment (the "# spgo-unsymbolized" line too) */
 	} else if (p[0] == '[') {

@@ -171,11 +171,15 @@ static int profgen_code(struct spgo_binary *bin, uint64_t a)
  * a profile.  As llvm-profgen keeps only what its disassembly knows: a
  * range with an end elsewhere (a PLT stub) is left out, and so is a branch
  * into such code; a branch from it counts as from outside the binary.
+ * IP samples without LBR (or --mode ip) are written in newer llvm-profgen's
+ * basic-event form (unsym_text.c), not as an empty list of ranges.
  */
 static int write_unsymbolized(const struct spgo_gen_job *j, struct spgo_aggregate *agg)
 {
 	struct spgo_unsym *u = spgo_unsym_new();
 	spgo_unsym_add_agg(u, agg, 1);
+	if (u->bins.n == 1 && j->opts.mode == SPGO_GEN_IP)
+		u->bins.v[0]->kinds &= ~(unsigned)SPGO_UNSYM_LBR; /* its IP samples: basic-event */
 	if (u->bins.n == 1) {
 		struct spgo_unsym_bin *s = u->bins.v[0];
 		uint64_t base = s->base, ext = 1 - base; /* llvm-profgen's ExternalAddr, as an offset */
