@@ -274,6 +274,9 @@ void spgo_cs_trie_init(struct spgo_cs_trie *t, const struct spgo_cs_code *code,
 
 void spgo_cs_trie_free(struct spgo_cs_trie *t)
 {
+	for (size_t i = 0; i < t->keys.n; i++)
+		free(t->keys.v[i]);
+	VEC_FREE(&t->keys);
 	VEC_FREE(&t->nodes);
 	spgo_kmap_free(&t->index);
 	spgo_kmap_free(&t->ranges);
@@ -294,6 +297,11 @@ static uint32_t child(struct spgo_cs_trie *t, uint32_t parent, uint64_t addr)
 		t->st->frames++;
 	}
 	return (uint32_t)(*v - 1);
+}
+
+uint32_t cs_trie_child(struct spgo_cs_trie *t, uint32_t parent, uint64_t addr)
+{
+	return child(t, parent, addr);
 }
 
 size_t spgo_cs_context(const struct spgo_cs_trie *t, uint32_t node, uint64_t *buf, size_t max)

@@ -207,6 +207,32 @@ static int write_unsymbolized(const struct spgo_gen_job *j, struct spgo_aggregat
 	return rc;
 }
 
+static void cs_opts_of(const struct spgo_gen_job *j, struct spgo_cs_opts *o);
+
+/*
+ * --skip-symbolization of LBR with call stacks (--cs): the samples unwound,
+ * each frame's ranges and branches under its context, in llvm-profgen's
+ * CS text ("[0x347 @ 0x37c]" blocks; spgo_cs_stream_unsym).
+ */
+static int write_unsymbolized_cs(const struct spgo_gen_job *j, struct spgo_aggregate *agg,
+				 struct spgo_cs_stream *stream)
+{
+	struct spgo_unsym *u = spgo_unsym_new();
+	spgo_unsym_add_agg(u, agg, 1); /* (the section: its build-id, path and base) */
+	struct spgo_unsym_bin *s = u->bins.v[0];
+	struct spgo_cs_opts o;
+	cs_opts_of(j, &o);
+	struct spgo_cs_stats st;
+	int rc = spgo_cs_stream_unsym(stream, agg, &o, s, &st);
+	if (rc == 0 && j->report)
+		fprintf(j->report, "spgo: gen: %llu stack samples, %llu unwound: %zu contexts, unsymbolized\n",
+			(unsigned long long)st.samples, (unsigned long long)st.unwound, s->ctxs.n);
+	if (rc == 0)
+		rc = spgo_unsym_write(u, j->out, SPGO_UNSYM_PROFGEN);
+	spgo_unsym_free(u);
+	return rc;
+}
+
 /* Write p (which this frees) to the job's output. */
 static int write_out(const struct spgo_gen_job *j, struct spgo_profile *p)
 {
@@ -627,15 +653,18 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 		stream = spgo_cs_stream_begin(agg, &o);
 		spgo_agg_keep_ranges(agg, 0); /* (the context stage does not read them) */
 	}
+	struct spgo_unsym *unsym = NULL; /* (kept for its contexts until the CS profile is made) */
 	if (j.nunsym) {
-		/* Unsymbolized profiles (fleet merges) fill the aggregate. */
-		struct spgo_unsym *u = spgo_unsym_new();
+		/* Unsymbolized profiles (fleet merges) fill the aggregate; with
+		 * --cs their unwound contexts join the stack samples. */
+		unsym = spgo_unsym_new();
 		rc = 0;
 		for (size_t i = 0; i < j.nunsym && rc == 0; i++)
-			rc = spgo_unsym_read(u, j.unsym[i], 1);
+			rc = spgo_unsym_read(unsym, j.unsym[i], 1);
 		if (rc == 0)
-			rc = spgo_unsym_fill(u, agg, j.opts.event_name);
-		spgo_unsym_free(u);
+			rc = spgo_unsym_fill(unsym, agg, j.opts.event_name);
+		if (rc == 0 && stream)
+			spgo_cs_stream_contexts(stream, spgo_unsym_find(unsym, agg->bin));
 	} else if (j.perf_script) {
 		rc = spgo_agg_read_text(agg, j.perf_script);
 		report_text_frames(agg, &j, j.perf_script);
@@ -655,7 +684,9 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 						 : j.ncaptures ? j.captures[0] : j.unsym[0]);
 	if (j.skip_symbolization) {
 		spgo_gen_icalls_free(icalls);
-		rc = rc < 0 ? -1 : write_unsymbolized(&j, agg);
+		rc = rc < 0 ? -1 : j.cs ? write_unsymbolized_cs(&j, agg, stream) : write_unsymbolized(&j, agg);
+		spgo_cs_stream_free(stream);
+		spgo_unsym_free(unsym);
 		spgo_agg_free(agg);
 		free(proepi);
 		return rc;
@@ -665,8 +696,11 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 		rc = rc < 0 ? -1 : run_cs(&j, agg, stream);
 		spgo_agg_free(agg);
 		spgo_cs_stream_free(stream);
+		spgo_unsym_free(unsym);
 		return rc;
 	}
+	spgo_unsym_free(unsym);
+	unsym = NULL;
 	struct spgo_profile *p = NULL;
 	struct spgo_gen_stats st;
 	if (rc == 0)

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# --skip-symbolization of LBR samples with call stacks (issue 25): the
+# unwound ranges and branches per context, llvm-profgen's CS unsymbolized
+# text, byte-identical to llvm-profgen-19's on the same capture:
+#   [0x347 @ 0x37c]        a build with pseudo-probes: call-site offsets
+#   [main:12 @ compile]    a DWARF build: the profile's contexts
+#   []                     no caller context
+# contexts sorted as strings, their lists indented by two spaces.  spgo
+# refused --skip-symbolization with --cs (a usage error pointing to spgo
+# aggregate --cs) and wrote the flat lists by default on a probe build.
+#  - spgo gen --cs --skip-symbolization from the perf.data and from the
+#    perf script text llvm-profgen-19 reads: the bytes of llvm-profgen-19
+#    --skip-symbolization; a probe build gets them by default (spgo gen's
+#    default there is CS), a DWARF build keeps the flat lists unless --cs
+#    (as spgo gen keeps the AutoFDO profile there);
+#  - spgo merge keeps them through its text and binary forms, byte for byte;
+#  - llvm-profgen-19 --unsymbolized-profile of spgo's DWARF file writes what
+#    it writes from its own file (it crashes on its own probe file: its
+#    reader keeps the address contexts as names);
+#  - spgo gen --cs --unsymbolized of the file writes the CS profile spgo
+#    gen --cs writes from the capture, byte for byte (text, flat and the
+#    default nested, pre-inlined form), for both builds.
+. "$(dirname "$0")/lib/common.sh" || exit 1
+: "${SPGO:?}" "${SPGO_SRC:?}"
+need clang-19 qemu-x86_64 llvm-profgen-19
+scratch
+src="$SPGO_SRC/examples/minivm/minivm.c"
+common="-O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-pie -no-pie"
+for b in probe dwarf; do
+	extra=-fdebug-info-for-profiling
+	[ $b = probe ] && extra=-fpseudo-probe-for-profiling
+	# shellcheck disable=SC2086
+	clang-19 $common $extra -o $b "$src" || { bad "build $b"; continue; }
+	"$SPGO" emulate -c 4001 -o $b.data -- ./$b 1 >/dev/null 2>&1 || { bad "spgo emulate $b"; continue; }
+	"$SPGO" script -i $b.data -F ip,brstack --raw-stacks > $b.script || bad "spgo script $b"
+	llvm-profgen-19 --binary=$b --perfscript=$b.script --skip-symbolization -o pg.$b >/dev/null 2>&1 ||
+		{ bad "llvm-profgen-19 --skip-symbolization ($b)"; continue; }
+	echo "$b: llvm-profgen-19 wrote $(grep -c '^\[' pg.$b) contexts, e.g. $(sed -n '/^\[./{p;q}' pg.$b)"
+	for in in data script; do
+		opt=--perf-data; [ $in = script ] && opt=--perf-script
+		"$SPGO" gen --quiet --cs --binary $b $opt $b.$in --skip-symbolization -o sp.$b.$in 2>err.txt ||
+			{ bad "$b: spgo gen --cs --skip-symbolization ($in): $(cat err.txt)"; continue; }
+		if cmp -s pg.$b sp.$b.$in; then
+			echo "ok   $b ($in): byte-identical to llvm-profgen-19's"
+		else
+			bad "$b ($in): differs from llvm-profgen-19's"; diff pg.$b sp.$b.$in | head -6
+		fi
+	done
+	"$SPGO" gen --quiet --binary $b --perf-data $b.data --skip-symbolization -o def.$b || bad "$b: default"
+	if [ $b = probe ]; then
+		cmp -s pg.$b def.$b || bad "$b: the default (CS on a probe build) is not llvm-profgen-19's"
+	else
+		head -1 def.$b | grep -q '^\[' && bad "$b: contexts by default on a DWARF build"
+	fi
+	# spgo's own forms carry the contexts
+	"$SPGO" merge --format text -o t.$b pg.$b && "$SPGO" merge --format bin -o b.$b t.$b &&
+		"$SPGO" merge --format profgen -o rt.$b b.$b && cmp -s rt.$b pg.$b ||
+		bad "$b: the contexts do not survive spgo's text and binary forms"
+	if [ $b = dwarf ]; then
+		llvm-profgen-19 --binary=$b --unsymbolized-profile=pg.$b --format=text -o pgu_own.$b >/dev/null 2>&1 &&
+			llvm-profgen-19 --binary=$b --unsymbolized-profile=sp.$b.data --format=text -o pgu_sp.$b \
+				>/dev/null 2>&1 && cmp -s pgu_own.$b pgu_sp.$b ||
+			bad "$b: llvm-profgen-19 --unsymbolized-profile of spgo's file differs from of its own"
+	fi
+	# back to a CS profile
+	for form in "--cs-flat --no-preinline" ""; do
+		# shellcheck disable=SC2086
+		"$SPGO" gen --quiet --cs $form --binary $b --perf-data $b.data --format text -o cs.$b 2>/dev/null ||
+			{ bad "$b: gen --cs $form"; continue; }
+		# shellcheck disable=SC2086
+		if "$SPGO" gen --quiet --cs $form --binary $b --unsymbolized sp.$b.data --format text -o csu.$b \
+			2>err.txt && cmp -s cs.$b csu.$b; then
+			echo "ok   $b: gen --cs $form --unsymbolized: the profile from the capture"
+		else
+			bad "$b: gen --cs $form --unsymbolized differs from gen --cs from the capture: $(head -2 err.txt)"
+			[ -s csu.$b ] && diff cs.$b csu.$b | head -6
+		fi
+	done
+done
+[ $fail -eq 0 ] && echo "unsym_cs_contexts: ok"
+exit $fail
