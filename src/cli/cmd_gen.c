@@ -482,7 +482,7 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 	}
 	if ((*status = settle_profgen(&op, &j, &pg)) != 0)
 		return -1;
-	if (j.cs < 0 && (j.fmt == SPGO_FMT_GCOV || j.truth || j.truth_cs || nunsym))
+	if (j.cs < 0 && (j.fmt == SPGO_FMT_GCOV || j.truth || j.truth_cs))
 		j.cs = 0; /* (GCC reads no contexts; those inputs have no stacks) */
 	if (!j.binary || !j.out)
 		{ *status = cli_usage(&op, "--binary BIN and -o OUT are needed"); return -1; }

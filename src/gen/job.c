@@ -566,16 +566,20 @@ static int capture_hybrid(const char *path, int text)
 /*
  * No choice of profile kind given (cs < 0): llvm-profgen 19's default on a
  * binary with pseudo-probes, a context-sensitive profile when every capture
- * is LBR with call stacks (the job's cs_nested and cs_opts.preinline say
+ * is LBR with call stacks (unsymbolized input: when it holds unwound
+ * contexts, or stack samples with LBR) (the job's cs_nested and cs_opts.preinline say
  * its form: nested and pre-inlined unless told otherwise), said on the
  * report.  A binary without probes keeps the AutoFDO profile (llvm-profgen
  * makes a line-based CS one there): that is the AutoFDO build, and spgo
  * emulate always records call stacks.
  */
-static void choose_cs(struct spgo_gen_job *j, struct spgo_binary *bin)
+static void choose_cs(struct spgo_gen_job *j, struct spgo_binary *bin, struct spgo_unsym *unsym)
 {
 	int hybrid = j->ncaptures || j->perf_data || j->perf_script;
-	if (j->ncaptures)
+	if (unsym) { /* unsymbolized: unwound contexts, or LBR with stack samples */
+		struct spgo_unsym_bin *s = unsym->bins.n ? spgo_unsym_find(unsym, bin) : NULL;
+		hybrid = s && (s->ctxs.n || (s->nstacks && (s->kinds & SPGO_UNSYM_LBR)));
+	} else if (j->ncaptures)
 		for (size_t k = 0; k < j->ncaptures && hybrid > 0; k++)
 			hybrid = capture_hybrid(j->captures[k], j->capture_text[k]);
 	else if (hybrid)
@@ -616,13 +620,28 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 	if (spgo_agg_new(&agg, j.binary, j.debug) < 0)
 		return -1;
 	apply_split(&j, agg->bin);
+	/* Unsymbolized profiles (fleet merges) are read first: what they hold
+	 * chooses the profile's kind as a capture's samples do.  They fill the
+	 * aggregate below; with --cs their unwound contexts join the stack
+	 * samples (kept until the CS profile is made). */
+	struct spgo_unsym *unsym = NULL;
+	if (j.nunsym) {
+		unsym = spgo_unsym_new();
+		for (size_t i = 0; i < j.nunsym; i++)
+			if (spgo_unsym_read(unsym, j.unsym[i], 1) < 0) {
+				spgo_unsym_free(unsym);
+				spgo_agg_free(agg);
+				return -1;
+			}
+	}
 	if (j.cs < 0) /* (before the format: a CS profile is LLVM's) */
-		choose_cs(&j, agg->bin);
+		choose_cs(&j, agg->bin, unsym);
 	choose_format(&j, agg->bin);
 	int rc, stacks_lbr = 0;
 	struct spgo_gen_icalls *icalls = NULL;
 	if (j.llvm_profile) {
 		rc = run_rerun(&j, agg->bin);
+		spgo_unsym_free(unsym);
 		spgo_agg_free(agg);
 		return rc;
 	}
@@ -653,16 +672,8 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 		stream = spgo_cs_stream_begin(agg, &o);
 		spgo_agg_keep_ranges(agg, 0); /* (the context stage does not read them) */
 	}
-	struct spgo_unsym *unsym = NULL; /* (kept for its contexts until the CS profile is made) */
 	if (j.nunsym) {
-		/* Unsymbolized profiles (fleet merges) fill the aggregate; with
-		 * --cs their unwound contexts join the stack samples. */
-		unsym = spgo_unsym_new();
-		rc = 0;
-		for (size_t i = 0; i < j.nunsym && rc == 0; i++)
-			rc = spgo_unsym_read(unsym, j.unsym[i], 1);
-		if (rc == 0)
-			rc = spgo_unsym_fill(unsym, agg, j.opts.event_name);
+		rc = spgo_unsym_fill(unsym, agg, j.opts.event_name);
 		if (rc == 0 && stream)
 			spgo_cs_stream_contexts(stream, spgo_unsym_find(unsym, agg->bin));
 	} else if (j.perf_script) {

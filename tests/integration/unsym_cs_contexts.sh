@@ -19,7 +19,8 @@
 #    reader keeps the address contexts as names);
 #  - spgo gen --cs --unsymbolized of the file writes the CS profile spgo
 #    gen --cs writes from the capture, byte for byte (text, flat and the
-#    default nested, pre-inlined form), for both builds.
+#    default nested, pre-inlined form), for both builds; on the probe
+#    build gen's default (CS) without --cs, as from the capture.
 . "$(dirname "$0")/lib/common.sh" || exit 1
 : "${SPGO:?}" "${SPGO_SRC:?}"
 need clang-19 qemu-x86_64 llvm-profgen-19
@@ -62,7 +63,13 @@ for b in probe dwarf; do
 				>/dev/null 2>&1 && cmp -s pgu_own.$b pgu_sp.$b ||
 			bad "$b: llvm-profgen-19 --unsymbolized-profile of spgo's file differs from of its own"
 	fi
-	# back to a CS profile
+	# back to a CS profile; on a probe build without --cs too (gen's
+	# default there: the capture's, CS nested and pre-inlined)
+	if [ $b = probe ]; then
+		"$SPGO" gen --quiet --binary $b --perf-data $b.data --format text -o def_cap.$b &&
+			"$SPGO" gen --quiet --binary $b --unsymbolized sp.$b.data --format text -o def_uns.$b &&
+			cmp -s def_cap.$b def_uns.$b || bad "$b: gen --unsymbolized (no --cs) is not gen's default from the capture"
+	fi
 	for form in "--cs-flat --no-preinline" ""; do
 		# shellcheck disable=SC2086
 		"$SPGO" gen --quiet --cs $form --binary $b --perf-data $b.data --format text -o cs.$b 2>/dev/null ||
