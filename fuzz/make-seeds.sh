@@ -6,7 +6,7 @@
 # leaves its seeds out.  Usage: make-seeds.sh DIR [SPGO]
 set -u
 dir=$1; spgo=${2:-}
-[ -f "$dir/.done-4" ] && exit 0 # bump when seeds are added or change
+[ -f "$dir/.done-5" ] && exit 0 # bump when seeds are added or change
 src=${SPGO_SRC:-$(dirname "$0")/..}
 mkdir -p "$dir/elf" "$dir/debug_line" "$dir/perf_data" "$dir/perf_script" "$dir/profile" \
   "$dir/cfg" "$dir/ground_truth" "$dir/unsym" "$dir/dwo"
@@ -64,4 +64,4 @@ if [ -n "$spgo" ]; then
     "$spgo" merge --format bin -o "$dir/unsym/$(basename "$p" .txt).bin" "$p" 2>/dev/null
   done
 fi
-touch "$dir/.done-4"
+touch "$dir/.done-5"

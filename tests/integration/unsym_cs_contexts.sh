@@ -84,5 +84,18 @@ for b in probe dwarf; do
 		fi
 	done
 done
+# A file of the other kind of build, a bad context line: errors that say so
+if [ -s sp.probe.data ] && [ -s sp.dwarf.data ]; then
+	"$SPGO" gen --quiet --cs --binary dwarf --unsymbolized sp.probe.data -o x.txt 2>err.txt &&
+		bad "a probe build's contexts accepted for a DWARF build"
+	grep -q 'not of this binary.s kind' err.txt || bad "probe contexts on a DWARF build: $(cat err.txt)"
+	"$SPGO" gen --quiet --cs --binary probe --unsymbolized sp.dwarf.data -o x.txt 2>err.txt &&
+		bad "a DWARF build's contexts accepted for a probe build"
+	grep -q 'not of this binary.s kind' err.txt || bad "DWARF contexts on a probe build: $(cat err.txt)"
+	printf '[]\n  0\n  0\n[0x10 @ 0x20\n  0\n  0\n' > badctx.unsym
+	"$SPGO" gen --quiet --cs --binary probe --unsymbolized badctx.unsym -o x.txt 2>err.txt &&
+		bad "a context line without ']' accepted"
+	grep -q 'badctx.unsym:4: bad context line' err.txt || bad "bad context line: $(cat err.txt)"
+fi
 [ $fail -eq 0 ] && echo "unsym_cs_contexts: ok"
 exit $fail
