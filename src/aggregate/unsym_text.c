@@ -114,6 +114,19 @@ void unsym_write_text(FILE *fp, const struct spgo_unsym_bin *s, int profgen)
 				ev[i]->period, ev[i]->name);
 	if (profgen && s->ctxs.n) { /* llvm-profgen's CS form: the contexts alone */
 		free(ev);
+		uint64_t plain = 0, in_ctx = 0;
+		const uint64_t *key;
+		uint64_t *val;
+		for (size_t it = 0; spgo_kmap_next(&s->ranges, &it, &key, &val);)
+			plain += *val;
+		for (size_t i = 0; i < s->ctxs.n; i++)
+			for (size_t it = 0; spgo_kmap_next(&s->ctxs.v[i].ranges, &it, &key, &val);)
+				in_ctx += *val;
+		if (plain > in_ctx || s->nstacks)
+			spgo_warn("llvm-profgen's CS form holds the unwound contexts alone: %s%s left out "
+				  "(spgo's own forms keep them)",
+				  plain > in_ctx ? "range counts of samples without contexts" : "",
+				  s->nstacks ? (plain > in_ctx ? " and stack samples" : "stack samples") : "");
 		write_ctxs(fp, s, 1);
 		return;
 	}

@@ -220,6 +220,12 @@ static int write_unsymbolized_cs(const struct spgo_gen_job *j, struct spgo_aggre
 	struct spgo_unsym *u = spgo_unsym_new();
 	spgo_unsym_add_agg(u, agg, 1); /* (the section: its build-id, path and base) */
 	struct spgo_unsym_bin *s = u->bins.v[0];
+	/* (what the aggregate kept besides: the contexts stand for it) */
+	spgo_kmap_free(&s->ranges);
+	spgo_kmap_free(&s->branches);
+	spgo_kmap_free(&s->stack_index);
+	s->pool.n = 0;
+	s->nstacks = 0;
 	struct spgo_cs_opts o;
 	cs_opts_of(j, &o);
 	struct spgo_cs_stats st;
