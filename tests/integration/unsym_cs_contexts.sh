@@ -9,7 +9,8 @@
 # refused --skip-symbolization with --cs (a usage error pointing to spgo
 # aggregate --cs) and wrote the flat lists by default on a probe build.
 #  - spgo gen --cs --skip-symbolization from the perf.data and from the
-#    perf script text llvm-profgen-19 reads: the bytes of llvm-profgen-19
+#    perf script text llvm-profgen-19 reads (probe builds fixed and PIE, a
+#    DWARF build): the bytes of llvm-profgen-19
 #    --skip-symbolization; a probe build gets them by default (spgo gen's
 #    default there is CS), a DWARF build keeps the flat lists unless --cs
 #    (as spgo gen keeps the AutoFDO profile there);
@@ -26,17 +27,18 @@
 need clang-19 qemu-x86_64 llvm-profgen-19
 scratch
 src="$SPGO_SRC/examples/minivm/minivm.c"
-common="-O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-pie -no-pie"
-for b in probe dwarf; do
-	extra=-fdebug-info-for-profiling
-	[ $b = probe ] && extra=-fpseudo-probe-for-profiling
+common="-O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"
+for b in probe dwarf pie; do
+	extra="-fdebug-info-for-profiling -fno-pie -no-pie"
+	[ $b = probe ] && extra="-fpseudo-probe-for-profiling -fno-pie -no-pie"
+	[ $b = pie ] && extra="-fpseudo-probe-for-profiling -fpie -pie"
 	# shellcheck disable=SC2086
 	clang-19 $common $extra -o $b "$src" || { bad "build $b"; continue; }
 	"$SPGO" emulate -c 4001 -o $b.data -- ./$b 1 >/dev/null 2>&1 || { bad "spgo emulate $b"; continue; }
-	"$SPGO" script -i $b.data -F ip,brstack --raw-stacks > $b.script || bad "spgo script $b"
+	"$SPGO" script -i $b.data -F ip,brstack --raw-stacks --show-mmap-events > $b.script || bad "spgo script $b"
 	llvm-profgen-19 --binary=$b --perfscript=$b.script --skip-symbolization -o pg.$b >/dev/null 2>&1 ||
 		{ bad "llvm-profgen-19 --skip-symbolization ($b)"; continue; }
-	echo "$b: llvm-profgen-19 wrote $(grep -c '^\[' pg.$b) contexts, e.g. $(sed -n '/^\[./{p;q}' pg.$b)"
+	echo "$b: llvm-profgen-19 wrote $(grep -c '^\[' pg.$b) contexts, e.g. $(sed -n '/^\[[^]]/{p;q}' pg.$b)"
 	for in in data script; do
 		opt=--perf-data; [ $in = script ] && opt=--perf-script
 		"$SPGO" gen --quiet --cs --binary $b $opt $b.$in --skip-symbolization -o sp.$b.$in 2>err.txt ||
@@ -48,7 +50,7 @@ for b in probe dwarf; do
 		fi
 	done
 	"$SPGO" gen --quiet --binary $b --perf-data $b.data --skip-symbolization -o def.$b || bad "$b: default"
-	if [ $b = probe ]; then
+	if [ $b != dwarf ]; then
 		cmp -s pg.$b def.$b || bad "$b: the default (CS on a probe build) is not llvm-profgen-19's"
 	else
 		head -1 def.$b | grep -q '^\[' && bad "$b: contexts by default on a DWARF build"
@@ -65,7 +67,7 @@ for b in probe dwarf; do
 	fi
 	# back to a CS profile; on a probe build without --cs too (gen's
 	# default there: the capture's, CS nested and pre-inlined)
-	if [ $b = probe ]; then
+	if [ $b != dwarf ]; then
 		"$SPGO" gen --quiet --binary $b --perf-data $b.data --format text -o def_cap.$b &&
 			"$SPGO" gen --quiet --binary $b --unsymbolized sp.$b.data --format text -o def_uns.$b &&
 			cmp -s def_cap.$b def_uns.$b || bad "$b: gen --unsymbolized (no --cs) is not gen's default from the capture"
