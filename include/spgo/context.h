@@ -38,7 +38,9 @@
  *    probes = 1) ranges and branches are recorded whole on the leaf's
  *    parent frame and keyed by probes at generation.  As llvm-profgen's
  *    reader, addresses that are no instruction start of a function (PLT
- *    stubs, a return address inside an instruction) are external.
+ *    stubs, a return address inside an instruction) are external; a
+ *    function symbol of size 0 (crt's _init, frame_dummy) is a function up
+ *    to the next symbol of its section, as llvm-profgen disassembles it.
  *    Missing frames
  *    of tail calls (paper III-B): a graph of the call and tail-call edges
  *    seen in the LBR; between a call site and the next frame, the unique
