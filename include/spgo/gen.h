@@ -314,6 +314,9 @@ struct spgo_gen_job {
 	/* llvm-profgen's --sample-period (perf record -c): counts in events,
 	 * not samples (spgo_agg_sample_period); 0: not given; not with cs */
 	uint64_t sample_period;
+	/* perf script text with a branch stack per sample is Arm SPE's (one
+	 * sampled branch each: spgo_agg_spe); SPE in perf.data needs nothing */
+	int spe;
 	/* llvm-profgen's --ignore-stack-samples (not with cs): the samples
 	 * with call stacks are checked as llvm-profgen checks them, their
 	 * LBR left out when the stack's leaf is in a prologue or epilogue */

@@ -34,6 +34,10 @@ static const char usage[] =
 	"  -c, --period N           mean sampling period (default 20011; randomized\n"
 	"                           uniformly in [N/2, 3N/2])\n"
 	"  --lbr N                  branch stack entries, 1..32 (default 32)\n"
+	"  --spe                    write Arm SPE branch records (AUX data) instead:\n"
+	"                           every branch executed, taken or not, recorded\n"
+	"                           with probability 1/period\n"
+	"  --spe-pbt                ... with the previous-branch-target packet\n"
 	"  --skid N                 delay each sample by 0..N blocks (default 0)\n"
 	"  --max-stack N            callchain entries kept, IP included (default 127)\n"
 	"  --truncate PCT           cut PCT%% of stacks at a random depth (default 0)\n"
@@ -47,7 +51,7 @@ static void print_usage(FILE *fp)
 	fputs(usage, fp);
 }
 
-enum { O_TRUTH = CLI_LONG, O_TRUTH_ALL, O_TRUTH_CS, O_LBR, O_SKID, O_MAXSTACK, O_TRUNC, O_SEED, O_QEMU, O_PLUGIN };
+enum { O_TRUTH = CLI_LONG, O_TRUTH_ALL, O_TRUTH_CS, O_SPE, O_SPE_PBT, O_LBR, O_SKID, O_MAXSTACK, O_TRUNC, O_SEED, O_QEMU, O_PLUGIN };
 static const struct cli_opt opts[] = {
 	CLI_VAL("o", 'o'), CLI_VAL("output", 'o'),
 	CLI_VAL("ground-truth", O_TRUTH),
@@ -57,6 +61,8 @@ static const struct cli_opt opts[] = {
 	CLI_VAL("c", 'c'), CLI_VAL("period", 'c'),
 	/* the order of O_LBR..O_TRUNC is that of their ranges in cmd_emulate() */
 	CLI_VAL("lbr", O_LBR),
+	CLI_FLAG("spe", O_SPE),
+	CLI_FLAG("spe-pbt", O_SPE_PBT),
 	CLI_VAL("skid", O_SKID),
 	CLI_VAL("max-stack", O_MAXSTACK),
 	CLI_VAL("truncate", O_TRUNC),
@@ -124,12 +130,20 @@ int cmd_emulate(int argc, char **argv)
 			*field[k - O_LBR] = (unsigned)u;
 			break;
 		}
+		case O_SPE: o.spe = o.spe > 1 ? o.spe : 1; break;
+		case O_SPE_PBT: o.spe = 2; break;
 		case O_QEMU: qemu = op.val; break;
 		case O_PLUGIN: plugin_opt = op.val; break;
 		case 'v': spgo_verbose = 1; break;
 		}
 	}
 	int optind = op.i;
+	/* SPE: the records come from taken-branch samples and the two newest
+	 * branches before each (spe_out.c) */
+	if (o.spe && o.instructions)
+		return cli_usage(&op, "--spe samples branches: -e instructions does not go with it");
+	if (o.spe)
+		o.lbr = 2;
 	if (!o.output)
 		return cli_usage(&op, "no output: -o perf.data");
 	if (optind >= argc)
