@@ -40,6 +40,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* PERF_RECORD_AUXTRACE_INFO's type for Arm SPE (perf's PERF_AUXTRACE_ARM_SPE). */
 #define SPGO_AUXTRACE_ARM_SPE 4
@@ -83,6 +84,10 @@ int spgo_spe_packet(const uint8_t *p, size_t n, struct spgo_spe_packet *pkt);
 /* The packet in the words of perf's raw dump (`perf script -D`: "PC 0x...
  * el0 ns=1", "B COND", "EV RETIRED NOT-TAKEN", ...) into buf. */
 void spgo_spe_packet_desc(const struct spgo_spe_packet *pkt, char *buf, size_t n);
+/* The packets of buf as `perf script -D` dumps SPE data (". ... ARM SPE
+ * data: size ..." then one line per packet: offset, bytes, description;
+ * a run of PADs on one line, an unknown byte as "Bad packet!"). */
+void spgo_spe_dump(const uint8_t *buf, size_t len, FILE *out);
 /* An instruction or data address packet's address (see above). */
 uint64_t spgo_spe_address(unsigned index, uint64_t payload);
 

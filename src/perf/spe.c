@@ -308,3 +308,32 @@ int spgo_spe_next(struct spgo_spe_decoder *d, struct spgo_spe_record *rec)
 	}
 	return 0;
 }
+
+void spgo_spe_dump(const uint8_t *buf, size_t len, FILE *out)
+{
+	fprintf(out, ". ... ARM SPE data: size %#zx bytes\n", len);
+	size_t pos = 0;
+	char desc[256];
+	while (pos < len) {
+		struct spgo_spe_packet pkt;
+		int k = spgo_spe_packet(buf + pos, len - pos, &pkt);
+		size_t n = k > 0 ? (size_t)k : 1;
+		if (k > 0 && pkt.type == SPGO_SPE_PAD) /* a run of PADs: one line of up to 16 */
+			while (n < 16 && pos + n < len && buf[pos + n] == 0)
+				n++;
+		fprintf(out, ".  %08zx: ", pos);
+		for (size_t i = 0; i < 16; i++) {
+			if (i < n)
+				fprintf(out, " %02x", buf[pos + i]);
+			else
+				fputs("   ", out);
+		}
+		if (k > 0) {
+			spgo_spe_packet_desc(&pkt, desc, sizeof desc);
+			fprintf(out, " %s\n", desc);
+		} else {
+			fputs(" Bad packet!\n", out);
+		}
+		pos += n;
+	}
+}
