@@ -169,8 +169,10 @@ struct spgo_perf_auxtrace {
  * event; its target is then the next instruction); with a previous branch
  * target packet, branches[1] is 0 -> that target (its source is not known).
  * spgo_perf_spe_stats() counts what the decoder met; at the end the reader
- * warns once about unknown packets and cut buffers, naming the file offset
- * of the first.  SPGO_PERF_RAW_AUX leaves AUX data alone.
+ * warns once about unknown packets, cut buffers and AUX records flagged
+ * truncated or collided, naming the file offset of the first.
+ * ITRACE_START records give a thread's process as COMM does.
+ * SPGO_PERF_RAW_AUX leaves AUX data alone.
  */
 #define SPGO_PERF_SAMPLE_SPE (1ULL << 62)
 #define SPGO_PERF_BRANCH_NOT_TAKEN(e) (((e)->reserved & 1) != 0)

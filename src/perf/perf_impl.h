@@ -24,6 +24,7 @@ struct perf_spe {
 	struct spgo_spe_decoder dec;
 	struct spgo_spe_stats st; /* all buffers so far */
 	uint64_t buffers, cut_off, unknown_off; /* file offsets of the first cut / unknown */
+	uint64_t aux_lost, aux_lost_off; /* AUX records flagged truncated or collided */
 	uint8_t *copy;       /* the data of a buffer read through read(2) */
 	size_t copy_cap;
 	struct perf_branch_entry br[2];

@@ -148,6 +148,20 @@ void perf_spe_track(struct spgo_perf_reader *r, const struct spgo_perf_record *r
 	} else if (rec->type == PERF_RECORD_FORK) {
 		tid = rec->u.task.tid;
 		pid = rec->u.task.pid;
+	} else if (rec->type == PERF_RECORD_ITRACE_START && rec->size >= 16) {
+		uint32_t v[2]; /* pid, tid of the thread whose tracing starts */
+		memcpy(v, rec->data + 8, 8);
+		pid = v[0];
+		tid = v[1];
+	} else if (rec->type == PERF_RECORD_AUX && rec->size >= 32) {
+		uint64_t flags; /* aux_offset, aux_size, flags */
+		memcpy(&flags, rec->data + 24, 8);
+		if (flags & (PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_COLLISION)) {
+			if (!s->aux_lost)
+				s->aux_lost_off = rec->offset;
+			s->aux_lost++;
+		}
+		return;
 	} else {
 		return;
 	}
@@ -170,6 +184,11 @@ void perf_spe_end(struct spgo_perf_reader *r)
 		spgo_warn("%s: offset 0x%llx: %llu SPE buffers end inside a packet or a record (the "
 			  "rest of each was left out); this is the first",
 			  r->path, (unsigned long long)s->cut_off, (unsigned long long)t->cut);
+	if (s->aux_lost)
+		spgo_warn("%s: offset 0x%llx: %llu AUX records say the kernel truncated the SPE data or "
+			  "lost some (records missing: a larger AUX buffer, perf record -m,SIZE, or a "
+			  "longer period); this is the first",
+			  r->path, (unsigned long long)s->aux_lost_off, (unsigned long long)s->aux_lost);
 	if (s->buffers && !t->records)
 		spgo_warn("%s: %llu SPE buffers hold no record", r->path, (unsigned long long)s->buffers);
 }
