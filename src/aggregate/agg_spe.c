@@ -42,11 +42,19 @@ static uint64_t next_branch(struct spgo_aggregate *a, uint64_t v)
 	struct spgo_agg_impl *I = a->impl;
 	if (!I->spe_next_init) {
 		spgo_kmap_init(&I->spe_next, 1);
+		memset(I->spe_cache, 0xff, sizeof I->spe_cache);
 		I->spe_next_init = 1;
 	}
+	/* a direct-mapped cache in front of the map: a few hot targets */
+	size_t slot = (size_t)((v * 0x9e3779b97f4a7c15ULL) >> 54) & (SPGO_AGG_SPE_CACHE - 1);
+	if (I->spe_cache[slot][0] == v)
+		return I->spe_cache[slot][1];
 	uint64_t *hit = spgo_kmap_find(&I->spe_next, &v);
-	if (hit)
+	if (hit) {
+		I->spe_cache[slot][0] = v;
+		I->spe_cache[slot][1] = *hit;
 		return *hit;
+	}
 	size_t n;
 	const struct spgo_insn *ins = spgo_binary_insns(a->bin, &n);
 	size_t i = insn_index(ins, n, v);
@@ -64,6 +72,8 @@ static uint64_t next_branch(struct spgo_aggregate *a, uint64_t v)
 	if (end != NO_END && !agg_same_function(a, v, end))
 		end = NO_END;
 	*spgo_kmap_upsert(&I->spe_next, &v) = end;
+	I->spe_cache[slot][0] = v;
+	I->spe_cache[slot][1] = end;
 	return end;
 }
 

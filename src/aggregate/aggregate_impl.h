@@ -103,6 +103,8 @@ struct spgo_agg_impl {
 	int spe_text;
 	struct spgo_kmap spe_next;
 	int spe_next_init;
+#define SPGO_AGG_SPE_CACHE 1024
+	uint64_t spe_cache[SPGO_AGG_SPE_CACHE][2]; /* (vaddr, next branch) */
 };
 
 /* stacks.c: one stack(+LBR) sample held in I->scratch (nframes frames,

@@ -580,6 +580,7 @@ int spgo_perf_next(struct spgo_perf_reader *r, struct spgo_perf_record *rec)
 	    perf_spe_sample(r, rec))
 		return 1;
 	int rc = next_record(r, rec);
+	r->spe.last_rec = NULL; /* rec holds another record now */
 	if (rc > 0 && r->spe.active)
 		perf_spe_track(r, rec);
 	else if (rc == 0)

@@ -29,6 +29,13 @@ struct perf_spe {
 	size_t copy_cap;
 	struct perf_branch_entry br[2];
 	struct spgo_kmap tid2pid; /* from COMM and FORK records */
+	uint32_t last_tid, last_pid; /* the last lookup in it */
+	int last_valid;
+	/* A zero sample, copied into a caller's record the first time it is
+	 * used for SPE (then only the fields an SPE sample has are set). */
+	struct spgo_perf_sample tmpl;
+	const struct spgo_perf_record *last_rec;
+	int tmpl_ready;
 	int warned;
 };
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "spgo/common.h"
 #include "spgo/perf_spe.h"
 
 /* Payload bytes from the size field, bits 5:4 of a (last) header byte. */
@@ -14,25 +15,50 @@ static inline unsigned payload_len(uint8_t h)
 	return 1u << ((h >> 4) & 3);
 }
 
-static int with_payload(const uint8_t *p, size_t n, unsigned hdr_len, struct spgo_spe_packet *pkt)
+/* The payload after hdr_len header bytes: the packet's length, or 0 when
+ * the buffer ends first.  Eight bytes are read at once when there is room
+ * (little-endian host: spgo reads no other). */
+static inline __attribute__((always_inline)) int with_payload(const uint8_t *p, size_t n, unsigned hdr_len, struct spgo_spe_packet *pkt)
 {
 	unsigned len = payload_len(p[hdr_len - 1]);
-	if (n < hdr_len + len)
+	if (SPGO_UNLIKELY(n < hdr_len + len))
 		return 0;
 	uint64_t v = 0;
-	for (unsigned i = 0; i < len; i++)
-		v |= (uint64_t)p[hdr_len + i] << (8 * i);
+	if (SPGO_LIKELY(n >= hdr_len + 8)) {
+		memcpy(&v, p + hdr_len, 8);
+		if (len < 8)
+			v &= (1ULL << (8 * len)) - 1;
+	} else {
+		for (unsigned i = 0; i < len; i++)
+			v |= (uint64_t)p[hdr_len + i] << (8 * i);
+	}
 	pkt->payload = v;
 	pkt->len = (uint8_t)(hdr_len + len);
 	return pkt->len;
 }
 
-int spgo_spe_packet(const uint8_t *p, size_t n, struct spgo_spe_packet *pkt)
+/* The packet decoder; the most frequent kinds (addresses, counters,
+ * events) are tested first. */
+static inline __attribute__((always_inline)) int decode(const uint8_t *p, size_t n, struct spgo_spe_packet *pkt)
 {
-	memset(pkt, 0, sizeof *pkt);
-	if (n == 0)
-		return 0;
 	uint8_t h = p[0];
+	pkt->index = 0;
+	pkt->payload = 0;
+	if ((h & 0xf8) == 0xb0 || (h & 0xf8) == 0x98) {
+		pkt->type = (h & 0xf8) == 0xb0 ? SPGO_SPE_ADDRESS : SPGO_SPE_COUNTER;
+		pkt->index = h & 7;
+		return with_payload(p, n, 1, pkt);
+	}
+	if ((h & 0xcf) == 0x42 || (h & 0xcf) == 0x43) {
+		pkt->type = (h & 1) ? SPGO_SPE_DATA_SOURCE : SPGO_SPE_EVENTS;
+		pkt->index = (uint8_t)payload_len(h);
+		return with_payload(p, n, 1, pkt);
+	}
+	if ((h & 0xfc) == 0x48 || (h & 0xfc) == 0x64) {
+		pkt->type = (h & 0xfc) == 0x48 ? SPGO_SPE_OP_TYPE : SPGO_SPE_CONTEXT;
+		pkt->index = h & 3;
+		return with_payload(p, n, 1, pkt);
+	}
 	switch (h) {
 	case 0x00:
 		pkt->type = SPGO_SPE_PAD;
@@ -46,35 +72,78 @@ int spgo_spe_packet(const uint8_t *p, size_t n, struct spgo_spe_packet *pkt)
 	default:
 		break;
 	}
-	if ((h & 0xcf) == 0x42 || (h & 0xcf) == 0x43) {
-		pkt->type = (h & 1) ? SPGO_SPE_DATA_SOURCE : SPGO_SPE_EVENTS;
-		pkt->index = (uint8_t)payload_len(h);
-		return with_payload(p, n, 1, pkt);
-	}
-	if ((h & 0xfc) == 0x64) {
-		pkt->type = SPGO_SPE_CONTEXT;
-		pkt->index = h & 3;
-		return with_payload(p, n, 1, pkt);
-	}
-	if ((h & 0xfc) == 0x48) {
-		pkt->type = SPGO_SPE_OP_TYPE;
-		pkt->index = h & 3;
-		return with_payload(p, n, 1, pkt);
-	}
-	unsigned hdr_len = 1, hi = 0;
 	if ((h & 0xf8) == 0x20) { /* extended header: the index's high bits */
 		if (n < 2)
 			return 0;
-		hi = (h & 3u) << 3;
-		h = p[1];
-		hdr_len = 2;
-	}
-	if ((h & 0xf8) == 0xb0 || (h & 0xf8) == 0x98) {
-		pkt->type = (h & 0xf8) == 0xb0 ? SPGO_SPE_ADDRESS : SPGO_SPE_COUNTER;
-		pkt->index = (uint8_t)(hi | (h & 7));
-		return with_payload(p, n, hdr_len, pkt);
+		uint8_t h1 = p[1];
+		if ((h1 & 0xf8) == 0xb0 || (h1 & 0xf8) == 0x98) {
+			pkt->type = (h1 & 0xf8) == 0xb0 ? SPGO_SPE_ADDRESS : SPGO_SPE_COUNTER;
+			pkt->index = (uint8_t)(((h & 3u) << 3) | (h1 & 7));
+			return with_payload(p, n, 2, pkt);
+		}
 	}
 	return -1;
+}
+
+/* decode() with at least 9 bytes at p (any one-byte-header packet fits):
+ * one jump on the header byte and one 8-byte load, for the packets of a
+ * usual record; the rest goes to decode(). */
+static inline __attribute__((always_inline)) int decode_short(const uint8_t *p, size_t n,
+							     struct spgo_spe_packet *pkt)
+{
+	uint8_t h = p[0];
+	uint64_t v;
+	memcpy(&v, p + 1, 8);
+	unsigned len = 1u << ((h >> 4) & 3);
+	uint64_t mask = len < 8 ? (1ULL << (8 * len)) - 1 : ~0ULL;
+	switch (h) {
+	case 0xb0: case 0xb1: case 0xb2: case 0xb3: case 0xb4: case 0xb5: case 0xb6: case 0xb7:
+		pkt->type = SPGO_SPE_ADDRESS;
+		pkt->index = h & 7;
+		break;
+	case 0x98: case 0x99: case 0x9a: case 0x9b: case 0x9c: case 0x9d: case 0x9e: case 0x9f:
+		pkt->type = SPGO_SPE_COUNTER;
+		pkt->index = h & 7;
+		break;
+	case 0x42: case 0x52: case 0x62: case 0x72:
+		pkt->type = SPGO_SPE_EVENTS;
+		pkt->index = (uint8_t)len;
+		break;
+	case 0x43: case 0x53: case 0x63: case 0x73:
+		pkt->type = SPGO_SPE_DATA_SOURCE;
+		pkt->index = (uint8_t)len;
+		break;
+	case 0x48: case 0x49: case 0x4a: case 0x4b:
+		pkt->type = SPGO_SPE_OP_TYPE;
+		pkt->index = h & 3;
+		break;
+	case 0x64: case 0x65: case 0x66: case 0x67:
+		pkt->type = SPGO_SPE_CONTEXT;
+		pkt->index = h & 3;
+		break;
+	case 0x71:
+		pkt->type = SPGO_SPE_TIMESTAMP;
+		pkt->index = 0;
+		break;
+	case 0x00:
+	case 0x01:
+		pkt->type = h ? SPGO_SPE_END : SPGO_SPE_PAD;
+		pkt->index = 0;
+		pkt->payload = 0;
+		return pkt->len = 1;
+	default:
+		return decode(p, n, pkt); /* extended headers, unknown bytes */
+	}
+	pkt->payload = v & mask;
+	return pkt->len = (uint8_t)(1 + len);
+}
+
+int spgo_spe_packet(const uint8_t *p, size_t n, struct spgo_spe_packet *pkt)
+{
+	memset(pkt, 0, sizeof *pkt);
+	if (n == 0)
+		return 0;
+	return decode(p, n, pkt);
 }
 
 uint64_t spgo_spe_address(unsigned index, uint64_t payload)
@@ -194,7 +263,7 @@ void spgo_spe_decoder_init(struct spgo_spe_decoder *d, const uint8_t *buf, size_
 }
 
 /* Fold one packet into the record being built. */
-static void take_packet(struct spgo_spe_record *rec, const struct spgo_spe_packet *pkt)
+static inline __attribute__((always_inline)) void take_packet(struct spgo_spe_record *rec, const struct spgo_spe_packet *pkt)
 {
 	uint64_t v = pkt->payload;
 	switch (pkt->type) {
@@ -250,7 +319,9 @@ int spgo_spe_next(struct spgo_spe_decoder *d, struct spgo_spe_record *rec)
 	int started = 0, dropped = 0;
 	while (d->pos < d->len) {
 		struct spgo_spe_packet pkt;
-		int k = spgo_spe_packet(d->buf + d->pos, d->len - d->pos, &pkt);
+		size_t left = d->len - d->pos;
+		int k = left >= 9 ? decode_short(d->buf + d->pos, left, &pkt)
+				  : decode(d->buf + d->pos, left, &pkt);
 		if (k < 0) {
 			if (!st->unknown)
 				st->unknown_first = d->pos;
