@@ -11,8 +11,10 @@
  * with the branch stack up to it; the records written for such a sample are
  * every branch of its last stretch of straight-line code: the conditional
  * branches not taken between the target of the previous taken branch and
- * the sampled one (found in the binary's instructions), then the sampled
- * taken branch.  Each stretch ends at exactly one taken branch, so every
+ * the sampled one (found in the binary's instructions; any other branch
+ * there went to its next instruction, which the branch stack cannot tell
+ * from falling through: an indirect jump to the next case of a table), then
+ * the sampled taken branch.  Each stretch ends at exactly one taken branch, so every
  * branch executed is written with probability 1/N, like SPE's (which
  * spreads its samples out more evenly in time; the expected counts agree).
  *
@@ -178,9 +180,14 @@ int spe_out_sample(struct spe_out *o, const struct emu_sample *s)
 	if (have_pbt && pbt <= from && from - pbt < (1u << 20) &&
 	    (in = insn_at(o, pbt, &tab, &n, &bias)) != NULL) {
 		for (size_t i = (size_t)(in - tab); i < n && tab[i].addr + bias < from; i++) {
-			if (tab[i].cls != SPGO_INSN_COND_BRANCH)
+			unsigned cls = tab[i].cls;
+			if (cls == SPGO_INSN_OTHER || cls == SPGO_INSN_TRAP)
 				continue;
-			struct op x = {tab[i].addr + bias, tab[i].addr + bias + tab[i].size, SPGO_SPE_BR_COND, 1};
+			/* a conditional branch not taken; any other branch here went
+			 * to the next instruction (an indirect jump there: taken, but
+			 * the branch stack cannot tell it from falling through) */
+			struct op x = {tab[i].addr + bias, tab[i].addr + bias + tab[i].size, op_bits(cls),
+				       cls == SPGO_INSN_COND_BRANCH};
 			record(o, t, &x, pbt, 1, s->h.time);
 		}
 	}
