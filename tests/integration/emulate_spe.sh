@@ -11,7 +11,8 @@
 #  3. Profiles from SPE, with and without the previous branch target, from
 #     the perf.data and from the perf script text of it, are within 3% of
 #     the exact counts (similarity); a decoder that loses targets, not-taken
-#     flags or the inferred ranges falls well below.
+#     flags or the inferred ranges falls well below.  gcov for gcc (which
+#     gcc takes) and a probe profile (clang pseudo-probes, within 3% too).
 #  4. A capture cut inside its AUX data, and one with an unknown packet, are
 #     read with a warning naming the offset, not an error.
 source "$SPGO_SRC/tests/data/emulate/common.sh"
@@ -66,6 +67,21 @@ for d in pbt spe; do
   "$SPGO" gen --binary br --perf-script $d.txt --spe -o $d.tprof --format text 2> /dev/null
   cmp -s $d.prof $d.tprof || fail "$d: the text gives another profile than the perf.data"
 done
+# gcov for gcc (the default for a gcc build), read back
+"$SPGO" gen --binary br --perf-data spe.data -o br.gcov 2> /dev/null
+"$SPGO" show br.gcov | grep -q '^format: gcov' || fail "no gcov profile from SPE"
+gcc -O2 -g -fauto-profile=br.gcov -o br2 "$data/branchy.c" 2> gcc.err && [ ! -s gcc.err ] ||
+  { cat gcc.err; fail "gcc does not take the gcov profile from SPE"; }
+# a probe profile from SPE (clang's pseudo-probes) against its exact counts
+if command -v clang-19 > /dev/null; then
+  clang-19 -O2 -g -fpseudo-probe-for-profiling -o brp "$data/branchy.c"
+  "$SPGO" emulate --spe -c 53 -o brp.data --ground-truth brp.gt -- ./brp 100000 > /dev/null 2>&1
+  "$SPGO" gen --binary brp --perf-data brp.data -o brp.prof --format text 2> /dev/null
+  "$SPGO" gen --binary brp --ground-truth brp.gt -o brpt.prof --format text 2> /dev/null
+  grep -q CFGChecksum brp.prof || fail "no probe profile from SPE"
+  s=$("$SPGO" overlap brpt.prof brp.prof | awk '/profile similarity/ { sub(/%/, "", $NF); print $NF }')
+  awk -v s="$s" 'BEGIN { exit !(s >= 97) }' || fail "probe profile from SPE: similarity $s%"
+fi
 # without --spe the text is read as LBR: one entry gives no range
 "$SPGO" gen --binary br --perf-script spe.txt -o lbr.tprof --format text 2> /dev/null || true
 s=$(similarity lbr.tprof 2> /dev/null || echo 0)
