@@ -7,7 +7,8 @@
 #     prints "ADDR <payload> (4)" and "unsupported address packet index"):
 #     those lines are checked against the payload bytes instead.
 #  2. The records perf synthesizes (--itrace=i1i: one sample per record,
-#     thread and PC) are spgo's samples, in the same order.
+#     thread and PC) are spgo's samples, in the same order; also from the
+#     pipe format (perf inject -o -) and through read(2).
 #  3. Profiles from SPE, with and without the previous branch target, from
 #     the perf.data and from the perf script text of it, are within 3% of
 #     the exact counts (similarity); a decoder that loses targets, not-taken
@@ -53,6 +54,14 @@ for d in pbt spe; do
   [ "$(wc -l < $d.srec)" -gt 1000 ] || fail "$d: too few records"
   cmp -s $d.prec $d.srec || { diff $d.prec $d.srec | head; fail "$d: perf and spgo records differ"; }
 done
+
+# the same in pipe format (perf inject -o -: the AUX data follows its
+# record in the stream) and through read(2) instead of a mapping
+perf inject -i spe.data -o - > pipe.data 2> /dev/null
+"$SPGO" script -i - -F tid,ip < pipe.data | awk '{ print $1, $2 }' > pipe.srec
+SPGO_PERF_NO_MMAP=1 "$SPGO" script -i spe.data -F tid,ip | awk '{ print $1, $2 }' > read.srec
+cmp -s pipe.srec spe.srec || fail "pipe-format SPE gives other records"
+cmp -s read.srec spe.srec || fail "SPE read through read(2) gives other records"
 
 # --- 3. profiles against the exact counts ----------------------------------------
 "$SPGO" gen --binary br --ground-truth br.gt -o truth.prof --format text 2> /dev/null
