@@ -170,7 +170,9 @@ struct spgo_perf_auxtrace {
  * target packet, branches[1] is 0 -> that target (its source is not known).
  * spgo_perf_spe_stats() counts what the decoder met; at the end the reader
  * warns once about unknown packets, cut buffers and AUX records flagged
- * truncated or collided, naming the file offset of the first.
+ * truncated or collided, naming the file offset of the first.  A record
+ * with PC 0 is left out; a branch record without a target (or target 0)
+ * becomes an IP sample; both are counted and warned about the same way.
  * ITRACE_START records give a thread's process as COMM does.
  * SPGO_PERF_RAW_AUX leaves AUX data alone.
  */

@@ -120,6 +120,9 @@ struct spgo_spe_stats {
 	uint64_t dropped;       /* records dropped for an unknown packet inside */
 	uint64_t cut;           /* buffers ending inside a packet or a record */
 	uint64_t cut_first;     /* the first such end's offset in its buffer */
+	/* (counted by the perf.data reader, spgo/perf.h) */
+	uint64_t zero_pc;       /* records whose PC is 0: not handed out */
+	uint64_t no_target;     /* branch records without a target (or 0): IP samples */
 };
 
 struct spgo_spe_decoder {

@@ -25,6 +25,7 @@ struct perf_spe {
 	struct spgo_spe_stats st; /* all buffers so far */
 	uint64_t buffers, cut_off, unknown_off; /* file offsets of the first cut / unknown */
 	uint64_t aux_lost, aux_lost_off; /* AUX records flagged truncated or collided */
+	uint64_t zero_pc_off, no_target_off; /* the first record with PC 0 / no target */
 	uint8_t *copy;       /* the data of a buffer read through read(2) */
 	size_t copy_cap;
 	struct perf_branch_entry br[2];

@@ -93,11 +93,15 @@ int perf_spe_sample(struct spgo_perf_reader *r, struct spgo_perf_record *rec)
 {
 	struct perf_spe *s = &r->spe;
 	struct spgo_spe_record x;
-	if (!spgo_spe_next(&s->dec, &x)) {
-		fold_stats(s);
-		s->pending = 0;
-		return 0;
-	}
+	do {
+		if (!spgo_spe_next(&s->dec, &x)) {
+			fold_stats(s);
+			s->pending = 0;
+			return 0;
+		}
+		if (SPGO_UNLIKELY(!x.pc) && !s->st.zero_pc++)
+			s->zero_pc_off = s->data_off + x.offset;
+	} while (SPGO_UNLIKELY(!x.pc));
 	/* (the record and its sample set field by field: clearing the whole
 	 * of them per record was a fifth of the time) */
 	rec->type = PERF_RECORD_SAMPLE;
@@ -131,7 +135,13 @@ int perf_spe_sample(struct spgo_perf_reader *r, struct spgo_perf_record *rec)
 	sm->cpu = s->cpu;
 	sm->period = 1;
 	sm->branch_hw_idx = ~0ULL;
-	if ((x.has & SPGO_SPE_HAS_OP) && x.op_class == SPGO_SPE_OP_BRANCH) {
+	int branch = (x.has & SPGO_SPE_HAS_OP) && x.op_class == SPGO_SPE_OP_BRANCH;
+	if (SPGO_UNLIKELY(branch && !x.target)) { /* no target: nothing to infer from */
+		if (!s->st.no_target++)
+			s->no_target_off = s->data_off + x.offset;
+		branch = 0;
+	}
+	if (branch) {
 		memset(s->br, 0, sizeof s->br);
 		s->br[0].from = x.pc;
 		s->br[0].to = x.target;
@@ -203,6 +213,13 @@ void perf_spe_end(struct spgo_perf_reader *r)
 		spgo_warn("%s: offset 0x%llx: %llu SPE buffers end inside a packet or a record (the "
 			  "rest of each was left out); this is the first",
 			  r->path, (unsigned long long)s->cut_off, (unsigned long long)t->cut);
+	if (t->zero_pc)
+		spgo_warn("%s: offset 0x%llx: %llu SPE records with PC 0 were left out; this is the first",
+			  r->path, (unsigned long long)s->zero_pc_off, (unsigned long long)t->zero_pc);
+	if (t->no_target)
+		spgo_warn("%s: offset 0x%llx: %llu SPE branch records have no target address (or 0): "
+			  "taken as IP samples, no branch nor range; this is the first",
+			  r->path, (unsigned long long)s->no_target_off, (unsigned long long)t->no_target);
 	if (s->aux_lost)
 		spgo_warn("%s: offset 0x%llx: %llu AUX records say the kernel truncated the SPE data or "
 			  "lost some (records missing: a larger AUX buffer, perf record -m,SIZE, or a "

@@ -207,10 +207,17 @@ static void test_reader(void)
 	CHECK(spgo_pw_auxtrace_info(w, SPGO_AUXTRACE_ARM_SPE, priv, 2) == 0);
 	struct spgo_pw_sample_id sid = {.pid = 100, .tid = 101};
 	CHECK(spgo_pw_comm(w, 100, 101, "prog", 0, &sid) == 0);
-	uint8_t b[256] = {0};
+	uint8_t b[512] = {0};
 	size_t at = branch_rec(b, 0, 0x401000, 0x401020, 0x400ff0, 0, 1);
 	at = branch_rec(b, at, 0x40100c, 0x401010, 0, 1, 2);
 	at = P1(b, at, 0xb0, 0x401004, 8); /* not a branch: an IP sample */
+	at = P1(b, at, 0x01, 0, 0);
+	at = P1(b, at, 0xb0, 0, 8); /* PC 0: left out, counted */
+	at = P1(b, at, 0x4a, 0, 1);
+	at = P1(b, at, 0xb1, 0x401000, 8);
+	at = P1(b, at, 0x01, 0, 0);
+	at = P1(b, at, 0xb0, 0x401008, 8); /* a branch without a target: an IP sample */
+	at = P1(b, at, 0x4a, 0, 1);
 	at = P1(b, at, 0x01, 0, 0);
 	at = (at + 7) & ~(size_t)7;
 	struct spgo_pw_auxtrace ax = {.idx = 0, .tid = 101, .cpu = UINT32_MAX};
@@ -250,17 +257,23 @@ static void test_reader(void)
 			REQUIRE(s->branch_nr == 1);
 			CHECK(SPGO_PERF_BRANCH_NOT_TAKEN(&s->branches[0]));
 			CHECK_EQ_U64(s->addr, 0x401010);
-		} else {
+		} else if (n == 2) {
 			CHECK_EQ_U64(s->ip, 0x401004);
 			CHECK_EQ_U64(s->branch_nr, 0);
+		} else {
+			CHECK_EQ_U64(s->ip, 0x401008);
+			CHECK_EQ_U64(s->branch_nr, 0);
+			CHECK(!(s->sample_type & PERF_SAMPLE_BRANCH_STACK));
 		}
 		n++;
 	}
 	CHECK_EQ_U64(aux, 1);
-	CHECK_EQ_U64(n, 3);
+	CHECK_EQ_U64(n, 4);
 	const struct spgo_spe_stats *st = spgo_perf_spe_stats(r);
-	CHECK_EQ_U64(st->records, 3);
-	CHECK_EQ_U64(st->branches, 2);
+	CHECK_EQ_U64(st->records, 5);
+	CHECK_EQ_U64(st->branches, 4);
+	CHECK_EQ_U64(st->zero_pc, 1);
+	CHECK_EQ_U64(st->no_target, 1);
 	spgo_perf_close(r);
 
 	/* SPGO_PERF_RAW_AUX: the records only */
