@@ -115,8 +115,10 @@ struct spgo_gen_opts {
 	enum spgo_gen_mode mode;
 	int gcc;          /* GCC conventions (gcov output): see the contract */
 	int event;        /* IP mode: the event to count (index), -1 = all/best */
-	int no_infer;     /* IP mode: keep block averages, no inference */
-	const char *infer_algo; /* IP mode: "profi" (NULL), "mcf", "fp", "quadratic" */
+	int no_infer;     /* IP mode, Arm SPE: keep block averages (SPE: the
+			     range counts), no inference */
+	const char *infer_algo; /* IP mode, Arm SPE: "profi" (NULL), "mcf", "fp",
+				   "quadratic" */
 	int confidence;   /* IP mode, profi: per-block confidences and timer
 			     decrease costs (see the contract; default off) */
 	/* IP mode: indirect-call targets seen by unwinding sampled stacks
