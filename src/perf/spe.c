@@ -85,59 +85,6 @@ static inline __attribute__((always_inline)) int decode(const uint8_t *p, size_t
 	return -1;
 }
 
-/* decode() with at least 9 bytes at p (any one-byte-header packet fits):
- * one jump on the header byte and one 8-byte load, for the packets of a
- * usual record; the rest goes to decode(). */
-static inline __attribute__((always_inline)) int decode_short(const uint8_t *p, size_t n,
-							     struct spgo_spe_packet *pkt)
-{
-	uint8_t h = p[0];
-	uint64_t v;
-	memcpy(&v, p + 1, 8);
-	unsigned len = 1u << ((h >> 4) & 3);
-	uint64_t mask = len < 8 ? (1ULL << (8 * len)) - 1 : ~0ULL;
-	switch (h) {
-	case 0xb0: case 0xb1: case 0xb2: case 0xb3: case 0xb4: case 0xb5: case 0xb6: case 0xb7:
-		pkt->type = SPGO_SPE_ADDRESS;
-		pkt->index = h & 7;
-		break;
-	case 0x98: case 0x99: case 0x9a: case 0x9b: case 0x9c: case 0x9d: case 0x9e: case 0x9f:
-		pkt->type = SPGO_SPE_COUNTER;
-		pkt->index = h & 7;
-		break;
-	case 0x42: case 0x52: case 0x62: case 0x72:
-		pkt->type = SPGO_SPE_EVENTS;
-		pkt->index = (uint8_t)len;
-		break;
-	case 0x43: case 0x53: case 0x63: case 0x73:
-		pkt->type = SPGO_SPE_DATA_SOURCE;
-		pkt->index = (uint8_t)len;
-		break;
-	case 0x48: case 0x49: case 0x4a: case 0x4b:
-		pkt->type = SPGO_SPE_OP_TYPE;
-		pkt->index = h & 3;
-		break;
-	case 0x64: case 0x65: case 0x66: case 0x67:
-		pkt->type = SPGO_SPE_CONTEXT;
-		pkt->index = h & 3;
-		break;
-	case 0x71:
-		pkt->type = SPGO_SPE_TIMESTAMP;
-		pkt->index = 0;
-		break;
-	case 0x00:
-	case 0x01:
-		pkt->type = h ? SPGO_SPE_END : SPGO_SPE_PAD;
-		pkt->index = 0;
-		pkt->payload = 0;
-		return pkt->len = 1;
-	default:
-		return decode(p, n, pkt); /* extended headers, unknown bytes */
-	}
-	pkt->payload = v & mask;
-	return pkt->len = (uint8_t)(1 + len);
-}
-
 int spgo_spe_packet(const uint8_t *p, size_t n, struct spgo_spe_packet *pkt)
 {
 	memset(pkt, 0, sizeof *pkt);
@@ -146,7 +93,7 @@ int spgo_spe_packet(const uint8_t *p, size_t n, struct spgo_spe_packet *pkt)
 	return decode(p, n, pkt);
 }
 
-uint64_t spgo_spe_address(unsigned index, uint64_t payload)
+static inline __attribute__((always_inline)) uint64_t address(unsigned index, uint64_t payload)
 {
 	uint64_t a = payload & ((1ULL << 56) - 1);
 	switch (index) {
@@ -163,6 +110,11 @@ uint64_t spgo_spe_address(unsigned index, uint64_t payload)
 	default:
 		return a;
 	}
+}
+
+uint64_t spgo_spe_address(unsigned index, uint64_t payload)
+{
+	return address(index, payload);
 }
 
 /* Append to a description: out of room is cut, never overrun. */
@@ -274,20 +226,20 @@ static inline __attribute__((always_inline)) void take_packet(struct spgo_spe_re
 	case SPGO_SPE_ADDRESS:
 		switch (pkt->index) {
 		case SPGO_SPE_ADDR_PC:
-			rec->pc = spgo_spe_address(pkt->index, v);
+			rec->pc = address(pkt->index, v);
 			rec->el = (uint8_t)(v >> 61 & 3);
 			rec->has |= SPGO_SPE_HAS_PC;
 			break;
 		case SPGO_SPE_ADDR_TARGET:
-			rec->target = spgo_spe_address(pkt->index, v);
+			rec->target = address(pkt->index, v);
 			rec->has |= SPGO_SPE_HAS_TARGET;
 			break;
 		case SPGO_SPE_ADDR_PREV_TARGET:
-			rec->prev_target = spgo_spe_address(pkt->index, v);
+			rec->prev_target = address(pkt->index, v);
 			rec->has |= SPGO_SPE_HAS_PREV_TARGET;
 			break;
-		case SPGO_SPE_ADDR_VA: rec->vaddr = spgo_spe_address(pkt->index, v); break;
-		case SPGO_SPE_ADDR_PA: rec->paddr = spgo_spe_address(pkt->index, v); break;
+		case SPGO_SPE_ADDR_VA: rec->vaddr = address(pkt->index, v); break;
+		case SPGO_SPE_ADDR_PA: rec->paddr = address(pkt->index, v); break;
 		default: break;
 		}
 		break;
@@ -312,47 +264,120 @@ static inline __attribute__((always_inline)) void take_packet(struct spgo_spe_re
 	}
 }
 
+/*
+ * The packets of a usual record, folded straight into rec: one jump on the
+ * header byte, one 8-byte load (at least 9 bytes are left).  Returns the
+ * packet's length, 0 for a header this does not handle (decode() then),
+ * and sets *ends for END and TIMESTAMP.
+ */
+static inline __attribute__((always_inline)) unsigned fold_short(struct spgo_spe_record *rec,
+								  const uint8_t *p, int *ends)
+{
+	uint64_t v;
+	memcpy(&v, p + 1, 8);
+	uint8_t h = p[0];
+	switch (h) {
+	case 0xb0:
+		rec->pc = address(SPGO_SPE_ADDR_PC, v);
+		rec->el = (uint8_t)(v >> 61 & 3);
+		rec->has |= SPGO_SPE_HAS_PC;
+		return 9;
+	case 0xb1:
+		rec->target = address(SPGO_SPE_ADDR_TARGET, v);
+		rec->has |= SPGO_SPE_HAS_TARGET;
+		return 9;
+	case 0xb2: rec->vaddr = address(SPGO_SPE_ADDR_VA, v); return 9;
+	case 0xb3: rec->paddr = address(SPGO_SPE_ADDR_PA, v); return 9;
+	case 0xb4:
+		rec->prev_target = address(SPGO_SPE_ADDR_PREV_TARGET, v);
+		rec->has |= SPGO_SPE_HAS_PREV_TARGET;
+		return 9;
+	case 0xb5: case 0xb6: case 0xb7: return 9;
+	case 0x98: rec->latency = (uint16_t)v; return 3;
+	case 0x99: case 0x9a: case 0x9b: case 0x9c: case 0x9d: case 0x9e: case 0x9f: return 3;
+	case 0x42: rec->events = (uint32_t)(v & 0xff); return 2;
+	case 0x52: rec->events = (uint32_t)(v & 0xffff); return 3;
+	case 0x62: rec->events = (uint32_t)v; return 5;
+	case 0x72: rec->events = (uint32_t)v; return 9;
+	case 0x43: return 2;
+	case 0x53: return 3;
+	case 0x63: return 5;
+	case 0x73: return 9;
+	case 0x48: case 0x49: case 0x4a: case 0x4b:
+		rec->op_class = h & 3;
+		rec->op = (uint8_t)v;
+		rec->has |= SPGO_SPE_HAS_OP;
+		return 2;
+	case 0x64: case 0x65: case 0x66: case 0x67:
+		rec->context = (uint32_t)v;
+		rec->has |= SPGO_SPE_HAS_CONTEXT;
+		return 5;
+	case 0x71:
+		rec->timestamp = v;
+		rec->has |= SPGO_SPE_HAS_TIMESTAMP;
+		*ends = 1;
+		return 9;
+	case 0x01:
+		*ends = 1;
+		return 1;
+	default:
+		return 0; /* PAD, extended headers, unknown bytes */
+	}
+}
+
 int spgo_spe_next(struct spgo_spe_decoder *d, struct spgo_spe_record *rec)
 {
 	struct spgo_spe_stats *st = &d->st;
 	memset(rec, 0, sizeof *rec);
 	int started = 0, dropped = 0;
 	while (d->pos < d->len) {
-		struct spgo_spe_packet pkt;
 		size_t left = d->len - d->pos;
-		int k = left >= 9 ? decode_short(d->buf + d->pos, left, &pkt)
-				  : decode(d->buf + d->pos, left, &pkt);
-		if (k < 0) {
-			if (!st->unknown)
-				st->unknown_first = d->pos;
-			st->unknown++;
-			d->pos++;
-			if (started && !dropped) {
-				st->dropped++;
-				dropped = 1;
+		int ends = 0;
+		unsigned k = left >= 9 ? fold_short(rec, d->buf + d->pos, &ends) : 0;
+		if (k) {
+			st->packets++;
+			if (!started) {
+				started = 1;
+				rec->offset = d->pos;
 			}
-			continue;
+			d->pos += k;
+			if (!ends)
+				continue;
+		} else {
+			struct spgo_spe_packet pkt;
+			int n = decode(d->buf + d->pos, left, &pkt);
+			if (n < 0) {
+				if (!st->unknown)
+					st->unknown_first = d->pos;
+				st->unknown++;
+				d->pos++;
+				if (started && !dropped) {
+					st->dropped++;
+					dropped = 1;
+				}
+				continue;
+			}
+			if (n == 0) { /* the buffer ends inside this packet */
+				if (!st->cut)
+					st->cut_first = d->pos;
+				st->cut++;
+				d->pos = d->len;
+				return 0;
+			}
+			st->packets++;
+			if (pkt.type == SPGO_SPE_PAD) {
+				d->pos += (size_t)n;
+				continue;
+			}
+			if (!started) {
+				started = 1;
+				rec->offset = d->pos;
+			}
+			d->pos += (size_t)n;
+			take_packet(rec, &pkt);
+			if (pkt.type != SPGO_SPE_END && pkt.type != SPGO_SPE_TIMESTAMP)
+				continue;
 		}
-		if (k == 0) { /* the buffer ends inside this packet */
-			if (!st->cut)
-				st->cut_first = d->pos;
-			st->cut++;
-			d->pos = d->len;
-			return 0;
-		}
-		st->packets++;
-		if (pkt.type == SPGO_SPE_PAD) {
-			d->pos += (size_t)k;
-			continue;
-		}
-		if (!started) {
-			started = 1;
-			rec->offset = d->pos;
-		}
-		d->pos += (size_t)k;
-		take_packet(rec, &pkt);
-		if (pkt.type != SPGO_SPE_END && pkt.type != SPGO_SPE_TIMESTAMP)
-			continue;
 		/* the record is complete */
 		if (dropped) {
 			memset(rec, 0, sizeof *rec);
