@@ -66,6 +66,12 @@ out="$SPGO_SRC/bench/results/spe.md"
   echo "The machine is shared (load average $(cut -d' ' -f1 /proc/loadavg) at the end), so wall"
   echo "times carry other jobs' load; CPU seconds are the steadier figure."
   echo
+  echo "The aggregation does more than perf script: per record two address"
+  echo "translations, the range-end lookup and three counting-table updates (ip,"
+  echo "branch, range); about half of its CPU time is the decoding \\`spgo script\\`"
+  echo "does too (profile: the decoder's jump on each packet's header, then the"
+  echo "counting tables' probes)."
+  echo
   echo "Target: spgo >= 10x perf script.  Runs: spgo $reps, perf script $preps"
   echo "(BENCH_REPEAT, BENCH_PERF_REPEAT); BENCH_SPE_ITERS sets the capture's size."
 } | tee "$out"
