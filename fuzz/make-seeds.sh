@@ -6,7 +6,7 @@
 # leaves its seeds out.  Usage: make-seeds.sh DIR [SPGO]
 set -u
 dir=$1; spgo=${2:-}
-[ -f "$dir/.done-6" ] && exit 0 # bump when seeds are added or change
+[ -f "$dir/.done-7" ] && exit 0 # bump when seeds are added or change
 src=${SPGO_SRC:-$(dirname "$0")/..}
 mkdir -p "$dir/elf" "$dir/debug_line" "$dir/perf_data" "$dir/perf_script" "$dir/profile" \
   "$dir/cfg" "$dir/ground_truth" "$dir/unsym" "$dir/dwo"
@@ -72,4 +72,8 @@ if has clang-19 && has llvm-objcopy-19; then
       llvm-objcopy-19 -O binary --only-section=.text "$tmp/a64.o" "$dir/a64_classify/clang${v%%=*}" 2>/dev/null
   done
 fi
-touch "$dir/.done-6"
+# Arm SPE in the AUX area: an emulated capture (needs the QEMU plugin).
+if [ -n "$spgo" ] && [ -x "$dir/elf/gcc-dwarf5" ] && has qemu-x86_64; then
+  timeout 60 "$spgo" emulate --spe-pbt -c 211 -o "$dir/perf_data/spe" -- "$dir/elf/gcc-dwarf5" 20 >/dev/null 2>&1
+fi
+touch "$dir/.done-7"

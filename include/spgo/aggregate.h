@@ -94,6 +94,12 @@ struct spgo_agg_stats {
 	uint64_t stack_samples;	    /* samples with a call stack or its LBR touching
 				       the binary */
 	uint64_t lost;		    /* samples the kernel reported lost (LOST records) */
+	uint64_t spe_records;	    /* Arm SPE branch records (one-entry samples) */
+	uint64_t spe_not_taken;	    /* ... of those: not taken (range, no branch) */
+	uint64_t spe_no_range;	    /* ... whose range could not be inferred: the
+				       target is no instruction start, or code runs
+				       into a gap, a trap or the function's end before
+				       a branch (see spgo_agg_spe) */
 	int emulated;		    /* a perf.data written by spgo emulate (its cmdline) */
 };
 
@@ -283,6 +289,25 @@ int spgo_agg_on_stack_thread(struct spgo_aggregate *agg);
  * aggregate is filled from an unsymbolized profile (spgo/unsym.h). */
 void spgo_agg_add_stack(struct spgo_aggregate *agg, const uint64_t *frames, uint32_t nframes,
 			const uint64_t *branches, uint32_t nbranches, uint64_t count);
+
+/*
+ * Arm SPE: samples with SPGO_PERF_SAMPLE_SPE (the perf.data reader's, see
+ * spgo/perf.h), and with spgo_agg_spe(agg, 1) every sample of perf script
+ * text with a branch stack (`perf script --itrace=bl1 -F ip,brstack`, one
+ * entry per sample, "N" in its flags when not taken), are one sampled branch
+ * each, as llvm-profgen's SPE mode takes them: a taken branch counts as a
+ * branch; the straight-line code from its target (or, not taken, from the
+ * next instruction) up to the next branch instruction in the binary (a
+ * call, jump, return or conditional branch), both ends included, counts as
+ * a range; the search stops, and no range is counted (spe_no_range), at a
+ * trap, a gap in the code, the function's end or 4096 instructions.  With
+ * the previous branch target (the second entry, source 0), the code from it
+ * (or from the last branch instruction before the PC, if that comes later)
+ * to the PC counts as a range too, and the branch twice, so that ranges and
+ * branches keep their proportion (each is an unbiased count of executions:
+ * every branch executed is sampled alike).
+ */
+void spgo_agg_spe(struct spgo_aggregate *agg, int on);
 
 /* Text dump (sorted; for tests and debugging): stats, ranges, branches,
  * ips per event, stacks. */

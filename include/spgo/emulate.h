@@ -55,6 +55,9 @@ struct spgo_emu_options {
 	unsigned max_stack;   /* callchain entries kept (IP included) */
 	unsigned truncate;    /* percent of stacks cut short */
 	uint64_t seed;
+	/* Arm SPE instead of LBR samples (src/emulate/spe_out.c): 1 without,
+	 * 2 with the previous-branch-target packet; 0 LBR. */
+	int spe;
 };
 
 /* What a conversion saw. */

@@ -115,8 +115,10 @@ struct spgo_gen_opts {
 	enum spgo_gen_mode mode;
 	int gcc;          /* GCC conventions (gcov output): see the contract */
 	int event;        /* IP mode: the event to count (index), -1 = all/best */
-	int no_infer;     /* IP mode: keep block averages, no inference */
-	const char *infer_algo; /* IP mode: "profi" (NULL), "mcf", "fp", "quadratic" */
+	int no_infer;     /* IP mode, Arm SPE: keep block averages (SPE: the
+			     range counts), no inference */
+	const char *infer_algo; /* IP mode, Arm SPE: "profi" (NULL), "mcf", "fp",
+				   "quadratic" */
 	int confidence;   /* IP mode, profi: per-block confidences and timer
 			     decrease costs (see the contract; default off) */
 	/* IP mode: indirect-call targets seen by unwinding sampled stacks
@@ -314,6 +316,9 @@ struct spgo_gen_job {
 	/* llvm-profgen's --sample-period (perf record -c): counts in events,
 	 * not samples (spgo_agg_sample_period); 0: not given; not with cs */
 	uint64_t sample_period;
+	/* perf script text with a branch stack per sample is Arm SPE's (one
+	 * sampled branch each: spgo_agg_spe); SPE in perf.data needs nothing */
+	int spe;
 	/* llvm-profgen's --ignore-stack-samples (not with cs): the samples
 	 * with call stacks are checked as llvm-profgen checks them, their
 	 * LBR left out when the stack's leaf is in a prologue or epilogue */

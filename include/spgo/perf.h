@@ -144,6 +144,46 @@ struct spgo_perf_lost {
 	uint64_t id, lost;
 };
 
+/* AUXTRACE: the record's fields and its data (the bytes that follow it). */
+struct spgo_perf_auxtrace {
+	uint64_t size, offset, reference;
+	uint32_t idx, tid, cpu;
+	const uint8_t *data; /* NULL unless the reader decodes this data (SPE) */
+	uint64_t avail;      /* bytes of it present (less: the file is cut) */
+};
+
+/*
+ * Arm SPE (spgo/perf_spe.h).  Once an AUXTRACE_INFO of type ARM_SPE has been
+ * read, each AUXTRACE record's data is decoded and every SPE record with a
+ * PC is handed out as a SAMPLE of a synthetic event "arm_spe" (appended to
+ * the events), after the AUXTRACE record and after the records queued in
+ * ordered mode before it (they go out first: the mappings its addresses
+ * need come before it in the file).  Such a sample has
+ * SPGO_PERF_SAMPLE_SPE in sample_type; ip is the PC (cpumode from its
+ * exception level), addr the branch target or data address, period 1, cpu
+ * and tid from the AUXTRACE record, tid from a CONTEXT packet when there is
+ * one, pid from the COMM/FORK records of that tid (else the tid).  A branch
+ * record (OP-TYPE class branch) has PERF_SAMPLE_BRANCH_STACK: branches[0] is
+ * pc -> target, with mispred, the type (COND, IND, CALL, RET...) and
+ * SPGO_PERF_BRANCH_NOT_TAKEN for a not-taken conditional branch (NOT-TAKEN
+ * event; its target is then the next instruction); with a previous branch
+ * target packet, branches[1] is 0 -> that target (its source is not known).
+ * spgo_perf_spe_stats() counts what the decoder met; at the end the reader
+ * warns once about unknown packets, cut buffers and AUX records flagged
+ * truncated or collided, naming the file offset of the first.  A record
+ * with PC 0 is left out; a branch record without a target (or target 0)
+ * becomes an IP sample; both are counted and warned about the same way.
+ * ITRACE_START records give a thread's process as COMM does.
+ * SPGO_PERF_RAW_AUX leaves AUX data alone.
+ */
+#define SPGO_PERF_SAMPLE_SPE (1ULL << 62)
+#define SPGO_PERF_BRANCH_NOT_TAKEN(e) (((e)->reserved & 1) != 0)
+struct spgo_spe_stats;
+struct spgo_perf_reader;
+const struct spgo_spe_stats *spgo_perf_spe_stats(const struct spgo_perf_reader *r);
+
+struct spgo_perf_reader;
+
 /* One record as spgo_perf_next() hands it out. */
 struct spgo_perf_record {
 	uint32_t type; /* PERF_RECORD_* or SPGO_PERF_RECORD_* */
@@ -160,6 +200,7 @@ struct spgo_perf_record {
 		struct spgo_perf_comm comm;
 		struct spgo_perf_task task;
 		struct spgo_perf_lost lost;
+		struct spgo_perf_auxtrace aux;
 	} u;
 };
 
@@ -171,9 +212,10 @@ enum {
 	 * the newest timestamp seen before the previous round; the rest at the
 	 * end.  Records without a timestamp go out at once. */
 	SPGO_PERF_ORDERED = 1,
+	/* Hand out AUXTRACE records only: no samples from SPE data (a copy of
+	 * the file, spgo script --rewrite). */
+	SPGO_PERF_RAW_AUX = 2,
 };
-
-struct spgo_perf_reader;
 
 /* Open PATH ("-" = standard input; file and pipe format are both detected). */
 int spgo_perf_open(struct spgo_perf_reader **out, const char *path, unsigned flags);

@@ -132,6 +132,18 @@ struct spgo_pw_mmap2 {
 int spgo_pw_mmap2(struct spgo_perf_writer *w, const struct spgo_pw_mmap2 *m,
 		  const struct spgo_pw_sample_id *sid);
 
+/* PERF_RECORD_AUXTRACE_INFO of an AUX area type (4: Arm SPE) with its
+ * private words (at most 32). */
+int spgo_pw_auxtrace_info(struct spgo_perf_writer *w, uint32_t type, const uint64_t *priv, size_t npriv);
+/* PERF_RECORD_AUXTRACE followed by its size bytes of data (a multiple of 8;
+ * perf pads with zero bytes, which SPE reads as PAD packets). */
+struct spgo_pw_auxtrace {
+	uint64_t offset, reference;
+	uint32_t idx, tid, cpu;
+};
+int spgo_pw_auxtrace(struct spgo_perf_writer *w, const struct spgo_pw_auxtrace *a, const void *data,
+		     uint64_t size);
+
 /* A SAMPLE record of attr number attr_index. */
 int spgo_pw_sample(struct spgo_perf_writer *w, int attr_index, const struct spgo_pw_sample *s);
 

@@ -111,6 +111,7 @@ void spgo_agg_free(struct spgo_aggregate *a)
 	free(I->sel_name);
 	free(I->assumed_name);
 	free(I->filter_id);
+	agg_spe_free(a);
 	VEC_FREE(&I->pool);
 	VEC_FREE(&I->scratch);
 	VEC_FREE(&I->mf);
@@ -438,6 +439,20 @@ static uint64_t period_weight(uint64_t times, uint64_t period, uint64_t entries)
 	return entries > 1 ? w / (entries - 1) : w;
 }
 
+/* For agg_spe.c: a branch and a range counted w times (not with
+ * spgo_agg_keep_ranges(agg, 0)), and the function-part check. */
+void agg_count_branch(struct spgo_aggregate *a, uint64_t from, uint64_t to, uint64_t w)
+{
+	if (!a->impl->no_lbr_maps)
+		ctab_add(&a->impl->branches, from, to, w);
+}
+void agg_count_range(struct spgo_aggregate *a, uint64_t begin, uint64_t end, uint64_t w)
+{
+	if (!a->impl->no_lbr_maps)
+		ctab_add(&a->impl->ranges, begin, end, w);
+}
+int agg_same_function(struct spgo_aggregate *a, uint64_t begin, uint64_t end);
+
 void spgo_agg_set_functions(struct spgo_aggregate *a, const struct spgo_function *fns, size_t n)
 {
 	a->impl->fns = fns;
@@ -465,6 +480,11 @@ static inline int same_function(struct spgo_agg_impl *I, uint64_t begin, uint64_
 		I->f_hi = I->fns[lo - 1].end;
 	}
 	return end < I->f_hi;
+}
+
+int agg_same_function(struct spgo_aggregate *a, uint64_t begin, uint64_t end)
+{
+	return same_function(a->impl, begin, end);
 }
 
 void spgo_agg_select_event(struct spgo_aggregate *a, long index, const char *name)
@@ -789,7 +809,11 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 	int weigh = I->period && !(I->text && s->callchain_nr);
 	feed_ip(a, rec, pid, ip_ok, v, weigh, times);
 	uint64_t branches_before = a->stats.branches;
-	uint64_t n = feed_lbr(a, s, pid, text, ip_ok, weigh, times, branches_before);
+	uint64_t n = 0;
+	if ((s->sample_type & SPGO_PERF_SAMPLE_SPE) || (I->spe_text && s->branch_nr))
+		agg_feed_spe(a, s, pid, ip_ok, times);
+	else
+		n = feed_lbr(a, s, pid, text, ip_ok, weigh, times, branches_before);
 	feed_stack(a, s, pid, text, n, times, branches_before);
 }
 

@@ -97,12 +97,30 @@ struct spgo_agg_impl {
 	uint64_t assumed;
 	char *assumed_name;
 	char *filter_id; /* spgo_agg_filter_build_id, or NULL: the binary's */
+
+	/* Arm SPE (agg_spe.c): text samples taken as SPE (spgo_agg_spe), and
+	 * the range-end cache: vaddr -> the next branch at or after it. */
+	int spe_text;
+	struct spgo_kmap spe_next;
+	int spe_next_init;
+#define SPGO_AGG_SPE_CACHE 1024
+	uint64_t spe_cache[SPGO_AGG_SPE_CACHE][2]; /* (vaddr, next branch) */
 };
 
 /* stacks.c: one stack(+LBR) sample held in I->scratch (nframes frames,
  * then nbranches from/to pairs), counted times times (or, with a worker,
  * queued for it). */
 void agg_put_stack(struct spgo_agg_impl *I, uint32_t nframes, uint32_t nbranches, uint64_t times);
+/* agg_spe.c: one SPE-shaped sample (spgo/perf.h, SPGO_PERF_SAMPLE_SPE):
+ * its branch, and the ranges inferred from the binary's instructions. */
+void agg_feed_spe(struct spgo_aggregate *a, const struct spgo_perf_sample *s, uint32_t pid, int ip_ok,
+		  uint64_t times);
+void agg_spe_free(struct spgo_aggregate *a);
+/* aggregate.c, for agg_spe.c */
+void agg_count_branch(struct spgo_aggregate *a, uint64_t from, uint64_t to, uint64_t w);
+void agg_count_range(struct spgo_aggregate *a, uint64_t begin, uint64_t end, uint64_t w);
+int agg_same_function(struct spgo_aggregate *a, uint64_t begin, uint64_t end);
+
 /* stacks.c: let the worker (if any) finish what it was given and stop. */
 void agg_worker_stop(struct spgo_agg_impl *I);
 

@@ -42,6 +42,10 @@ static const char usage[] =
 	"  --wrong-path N           amd-lbr: 1 in N fall-throughs of a conditional\n"
 	"                           branch leave a wrong-path record (default 32, 0 none)\n"
 	"  --lbr N                  branch stack entries, 1..the shape's (default: all)\n"
+	"  --spe                    write Arm SPE branch records (AUX data) instead:\n"
+	"                           every branch executed, taken or not, recorded\n"
+	"                           with probability 1/period\n"
+	"  --spe-pbt                ... with the previous-branch-target packet\n"
 	"  --skid N                 delay each sample by 0..N blocks (default 0)\n"
 	"  --max-stack N            callchain entries kept, IP included (default 127)\n"
 	"  --truncate PCT           cut PCT%% of stacks at a random depth (default 0)\n"
@@ -59,7 +63,7 @@ static void print_usage(FILE *fp)
 }
 
 enum { O_TRUTH = CLI_LONG, O_TRUTH_ALL, O_TRUTH_CS, O_LBR, O_SKID, O_MAXSTACK, O_TRUNC, O_SEED, O_QEMU, O_PLUGIN,
-       O_SHAPE, O_SYSROOT, O_WRONG_PATH };
+       O_SHAPE, O_SYSROOT, O_WRONG_PATH, O_SPE, O_SPE_PBT };
 static const struct cli_opt opts[] = {
 	CLI_VAL("o", 'o'), CLI_VAL("output", 'o'),
 	CLI_VAL("ground-truth", O_TRUTH),
@@ -69,6 +73,8 @@ static const struct cli_opt opts[] = {
 	CLI_VAL("c", 'c'), CLI_VAL("period", 'c'),
 	/* the order of O_LBR..O_TRUNC is that of their ranges in cmd_emulate() */
 	CLI_VAL("lbr", O_LBR),
+	CLI_FLAG("spe", O_SPE),
+	CLI_FLAG("spe-pbt", O_SPE_PBT),
 	CLI_VAL("skid", O_SKID),
 	CLI_VAL("max-stack", O_MAXSTACK),
 	CLI_VAL("truncate", O_TRUNC),
@@ -139,6 +145,8 @@ int cmd_emulate(int argc, char **argv)
 			*field[k - O_LBR] = (unsigned)u;
 			break;
 		}
+		case O_SPE: o.spe = o.spe > 1 ? o.spe : 1; break;
+		case O_SPE_PBT: o.spe = 2; break;
 		case O_QEMU: qemu = op.val; break;
 		case O_PLUGIN: plugin_opt = op.val; break;
 		case O_SYSROOT: o.sysroot = op.val; break;
@@ -158,6 +166,12 @@ int cmd_emulate(int argc, char **argv)
 		}
 	}
 	int optind = op.i;
+	/* SPE: the records come from taken-branch samples and the two newest
+	 * branches before each (spe_out.c) */
+	if (o.spe && o.instructions)
+		return cli_usage(&op, "--spe samples branches: -e instructions does not go with it");
+	if (o.spe)
+		o.lbr = 2;
 	if (!o.output)
 		return cli_usage(&op, "no output: -o perf.data");
 	if (optind >= argc)

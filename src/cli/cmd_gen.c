@@ -79,10 +79,10 @@ static const char usage_text[] =
 	"  --target-llvm V     the LLVM version that reads an extbinary profile (default\n"
 	"                      both; also --llvm); --compress, --md5, --partial as in merge\n"
 	"  --gcov-version V    2: GCC 12 layout (default); 1: the autofdo tools' layout\n"
-	"  --infer ALGO        IP mode (and --cs without LBR): the inference algorithm:\n"
+	"  --infer ALGO        IP mode, Arm SPE (and --cs without LBR): the inference algorithm:\n"
 	"                      profi (default), mcf (min-cost flow, as the Taming paper),\n"
 	"                      fp, quadratic\n"
-	"  --no-infer          IP mode (and --cs without LBR): keep block averages\n"
+	"  --no-infer          IP mode, Arm SPE (and --cs without LBR): keep block averages\n"
 	"  --confidence        IP mode, profi: weigh each block's cost by the samples\n"
 	"                      behind it (closer to exact counts; not faster so far)\n"
 	"  (no --cs/--no-cs)   as llvm-profgen 19: on LBR with call stacks (perf record\n"
@@ -152,6 +152,10 @@ static const char usage_text[] =
 	"  --llvm-sample-profile F  the input is a flat CS profile: its post-passes run\n"
 	"                      again (cold contexts merged, trimmed, --gen-cs-nested-profile;\n"
 	"                      not the pre-inliner: --csspgo-preinliner=false)\n"
+	"  --spe               perf script text (--itrace=bl1 -F ip,brstack) is Arm SPE:\n"
+	"                      one sampled branch per sample, ranges inferred up to the\n"
+	"                      next branch (llvm-profgen's --spe-branch-profile; SPE in\n"
+	"                      perf.data is known without it)\n"
 	"  --sample-period N   the capture's period (perf record -c N): counts in events,\n"
 	"                      an LBR sample's N / (its entries in the binary - 1), an IP\n"
 	"                      sample's N (newer llvm-profgen's; not with --cs; perf script\n"
@@ -176,7 +180,7 @@ enum {
 	G_PG_IGNORE_STACKS, G_PG_PREINLINER, G_PG_NESTED, G_PG_INFER_FRAMES, G_PG_MERGE_COLD,
 	G_PG_COMPRESS, G_PG_DEPTH, G_PG_COLD_DEPTH, G_PG_TRIM, G_PG_HOT_COUNT, G_PG_COLD_COUNT,
 	G_PG_CUTOFF_HOT, G_PG_CUTOFF_COLD, G_PG_FILL_ZERO, G_PG_SYMBOLS, G_PG_SHOW_DENSITY,
-	G_PG_DENSITY_CUTOFF, G_PG_SAMPLE_PERIOD, G_PG_LLVM_PROFILE, G_PG_SKIP_SYMBOLIZATION,
+	G_PG_DENSITY_CUTOFF, G_PG_SAMPLE_PERIOD, G_PG_SPE, G_PG_LLVM_PROFILE, G_PG_SKIP_SYMBOLIZATION,
 };
 static const struct cli_opt opts[] = {
 	CLI_VAL("binary", G_BINARY),
@@ -232,6 +236,8 @@ static const struct cli_opt opts[] = {
 	CLI_BOOL("show-density", G_PG_SHOW_DENSITY),
 	CLI_VAL("profile-density-cutoff-hot", G_PG_DENSITY_CUTOFF),
 	CLI_VAL("sample-period", G_PG_SAMPLE_PERIOD),
+	CLI_BOOL("spe-branch-profile", G_PG_SPE),
+	CLI_BOOL("spe", G_PG_SPE),
 	CLI_VAL("llvm-sample-profile", G_PG_LLVM_PROFILE),
 	CLI_BOOL("skip-symbolization", G_PG_SKIP_SYMBOLIZATION),
 	CLI_SPLIT_OPTS,
@@ -320,6 +326,7 @@ static int take_profgen(const struct cli_parser *op, int k, struct spgo_gen_job 
 		return 1;
 	case G_PG_LLVM_PROFILE: j->llvm_profile = op->val; return 1; /* (an input) */
 	case G_PG_FILL_ZERO: j->opts.fill_zero = b; return 1;
+	case G_PG_SPE: j->spe = b; return 1;
 	case G_PG_SYMBOLS: j->symbol_list = b; return 1;
 	case G_PG_SHOW_DENSITY: j->show_density = b; return 1;
 	case G_PG_SKIP_SYMBOLIZATION: j->skip_symbolization = b; return 1;

@@ -19,6 +19,7 @@
 #include "spgo/common.h"
 #include "spgo/perf.h"
 #include "spgo/perf_script.h"
+#include "spgo/perf_spe.h"
 #include "spgo/perf_write.h"
 
 static void usage(FILE *fp)
@@ -27,6 +28,8 @@ static void usage(FILE *fp)
 		    "[--show-mmap-events] [--raw-stacks] [-o OUT]\n"
 		    "       spgo script [-i perf.data|--text FILE] --aggregate BINARY [-o OUT]\n"
 		    "       spgo script [-i perf.data] --map-to BINARY\n"
+		    "       spgo script [-i perf.data] --spe-packets   (the Arm SPE packets of the\n"
+		    "         AUX data, as perf script -D dumps them)\n"
 		    "       spgo script [-i perf.data] --rewrite OUT   (copy without the record\n"
 		    "         types older tools stop at, e.g. FINISHED_INIT for create_llvm_prof)\n"
 		    "Prints perf.data as `perf script` does for these fields (default: ip,brstack\n"
@@ -60,6 +63,21 @@ static int run_aggregate(const char *in, int text, const char *binary, FILE *out
 	return rc;
 }
 
+/* --spe-packets: each AUXTRACE record's SPE packets, as perf -D dumps them. */
+static int run_spe_dump(const char *in, FILE *out)
+{
+	struct spgo_perf_reader *r;
+	if (spgo_perf_open(&r, in, 0) < 0)
+		return -1;
+	struct spgo_perf_record rec;
+	int rc;
+	while ((rc = spgo_perf_next(r, &rec)) > 0)
+		if (rec.type == SPGO_PERF_RECORD_AUXTRACE && rec.u.aux.data)
+			spgo_spe_dump(rec.u.aux.data, (size_t)rec.u.aux.avail, out);
+	spgo_perf_close(r);
+	return rc < 0 ? -1 : 0;
+}
+
 /* --map-to: each sample's ip in BINARY's own addresses. */
 static int run_map_to(const char *in, const char *binary, FILE *out)
 {
@@ -71,13 +89,14 @@ static int run_map_to(const char *in, const char *binary, FILE *out)
 	return rc;
 }
 
-enum { O_MMAP = CLI_LONG, O_AGGREGATE, O_MAP_TO, O_TEXT, O_REWRITE, O_RAW_STACKS };
+enum { O_MMAP = CLI_LONG, O_AGGREGATE, O_MAP_TO, O_TEXT, O_REWRITE, O_RAW_STACKS, O_SPE_DUMP };
 static const struct cli_opt opts[] = {
 	CLI_VAL("i", 'i'), CLI_VAL("input", 'i'),
 	CLI_VAL("F", 'F'), CLI_VAL("fields", 'F'),
 	CLI_VAL("o", 'o'), CLI_VAL("output", 'o'),
 	CLI_FLAG("show-mmap-events", O_MMAP),
 	CLI_FLAG("raw-stacks", O_RAW_STACKS),
+	CLI_FLAG("spe-packets", O_SPE_DUMP),
 	CLI_VAL("aggregate", O_AGGREGATE),
 	CLI_VAL("map-to", O_MAP_TO),
 	CLI_FLAG("text", O_TEXT),
@@ -91,7 +110,7 @@ int cmd_script(int argc, char **argv)
 {
 	const char *in = "perf.data", *out = "-", *fspec = NULL, *aggregate = NULL, *map_to = NULL;
 	const char *rewrite = NULL;
-	int text = 0;
+	int text = 0, spe_dump = 0;
 	struct spgo_perf_script_opts po = {.fields = SPGO_PERF_SCRIPT_AUTO};
 	struct cli_parser op;
 	cli_init(&op, &cmd, argc, argv);
@@ -108,6 +127,7 @@ int cmd_script(int argc, char **argv)
 		case O_MAP_TO: map_to = op.val; break;
 		case O_TEXT: text = 1; break;
 		case O_REWRITE: rewrite = op.val; break;
+		case O_SPE_DUMP: spe_dump = 1; break;
 		case 'v': spgo_verbose = 1; break;
 		case CLI_ARG: return cli_usage(&op, "unexpected argument '%s' (the input is -i FILE)", op.val);
 		}
@@ -123,6 +143,7 @@ int cmd_script(int argc, char **argv)
 		return cli_fail();
 	int rc = aggregate ? run_aggregate(in, text, aggregate, so.fp)
 		 : map_to  ? run_map_to(in, map_to, so.fp)
+		 : spe_dump ? run_spe_dump(in, so.fp)
 			   : spgo_perf_script(in, so.fp, &po);
 	if (rc < 0) {
 		spgo_out_abort(&so);

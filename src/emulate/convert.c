@@ -29,6 +29,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "emulate/spe_out.h"
 #include "emulate/trace.h"
 #include "spgo/binary.h"
 #include "spgo/common.h"
@@ -57,6 +58,7 @@ struct conv {
 	VEC(struct dso) dsos;
 	VEC(struct mapping) maps;
 	struct spgo_perf_writer *w;
+	struct spe_out *spe; /* --spe: samples go there */
 	uint32_t pid;
 	unsigned machine; /* the guest's e_machine */
 	uint64_t nsamples, threads, forks, execs;
@@ -285,6 +287,8 @@ static void branch_fields(enum spgo_emu_shape shape, unsigned cls, struct perf_b
 
 static int on_sample(struct conv *c, const struct emu_sample *s, int attr)
 {
+	if (c->spe)
+		return spe_out_sample(c->spe, s);
 	uint64_t chain[1 + 1 + 1024];
 	struct perf_branch_entry br[64];
 	size_t n = 0;
@@ -552,6 +556,19 @@ static int write_truth_cs(struct conv *c)
 	return spgo_error("%s: the main program was not found in the trace", c->opt->cscounts);
 }
 
+/* The decoded instructions at a runtime address, for spe_out.c. */
+static int spe_code(void *arg, uint64_t addr, const struct spgo_insn **insns, size_t *n, uint64_t *bias)
+{
+	const struct conv *c = arg;
+	uint64_t va;
+	long di = to_vaddr(c, addr, &va);
+	if (di < 0)
+		return -1;
+	*insns = spgo_binary_insns(c->dsos.v[di].bin, n);
+	*bias = addr - va;
+	return 0;
+}
+
 /* ---- the trace ---------------------------------------------------------------- */
 
 /* The one event of the perf.data: branches or instructions, sampled with
@@ -698,9 +715,17 @@ int spgo_emu_convert(const struct spgo_emu_options *opt, const char *trace, cons
 	spgo_out_hold();
 	if (spgo_pw_open(&c.w, opt->output) < 0)
 		goto out_nowriter;
-	int ai = add_event(&c);
-	if (ai < 0 || read_trace(&c, &f, trace, ai) < 0)
+	int ai;
+	if (opt->spe) {
+		c.spe = spe_out_new(c.w, opt->spe > 1, spe_code, &c);
+		ai = spe_out_begin(c.spe, opt->period);
+	} else {
+		ai = add_event(&c);
+	}
+	if (ai < 0 || read_trace(&c, &f, trace, ai) < 0 || (c.spe && spe_out_flush(c.spe) < 0))
 		goto out;
+	if (c.spe)
+		c.nsamples = spe_out_records(c.spe);
 	add_features(&c, argc, argv);
 	rc = spgo_pw_commit(c.w);
 	c.w = NULL;
@@ -728,6 +753,7 @@ out_nowriter:
 	struct stat sb;
 	if (rc == 0 && st)
 		st->bytes = stat(opt->output, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+	spe_out_free(c.spe);
 	conv_free(&c);
 	spgo_file_unmap(&f);
 	return rc;

@@ -48,6 +48,9 @@ void gen_touch_function(struct gen *g, uint64_t addr);
 #define GEN_IP_SCALE 16
 
 int gen_lbr_counts(struct gen *g);
+/* gen_spe.c: on Arm SPE data, inference over the sampled functions' CFGs
+ * after the range counts (0, or -1 for an unknown --infer algorithm). */
+int gen_spe_infer(struct gen *g);
 int gen_ip_counts(struct gen *g);
 /* IP mode: call targets and head samples from direct (tail) calls. */
 void gen_ip_calls(struct gen *g);

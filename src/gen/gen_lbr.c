@@ -68,8 +68,9 @@ int gen_lbr_counts(struct gen *g)
 			g->st->insns_counted++;
 		}
 	}
-	gen_gcc_floor(g);
 	free(diff);
 	free(jumps);
-	return 0;
+	int rc = gen_spe_infer(g); /* SPE data: fill what one branch in N missed */
+	gen_gcc_floor(g);
+	return rc;
 }

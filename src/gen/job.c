@@ -502,6 +502,7 @@ static int read_captures(struct spgo_aggregate *agg, const struct spgo_gen_job *
 			spgo_agg_filter_build_id(a, j->opts.filter_build_id);
 		if (j->sample_period)
 			spgo_agg_sample_period(a, j->sample_period);
+		spgo_agg_spe(a, j->spe);
 		if (j->proepi)
 			spgo_agg_drop_proepi_leaves(a, j->proepi, j->nproepi);
 		if (j->capture_text[k]) {
@@ -657,6 +658,7 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 		spgo_agg_filter_build_id(agg, j.opts.filter_build_id);
 	if (j.sample_period)
 		spgo_agg_sample_period(agg, j.sample_period);
+	spgo_agg_spe(agg, j.spe);
 	/* --ignore-stack-samples: llvm-profgen's check of hybrid samples */
 	uint64_t *proepi = NULL;
 	if (j.ignore_stacks && !j.cs) {

@@ -491,7 +491,7 @@ void perf_queue_free(struct spgo_perf_reader *r)
 
 /* ---- the public iterator ----------------------------------------------- */
 
-int spgo_perf_next(struct spgo_perf_reader *r, struct spgo_perf_record *rec)
+static int next_record(struct spgo_perf_reader *r, struct spgo_perf_record *rec)
 {
 	int ordered = r->flags & SPGO_PERF_ORDERED;
 	for (;;) {
@@ -540,6 +540,23 @@ int spgo_perf_next(struct spgo_perf_reader *r, struct spgo_perf_record *rec)
 			rec->size = h.size;
 			rec->offset = off;
 			rec->data = p;
+			if (h.type == SPGO_PERF_RECORD_AUXTRACE_INFO && !(r->flags & SPGO_PERF_RAW_AUX))
+				perf_spe_info(r, p, &h, off);
+			else if (h.type == SPGO_PERF_RECORD_AUXTRACE)
+				perf_spe_buffer(r, p, &h, off);
+			if (r->spe.pending && ordered) /* what came before goes out first */
+				flush_upto(r, UINT64_MAX);
+			if (h.type == SPGO_PERF_RECORD_AUXTRACE && h.size >= 48) {
+				struct spgo_perf_auxtrace *a = &rec->u.aux;
+				memcpy(&a->size, p + 8, 8);
+				memcpy(&a->offset, p + 16, 8);
+				memcpy(&a->reference, p + 24, 8);
+				memcpy(&a->idx, p + 32, 4);
+				memcpy(&a->tid, p + 36, 4);
+				memcpy(&a->cpu, p + 40, 4);
+				a->data = r->spe.pending ? r->spe.data : NULL;
+				a->avail = r->spe.pending ? r->spe.avail : 0;
+			}
 			return 1;
 		}
 		if (ordered) {
@@ -553,6 +570,22 @@ int spgo_perf_next(struct spgo_perf_reader *r, struct spgo_perf_record *rec)
 		}
 		return decode_record(r, p, &h, off, rec) < 0 ? -1 : 1;
 	}
+}
+
+/* The records in order, with the samples of SPE data (spe_read.c) after
+ * the AUXTRACE record that holds it and the records queued before it. */
+int spgo_perf_next(struct spgo_perf_reader *r, struct spgo_perf_record *rec)
+{
+	if (r->spe.pending && !((r->flags & SPGO_PERF_ORDERED) && r->q_next < r->q_ready) &&
+	    perf_spe_sample(r, rec))
+		return 1;
+	int rc = next_record(r, rec);
+	r->spe.last_rec = NULL; /* rec holds another record now */
+	if (rc > 0 && r->spe.active)
+		perf_spe_track(r, rec);
+	else if (rc == 0)
+		perf_spe_end(r);
+	return rc;
 }
 
 const char *spgo_perf_record_name(uint32_t type)

@@ -9,6 +9,36 @@
 
 #include "spgo/common.h"
 #include "spgo/perf.h"
+#include "spgo/perf_spe.h"
+
+/* Arm SPE: what the reader keeps to turn AUX data into samples (spe_read.c). */
+struct perf_spe {
+	int active;          /* an AUXTRACE_INFO of type ARM_SPE was read */
+	int pending;         /* a buffer's records are being handed out */
+	uint32_t pmu_type;   /* the SPE event's attr.type */
+	size_t attr;         /* index of the synthetic "arm_spe" event in attrs */
+	const uint8_t *data; /* the AUXTRACE record's bytes (the mapping or copy) */
+	uint64_t size, avail; /* the size the record gives, and bytes present */
+	uint64_t data_off;   /* file offset of data[0] */
+	uint32_t tid, cpu;   /* of the AUXTRACE record (~0: unknown) */
+	struct spgo_spe_decoder dec;
+	struct spgo_spe_stats st; /* all buffers so far */
+	uint64_t buffers, cut_off, unknown_off; /* file offsets of the first cut / unknown */
+	uint64_t aux_lost, aux_lost_off; /* AUX records flagged truncated or collided */
+	uint64_t zero_pc_off, no_target_off; /* the first record with PC 0 / no target */
+	uint8_t *copy;       /* the data of a buffer read through read(2) */
+	size_t copy_cap;
+	struct perf_branch_entry br[2];
+	struct spgo_kmap tid2pid; /* from COMM and FORK records */
+	uint32_t last_tid, last_pid; /* the last lookup in it */
+	int last_valid;
+	/* A zero sample, copied into a caller's record the first time it is
+	 * used for SPE (then only the fields an SPE sample has are set). */
+	struct spgo_perf_sample tmpl;
+	const struct spgo_perf_record *last_rec;
+	int tmpl_ready;
+	int warned;
+};
 
 /* A record waiting in the time-ordering queue. */
 struct perf_qent {
@@ -70,6 +100,8 @@ struct spgo_perf_reader {
 	uint64_t queued; /* bytes of the records waiting in the queue */
 	int finished;
 
+	struct perf_spe spe;
+
 	/* Filename/comm copies, NUL-terminated for the caller. */
 	char name[4096 + 1];
 };
@@ -82,5 +114,17 @@ int perf_user_record(struct spgo_perf_reader *r, const uint8_t *p,
 		     const struct perf_event_header *h, uint64_t off);
 void perf_queue_free(struct spgo_perf_reader *r);
 void perf_release_pages(struct spgo_perf_reader *r);
+/* spe_read.c: an AUXTRACE_INFO record; an AUXTRACE record whose data the
+ * reader has in r->spe; the next synthesized sample (1, or 0 when the buffer
+ * is done); a delivered record (for the threads' processes); the warnings
+ * at the end; freeing. */
+void perf_spe_info(struct spgo_perf_reader *r, const uint8_t *p, const struct perf_event_header *h,
+		   uint64_t off);
+void perf_spe_buffer(struct spgo_perf_reader *r, const uint8_t *p, const struct perf_event_header *h,
+		     uint64_t off);
+int perf_spe_sample(struct spgo_perf_reader *r, struct spgo_perf_record *rec);
+void perf_spe_track(struct spgo_perf_reader *r, const struct spgo_perf_record *rec);
+void perf_spe_end(struct spgo_perf_reader *r);
+void perf_spe_free(struct spgo_perf_reader *r);
 
 #endif

@@ -503,6 +503,7 @@ void spgo_perf_close(struct spgo_perf_reader *r)
 		ZSTD_freeDStream(r->zds);
 	free(r->zbuf);
 	perf_queue_free(r);
+	perf_spe_free(r);
 	free(r->cmdline);
 	free(r->arch);
 	if (r->mapped) {
@@ -574,6 +575,48 @@ static int skip_bytes(struct spgo_perf_reader *r, uint64_t n, uint64_t off)
 		n -= k;
 	}
 	return 1;
+}
+
+/* The n bytes of AUX data at file offset off, for the SPE decoder
+ * (r->spe.data, .avail): in place in a mapped file, else copied (at most
+ * 1 GiB: a larger buffer is skipped and said). */
+static void take_aux(struct spgo_perf_reader *r, uint64_t n, uint64_t off)
+{
+	struct perf_spe *s = &r->spe;
+	s->size = n;
+	s->data_off = off;
+	s->data = NULL;
+	s->avail = 0;
+	if (r->mapped) {
+		size_t have = r->len - r->pos;
+		s->data = r->buf + r->pos;
+		s->avail = n < have ? n : have;
+		skip_bytes(r, n, off);
+		return;
+	}
+	if (n > (1ULL << 30)) {
+		spgo_warn("%s: offset 0x%llx: an AUX buffer of %llu bytes (more than 1 GiB) is skipped",
+			  r->path, (unsigned long long)off, (unsigned long long)n);
+		skip_bytes(r, n, off);
+		return;
+	}
+	if (s->copy_cap < n) {
+		free(s->copy);
+		s->copy_cap = n;
+		s->copy = xmalloc(n ? n : 1);
+	}
+	while (s->avail < n) {
+		size_t have = fill(r, 1);
+		if (have == 0) {
+			warn_truncated(r, off + s->avail, "the data of a record is cut short");
+			break;
+		}
+		size_t k = have < n - s->avail ? have : (size_t)(n - s->avail);
+		memcpy(s->copy + s->avail, r->buf + r->pos, k);
+		r->pos += k;
+		s->avail += k;
+	}
+	s->data = s->copy;
 }
 
 /* Unpack one COMPRESSED record's payload into zbuf (after what is left). */
@@ -689,7 +732,10 @@ int perf_raw_next(struct spgo_perf_reader *r, const uint8_t **p, struct perf_eve
 			if (*p != (const uint8_t *)r->rec_copy)
 				memcpy(r->rec_copy, *p, hdr->size);
 			*p = (const uint8_t *)r->rec_copy;
-			skip_bytes(r, n, at);
+			if (r->spe.active && !(r->flags & SPGO_PERF_RAW_AUX))
+				take_aux(r, n, at + hdr->size);
+			else
+				skip_bytes(r, n, at);
 		}
 		return 1;
 	}

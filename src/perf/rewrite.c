@@ -51,7 +51,7 @@ static int keep(uint32_t type)
 int spgo_perf_rewrite(const char *in, const char *out)
 {
 	struct spgo_perf_reader *r;
-	if (spgo_perf_open(&r, in, 0) < 0)
+	if (spgo_perf_open(&r, in, SPGO_PERF_RAW_AUX) < 0)
 		return -1;
 	size_t nattrs = spgo_perf_nattrs(r);
 	if (spgo_perf_is_pipe(r) || nattrs == 0) {

@@ -133,6 +133,8 @@ static void print_brstack(struct obuf *o, const struct spgo_perf_sample *s)
 		p = put_hex(p, e->to);
 		*p++ = '/';
 		*p++ = (!e->mispred && !e->predicted) ? '-' : e->predicted ? 'P' : 'M';
+		if (SPGO_PERF_BRANCH_NOT_TAKEN(e)) /* SPE's not taken, as perf 6.13+ prints it */
+			*p++ = 'N';
 		*p++ = '/';
 		*p++ = e->in_tx ? 'X' : '-';
 		*p++ = '/';

@@ -193,6 +193,8 @@ static int parse_branch(struct spgo_perf_text *t, const char *s, size_t n)
 	if (nf > 2) {
 		e.mispred = f[2][0] == 'M';
 		e.predicted = f[2][0] == 'P';
+		if (strchr(f[2], 'N')) /* SPE: a conditional branch not taken ("PN", "MN") */
+			e.reserved = 1;
 	}
 	if (nf > 3)
 		e.in_tx = f[3][0] == 'X';

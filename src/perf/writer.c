@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "spgo/common.h"
+#include "spgo/perf.h"
 #include "spgo/perf_write.h"
 
 #define PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" */
@@ -156,6 +157,38 @@ int spgo_pw_record(struct spgo_perf_writer *w, const struct perf_event_header *r
 	if (pw_write(w, rec, rec->size) < 0)
 		return -1;
 	w->data_size += rec->size;
+	return 0;
+}
+
+int spgo_pw_auxtrace_info(struct spgo_perf_writer *w, uint32_t type, const uint64_t *priv, size_t npriv)
+{
+	uint64_t buf[2 + 32] = {0};
+	if (npriv > 32)
+		return spgo_error("%s: AUXTRACE_INFO with %zu words", w->out.path, npriv);
+	struct perf_event_header h = {SPGO_PERF_RECORD_AUXTRACE_INFO, 0, (uint16_t)(16 + 8 * npriv)};
+	memcpy(buf, &h, 8);
+	memcpy(buf + 1, &type, 4);
+	memcpy(buf + 2, priv, 8 * npriv);
+	return spgo_pw_record(w, (const struct perf_event_header *)buf);
+}
+
+int spgo_pw_auxtrace(struct spgo_perf_writer *w, const struct spgo_pw_auxtrace *a, const void *data,
+		     uint64_t size)
+{
+	if (size % 8)
+		return spgo_error("%s: AUX data of %llu bytes, not a multiple of 8", w->out.path,
+				  (unsigned long long)size);
+	uint64_t buf[6] = {0};
+	struct perf_event_header h = {SPGO_PERF_RECORD_AUXTRACE, 0, 48};
+	memcpy(buf, &h, 8);
+	buf[1] = size;
+	buf[2] = a->offset;
+	buf[3] = a->reference;
+	uint32_t v[4] = {a->idx, a->tid, a->cpu, 0};
+	memcpy(buf + 4, v, 16);
+	if (spgo_pw_record(w, (const struct perf_event_header *)buf) < 0 || pw_write(w, data, size) < 0)
+		return -1;
+	w->data_size += size;
 	return 0;
 }
 
