@@ -170,6 +170,8 @@ int cmd_emulate(int argc, char **argv)
 	 * branches before each (spe_out.c) */
 	if (o.spe && o.instructions)
 		return cli_usage(&op, "--spe samples branches: -e instructions does not go with it");
+	if (o.spe && o.shape != SPGO_EMU_SHAPE_AUTO)
+		return cli_usage(&op, "--spe writes SPE records, not branch stacks: --branch-shape does not go with it");
 	if (o.spe)
 		o.lbr = 2;
 	if (!o.output)

@@ -169,13 +169,19 @@ int spe_out_sample(struct spe_out *o, const struct emu_sample *s)
 {
 	if (!s->n_br)
 		return 0;
+	/* n_br records of {from, to, class}, newest first (trace.h) */
 	const uint64_t *br = s->data + s->n_stack;
+	uint64_t from = br[0], to = br[1];
+	/* A system call's two records (AArch64: svc -> 0, then 0 -> the return
+	 * point) are no branch SPE would sample as such: leave the sample out. */
+	if (!from || !to)
+		return 0;
 	struct spe_thread *t = thread_of(o, s->h.tid);
 	const struct spgo_insn *tab, *in;
 	size_t n;
 	uint64_t bias;
-	int have_pbt = s->n_br >= 2;
-	uint64_t pbt = have_pbt ? br[3] : 0, from = br[0], to = br[1];
+	int have_pbt = s->n_br >= 2 && br[4] != 0 && br[5] != EMU_CLS_WRONG_PATH;
+	uint64_t pbt = have_pbt ? br[4] : 0;
 	/* the branches not taken on the way from the previous target */
 	if (have_pbt && pbt <= from && from - pbt < (1u << 20) &&
 	    (in = insn_at(o, pbt, &tab, &n, &bias)) != NULL) {
