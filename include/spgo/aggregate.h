@@ -87,6 +87,12 @@ struct spgo_agg_stats {
 	uint64_t stack_samples;	    /* samples with a call stack or its LBR touching
 				       the binary */
 	uint64_t lost;		    /* samples the kernel reported lost (LOST records) */
+	uint64_t samples_kernel;    /* samples taken in the kernel (cpumode) */
+	uint64_t branches_user_kernel; /* LBR entries between user and kernel space
+				       (a syscall, an interrupt, a return to user):
+				       counted, never made part of a range */
+	uint64_t ranges_user_kernel; /* ... ranges dropped for one end in each space
+				       (of ranges_external) */
 	int emulated;		    /* a perf.data written by spgo emulate (its cmdline) */
 };
 
@@ -163,6 +169,28 @@ void spgo_agg_select_event(struct spgo_aggregate *agg, long index, const char *n
 void spgo_agg_filter_build_id(struct spgo_aggregate *agg, const char *hex_id);
 /* The events samples came from so far, "NAME (index I), ..." (malloc'd). */
 char *spgo_agg_events_seen(const struct spgo_aggregate *agg);
+
+/*
+ * Whose code the profiled binary is (spgo gen --kernel): user space (the
+ * default), the kernel image, or a kernel module.  The kernel image is
+ * the mapping perf names [kernel.kallsyms]_text (also _stext, or
+ * [kernel.kallsyms]) of pid -1; its start is where the binary's first
+ * executable segment runs (whatever that segment's file offset and the
+ * mapping's page offset: perf puts the address of _text there), so a
+ * KASLR offset is the mapping's start less that segment's address.  A
+ * module is the pid -1 mapping perf names by the module's file
+ * (/lib/modules/.../NAME.ko[.xz|.zst|.gz]) or as [NAME], matched by NAME
+ * ('-' and '_' alike, as the kernel does) against the binary's file name
+ * up to ".ko"; its start runs the binary's first executable segment too.
+ * Samples keep their task's pid: kernel mappings are everyone's.  When
+ * both the data and the binary have a build-id, they must agree (the
+ * data's [kernel.kallsyms] entry for the kernel image).  Before reading.
+ */
+enum spgo_agg_space { SPGO_AGG_SPACE_USER = 0, SPGO_AGG_SPACE_KERNEL, SPGO_AGG_SPACE_MODULE };
+void spgo_agg_space(struct spgo_aggregate *agg, enum spgo_agg_space space);
+/* The module name a path stands for ("/x/ext-4.ko.zst", "[ext_4]": "ext_4"),
+ * in out (n bytes); "" when it names no module. */
+void spgo_agg_module_name(const char *path, char *out, size_t n);
 
 /* Read a whole perf.data ("-" = stdin) / `perf script` text into agg. */
 int spgo_agg_read_perf(struct spgo_aggregate *agg, const char *path);

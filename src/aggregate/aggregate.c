@@ -111,6 +111,7 @@ void spgo_agg_free(struct spgo_aggregate *a)
 	free(I->sel_name);
 	free(I->assumed_name);
 	free(I->filter_id);
+	free(I->kernel_id_differs);
 	VEC_FREE(&I->pool);
 	VEC_FREE(&I->scratch);
 	VEC_FREE(&I->mf);
@@ -163,7 +164,9 @@ static int verdict(struct spgo_aggregate *a, struct spgo_perf_dso *d)
 	if (v != VERDICT_UNKNOWN)
 		return (int)v;
 	const char *how = NULL;
-	if (d->kernel || d->anon) {
+	if (I->space != SPGO_AGG_SPACE_USER) { /* the kernel's code (kernel.c) */
+		v = (uintptr_t)agg_kernel_verdict(a, d, &how);
+	} else if (d->kernel || d->anon) {
 		v = VERDICT_NO;
 	} else if (d->build_id_size && I->build_id_len) {
 		int m = build_id_match(d->build_id, d->build_id_size, I->build_id, I->build_id_len);
@@ -228,6 +231,8 @@ static int map_slow(struct spgo_aggregate *a, uint32_t pid, unsigned cpumode, ui
 	struct spgo_agg_impl *I = a->impl;
 	*dso = -1;
 	int kmode = cpumode == PERF_RECORD_MISC_KERNEL;
+	if (kmode) /* (the kernel's mappings are every process's) */
+		pid = UINT32_MAX;
 	if (I->v_valid && pid == I->v_pid && addr - I->v_lo < I->v_len && I->v_mode == (uint32_t)kmode) {
 		/* The previous entry: swap it back in. */
 		int valid = I->c_valid, in = I->c_in;
@@ -264,6 +269,14 @@ static int map_slow(struct spgo_aggregate *a, uint32_t pid, unsigned cpumode, ui
 	I->c_pid = pid;
 	I->c_mode = cpumode == PERF_RECORD_MISC_KERNEL;
 	I->c_dso = m->dso;
+	if (I->space != SPGO_AGG_SPACE_USER) { /* kernel.c: the first executable segment */
+		I->c_in = 0, I->c_lo = m->start, I->c_len = m->end - m->start;
+		if (verdict(a, d) == VERDICT_YES && agg_kernel_map(I, m, addr, vaddr) == 0)
+			return 0;
+		if (verdict(a, d) == VERDICT_YES)
+			I->c_valid = 0; /* (ours, between its segments: not cached) */
+		return -1;
+	}
 	if (verdict(a, d) != VERDICT_YES && own_by_default(I, d, addr)) {
 		I->c_valid = 0;
 		*vaddr = addr;
@@ -308,6 +321,8 @@ static inline int map_addr(struct spgo_aggregate *a, uint32_t pid, unsigned cpum
 			   uint64_t addr, uint64_t *vaddr)
 {
 	struct spgo_agg_impl *I = a->impl;
+	if (cpumode == PERF_RECORD_MISC_KERNEL) /* (everyone's mappings: one cache key) */
+		pid = UINT32_MAX;
 	if (SPGO_LIKELY(I->c_valid && pid == I->c_pid && addr - I->c_lo < I->c_len &&
 			 I->c_mode == (cpumode == PERF_RECORD_MISC_KERNEL))) {
 		if (!I->c_in)
@@ -653,6 +668,8 @@ static uint64_t feed_lbr(struct spgo_aggregate *a, const struct spgo_perf_sample
 			if (map_addr(a, pid, mode_of(t), t, &mf[2 * i + 1]) < 0)
 				mf[2 * i + 1] = SPGO_AGG_EXTERNAL;
 			inside += (mf[2 * i] & mf[2 * i + 1]) != SPGO_AGG_EXTERNAL;
+			if ((f ^ t) >> 63) /* between user and kernel space */
+				a->stats.branches_user_kernel += times;
 		}
 		/* the ranges' and branches' weight (the statistics stay in samples) */
 		uint64_t w = weigh ? period_weight(times, I->period, inside) : times;
@@ -666,8 +683,12 @@ static uint64_t feed_lbr(struct spgo_aggregate *a, const struct spgo_perf_sample
 		for (uint64_t i = 0; i + 1 < n; i++) {
 			uint64_t r[2] = {mf[2 * (i + 1) + 1], mf[2 * i]};
 			if (r[0] == SPGO_AGG_EXTERNAL || r[1] == SPGO_AGG_EXTERNAL) {
-				if ((r[0] & r[1]) != SPGO_AGG_EXTERNAL)
+				if ((r[0] & r[1]) != SPGO_AGG_EXTERNAL) {
 					a->stats.ranges_external += times;
+					/* (one end in user space, the other in the kernel) */
+					if ((s->branches[i + 1].to ^ s->branches[i].from) >> 63)
+						a->stats.ranges_user_kernel += times;
+				}
 				continue;
 			}
 			if (r[0] > r[1]) {
@@ -755,6 +776,12 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 		return;
 	}
 	a->stats.samples += times;
+	if (s->cpumode == PERF_RECORD_MISC_KERNEL)
+		a->stats.samples_kernel += times;
+	if (rec->attr && rec->attr->attr.exclude_kernel)
+		I->excl_kernel = 1;
+	else if (rec->attr)
+		I->incl_kernel = 1;
 	/* perf script text without the pid field: place it (see above); with
 	 * no process to take, the addresses are the binary's own (map_slow) */
 	if (I->text && !(s->sample_type & PERF_SAMPLE_TID) && spgo_perf_machine_nprocs(I->machine)) {
@@ -936,6 +963,10 @@ int spgo_agg_check_matched(struct spgo_aggregate *a)
 		shown++;
 	}
 	VEC_PUSH(&msg, '\0');
+	if (agg_kernel_unmatched(a, shown ? msg.v : "no samples in any known file") < 0) {
+		VEC_FREE(&msg);
+		return -1;
+	}
 	char own[41] = "none";
 	if (a->impl->build_id_len)
 		spgo_build_id_hex(a->impl->build_id, a->impl->build_id_len, own);

@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""kwalk: LBR samples of a system-wide capture made by walking real code.
+
+Walks the control flow of a kernel image (and optionally a module) as
+llvm-objdump disassembles it, the way the CPU would run it: conditional
+branches taken or not at random (loop back-edges mostly taken), direct
+jumps and calls followed, returns to their call, an indirect call in the
+kernel entering the module.  Each walk is a "system call": it starts with
+a branch from user space into the kernel's entry function and ends with
+the return to user space.  Every few taken branches a sample is written
+with the last N branches (newest first), as perf records LBR.  User-space
+samples of another process are mixed in.  Prints kperf's spec (kperf.c).
+
+usage: kwalk.py --vmlinux F --entry SYM [--kaslr HEX] [--module KO --modname N
+                --modstart HEX --modentry SYM] [--samples N] [--entries N]
+                [--seed S] [--exclude-kernel] [--no-kernel-map] [--user-only]
+                [--build-id HEX] [--amd]
+
+The default shape is Intel's LBR under a :k event (32 entries; branches
+that end in user space, the returns to it, are not recorded, so the
+branch before each system call's entry is the kernel's last one);
+--amd: AMD Zen4 LbrExtV2's (perf record --pfm-events
+RETIRED_TAKEN_BRANCH_INSTRUCTIONS:k -a -N -b -c 500009): 16 entries, no
+cycles or branch types, the returns to user space recorded.
+"""
+import argparse
+import random
+import re
+import subprocess
+import sys
+
+LINE = re.compile(r'^\s*([0-9a-f]+):\s+(\S+)\s*(.*)$')
+SYM = re.compile(r'^([0-9a-f]+) <([^>]+)>:$')
+
+
+def disasm(path, delta):
+    """{runtime addr: (mnemonic, direct target or None, next addr)}, {sym: addr}."""
+    out = subprocess.run(['llvm-objdump-19', '-d', '--no-show-raw-insn', path],
+                         check=True, capture_output=True, text=True).stdout
+    insns, syms, order = {}, {}, []
+    for ln in out.splitlines():
+        m = SYM.match(ln)
+        if m:
+            syms[m.group(2)] = int(m.group(1), 16) + delta
+            continue
+        m = LINE.match(ln)
+        if not m:
+            continue
+        addr = int(m.group(1), 16) + delta
+        mn, ops = m.group(2), m.group(3)
+        tgt = None
+        t = re.match(r'0x([0-9a-f]+)', ops.strip()) or re.match(r'([0-9a-f]+) <', ops.strip())
+        if (mn.startswith('j') or mn.startswith('call')) and t and '*' not in ops:
+            tgt = int(t.group(1), 16) + delta
+        order.append(addr)
+        insns[addr] = [mn, tgt, None]
+    for a, b in zip(order, order[1:]):
+        insns[a][2] = b
+    return insns, syms
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--vmlinux', required=True)
+    ap.add_argument('--entry', required=True)
+    ap.add_argument('--kaslr', default='0')
+    ap.add_argument('--module')
+    ap.add_argument('--modname')
+    ap.add_argument('--modstart', default='0xffffffffc0a00000')
+    ap.add_argument('--modentry')
+    ap.add_argument('--samples', type=int, default=400)
+    ap.add_argument('--entries', type=int, default=32)
+    ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--exclude-kernel', action='store_true')
+    ap.add_argument('--no-kernel-map', action='store_true')
+    ap.add_argument('--user-only', action='store_true')
+    ap.add_argument('--build-id')
+    ap.add_argument('--amd', action='store_true')
+    a = ap.parse_args()
+    if a.amd:
+        a.entries = 16
+    rnd = random.Random(a.seed)
+    kaslr = int(a.kaslr, 16)
+    # The kernel image: perf's mapping starts at the running _text.
+    ph = subprocess.run(['readelf', '-lW', a.vmlinux], check=True, capture_output=True,
+                        text=True).stdout
+    seg = [l.split() for l in ph.splitlines() if l.strip().startswith('LOAD') and ' E ' in l]
+    text = int(seg[0][2], 16)
+    insns, syms = disasm(a.vmlinux, kaslr)
+    entry = syms[a.entry]
+    mod_entry = None
+    if a.module:
+        ph = subprocess.run(['readelf', '-lW', a.module], check=True, capture_output=True,
+                            text=True).stdout
+        mseg = [l.split() for l in ph.splitlines() if l.strip().startswith('LOAD') and ' E ' in l]
+        mdelta = int(a.modstart, 16) - int(mseg[0][2], 16)
+        mi, ms = disasm(a.module, mdelta)
+        insns.update(mi)
+        mod_entry = ms[a.modentry]
+    ev = 'RETIRED_TAKEN_BRANCH_INSTRUCTIONS:%s' % ('u' if a.exclude_kernel else 'k')
+    print('event %s 0 %d' % (ev, 1 if a.exclude_kernel else 0))
+    if not a.no_kernel_map:
+        start = text + kaslr
+        print('mmap2 -1 k 0x%x 0x%x 0x%x 0 [kernel.kallsyms]_text' % (start, 0x1000000, start))
+    if a.module:
+        print('mmap -1 k %s 0x4000 0 /lib/modules/6.1.0-test/kernel/drivers/misc/%s.ko'
+              % (a.modstart, a.modname))
+    if a.build_id:
+        print('buildid -1 k %s [kernel.kallsyms]' % a.build_id)
+    print('mmap2 100 u 0x7f0000000000 0x100000 0 5 /usr/lib/x86_64-linux-gnu/libc.so.6')
+    print('mmap2 101 u 0x7f0000000000 0x100000 0 5 /usr/lib/x86_64-linux-gnu/libc.so.6')
+    print('mmap2 300 u 0x400000 0x10000 0 5 /usr/bin/app')
+    lbr = []           # taken branches, oldest first
+    written = 0
+    pids = [100, 101]
+    user_pc = 0x7f0000001000
+
+    def taken(f, t):
+        lbr.append((f, t))
+        del lbr[:-a.entries]
+
+    def sample(pid, mode, ip):
+        nonlocal written
+        br = ' '.join('0x%x/0x%x' % e for e in reversed(lbr))
+        print('sample %d %s 0x%x %s' % (pid, mode, ip, br))
+        written += 1
+
+    def user_sample():
+        ul = []
+        pc = 0x401000 + rnd.randrange(0, 0x800, 4)
+        for _ in range(a.entries):
+            t = 0x401000 + rnd.randrange(0, 0x800, 4)
+            ul.append('0x%x/0x%x' % (pc, t))
+            pc = t + rnd.randrange(4, 64, 4)
+        print('sample 300 u 0x%x %s' % (pc, ' '.join(reversed(ul))))
+
+    while written < a.samples:
+        pid = rnd.choice(pids)
+        if a.user_only:
+            user_sample()
+            written += 1
+            continue
+        # A system call: from user space into the kernel's entry.
+        taken(user_pc + rnd.randrange(0, 0x100, 4), entry)
+        pc, stack, steps, until = entry, [], 0, rnd.randrange(5, 20)
+        while steps < 3000:
+            steps += 1
+            ins = insns.get(pc)
+            if ins is None:
+                break
+            mn, tgt, nxt = ins
+            go = None
+            if mn.startswith('ret'):
+                if not stack:
+                    if a.amd:  # back to user space (ends there: not under Intel's :k)
+                        taken(pc, user_pc)
+                    break
+                go = stack.pop()
+            elif mn.startswith('call'):
+                if tgt is None:
+                    if mod_entry is None:
+                        pc = nxt
+                        continue
+                    tgt = mod_entry
+                stack.append(nxt)
+                go = tgt
+            elif mn.startswith('jmp'):
+                if tgt is None:
+                    break
+                go = tgt
+            elif mn.startswith('j'):
+                back = tgt is not None and tgt < pc
+                if tgt is not None and rnd.random() < (0.85 if back else 0.5):
+                    go = tgt
+            if go is None:
+                pc = nxt
+                continue
+            taken(pc, go)
+            pc = go
+            until -= 1
+            if until <= 0 and len(lbr) >= 2:
+                sample(pid, 'k', pc)
+                until = rnd.randrange(5, 20)
+                if rnd.random() < 0.2:
+                    user_sample()
+        if written >= a.samples:
+            break
+
+
+if __name__ == '__main__':
+    sys.exit(main())
