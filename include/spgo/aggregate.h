@@ -226,7 +226,10 @@ const struct spgo_agg_match *spgo_agg_matches(const struct spgo_aggregate *agg, 
 /*
  * After reading: 0 if some samples landed in the binary; else -1 with an
  * error that lists the files seen in the data, their build-ids and sample
- * counts.
+ * counts, or -2 with an error that says why and what to do: a capture of
+ * the kernel read for user space (use --kernel), or, read for the kernel
+ * (spgo_agg_space), a capture without kernel samples, recorded without
+ * the kernel (:u), without the kernel's mapping, of another build.
  */
 int spgo_agg_check_matched(struct spgo_aggregate *agg);
 

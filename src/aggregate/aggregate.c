@@ -965,7 +965,7 @@ int spgo_agg_check_matched(struct spgo_aggregate *a)
 	VEC_PUSH(&msg, '\0');
 	if (agg_kernel_unmatched(a, shown ? msg.v : "no samples in any known file") < 0) {
 		VEC_FREE(&msg);
-		return -1;
+		return -2;
 	}
 	char own[41] = "none";
 	if (a->impl->build_id_len)

@@ -174,8 +174,12 @@ int agg_kernel_unmatched(struct spgo_aggregate *a, const char *files)
 	const struct spgo_agg_stats *s = &a->stats;
 	const char *bin = spgo_binary_path(a->bin);
 	if (I->space == SPGO_AGG_SPACE_USER) {
-		/* A kernel capture given a user-space reading: say --kernel. */
-		if (!s->samples || s->samples_kernel * 10 < s->samples * 9)
+		/* A kernel capture, or a kernel image, given a user-space
+		 * reading: say --kernel. */
+		int kernel_image = 0;
+		for (size_t i = 0; i < I->nsegs; i++)
+			kernel_image |= (I->segs[i].flags & 1) && I->segs[i].vaddr >> 63;
+		if (!s->samples_kernel || (!kernel_image && s->samples_kernel * 10 < s->samples * 9))
 			return 0;
 		return spgo_error("%s: no sample falls in it, and %llu of the %llu samples are in the "
 				  "kernel: for the kernel's profile give --kernel (with --binary vmlinux); "
@@ -184,8 +188,9 @@ int agg_kernel_unmatched(struct spgo_aggregate *a, const char *files)
 	}
 	const char *what = I->space == SPGO_AGG_SPACE_KERNEL ? "the kernel" : "the module";
 	if (I->kernel_id_differs)
-		return spgo_error("%s: its build-id is not the recorded %s's (%s in the data): the "
-				  "profile would be of another build", bin, what, I->kernel_id_differs);
+		return spgo_error("%s: its build-id is not that of %s recorded (%s in the data): the "
+				  "profile would be of another build; give the vmlinux (or .ko) of the "
+				  "kernel that ran", bin, what, I->kernel_id_differs);
 	if (s->samples && !s->samples_kernel && I->excl_kernel && !I->incl_kernel)
 		return spgo_error("%s: no kernel samples: the capture was recorded without the kernel "
 				  "(its events exclude it: record with a :k event, e.g. perf record -e "
