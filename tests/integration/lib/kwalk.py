@@ -24,6 +24,7 @@ RETIRED_TAKEN_BRANCH_INSTRUCTIONS:k -a -N -b -c 500009): 16 entries, no
 cycles or branch types, the returns to user space recorded.
 """
 import argparse
+import bisect
 import random
 import re
 import subprocess
@@ -31,32 +32,70 @@ import sys
 
 LINE = re.compile(r'^\s*([0-9a-f]+):\s+(\S+)\s*(.*)$')
 SYM = re.compile(r'^([0-9a-f]+) <([^>]+)>:$')
+BRANCH = ('j', 'call', 'ret', 'ud2', 'int3', 'hlt')
 
 
-def disasm(path, delta):
-    """{runtime addr: (mnemonic, direct target or None, next addr)}, {sym: addr}."""
+class Code:
+    """The branch instructions of some code (sorted), for stepping: from any
+    instruction, the next branch at or after it; straight-line code between."""
+
+    def __init__(self):
+        self.addr, self.info, self.syms = [], {}, {}
+
+    def add(self, addr, mn, tgt, nxt):
+        self.addr.append(addr)
+        self.info[addr] = (mn, tgt, nxt)
+
+    def finish(self):
+        self.addr.sort()
+
+    def next_branch(self, pc):
+        i = bisect.bisect_left(self.addr, pc)
+        if i == len(self.addr):
+            return None
+        a = self.addr[i]
+        return (a,) + self.info[a]
+
+
+def disasm(code, path, delta):
+    """Add path's branches (at runtime = vaddr + delta) to code."""
     out = subprocess.run(['llvm-objdump-19', '-d', '--no-show-raw-insn', path],
                          check=True, capture_output=True, text=True).stdout
-    insns, syms, order = {}, {}, []
+    pend = None
     for ln in out.splitlines():
         m = SYM.match(ln)
         if m:
-            syms[m.group(2)] = int(m.group(1), 16) + delta
+            code.syms[m.group(2)] = int(m.group(1), 16) + delta
             continue
         m = LINE.match(ln)
         if not m:
             continue
         addr = int(m.group(1), 16) + delta
+        if pend:
+            code.add(pend[0], pend[1], pend[2], addr)
+            pend = None
         mn, ops = m.group(2), m.group(3)
+        if not mn.startswith(BRANCH):
+            continue
         tgt = None
-        t = re.match(r'0x([0-9a-f]+)', ops.strip()) or re.match(r'([0-9a-f]+) <', ops.strip())
-        if (mn.startswith('j') or mn.startswith('call')) and t and '*' not in ops:
+        t = re.match(r'(?:0x)?([0-9a-f]+)', ops.strip())
+        if t and '*' not in ops and (mn.startswith('j') or mn.startswith('call')):
             tgt = int(t.group(1), 16) + delta
-        order.append(addr)
-        insns[addr] = [mn, tgt, None]
-    for a, b in zip(order, order[1:]):
-        insns[a][2] = b
-    return insns, syms
+        pend = (addr, mn, tgt)
+    if pend:
+        code.add(pend[0], pend[1], pend[2], 0)
+
+
+def load_brs(code, path, delta):
+    """A table of branches made by bench/kernel_brs.awk from a big image."""
+    with open(path) as f:
+        for ln in f:
+            p = ln.split()
+            if p[0] == 'S':
+                code.syms[p[2]] = int(p[1], 16) + delta
+            else:
+                code.add(int(p[0], 16) + delta, p[1], None if p[2] == '-' else int(p[2], 16) + delta,
+                         int(p[3], 16) + delta)
 
 
 def main():
@@ -76,6 +115,8 @@ def main():
     ap.add_argument('--user-only', action='store_true')
     ap.add_argument('--build-id')
     ap.add_argument('--amd', action='store_true')
+    ap.add_argument('--brs', help="the kernel image's branch table (bench/kernel_brs.awk)")
+    ap.add_argument('--max-steps', type=int, default=3000)
     a = ap.parse_args()
     if a.amd:
         a.entries = 16
@@ -86,17 +127,23 @@ def main():
                         text=True).stdout
     seg = [l.split() for l in ph.splitlines() if l.strip().startswith('LOAD') and ' E ' in l]
     text = int(seg[0][2], 16)
-    insns, syms = disasm(a.vmlinux, kaslr)
-    entry = syms[a.entry]
+    code = Code()
+    if a.brs:
+        load_brs(code, a.brs, kaslr)
+    else:
+        disasm(code, a.vmlinux, kaslr)
+    entries = [code.syms[e] for e in a.entry.split(',') if e in code.syms]
+    if not entries:
+        sys.exit('kwalk: no entry function %s' % a.entry)
     mod_entry = None
     if a.module:
         ph = subprocess.run(['readelf', '-lW', a.module], check=True, capture_output=True,
                             text=True).stdout
         mseg = [l.split() for l in ph.splitlines() if l.strip().startswith('LOAD') and ' E ' in l]
         mdelta = int(a.modstart, 16) - int(mseg[0][2], 16)
-        mi, ms = disasm(a.module, mdelta)
-        insns.update(mi)
-        mod_entry = ms[a.modentry]
+        disasm(code, a.module, mdelta)
+        mod_entry = code.syms[a.modentry]
+    code.finish()
     ev = 'RETIRED_TAKEN_BRANCH_INSTRUCTIONS:%s' % ('u' if a.exclude_kernel else 'k')
     print('event %s 0 %d' % (ev, 1 if a.exclude_kernel else 0))
     if not a.no_kernel_map:
@@ -141,26 +188,26 @@ def main():
             written += 1
             continue
         # A system call: from user space into the kernel's entry.
+        entry = rnd.choice(entries)
         taken(user_pc + rnd.randrange(0, 0x100, 4), entry)
         pc, stack, steps, until = entry, [], 0, rnd.randrange(5, 20)
-        while steps < 3000:
+        while steps < a.max_steps:
             steps += 1
-            ins = insns.get(pc)
-            if ins is None:
+            br = code.next_branch(pc)
+            if br is None:
                 break
-            mn, tgt, nxt = ins
+            at, mn, tgt, nxt = br
             go = None
             if mn.startswith('ret'):
                 if not stack:
                     if a.amd:  # back to user space (ends there: not under Intel's :k)
-                        taken(pc, user_pc)
+                        taken(at, user_pc)
                     break
                 go = stack.pop()
             elif mn.startswith('call'):
                 if tgt is None:
                     if mod_entry is None:
-                        pc = nxt
-                        continue
+                        break  # an indirect call: the walk ends
                     tgt = mod_entry
                 stack.append(nxt)
                 go = tgt
@@ -169,13 +216,15 @@ def main():
                     break
                 go = tgt
             elif mn.startswith('j'):
-                back = tgt is not None and tgt < pc
+                back = tgt is not None and tgt < at
                 if tgt is not None and rnd.random() < (0.85 if back else 0.5):
                     go = tgt
+            else:  # ud2, int3, hlt: this path ends
+                break
             if go is None:
                 pc = nxt
                 continue
-            taken(pc, go)
+            taken(at, go)
             pc = go
             until -= 1
             if until <= 0 and len(lbr) >= 2:
@@ -183,6 +232,8 @@ def main():
                 until = rnd.randrange(5, 20)
                 if rnd.random() < 0.2:
                     user_sample()
+                if written >= a.samples:
+                    break
         if written >= a.samples:
             break
 
