@@ -10,7 +10,9 @@
  *   sample PID k|u IP FROM/TO...             (newest branch first)
  *
  * PID -1 is written as perf writes it (0xffffffff); numbers in hex (0x) or
- * decimal.  Exits 1 with a message on a bad line.
+ * decimal.  Exits 1 with a message on a bad line.  `kperf OUT REPEAT`
+ * writes the samples REPEAT times over (bench: a big capture of a few
+ * distinct samples).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,74 +69,96 @@ static int hexbytes(const char *s, uint8_t *out, size_t max)
 	return (int)n;
 }
 
+/* One line of the spec; 0, or -1 (spgo_error) on a bad or failed one. */
+static int handle(struct spgo_perf_writer *w, char *line, int *attr)
+{
+	static struct perf_branch_entry br[64];
+	char *f[80];
+	int n = 0;
+	for (char *t = strtok(line, " \t\n"); t && n < 80; t = strtok(NULL, " \t\n"))
+		f[n++] = t;
+	if (!n || f[0][0] == '#')
+		return 0;
+	if (!strcmp(f[0], "event") && n == 4 && *attr < 0) {
+		struct perf_event_attr a = {0};
+		a.type = PERF_TYPE_RAW;
+		a.size = PERF_ATTR_SIZE_VER5;
+		a.config = 0xc4;
+		a.sample_period = 500009;
+		a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD | PERF_SAMPLE_BRANCH_STACK;
+		a.branch_sample_type = PERF_SAMPLE_BRANCH_ANY;
+		a.exclude_user = f[2][0] == '1';
+		a.exclude_kernel = f[3][0] == '1';
+		return (*attr = spgo_pw_add_attr(w, &a, f[1], NULL, 0)) < 0 ? -1 : 0;
+	}
+	if (!strcmp(f[0], "mmap2") || !strcmp(f[0], "mmap"))
+		return mmap_rec(w, f[0][4] == '2', f, n);
+	if (!strcmp(f[0], "buildid") && n == 5) {
+		uint8_t id[20];
+		int len = hexbytes(f[3], id, sizeof id);
+		return len < 0 ? -1 : spgo_pw_build_id(w, (int32_t)strtol(f[1], NULL, 0),
+							f[2][0] == 'k' ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER,
+							id, (size_t)len, f[4]);
+	}
+	if (!strcmp(f[0], "sample") && n >= 4 && n - 4 <= 64 && *attr >= 0) {
+		struct spgo_pw_sample s = {0};
+		s.pid = s.tid = (uint32_t)strtol(f[1], NULL, 0);
+		s.misc = f[2][0] == 'k' ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+		s.ip = num(f[3]);
+		s.period = 500009;
+		memset(br, 0, sizeof br);
+		for (int i = 4; i < n; i++) {
+			char *slash = strchr(f[i], '/');
+			if (!slash)
+				return -1;
+			br[i - 4].from = num(f[i]);
+			br[i - 4].to = num(slash + 1);
+		}
+		s.branches = br;
+		s.nr_branches = (uint64_t)(n - 4);
+		return spgo_pw_sample(w, *attr, &s);
+	}
+	return spgo_error("not a spec line");
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: kperf OUT.data < spec\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: kperf OUT.data [REPEAT] < spec\n");
 		return 2;
 	}
+	unsigned long repeat = argc == 3 ? strtoul(argv[2], NULL, 0) : 1;
 	struct spgo_perf_writer *w;
 	if (spgo_pw_open(&w, argv[1]) < 0) {
 		fprintf(stderr, "kperf: %s\n", spgo_errmsg());
 		return 1;
 	}
-	char line[65536];
+	static char line[65536];
 	unsigned long ln = 0;
 	int attr = -1;
-	struct perf_branch_entry br[64];
+	VEC(char *) again = {0};
 	while (fgets(line, sizeof line, stdin)) {
 		ln++;
-		char *f[80];
-		int n = 0;
-		for (char *t = strtok(line, " \t\n"); t && n < 80; t = strtok(NULL, " \t\n"))
-			f[n++] = t;
-		if (!n || f[0][0] == '#')
-			continue;
-		int rc = -1;
-		if (!strcmp(f[0], "event") && n == 4 && attr < 0) {
-			struct perf_event_attr a = {0};
-			a.type = PERF_TYPE_RAW;
-			a.size = PERF_ATTR_SIZE_VER5;
-			a.config = 0xc4;
-			a.sample_period = 500009;
-			a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD |
-					PERF_SAMPLE_BRANCH_STACK;
-			a.branch_sample_type = PERF_SAMPLE_BRANCH_ANY;
-			a.exclude_user = f[2][0] == '1';
-			a.exclude_kernel = f[3][0] == '1';
-			rc = attr = spgo_pw_add_attr(w, &a, f[1], NULL, 0);
-		} else if (!strcmp(f[0], "mmap2") || !strcmp(f[0], "mmap")) {
-			rc = mmap_rec(w, f[0][4] == '2', f, n);
-		} else if (!strcmp(f[0], "buildid") && n == 5) {
-			uint8_t id[20];
-			int len = hexbytes(f[3], id, sizeof id);
-			rc = len < 0 ? -1 : spgo_pw_build_id(w, (int32_t)strtol(f[1], NULL, 0),
-							     f[2][0] == 'k' ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER,
-							     id, (size_t)len, f[4]);
-		} else if (!strcmp(f[0], "sample") && n >= 4 && n - 4 <= 64 && attr >= 0) {
-			struct spgo_pw_sample s = {0};
-			s.pid = s.tid = (uint32_t)strtol(f[1], NULL, 0);
-			s.misc = f[2][0] == 'k' ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
-			s.ip = num(f[3]);
-			s.period = 500009;
-			memset(br, 0, sizeof br);
-			for (int i = 4; i < n; i++) {
-				char *slash = strchr(f[i], '/');
-				if (!slash)
-					break;
-				br[i - 4].from = num(f[i]);
-				br[i - 4].to = num(slash + 1);
-			}
-			s.branches = br;
-			s.nr_branches = (uint64_t)(n - 4);
-			rc = spgo_pw_sample(w, attr, &s);
-		}
-		if (rc < 0) {
+		if (repeat > 1 && !strncmp(line, "sample ", 7))
+			VEC_PUSH(&again, xstrdup(line));
+		if (handle(w, line, &attr) < 0) {
 			fprintf(stderr, "kperf: line %lu: bad or failed: %s\n", ln, spgo_errmsg());
 			spgo_pw_abort(w);
 			return 1;
 		}
 	}
+	for (unsigned long r = 1; r < repeat; r++) /* the samples over again */
+		for (size_t i = 0; i < again.n; i++) {
+			snprintf(line, sizeof line, "%s", again.v[i]);
+			if (handle(w, line, &attr) < 0) {
+				fprintf(stderr, "kperf: %s\n", spgo_errmsg());
+				spgo_pw_abort(w);
+				return 1;
+			}
+		}
+	for (size_t i = 0; i < again.n; i++)
+		free(again.v[i]);
+	VEC_FREE(&again);
 	spgo_pw_feature_string(w, SPGO_PW_FEAT_ARCH, "x86_64");
 	if (spgo_pw_commit(w) < 0) {
 		fprintf(stderr, "kperf: %s\n", spgo_errmsg());

@@ -144,11 +144,17 @@ def main():
         disasm(code, a.module, mdelta)
         mod_entry = code.syms[a.modentry]
     code.finish()
+    # retpolines: a call or jump through one is an indirect one (its ret
+    # goes where the register says, not to the call's next instruction)
+    thunks = {v for k, v in code.syms.items() if k.startswith(('__x86_indirect_thunk_',
+                                                               '__x86_indirect_call_thunk_',
+                                                               '__x86_indirect_jump_thunk_'))}
     ev = 'RETIRED_TAKEN_BRANCH_INSTRUCTIONS:%s' % ('u' if a.exclude_kernel else 'k')
     print('event %s 0 %d' % (ev, 1 if a.exclude_kernel else 0))
     if not a.no_kernel_map:
         start = text + kaslr
-        print('mmap2 -1 k 0x%x 0x%x 0x%x 0 [kernel.kallsyms]_text' % (start, 0x1000000, start))
+        # (perf's kernel map runs up to the modules' area)
+        print('mmap2 -1 k 0x%x 0x%x 0x%x 0 [kernel.kallsyms]_text' % (start, 0xffffffffc0000000 - start, start))
     if a.module:
         print('mmap -1 k %s 0x4000 0 /lib/modules/6.1.0-test/kernel/drivers/misc/%s.ko'
               % (a.modstart, a.modname))
@@ -197,6 +203,8 @@ def main():
             if br is None:
                 break
             at, mn, tgt, nxt = br
+            if tgt in thunks:
+                tgt = None
             go = None
             if mn.startswith('ret'):
                 if not stack:
