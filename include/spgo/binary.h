@@ -43,6 +43,8 @@ enum spgo_elf_kind {
 	SPGO_ELF_EXEC, /* ET_EXEC: fixed addresses */
 	SPGO_ELF_DYN,  /* ET_DYN: PIE or shared object, relocated at load */
 	SPGO_ELF_OTHER,
+	SPGO_ELF_REL,  /* ET_REL: a kernel module (.ko), laid out as the kernel
+			  loads it (src/binary/reloc.c) */
 };
 
 struct spgo_binary;

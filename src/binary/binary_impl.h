@@ -334,6 +334,10 @@ int spgo_split_read_file(const char *path);
 void spgo_binary_free_debug(struct spgo_binary *bin);
 void spgo_binary_free_symbols(struct spgo_binary *bin);
 void spgo_binary_free_cflow(struct spgo_binary *bin);
+/* reloc.c: a relocatable object (a kernel module) laid out and relocated
+ * in memory as the kernel loads it; its executable sections become its
+ * segments.  bin->elf must be mapped privately (writable).  0, or -1. */
+int spgo_binary_rel_prepare(struct spgo_binary *bin);
 void spgo_binary_free_probes(struct spgo_binary *bin);
 
 /* The source form of an Itanium-mangled name (_Z...) as llvm-symbolizer

@@ -36,16 +36,7 @@ int gen_kernel_begin(struct spgo_gen_job *j, struct spgo_aggregate *agg, struct 
 	spgo_agg_space(agg, SPGO_AGG_SPACE_KERNEL);
 	struct spgo_aggregate **m = xcalloc(j->nmodules + 1, sizeof *m);
 	for (size_t k = 0; k < j->nmodules; k++) {
-		char name[128];
-		spgo_agg_module_name(j->modules[k], name, sizeof name);
 		if (spgo_agg_new(&m[k], j->modules[k], NULL) < 0) {
-			gen_kernel_free(j, m);
-			return -1;
-		}
-		if (spgo_binary_kind(m[k]->bin) == SPGO_ELF_OTHER) {
-			spgo_error("%s: a relocatable object (the .ko as the kernel build leaves it): spgo "
-				   "reads a module linked at an address (its text first), not yet a "
-				   "relocatable .ko; see docs/commands/spgo-gen.md", j->modules[k]);
 			gen_kernel_free(j, m);
 			return -1;
 		}

@@ -137,10 +137,13 @@ def main():
         sys.exit('kwalk: no entry function %s' % a.entry)
     mod_entry = None
     if a.module:
-        ph = subprocess.run(['readelf', '-lW', a.module], check=True, capture_output=True,
+        ph = subprocess.run(['readelf', '-hlW', a.module], check=True, capture_output=True,
                             text=True).stdout
-        mseg = [l.split() for l in ph.splitlines() if l.strip().startswith('LOAD') and ' E ' in l]
-        mdelta = int(a.modstart, 16) - int(mseg[0][2], 16)
+        if re.search(r'Type:\s+REL', ph):  # a .ko as built: its .text (at 0) runs first
+            mdelta = int(a.modstart, 16)
+        else:
+            mseg = [l.split() for l in ph.splitlines() if l.strip().startswith('LOAD') and ' E ' in l]
+            mdelta = int(a.modstart, 16) - int(mseg[0][2], 16)
         disasm(code, a.module, mdelta)
         mod_entry = code.syms[a.modentry]
     code.finish()
