@@ -13,7 +13,11 @@
  *    lazily; it fails with an spgo_error() naming the file and what is wrong
  *    (not ELF, truncated, unsupported machine).
  *  - Addresses are the binary's own virtual addresses (p_vaddr space) unless
- *    a name says "runtime".
+ *    a name says "runtime".  A relocatable object (ET_REL: a kernel module,
+ *    SPGO_ELF_REL) has none: it is laid out in memory as the kernel loads a
+ *    module and relocated (src/binary/reloc.c); its segments are then its
+ *    executable sections (not .init.*), in section order, and those
+ *    addresses are its own.
  *  - Returned pointers stay valid until spgo_binary_close().
  *  - One struct spgo_binary is for one thread at a time: tables are built
  *    lazily and lookups keep a hint (the previous answer) to make runs of
