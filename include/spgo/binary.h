@@ -146,6 +146,13 @@ struct spgo_insn {
  * skipped and not listed.
  */
 const struct spgo_insn *spgo_binary_insns(struct spgo_binary *bin, size_t *n);
+/* Decode only the code between the symbols around the n intervals [lo, hi)
+ * of iv (2n words, any order): every part of code (symbol to next symbol)
+ * that one overlaps, whole, and nothing else.  For a big binary of which
+ * a profile touches a little (a vmlinux: 6 million instructions, most of
+ * the time of spgo gen --kernel when all were decoded).  Before the
+ * instructions are first asked for; no effect after. */
+void spgo_binary_restrict_code(struct spgo_binary *bin, const uint64_t *iv, size_t n);
 /* The instruction starting exactly at addr, or NULL. */
 const struct spgo_insn *spgo_binary_insn_at(struct spgo_binary *bin, uint64_t addr);
 

@@ -207,6 +207,7 @@ struct spgo_binary {
 
 	/* Instructions (disasm.c). */
 	int insns_loaded;
+	VEC(uint64_t) code_only; /* spgo_binary_restrict_code: [lo, hi) pairs, sorted */
 	VEC(struct spgo_insn) insns;
 
 	/* Control-flow facts (cflow.c). */

@@ -51,6 +51,88 @@ int gen_kernel_begin(struct spgo_gen_job *j, struct spgo_aggregate *agg, struct 
 	return 0;
 }
 
+static int cmp_u64_pair(const void *x, const void *y)
+{
+	const uint64_t *a = x, *b = y;
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* [lo, hi) pairs sorted and merged in place; their number of words. */
+static size_t merge_pairs(uint64_t *v, size_t words)
+{
+	if (words > 2)
+		qsort(v, words / 2, 2 * sizeof *v, cmp_u64_pair);
+	size_t k = 0;
+	for (size_t i = 0; i < words; i += 2) {
+		if (k && v[i] <= v[k - 1]) {
+			if (v[i + 1] > v[k - 1])
+				v[k - 1] = v[i + 1];
+			continue;
+		}
+		v[k++] = v[i];
+		v[k++] = v[i + 1];
+	}
+	return k;
+}
+
+/*
+ * A vmlinux has some six million instructions, of which a profile touches
+ * a few thousand functions: decode those alone (spgo_binary_restrict_code),
+ * every part of each function (foo and foo.cold alike: the profile lists
+ * every instruction of a function it has) that a range, a branch end or a
+ * sampled ip touches.  The profile is the same: nothing else is counted.
+ * Not with --fill-zero-for-all-funcs, which writes every function.
+ */
+static void restrict_code(const struct spgo_gen_job *j, struct spgo_aggregate *a)
+{
+	if (j->opts.fill_zero)
+		return;
+	VEC(uint64_t) iv = {0};
+	const uint64_t *k;
+	uint64_t *v;
+	for (size_t it = 0; spgo_kmap_next(&a->ranges, &it, &k, &v);) {
+		VEC_PUSH(&iv, k[0]);
+		VEC_PUSH(&iv, k[1] + 1);
+	}
+	for (size_t it = 0; spgo_kmap_next(&a->branches, &it, &k, &v);)
+		for (int e = 0; e < 2; e++)
+			if (k[e] != SPGO_AGG_EXTERNAL) {
+				VEC_PUSH(&iv, k[e]);
+				VEC_PUSH(&iv, k[e] + 1);
+			}
+	for (size_t i = 0; i < a->events.n; i++)
+		for (size_t it = 0; spgo_kmap_next(&a->events.v[i].ips, &it, &k, &v);) {
+			VEC_PUSH(&iv, k[0]);
+			VEC_PUSH(&iv, k[0] + 1);
+		}
+	iv.n = merge_pairs(iv.v, iv.n);
+	/* the names of the function parts they touch (a sweep: both sorted) */
+	size_t nf;
+	const struct spgo_function *f = spgo_binary_functions(a->bin, &nf);
+	VEC(const char *) names = {0};
+	for (size_t i = 0, r = 0; i < nf; i++) {
+		while (r < iv.n && iv.v[r + 1] <= f[i].start)
+			r += 2;
+		if (r < iv.n && iv.v[r] < f[i].end && f[i].name)
+			VEC_PUSH(&names, f[i].name);
+	}
+	if (names.n > 1)
+		qsort(names.v, names.n, sizeof *names.v, cmp_str);
+	for (size_t i = 0; i < nf; i++)
+		if (f[i].name && names.n && bsearch(&f[i].name, names.v, names.n, sizeof *names.v, cmp_str)) {
+			VEC_PUSH(&iv, f[i].start);
+			VEC_PUSH(&iv, f[i].end);
+		}
+	spgo_binary_restrict_code(a->bin, iv.v, iv.n / 2);
+	VEC_FREE(&names);
+	VEC_FREE(&iv);
+}
+
 /* Has the aggregate anything to make a profile of? */
 static int agg_has_samples(const struct spgo_aggregate *a)
 {
@@ -71,6 +153,9 @@ int gen_kernel_profile(const struct spgo_gen_job *j, struct spgo_aggregate *agg,
 	for (size_t k = 0; k < j->nmodules; k++)
 		used += agg_has_samples(mods[k]) != 0;
 	struct spgo_profile *p = NULL;
+	restrict_code(j, agg);
+	for (size_t k = 0; k < j->nmodules; k++)
+		restrict_code(j, mods[k]);
 	if (agg_has_samples(agg) || !used) {
 		if (spgo_gen(agg, &j->opts, &p, st) < 0)
 			return -1;
