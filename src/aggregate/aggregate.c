@@ -770,7 +770,7 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 	struct spgo_agg_impl *I = a->impl;
 	const struct spgo_perf_sample *s = &rec->sample;
 	uint32_t pid = s->pid;
-	uint64_t v, times = s->count ? s->count : 1;
+	uint64_t v = 0, times = s->count ? s->count : 1;
 	if (!event_selected(a, rec->attr)) {
 		a->stats.samples_other_event += times;
 		return;
