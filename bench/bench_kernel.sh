@@ -73,6 +73,7 @@ measure() {  # measure N CMD...: median "wall rss_kb" of N runs
     tail -n1 t.txt
   done | sort -n | awk '{ t[NR] = $1; m[NR] = $2 } END { i = int((NR + 1) / 2); print t[i], m[i] }'
 }
+load=$(cut -d' ' -f1-3 /proc/loadavg)
 read -r t_spgo m_spgo < <(measure "$REPEATS" "$SPGO" gen --kernel --binary "$vmlinux" --perf-data big.data \
   -o spgo.txt --format text --quiet)
 read -r t_ps m_ps < <(measure 1 sh -c 'perf script -i big0.data -F ip,brstack > big.script')
@@ -94,7 +95,8 @@ out="$SPGO_SRC/bench/results/kernel.md"
   echo "$(basename "$vmlinux") from Debian's $PKG ($(( $(stat -c %s "$vmlinux") / 1024 / 1024 )) MiB with DWARF,"
   echo "gcc-built); $nsamples distinct samples walked on its control flow (kwalk.py: system calls"
   echo "from user space, 32-entry LBR as Intel's :k, user samples mixed in, KASLR offset 0x$kaslr),"
-  echo "repeated to the size above.  $(nproc) cores shared with other work; $(date -u +%Y-%m-%d)."
+  echo "repeated to the size above.  $(nproc) cores shared with other work (load average $load"
+  echo "at the start); $(date -u +%Y-%m-%d)."
   echo "spgo: median of $REPEATS runs; peers: 1 run.  llvm-profgen-19 (no --kernel) reads the"
   echo "same samples without KASLR.  Profiles ($nfun functions): $same."
   echo
