@@ -57,9 +57,10 @@ class Code:
         return (a,) + self.info[a]
 
 
-def disasm(code, path, delta):
+def disasm(code, path, delta, only_text=False):
     """Add path's branches (at runtime = vaddr + delta) to code."""
-    out = subprocess.run(['llvm-objdump-19', '-d', '--no-show-raw-insn', path],
+    out = subprocess.run(['llvm-objdump-19', '-d', '--no-show-raw-insn', path] +
+                         (['--section=.text'] if only_text else []),
                          check=True, capture_output=True, text=True).stdout
     pend = None
     for ln in out.splitlines():
@@ -139,12 +140,13 @@ def main():
     if a.module:
         ph = subprocess.run(['readelf', '-hlW', a.module], check=True, capture_output=True,
                             text=True).stdout
-        if re.search(r'Type:\s+REL', ph):  # a .ko as built: its .text (at 0) runs first
+        rel = re.search(r'Type:\s+REL', ph) is not None
+        if rel:  # a .ko as built: its .text (at 0) runs first; walked alone
             mdelta = int(a.modstart, 16)
         else:
             mseg = [l.split() for l in ph.splitlines() if l.strip().startswith('LOAD') and ' E ' in l]
             mdelta = int(a.modstart, 16) - int(mseg[0][2], 16)
-        disasm(code, a.module, mdelta)
+        disasm(code, a.module, mdelta, rel)
         mod_entry = code.syms[a.modentry]
     code.finish()
     # retpolines: a call or jump through one is an indirect one (its ret
@@ -159,7 +161,7 @@ def main():
         # (perf's kernel map runs up to the modules' area)
         print('mmap2 -1 k 0x%x 0x%x 0x%x 0 [kernel.kallsyms]_text' % (start, 0xffffffffc0000000 - start, start))
     if a.module:
-        print('mmap -1 k %s 0x4000 0 /lib/modules/6.1.0-test/kernel/drivers/misc/%s.ko'
+        print('mmap -1 k %s 0x400000 0 /lib/modules/6.1.0-test/kernel/drivers/misc/%s.ko'
               % (a.modstart, a.modname))
     if a.build_id:
         print('buildid -1 k %s [kernel.kallsyms]' % a.build_id)
