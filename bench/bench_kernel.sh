@@ -91,9 +91,10 @@ nfun=$(grep -c '^[^ ]' spgo.txt || true)
 ko=$(ls "$cache"/usr/lib/debug/lib/modules/*/kernel/fs/ext4/ext4.ko 2>/dev/null | head -1 || true)
 mod="no ext4.ko in the package"
 if [ -n "$ko" ]; then
+  ext4_entries=ext4_file_read_iter,ext4_file_write_iter,ext4_lookup,ext4_getattr,ext4_readdir,ext4_map_blocks,ext4_da_write_begin,ext4_da_write_end,ext4_dirty_inode,ext4_file_open,ext4_release_file,ext4_sync_file
   [ -s ext4.spec ] || python3 "$SPGO_SRC/tests/integration/lib/kwalk.py" --vmlinux "$vmlinux" \
     --brs "$cache/vmlinux.brs" --entry __x64_sys_read,__x64_sys_write,__x64_sys_openat --module "$ko" \
-    --modname ext4 --modentry ext4_file_read_iter --samples 20000 --build-id "$bid" --max-steps 20000 \
+    --modname ext4 --modentry "$ext4_entries" --samples 20000 --build-id "$bid" --max-steps 20000 \
     --seed 5 > ext4.spec
   "$SPGO_BUILD/tests/kperf" ext4.data < ext4.spec
   "$SPGO" gen --kernel --binary "$vmlinux" --module "$ko" --perf-data ext4.data -o ext4_spgo.txt --format text --quiet

@@ -57,13 +57,24 @@ class Code:
         return (a,) + self.info[a]
 
 
+RELOC = re.compile(r'^\s+[0-9a-f]+:\s+(R_\S+)\s+(\S+)')
+
+
 def disasm(code, path, delta, only_text=False):
-    """Add path's branches (at runtime = vaddr + delta) to code."""
+    """Add path's branches (at runtime = vaddr + delta) to code.  A
+    relocatable object's (only_text): its .text alone, a call or jump's
+    target from its relocation (a function of its own or, undefined there,
+    one of code's: the kernel's export)."""
     out = subprocess.run(['llvm-objdump-19', '-d', '--no-show-raw-insn', path] +
-                         (['--section=.text'] if only_text else []),
+                         (['--section=.text', '-r'] if only_text else []),
                          check=True, capture_output=True, text=True).stdout
-    pend = None
+    pend, last, relocs = None, None, []
     for ln in out.splitlines():
+        m = RELOC.match(ln)
+        if m:
+            if last is not None and m.group(1) in ('R_X86_64_PLT32', 'R_X86_64_PC32'):
+                relocs.append((last, m.group(2)))
+            continue
         m = SYM.match(ln)
         if m:
             code.syms[m.group(2)] = int(m.group(1), 16) + delta
@@ -76,15 +87,28 @@ def disasm(code, path, delta, only_text=False):
             code.add(pend[0], pend[1], pend[2], addr)
             pend = None
         mn, ops = m.group(2), m.group(3)
+        last = None
         if not mn.startswith(BRANCH):
             continue
         tgt = None
         t = re.match(r'(?:0x)?([0-9a-f]+)', ops.strip())
         if t and '*' not in ops and (mn.startswith('j') or mn.startswith('call')):
             tgt = int(t.group(1), 16) + delta
+            last = addr
         pend = (addr, mn, tgt)
     if pend:
         code.add(pend[0], pend[1], pend[2], 0)
+    for at, name in relocs:  # S + A - P, P the 4 bytes before the next instruction
+        m = re.match(r'^(.*?)([+-]0x[0-9a-f]+)?$', name)
+        base, add = m.group(1), int(m.group(2) or '0', 16)
+        if base == '.text':
+            tgt = delta + add + 4
+        elif base in code.syms:
+            tgt = code.syms[base] + add + 4
+        else:
+            continue
+        mn, _, nxt = code.info[at]
+        code.info[at] = (mn, tgt, nxt)
 
 
 def load_brs(code, path, delta):
@@ -147,7 +171,8 @@ def main():
             mseg = [l.split() for l in ph.splitlines() if l.strip().startswith('LOAD') and ' E ' in l]
             mdelta = int(a.modstart, 16) - int(mseg[0][2], 16)
         disasm(code, a.module, mdelta, rel)
-        mod_entry = code.syms[a.modentry]
+        mod_entries = [code.syms[e] for e in a.modentry.split(',') if e in code.syms]
+        mod_entry = mod_entries[0]
     code.finish()
     # retpolines: a call or jump through one is an indirect one (its ret
     # goes where the register says, not to the call's next instruction)
@@ -221,7 +246,7 @@ def main():
                 if tgt is None:
                     if mod_entry is None:
                         break  # an indirect call: the walk ends
-                    tgt = mod_entry
+                    tgt = rnd.choice(mod_entries)
                 stack.append(nxt)
                 go = tgt
             elif mn.startswith('jmp'):
