@@ -782,6 +782,10 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 		I->excl_kernel = 1;
 	else if (rec->attr)
 		I->incl_kernel = 1;
+	if (rec->attr && rec->attr->attr.exclude_user)
+		I->excl_user = 1;
+	else
+		I->incl_user = 1;
 	/* perf script text without the pid field: place it (see above); with
 	 * no process to take, the addresses are the binary's own (map_slow) */
 	if (I->text && !(s->sample_type & PERF_SAMPLE_TID) && spgo_perf_machine_nprocs(I->machine)) {

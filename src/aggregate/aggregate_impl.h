@@ -105,7 +105,7 @@ struct spgo_agg_impl {
 	int space;
 	uint64_t kbase;
 	char modname[128];
-	int excl_kernel, incl_kernel;
+	int excl_kernel, incl_kernel, excl_user, incl_user;
 	char *kernel_id_differs; /* the data's build-id, in hex, or NULL */
 };
 

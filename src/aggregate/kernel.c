@@ -174,17 +174,20 @@ int agg_kernel_unmatched(struct spgo_aggregate *a, const char *files)
 	const struct spgo_agg_stats *s = &a->stats;
 	const char *bin = spgo_binary_path(a->bin);
 	if (I->space == SPGO_AGG_SPACE_USER) {
-		/* A kernel capture, or a kernel image, given a user-space
-		 * reading: say --kernel. */
+		/* A kernel image, or a capture of the kernel alone (its events
+		 * exclude user space: :k), given a user-space reading: say
+		 * --kernel. */
 		int kernel_image = 0;
 		for (size_t i = 0; i < I->nsegs; i++)
 			kernel_image |= (I->segs[i].flags & 1) && I->segs[i].vaddr >> 63;
-		if (!s->samples_kernel || (!kernel_image && s->samples_kernel * 10 < s->samples * 9))
+		int kernel_only = I->excl_user && !I->incl_user && s->samples_kernel == s->samples;
+		if (!s->samples_kernel || !(kernel_image || kernel_only))
 			return 0;
 		return spgo_error("%s: no sample falls in it, and %llu of the %llu samples are in the "
-				  "kernel: for the kernel's profile give --kernel (with --binary vmlinux); "
+				  "kernel%s: for the kernel's profile give --kernel (with --binary vmlinux); "
 				  "the data has %s", bin, (unsigned long long)s->samples_kernel,
-				  (unsigned long long)s->samples, files);
+				  (unsigned long long)s->samples,
+				  kernel_only ? " (the capture's events exclude user space)" : "", files);
 	}
 	const char *what = I->space == SPGO_AGG_SPACE_KERNEL ? "the kernel" : "the module";
 	if (I->kernel_id_differs)

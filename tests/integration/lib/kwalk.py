@@ -180,7 +180,8 @@ def main():
                                                                '__x86_indirect_call_thunk_',
                                                                '__x86_indirect_jump_thunk_'))}
     ev = 'RETIRED_TAKEN_BRANCH_INSTRUCTIONS:%s' % ('u' if a.exclude_kernel else 'k')
-    print('event %s 0 %d' % (ev, 1 if a.exclude_kernel else 0))
+    # (a :k event excludes user space, a :u one the kernel)
+    print('event %s %d %d' % (ev, 0 if a.exclude_kernel else 1, 1 if a.exclude_kernel else 0))
     if not a.no_kernel_map:
         start = text + kaslr
         # (perf's kernel map runs up to the modules' area)
