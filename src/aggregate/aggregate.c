@@ -788,7 +788,8 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 		I->incl_user = 1;
 	/* perf script text without the pid field: place it (see above); with
 	 * no process to take, the addresses are the binary's own (map_slow) */
-	if (I->text && !(s->sample_type & PERF_SAMPLE_TID) && spgo_perf_machine_nprocs(I->machine)) {
+	if (I->text && !(s->sample_type & PERF_SAMPLE_TID) && spgo_perf_machine_nprocs(I->machine) &&
+	    I->space == SPGO_AGG_SPACE_USER) { /* (the kernel's mappings are everyone's) */
 		pid = pid_of_pidless(a);
 		if (pid == SPGO_AGG_NO_PID) {
 			I->nopid_ambiguous += times;

@@ -519,9 +519,11 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 	j.modules = mods;
 	if (j.nmodules && !j.kernel)
 		{ *status = cli_usage(&op, "--module goes with --kernel (a module's samples are the kernel's)"); return -1; }
-	if (j.kernel && (j.cs > 0 || !j.perf_data || j.fmt == SPGO_FMT_GCOV))
-		{ *status = cli_usage(&op, "--kernel reads one --perf-data and writes an LLVM profile without "
-				     "contexts (as llvm-profgen --kernel)"); return -1; }
+	if (j.kernel && (j.cs > 0 || !(j.perf_data || (j.perf_script && !j.nmodules)) ||
+			 j.fmt == SPGO_FMT_GCOV))
+		{ *status = cli_usage(&op, "--kernel reads one --perf-data (or, without --module, one "
+				     "--perf-script) and writes an LLVM profile without contexts (as "
+				     "llvm-profgen --kernel)"); return -1; }
 	if (j.kernel)
 		j.cs = 0;
 	if (j.have_pid && memchr(text, 1, ncaps))

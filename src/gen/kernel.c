@@ -30,9 +30,10 @@ int gen_kernel_begin(struct spgo_gen_job *j, struct spgo_aggregate *agg, struct 
 	*mods = NULL;
 	if (!j->kernel)
 		return 0;
-	if (!j->perf_data)
+	if (!j->perf_data && !(j->perf_script && !j->nmodules))
 		return spgo_error("--kernel reads one perf.data (--perf-data) of a system-wide capture "
-				  "(perf record -a)");
+				  "(perf record -a), or its perf script text (--perf-script) for vmlinux "
+				  "alone");
 	spgo_agg_space(agg, SPGO_AGG_SPACE_KERNEL);
 	struct spgo_aggregate **m = xcalloc(j->nmodules + 1, sizeof *m);
 	for (size_t k = 0; k < j->nmodules; k++) {

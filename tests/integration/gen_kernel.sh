@@ -58,6 +58,14 @@ if [ -s pg.txt ] && cmp -s pg.txt sp0.txt && cmp -s pg.txt spk.txt; then
 else
 	bad "--kernel: differs from llvm-profgen-19's"; diff pg.txt sp0.txt | head; diff pg.txt spk.txt | head
 fi
+# perf script text of the KASLR'd capture, with its mmap events (as llvm-profgen --kernel reads it)
+if command -v perf >/dev/null; then
+	perf script --show-mmap-events -F ip,brstack -i kaslr.data > kaslr.script 2>/dev/null
+	"$SPGO" gen --kernel --binary vmlinux --perf-script kaslr.script -o spt.txt --format text 2>errt.txt ||
+		{ bad "spgo gen --kernel --perf-script"; cat errt.txt; }
+	cmp -s pg.txt spt.txt || { bad "--kernel --perf-script: differs from llvm-profgen-19's"; diff pg.txt spt.txt | head; }
+	grep -q 'could not be placed' errt.txt && bad "--kernel --perf-script: pidless samples warned about"
+fi
 grep -q 'matched by kernel image name and build-id' errk.txt || bad "the kernel image was not matched by name and build-id"
 grep -Eq -- '--kernel: [0-9]+ of [0-9]+ samples in the kernel; [1-9][0-9]* LBR entries between user and kernel space \(not made ranges: [1-9][0-9]* ranges' errk.txt ||
 	{ bad "the statistics do not count the LBR entries between user and kernel space"; grep -- --kernel errk.txt; }
