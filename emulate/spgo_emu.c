@@ -34,13 +34,18 @@
  *    removed as they form (llvm-profgen's compressRecursionContext, done
  *    incrementally), and only the innermost csdepth call sites are kept.
  *
+ * The instruction set is a table (isa.h: isa_x86.c, isa_aarch64.c), chosen
+ * by QEMU's target: the classes of the last instructions, the largest
+ * branch stack, whether system calls leave branch records (BRBE: to the
+ * kernel with target 0, back with source 0) and the system call numbers.
+ *
  * One callback per executed TB does all this; nothing is done per
  * instruction.  The plugin writes two files (see src/emulate/trace.h);
  * `spgo emulate` turns them into perf.data and the ground-truth file.
  *
  * Arguments (plugin args, key=value): trace=FILE (required), counts=FILE,
  * cscounts=FILE, entries=FILE, csdepth=N, event=branches|instructions,
- * period=N, lbr=N (1..32), skid=N (blocks), maxstack=N, truncate=PERCENT,
+ * period=N, lbr=N (1..64; at most the ISA's), wrongpath=N, skid=N (blocks), maxstack=N, truncate=PERCENT,
  * seed=N.
  */
 #ifndef _GNU_SOURCE
@@ -63,11 +68,12 @@
 
 #include <qemu/qemu-plugin.h>
 
+#include "isa.h"
 #include "trace.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
-#define LBR_MAX 32 /* ring size; a power of two */
+#define LBR_MAX 64 /* ring size; a power of two */
 #define STACK_MAX 1024
 #define MAX_VCPUS 4096
 
@@ -96,12 +102,13 @@ struct tb {
 	uint64_t cc_n;
 	struct smap *cmap, *emap; /* (pair) -> count; (pair, to) -> count */
 	uint32_t dump_idx; /* index in the dump's block table, + 1 */
+	uint64_t taken_to; /* a conditional last instruction: where it went when taken */
 	uint8_t entry;     /* starts at a function entry of the main binary */
 	uint32_t insn[]; /* offset << 16 | size << 8 | cls */
 };
 
 struct lbr_entry {
-	uint64_t from, to;
+	uint64_t from, to, cls; /* cls: enum emu_cls of the record */
 };
 
 struct vcpu {
@@ -126,6 +133,7 @@ struct vcpu {
 };
 
 /* Settings. */
+static const struct emu_isa *isa;
 static int ev_insns;          /* 0: count taken branches; 1: instructions */
 static uint64_t period = 20011;
 static uint32_t lbr_size = 32;
@@ -133,6 +141,7 @@ static uint32_t skid;
 static uint32_t max_stack = 127;
 static uint32_t truncate_pct;
 static uint64_t seed = 1;
+static uint32_t wrong_path; /* 1 in N fall-throughs of a conditional get a wrong-path record */
 static int want_counts;
 
 static int want_cs;            /* context-sensitive counts */
@@ -221,55 +230,6 @@ static void new_period(struct vcpu *v)
 	v->countdown += (int64_t)p;
 }
 
-/* ---- instruction classes --------------------------------------------------------- */
-
-/* Classify an x86-64 instruction by its bytes (only control flow matters). */
-static uint8_t classify(const uint8_t *b, size_t n)
-{
-	size_t i = 0;
-	while (i < n && (b[i] == 0xf0 || b[i] == 0xf2 || b[i] == 0xf3 || b[i] == 0x2e ||
-			 b[i] == 0x36 || b[i] == 0x3e || b[i] == 0x26 || b[i] == 0x64 ||
-			 b[i] == 0x65 || b[i] == 0x66 || b[i] == 0x67))
-		i++;
-	if (i < n && (b[i] & 0xf0) == 0x40) /* REX */
-		i++;
-	if (i >= n)
-		return EMU_CLS_OTHER;
-	uint8_t op = b[i];
-	if (op >= 0x70 && op <= 0x7f)
-		return EMU_CLS_COND;
-	if (op >= 0xe0 && op <= 0xe3) /* loopne, loope, loop, jrcxz */
-		return EMU_CLS_COND;
-	switch (op) {
-	case 0xeb:
-	case 0xe9:
-		return EMU_CLS_JUMP;
-	case 0xe8:
-		return EMU_CLS_CALL;
-	case 0xc3:
-	case 0xc2:
-		return EMU_CLS_RET;
-	case 0xcd: /* int n */
-		return EMU_CLS_SYSCALL;
-	case 0x0f:
-		if (i + 1 < n && b[i + 1] >= 0x80 && b[i + 1] <= 0x8f)
-			return EMU_CLS_COND;
-		if (i + 1 < n && (b[i + 1] == 0x05 || b[i + 1] == 0x34))
-			return EMU_CLS_SYSCALL;
-		return EMU_CLS_OTHER;
-	case 0xff:
-		if (i + 1 < n) {
-			unsigned reg = (b[i + 1] >> 3) & 7;
-			if (reg == 2 || reg == 3)
-				return EMU_CLS_ICALL;
-			if (reg == 4 || reg == 5)
-				return EMU_CLS_IJUMP;
-		}
-		return EMU_CLS_OTHER;
-	}
-	return EMU_CLS_OTHER;
-}
-
 /* ---- per-thread state -------------------------------------------------------------- */
 
 __attribute__((noinline, cold)) static struct vcpu *vcpu_new(unsigned int vi)
@@ -317,6 +277,7 @@ __attribute__((noinline, cold)) static void thread_start(struct vcpu *v, struct 
 		struct emu_start *s = calloc(1, sizeof *s + len);
 		rec_head(&s->h, EMU_REC_START, v->tid);
 		s->first_pc = tb->start;
+		s->e_machine = isa->e_machine;
 		s->start_code = qemu_plugin_start_code();
 		s->end_code = qemu_plugin_end_code();
 		s->entry_code = qemu_plugin_entry_code();
@@ -340,7 +301,7 @@ static void take_sample(struct vcpu *v, uint64_t ip)
 {
 	if (disabled)
 		return;
-	uint64_t buf[sizeof(struct emu_sample) / 8 + STACK_MAX + 2 * LBR_MAX];
+	uint64_t buf[sizeof(struct emu_sample) / 8 + STACK_MAX + 3 * LBR_MAX];
 	struct emu_sample *s = (struct emu_sample *)buf;
 	rec_head(&s->h, EMU_REC_SAMPLE, v->tid);
 	s->ip = ip;
@@ -360,13 +321,14 @@ static void take_sample(struct vcpu *v, uint64_t ip)
 	uint32_t nb = v->lbr_n < lbr_size ? v->lbr_n : lbr_size;
 	for (uint32_t i = 0; i < nb; i++) {
 		struct lbr_entry *e = &v->lbr[(v->lbr_pos - 1 - i) & (LBR_MAX - 1)];
-		s->data[n + 2 * i] = e->from;
-		s->data[n + 2 * i + 1] = e->to;
+		s->data[n + 3 * i] = e->from;
+		s->data[n + 3 * i + 1] = e->to;
+		s->data[n + 3 * i + 2] = e->cls;
 	}
 	s->n_br = nb;
 	if (mt)
 		pthread_mutex_lock(&lock);
-	out_rec(s, sizeof *s + 8 * (n + 2 * (uint64_t)nb));
+	out_rec(s, sizeof *s + 8 * (n + 3 * (uint64_t)nb));
 	if (mt)
 		pthread_mutex_unlock(&lock);
 }
@@ -772,14 +734,43 @@ static int is_entry(uint64_t addr)
 
 /* ---- the per-block callback -------------------------------------------------------------- */
 
-static void taken_branch(struct vcpu *v, struct tb *p, struct tb *tb)
+static inline void lbr_push(struct vcpu *v, uint64_t from, uint64_t to, unsigned cls)
 {
 	struct lbr_entry *e = &v->lbr[v->lbr_pos & (LBR_MAX - 1)];
-	e->from = p->last;
-	e->to = tb->start;
+	e->from = from;
+	e->to = to;
+	e->cls = cls;
 	v->lbr_pos++;
 	if (v->lbr_n < LBR_MAX)
 		v->lbr_n++;
+}
+
+/* A system call where the hardware records it (isa.h): the branch to the
+ * kernel, its target not recorded, and the return, its source not. */
+__attribute__((noinline)) static void syscall_records(struct vcpu *v, struct tb *p, struct tb *tb)
+{
+	lbr_push(v, p->last, 0, EMU_CLS_SYSCALL);
+	lbr_push(v, 0, tb->start, EMU_CLS_ERET);
+}
+
+/*
+ * A conditional branch fell through: with wrongpath=N, one time in N it
+ * leaves the record of a mispredicted path, as AMD's LbrExtV2 keeps them
+ * (valid = 0, spec = 1): predicted taken, it went to its target on the
+ * wrong path before the fall-through retired.  Only branches seen taken
+ * before have a known target.
+ */
+__attribute__((noinline)) static void maybe_wrong_path(struct vcpu *v, struct tb *p)
+{
+	if (p->taken_to && rnd(v) % wrong_path == 0)
+		lbr_push(v, p->last, p->taken_to, EMU_CLS_WRONG_PATH);
+}
+
+static void taken_branch(struct vcpu *v, struct tb *p, struct tb *tb)
+{
+	lbr_push(v, p->last, tb->start, p->cls);
+	if (p->cls == EMU_CLS_COND)
+		p->taken_to = tb->start;
 	if (p->cls == EMU_CLS_CALL || p->cls == EMU_CLS_ICALL) {
 		if (want_cs)
 			cs_call(v, p);
@@ -887,6 +878,10 @@ static void tb_exec(unsigned int vi, void *udata)
 		     p->cls != EMU_CLS_SYSCALL) ||
 		    p->cls == EMU_CLS_CALL || p->cls == EMU_CLS_ICALL)
 			taken_branch(v, p, tb);
+		else if (UNLIKELY(p->cls == EMU_CLS_SYSCALL) && isa->syscall_records)
+			syscall_records(v, p, tb);
+		else if (UNLIKELY(wrong_path) && p->cls == EMU_CLS_COND)
+			maybe_wrong_path(v, p);
 		if (want_counts) {
 			if (LIKELY(!mt)) {
 				edge_add(p, tb->start);
@@ -936,7 +931,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *qtb)
 		struct qemu_plugin_insn *in = qemu_plugin_tb_get_insn(qtb, i);
 		uint64_t a = qemu_plugin_insn_vaddr(in);
 		size_t sz = qemu_plugin_insn_size(in);
-		uint8_t cls = classify(qemu_plugin_insn_data(in), sz);
+		uint8_t cls = isa->classify(qemu_plugin_insn_data(in), sz);
 		tb->insn[i] = (uint32_t)((a - tb->start) << 16 | (sz & 0xff) << 8 | cls);
 		if (i == n - 1) {
 			tb->last = a;
@@ -964,7 +959,7 @@ static void sys_enter(qemu_plugin_id_t id, unsigned int vi, int64_t num, uint64_
 	v->sys_a[3] = a4, v->sys_a[4] = a5, v->sys_a[5] = a6;
 	if (disabled)
 		return;
-	if (num == SYS_execve || num == SYS_execveat) {
+	if (num == isa->sys_execve || num == isa->sys_execveat) {
 		/* qemu-user runs the new program natively: nothing of it is
 		 * seen, and this process image ends if the call succeeds, so
 		 * the trace is written out now. */
@@ -974,7 +969,7 @@ static void sys_enter(qemu_plugin_id_t id, unsigned int vi, int64_t num, uint64_
 		out_rec(&c, sizeof c);
 		out_flush();
 		pthread_mutex_unlock(&lock);
-	} else if (num == SYS_exit_group) {
+	} else if (num == isa->sys_exit_group) {
 		struct emu_exit e = {.code = (int32_t)a1};
 		rec_head(&e.h, EMU_REC_EXIT, v->tid ? v->tid : (uint32_t)syscall(SYS_gettid));
 		pthread_mutex_lock(&lock);
@@ -993,7 +988,8 @@ static void sys_exit(qemu_plugin_id_t id, unsigned int vi, int64_t num, int64_t 
 	v->sys_num = -1;
 	if (disabled)
 		return;
-	if ((num == SYS_clone && !(v->sys_a[0] & CLONE_VM)) || num == SYS_fork || num == SYS_vfork) {
+	if ((num == isa->sys_clone && !(v->sys_a[0] & CLONE_VM)) || num == isa->sys_fork ||
+	    num == isa->sys_vfork) {
 		/* The child of a fork: its samples belong to another process,
 		 * which this plugin does not follow. */
 		if (ret == 0 && getpid() != our_pid) {
@@ -1008,7 +1004,7 @@ static void sys_exit(qemu_plugin_id_t id, unsigned int vi, int64_t num, int64_t 
 		}
 		return;
 	}
-	if (num != SYS_mmap || (ret < 0 && ret > -4096))
+	if (num != isa->sys_mmap || (ret < 0 && ret > -4096))
 		return;
 	uint64_t prot = v->sys_a[2], flags = v->sys_a[3];
 	int fd = (int)v->sys_a[4];
@@ -1221,8 +1217,14 @@ static int parse_u64(const char *s, uint64_t *out)
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
 					   char **argv)
 {
-	if (info->system_emulation || strcmp(info->target_name, "x86_64") != 0) {
-		fprintf(stderr, "spgo-emulate: only qemu-x86_64 user mode is supported\n");
+	static const struct emu_isa *const isas[] = {&emu_isa_x86_64, &emu_isa_aarch64};
+	for (size_t i = 0; i < sizeof isas / sizeof *isas; i++)
+		if (strcmp(info->target_name, isas[i]->target) == 0)
+			isa = isas[i];
+	if (info->system_emulation || !isa) {
+		fprintf(stderr, "spgo-emulate: %s%s: only qemu-x86_64 and qemu-aarch64 user mode are "
+				"supported\n", info->system_emulation ? "system emulation of " : "",
+			info->target_name);
 		return -1;
 	}
 	for (int i = 0; i < argc; i++) {
@@ -1256,7 +1258,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			goto bad;
 		} else if (KEY("period") && u > 0) {
 			period = u;
-		} else if (KEY("lbr") && u >= 1 && u <= LBR_MAX) {
+		} else if (KEY("lbr") && u >= 1 && u <= isa->max_branches) {
 			lbr_size = (uint32_t)u;
 		} else if (KEY("skid") && u < 1000000) {
 			skid = (uint32_t)u;
@@ -1264,6 +1266,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			max_stack = (uint32_t)u;
 		} else if (KEY("truncate") && u <= 100) {
 			truncate_pct = (uint32_t)u;
+		} else if (KEY("wrongpath") && u < (1u << 30)) {
+			wrong_path = (uint32_t)u;
 		} else if (KEY("seed")) {
 			seed = u;
 		} else if (KEY("csdepth") && u >= 1 && u <= STACK_MAX) {

@@ -6,7 +6,7 @@
 # leaves its seeds out.  Usage: make-seeds.sh DIR [SPGO]
 set -u
 dir=$1; spgo=${2:-}
-[ -f "$dir/.done-4" ] && exit 0 # bump when seeds are added or change
+[ -f "$dir/.done-6" ] && exit 0 # bump when seeds are added or change
 src=${SPGO_SRC:-$(dirname "$0")/..}
 mkdir -p "$dir/elf" "$dir/debug_line" "$dir/perf_data" "$dir/perf_script" "$dir/profile" \
   "$dir/cfg" "$dir/ground_truth" "$dir/unsym" "$dir/dwo"
@@ -66,4 +66,12 @@ if [ -n "$spgo" ]; then
     "$spgo" merge --format bin -o "$dir/unsym/$(basename "$p" .txt).bin" "$p" 2>/dev/null
   done
 fi
-touch "$dir/.done-4"
+# AArch64 code for the branch classifiers: the .text of cross-built programs.
+mkdir -p "$dir/a64_classify"
+if has clang-19 && has llvm-objcopy-19; then
+  for v in "" "-mbranch-protection=standard" "-fpseudo-probe-for-profiling"; do
+    clang-19 --target=aarch64-linux-gnu -O2 -c $v -o "$tmp/a64.o" "$src/tests/data/switch_prog.c" 2>/dev/null &&
+      llvm-objcopy-19 -O binary --only-section=.text "$tmp/a64.o" "$dir/a64_classify/clang${v%%=*}" 2>/dev/null
+  done
+fi
+touch "$dir/.done-6"

@@ -78,6 +78,13 @@ struct spgo_agg_stats {
 	uint64_t lbr_leaf_proepi;   /* ... of those: left out, their call stack's
 				       leaf in a prologue or epilogue
 				       (spgo_agg_drop_proepi_leaves) */
+	uint64_t lbr_zero;	    /* branch entries with a zero address (BRBE: the
+				       kernel's end of a system call or an
+				       exception in a user-only capture), each
+				       end 0 taken as outside the binary */
+	uint64_t lbr_wrong_path;    /* branch entries left out: records of a
+				       mispredicted path (spec WRONG_PATH, AMD
+				       LbrExtV2), which never retired */
 	uint64_t branches;	    /* branch entries counted (at least one end inside) */
 	uint64_t ranges;	    /* ranges counted */
 	uint64_t ranges_reversed;   /* discarded: begin after end */

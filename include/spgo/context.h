@@ -38,7 +38,9 @@
  *    probes = 1) ranges and branches are recorded whole on the leaf's
  *    parent frame and keyed by probes at generation.  As llvm-profgen's
  *    reader, addresses that are no instruction start of a function (PLT
- *    stubs, a return address inside an instruction) are external.
+ *    stubs, a return address inside an instruction) are external; a
+ *    function symbol of size 0 (crt's _init, frame_dummy) is a function up
+ *    to the next symbol of its section, as llvm-profgen disassembles it.
  *    Missing frames
  *    of tail calls (paper III-B): a graph of the call and tail-call edges
  *    seen in the LBR; between a call site and the next frame, the unique
@@ -314,6 +316,9 @@ struct spgo_cs_trie {
 	VEC(uint64_t) stack;
 	VEC(uint64_t) lbr;
 	struct spgo_cs_kcache *kcache; /* recently counted keys (unwind.c) */
+	/* Contexts read unsymbolized from a DWARF build (spgo_cs_stream_contexts):
+	 * per node its context text, NULL for the others (keys.n == 0 when none). */
+	VEC(char *) keys;
 };
 
 void spgo_cs_trie_init(struct spgo_cs_trie *t, const struct spgo_cs_code *code,
@@ -399,6 +404,29 @@ struct spgo_cs_stream *spgo_cs_stream_begin(struct spgo_aggregate *agg, const st
 int spgo_cs_stream_gen(struct spgo_cs_stream *cs, struct spgo_aggregate *agg,
 		       struct spgo_profile **out, struct spgo_cs_stats *st);
 void spgo_cs_stream_free(struct spgo_cs_stream *cs);
+
+/*
+ * llvm-profgen's --skip-symbolization of LBR samples with call stacks: the
+ * streamed samples unwound (as spgo_cs_stream_gen), then every frame's
+ * ranges and branches added to the contexts of s (offsets from s->base),
+ * keyed as llvm-profgen 19 writes them: call-site offsets "0x347 @ 0x37c"
+ * for a binary with pseudo-probes, the profile's contexts "main:12 @
+ * compile" for DWARF lines, "" for no caller (src/context/unsym.c).
+ * Stack samples without LBR are refused.  cs may be NULL (the stream
+ * could not start): the aggregate's stacks are unwound here, with o.
+ */
+struct spgo_unsym_bin;
+/*
+ * The other way: the contexts of an unsymbolized section s (SPGO_UNSYM_CTX,
+ * as written above, offsets from s's base or the binary's) join the
+ * unwound samples at spgo_cs_stream_gen, which then makes the profile it
+ * makes from the capture: a probe build's call-site offsets become trie
+ * frames, a DWARF build's context texts are taken as they are.  s must
+ * live until then.  Keys of the other kind of build are an error there.
+ */
+void spgo_cs_stream_contexts(struct spgo_cs_stream *cs, const struct spgo_unsym_bin *s);
+int spgo_cs_stream_unsym(struct spgo_cs_stream *cs, struct spgo_aggregate *agg,
+			 const struct spgo_cs_opts *o, struct spgo_unsym_bin *s, struct spgo_cs_stats *st);
 
 /* A few "spgo: gen --cs: ..." lines: what was dropped and why. */
 void spgo_cs_print_stats(const struct spgo_cs_stats *st, FILE *fp);

@@ -23,6 +23,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The branch records a capture has, as one machine's PMU records them
+ * with `perf record -b` (docs/commands/spgo-emulate.md). */
+enum spgo_emu_shape {
+	SPGO_EMU_SHAPE_AUTO = 0, /* the guest's own: lbr on x86-64, brbe on AArch64 */
+	SPGO_EMU_SHAPE_LBR,      /* Intel LBR: up to 32 entries, with call stacks */
+	SPGO_EMU_SHAPE_BRBE,     /* Arm BRBE: up to 64, branch type and privilege,
+				  * system calls with a zero address, call stacks */
+	SPGO_EMU_SHAPE_BRS,      /* AMD Zen3 BRS: 16 taken branches, no stacks, no
+				  * prediction bits */
+	SPGO_EMU_SHAPE_AMD_LBR,  /* AMD Zen4/Zen5 LbrExtV2: 16 entries with
+				  * speculation bits, no stacks */
+};
+
 struct spgo_emu_options {
 	const char *output;   /* perf.data */
 	const char *truth;    /* ground-truth file, or NULL */
@@ -31,7 +44,13 @@ struct spgo_emu_options {
 	int truth_all;        /* ground truth for shared objects too */
 	int instructions;     /* sample on instructions, not taken branches */
 	uint64_t period;      /* mean sampling period */
-	unsigned lbr;         /* branch stack depth (16 or 32) */
+	unsigned lbr;         /* branch stack depth; 0: the shape's */
+	enum spgo_emu_shape shape;
+	int wrong_path;       /* amd-lbr: 1 in N fall-throughs of a conditional
+			       * branch leave a wrong-path record (0 none; -1
+			       * the shape's default, 32) */
+	const char *sysroot;  /* where a foreign guest's libraries are (qemu -L);
+			       * NULL: $QEMU_LD_PREFIX, else /usr/<triple> */
 	unsigned skid;        /* maximal skid in blocks */
 	unsigned max_stack;   /* callchain entries kept (IP included) */
 	unsigned truncate;    /* percent of stacks cut short */
@@ -49,6 +68,17 @@ struct spgo_emu_stats {
 	int exit_code;
 };
 
+/* The shape's name ("lbr", "brbe", "brs", "amd-lbr"), and the shape a
+ * name stands for (-1 when none). */
+const char *spgo_emu_shape_name(enum spgo_emu_shape shape);
+int spgo_emu_shape_of(const char *name);
+
+/* Settle opt->shape (AUTO: the guest's) and opt->lbr (0: the shape's
+ * depth) for a guest of ELF machine m: -1 with spgo_error() when the shape
+ * is another ISA's (brbe is AArch64's; lbr, brs and amd-lbr x86-64's) or
+ * the depth exceeds the shape's. */
+int spgo_emu_settle(struct spgo_emu_options *opt, unsigned m);
+
 /* Convert the plugin's files into opt->output (and opt->truth); argv is
  * recorded as the perf.data command line.  st may be NULL. */
 int spgo_emu_convert(const struct spgo_emu_options *opt, const char *trace, const char *counts,
@@ -65,14 +95,20 @@ char *spgo_emu_find_plugin(const char *given);
  * executable regular file of that name in $PATH; NULL with spgo_error()
  * ("CMD: command not found").  Free the result. */
 char *spgo_emu_which(const char *cmd);
-/* Can qemu-x86_64 run prog (spgo_emu_which()'s answer), with args its
- * arguments?  0 when it is an x86-64 ELF program; else a shell's status
- * (127 not found, 126 the rest) with spgo_error() saying what prog is
- * instead and the way to emulate it (a #! script: its interpreter). */
-int spgo_emu_check_program(const char *prog, char *const *args);
+/* Can QEMU run prog (spgo_emu_which()'s answer), with args its
+ * arguments?  0 when it is an x86-64 or AArch64 ELF program, its e_machine
+ * in *machine; else a shell's status (127 not found, 126 the rest) with
+ * spgo_error() saying what prog is instead and the way to emulate it (a #!
+ * script: its interpreter). */
+int spgo_emu_check_program(const char *prog, char *const *args, unsigned *machine);
+/* The QEMU user-mode program for ELF machine m ("qemu-x86_64",
+ * "qemu-aarch64"), and the default sysroot of its libraries (NULL for the
+ * host's own). */
+const char *spgo_emu_qemu_for(unsigned m);
+const char *spgo_emu_sysroot_for(unsigned m);
 
 struct spgo_emu_run {
-	const char *qemu;   /* the qemu-x86_64 program (from PATH) */
+	const char *qemu;   /* the qemu-x86_64 or qemu-aarch64 program (from PATH) */
 	const char *plugin; /* spgo_emu_find_plugin() */
 	char **cmd;         /* the program (a path: spgo_emu_which()) and its arguments */
 	int argc;           /* the command line recorded in perf.data */

@@ -35,10 +35,15 @@
  *      profgen  exactly what llvm-profgen-19 --unsymbolized-profile reads:
  *               one binary's ranges and branches (branches to an external
  *               target left out, as llvm-profgen never records them), no
- *               '#' lines.  Header, IPs and stacks are not in it.
+ *               '#' lines.  Header, IPs and stacks are not in it; a
+ *               section with unwound contexts is written as their
+ *               "[KEY]" blocks alone (llvm-profgen's CS form), one of IP
+ *               samples without LBR in newer llvm-profgen's basic-event
+ *               form ("# llvm-profgen-content: basic-event", N, then N
+ *               "OFFSET:COUNT" lines; its one line starting with '#').
  *    The text reader takes llvm-profgen's own output too: '[context]' blocks
- *    (its CS form, already unwound) are added to the section's plain ranges
- *    and branches, and a "buildid:" prefix on a context's leaf frame
+ *    (its CS form, already unwound) are kept as the section's contexts and
+ *    added to its plain ranges and branches, and a "buildid:" prefix on a context's leaf frame
  *    (llvm-project #194205) routes the block to that build-id's section; a
  *    "buildid:" prefix on an address of another build-id makes it external.
  *    Text without a "# binary" line goes to an anonymous section, which
@@ -83,6 +88,17 @@ enum {
 	SPGO_UNSYM_LBR = 1, /* ranges and branches from branch stacks */
 	SPGO_UNSYM_IP = 2,  /* sampled ips */
 	SPGO_UNSYM_CS = 4,  /* (call stack, LBR) samples */
+	SPGO_UNSYM_CTX = 8, /* unwound contexts (llvm-profgen's CS --skip-symbolization) */
+};
+
+/* One unwound context: llvm-profgen's "[KEY]" block.  KEY is the text
+ * between the brackets: call-site offsets "0x347 @ 0x37c" for a binary with
+ * pseudo-probes, symbolized frames "main:12 @ compile:6 @ next" for DWARF
+ * lines, "" for samples without a caller context. */
+struct spgo_unsym_ctx {
+	char *key;
+	struct spgo_kmap ranges;   /* {begin, end} -> count */
+	struct spgo_kmap branches; /* {from, to} -> count */
 };
 
 struct spgo_unsym_event {
@@ -106,6 +122,11 @@ struct spgo_unsym_bin {
 	VEC(uint64_t) pool;
 	struct spgo_kmap stack_index;
 	size_t nstacks;
+	/* Unwound contexts (SPGO_UNSYM_CTX), by key: {hash, salt} -> index.
+	 * Read from llvm-profgen's text, their sum is added to ranges and
+	 * branches too (what a profile without contexts takes). */
+	VEC(struct spgo_unsym_ctx) ctxs;
+	struct spgo_kmap ctx_index;
 };
 
 struct spgo_unsym {
@@ -128,6 +149,9 @@ void spgo_unsym_add_agg(struct spgo_unsym *u, const struct spgo_aggregate *agg, 
 /* Add one stack sample (offsets) to a section. */
 void spgo_unsym_add_stack(struct spgo_unsym_bin *s, const uint64_t *frames, uint32_t nframes,
 			  const uint64_t *branches, uint32_t nbranches, uint64_t count);
+
+/* The context of key[0..len) of a section, created empty if absent. */
+struct spgo_unsym_ctx *spgo_unsym_context(struct spgo_unsym_bin *s, const char *key, size_t len);
 
 /* What a file holds, by its first bytes (SPGO_UNSYM_UNKNOWN: not an
  * unsymbolized profile; text of llvm-profgen is SPGO_UNSYM_PROFGEN). */

@@ -115,6 +115,7 @@ void spgo_agg_free(struct spgo_aggregate *a)
 	VEC_FREE(&I->pool);
 	VEC_FREE(&I->scratch);
 	VEC_FREE(&I->mf);
+	VEC_FREE(&I->ks);
 	free(I->ranges.rows);
 	free(I->branches.rows);
 	free(I->ips.rows);
@@ -659,18 +660,33 @@ static uint64_t feed_lbr(struct spgo_aggregate *a, const struct spgo_perf_sample
 	} else if (n) {
 		a->stats.lbr_samples += times;
 		VEC_GROW(&I->mf, 2 * n);
+		VEC_GROW(&I->ks, n);
 		uint64_t *mf = I->mf.v;
+		uint8_t *ks = I->ks.v; /* per entry kept: 1 from in the kernel, 2 to */
 		uint64_t inside = 0; /* entries touching the binary */
+		uint64_t k = 0;      /* entries kept */
 		for (uint64_t i = 0; i < n; i++) {
+			/* A record of a mispredicted path (AMD LbrExtV2) never
+			 * retired: the ranges go from the record before it to
+			 * the one after. */
+			if (SPGO_UNLIKELY(s->branches[i].spec == PERF_BR_SPEC_WRONG_PATH)) {
+				a->stats.lbr_wrong_path += times;
+				continue;
+			}
 			uint64_t f = s->branches[i].from, t = s->branches[i].to;
-			if (map_addr(a, pid, mode_of(f), f, &mf[2 * i]) < 0)
-				mf[2 * i] = SPGO_AGG_EXTERNAL;
-			if (map_addr(a, pid, mode_of(t), t, &mf[2 * i + 1]) < 0)
-				mf[2 * i + 1] = SPGO_AGG_EXTERNAL;
-			inside += (mf[2 * i] & mf[2 * i + 1]) != SPGO_AGG_EXTERNAL;
+			if (SPGO_UNLIKELY(!f || !t))
+				a->stats.lbr_zero += times;
+			if (map_addr(a, pid, mode_of(f), f, &mf[2 * k]) < 0)
+				mf[2 * k] = SPGO_AGG_EXTERNAL;
+			if (map_addr(a, pid, mode_of(t), t, &mf[2 * k + 1]) < 0)
+				mf[2 * k + 1] = SPGO_AGG_EXTERNAL;
+			inside += (mf[2 * k] & mf[2 * k + 1]) != SPGO_AGG_EXTERNAL;
 			if ((f ^ t) >> 63) /* between user and kernel space */
 				a->stats.branches_user_kernel += times;
+			ks[k] = (uint8_t)((f >> 63) | (t >> 63) << 1);
+			k++;
 		}
+		n = k;
 		/* the ranges' and branches' weight (the statistics stay in samples) */
 		uint64_t w = weigh ? period_weight(times, I->period, inside) : times;
 		for (uint64_t i = 0; i < n; i++) {
@@ -686,7 +702,7 @@ static uint64_t feed_lbr(struct spgo_aggregate *a, const struct spgo_perf_sample
 				if ((r[0] & r[1]) != SPGO_AGG_EXTERNAL) {
 					a->stats.ranges_external += times;
 					/* (one end in user space, the other in the kernel) */
-					if ((s->branches[i + 1].to ^ s->branches[i].from) >> 63)
+					if ((ks[i + 1] >> 1) != (ks[i] & 1))
 						a->stats.ranges_user_kernel += times;
 				}
 				continue;

@@ -69,6 +69,7 @@ struct spgo_agg_impl {
 	VEC(uint64_t) scratch;
 	struct ctab ranges, branches, ips; /* ips: key (vaddr, event index) */
 	VEC(uint64_t) mf; /* mapped LBR from/to */
+	VEC(uint8_t) ks;  /* ... their spaces: 1 from in the kernel, 2 to */
 	const struct spgo_function *fns; /* for the function-end check, or NULL */
 	size_t nfns;
 	uint64_t f_lo, f_hi; /* the function part found last: [f_lo, f_hi) */

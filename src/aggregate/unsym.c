@@ -30,6 +30,7 @@ static void bin_free(struct spgo_unsym_bin *s)
 	VEC_FREE(&s->events);
 	VEC_FREE(&s->pool);
 	spgo_kmap_free(&s->stack_index);
+	unsym_ctxs_free(s);
 	free(s);
 }
 
@@ -293,6 +294,8 @@ enum spgo_unsym_format spgo_unsym_sniff(const uint8_t *data, size_t size)
 		return SPGO_UNSYM_BIN;
 	if (size >= strlen(TEXT_HEAD) && !memcmp(data, TEXT_HEAD, strlen(TEXT_HEAD)))
 		return SPGO_UNSYM_TEXT;
+	if (size >= strlen(PROFGEN_CONTENT) && !memcmp(data, PROFGEN_CONTENT, strlen(PROFGEN_CONTENT)))
+		return SPGO_UNSYM_PROFGEN;
 	/* llvm-profgen's: a count line, or a context line "[...]" alone */
 	const char *p = (const char *)data, *e = p + size;
 	while (p < e && isspace((unsigned char)*p))
@@ -492,6 +495,7 @@ uint64_t spgo_unsym_trim(struct spgo_unsym *u, double eps)
 		for (size_t k = 0; k < s->events.n; k++)
 			dropped += trim_map(&s->events.v[k].ips, eps);
 		dropped += trim_stacks(s, eps);
+		dropped += unsym_ctxs_trim(s, trim_map, eps);
 	}
 	return dropped;
 }
@@ -669,7 +673,7 @@ void spgo_unsym_totals(const struct spgo_unsym_bin *s, uint64_t *keys, uint64_t 
 
 void spgo_unsym_print_summary(const struct spgo_unsym *u, FILE *fp)
 {
-	static const char *const kind[] = {"LBR", "IP", "CS"};
+	static const char *const kind[] = {"LBR", "IP", "CS", "contexts"};
 	fprintf(fp, "unsymbolized profile: %zu binar%s\n", u->bins.n, u->bins.n == 1 ? "y" : "ies");
 	for (size_t i = 0; i < u->bins.n; i++) {
 		const struct spgo_unsym_bin *s = u->bins.v[i];
@@ -680,7 +684,7 @@ void spgo_unsym_print_summary(const struct spgo_unsym *u, FILE *fp)
 		if (s->has_base)
 			fprintf(fp, ", base 0x%llx", (unsigned long long)s->base);
 		fprintf(fp, "\n  data:");
-		for (unsigned k = 0; k < 3; k++)
+		for (unsigned k = 0; k < 4; k++)
 			if (s->kinds & (1u << k))
 				fprintf(fp, " %s", kind[k]);
 		fprintf(fp, "%s\n  hosts %llu, samples %llu (%llu in the binary, %llu with LBR, %llu with "
@@ -690,6 +694,8 @@ void spgo_unsym_print_summary(const struct spgo_unsym *u, FILE *fp)
 			(unsigned long long)s->stack_samples, (unsigned long long)s->lost);
 		fprintf(fp, "  %zu ranges, %zu branches, %zu stacks: %llu keys counting %llu\n", s->ranges.n,
 			s->branches.n, s->nstacks, (unsigned long long)keys, (unsigned long long)count);
+		if (s->ctxs.n)
+			fprintf(fp, "  %zu unwound contexts\n", s->ctxs.n);
 		for (size_t e = 0; e < s->events.n; e++)
 			fprintf(fp, "  event %s: %llu samples, %zu ips\n", s->events.v[e].name,
 				(unsigned long long)s->events.v[e].samples, s->events.v[e].ips.n);

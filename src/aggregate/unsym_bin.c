@@ -13,11 +13,15 @@
  *          per event: uv nips, per ip (sorted): uv ip - previous ip, uv count
  *          uv nstacks, per stack (sorted): uv count  uv nframes  uv nbranches,
  *                                          then every word as zz (word - previous word)
+ *          (version 2) uv ncontexts, per context (sorted by key):
+ *                      uv key length (at most 1 MiB)  the key  ranges  branches (as above)
  *
  * uv is an unsigned LEB128 varint, zz a zigzag-coded signed difference
  * (wrapping 64-bit arithmetic, so the external address codes like any
  * other), str a uv length (at most 4096) and the bytes.  Events are written
- * in name order and the ip lists follow that order.
+ * in name order and the ip lists follow that order.  Version 2 (0x02 after
+ * the magic) is written when a section has unwound contexts; version 1
+ * files read as before.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -70,7 +74,7 @@ static void put_map(struct wbuf *w, const struct spgo_kmap *m)
 	free(rows);
 }
 
-static void write_bin_section(struct wbuf *w, const struct spgo_unsym_bin *s)
+static void write_bin_section(struct wbuf *w, const struct spgo_unsym_bin *s, int version)
 {
 	VEC_PUSH(&w->b, 'S');
 	put_str(w, s->build_id);
@@ -111,7 +115,22 @@ static void write_bin_section(struct wbuf *w, const struct spgo_unsym_bin *s)
 		}
 	}
 	free(st);
+	if (version < VERSION_CTX)
+		return;
+	struct spgo_unsym_ctx **cv = unsym_sorted_ctxs(s);
+	put_uv(w, s->ctxs.n);
+	for (size_t i = 0; i < s->ctxs.n; i++) {
+		size_t n = strlen(cv[i]->key);
+		put_uv(w, n);
+		VEC_GROW(&w->b, w->b.n + n);
+		memcpy(w->b.v + w->b.n, cv[i]->key, n);
+		w->b.n += n;
+		put_map(w, &cv[i]->ranges);
+		put_map(w, &cv[i]->branches);
+	}
+	free(cv);
 }
+
 
 
 /* Reading: a cursor over the bytes (common/bytes.h); every failure sets
@@ -193,14 +212,35 @@ static void get_map(struct urd *r, struct spgo_kmap *m, uint64_t weight, uint64_
 	}
 }
 
+/* Version 2's list of contexts at the end of a section. */
+static void get_ctxs(struct urd *r, struct spgo_unsym_bin *s, uint64_t weight)
+{
+	uint64_t n = get_count(r, 3, "context");
+	for (uint64_t i = 0; i < n && !r->err; i++) {
+		uint64_t len = get_uv(r);
+		if (!r->err && (len > MAX_CTX_KEY || len > (uint64_t)rd_left(&r->in) ||
+				!unsym_ctx_key_ok((const char *)r->in.p, (size_t)len))) {
+			rd_err(r, "bad context key");
+			break;
+		}
+		if (r->err)
+			break;
+		struct spgo_unsym_ctx *c = spgo_unsym_context(s, (const char *)r->in.p, (size_t)len);
+		r->in.p += len;
+		get_map(r, &c->ranges, weight, NULL);
+		get_map(r, &c->branches, weight, NULL);
+	}
+}
+
 int unsym_read_bin(struct spgo_unsym *u, const char *name, const uint8_t *data, size_t size,
 		    uint64_t weight)
 {
 	if (size < MAGIC_LEN + 1 || memcmp(data, MAGIC, MAGIC_LEN))
 		return spgo_error("%s: not an unsymbolized profile", name);
-	if (data[MAGIC_LEN] != VERSION)
-		return spgo_error("%s: unsymbolized profile version %u (this spgo reads %u)", name,
-				  data[MAGIC_LEN], VERSION);
+	int version = data[MAGIC_LEN];
+	if (version != VERSION && version != VERSION_CTX)
+		return spgo_error("%s: unsymbolized profile version %u (this spgo reads %u and %u)", name,
+				  data[MAGIC_LEN], VERSION, VERSION_CTX);
 	struct urd r = {name, rd_init(data, size), 0};
 	rd_skip(&r.in, MAGIC_LEN + 1);
 	VEC(uint64_t) w = {0};
@@ -225,7 +265,7 @@ int unsym_read_bin(struct spgo_unsym *u, const char *name, const uint8_t *data, 
 			hdr[i] = get_uv(&r);
 		if (r.err)
 			break;
-		if (has_base > 1 || kinds > 7) {
+		if (has_base > 1 || kinds > 15) {
 			rd_err(&r, "bad section header");
 			break;
 		}
@@ -278,6 +318,8 @@ int unsym_read_bin(struct spgo_unsym *u, const char *name, const uint8_t *data, 
 			if (!r.err)
 				spgo_unsym_add_stack(s, w.v, (uint32_t)nf, w.v + nf, (uint32_t)nb, c);
 		}
+		if (version >= VERSION_CTX)
+			get_ctxs(&r, s, weight);
 	}
 	VEC_FREE(&w);
 	VEC_FREE(&evs);
@@ -291,10 +333,14 @@ void unsym_write_bin(FILE *fp, struct spgo_unsym_bin *const *bins, size_t n)
 	struct wbuf w = {{0}};
 	VEC_GROW(&w.b, 1 << 16);
 	memcpy(w.b.v, MAGIC, MAGIC_LEN);
-	w.b.v[MAGIC_LEN] = VERSION;
+	int version = VERSION;
+	for (size_t i = 0; i < n; i++)
+		if (bins[i]->ctxs.n)
+			version = VERSION_CTX;
+	w.b.v[MAGIC_LEN] = (uint8_t)version;
 	w.b.n = MAGIC_LEN + 1;
 	for (size_t i = 0; i < n; i++) {
-		write_bin_section(&w, bins[i]);
+		write_bin_section(&w, bins[i], version);
 		if (w.b.n > (1 << 20)) { /* flush as it grows */
 			fwrite(w.b.v, 1, w.b.n, fp);
 			w.b.n = 0;

@@ -9,18 +9,94 @@
 
 #include "unsym_impl.h"
 
+/*
+ * Newer llvm-profgen's form of plain IP samples (--basic-events
+ * --skip-symbolization, llvm-project #222624): "# llvm-profgen-content:
+ * basic-event", the number of offsets, then "OFFSET:COUNT" lines (hex
+ * without 0x, ascending).  It holds one event: the one with the most
+ * samples (gen's base event); the others are left out, with a warning.
+ */
+static void write_basic_events(FILE *fp, const struct spgo_unsym_bin *s)
+{
+	const uint64_t ext = 1 - s->base;
+	struct spgo_unsym_event **ev = unsym_sorted_events(s), *best = NULL;
+	for (size_t i = 0; i < s->events.n; i++)
+		if (ev[i]->ips.n && (!best || ev[i]->samples > best->samples))
+			best = ev[i];
+	for (size_t i = 0; i < s->events.n; i++)
+		if (ev[i]->ips.n && ev[i] != best)
+			spgo_warn("llvm-profgen's basic-event form holds one event: '%s' written, '%s' left "
+				  "out (spgo's own forms keep every event)",
+				  best->name, ev[i]->name);
+	free(ev);
+	uint64_t *rows = best ? spgo_kmap_sorted(&best->ips) : NULL;
+	size_t n = 0, nrows = best ? best->ips.n : 0;
+	for (size_t i = 0; i < nrows; i++)
+		n += rows[2 * i] != ext && rows[2 * i] != UINT64_MAX;
+	fprintf(fp, "%s basic-event\n%zu\n", PROFGEN_CONTENT, n);
+	for (size_t i = 0; i < nrows; i++)
+		if (rows[2 * i] != ext && rows[2 * i] != UINT64_MAX)
+			fprintf(fp, "%" PRIx64 ":%" PRIu64 "\n", rows[2 * i], rows[2 * i + 1]);
+	free(rows);
+}
+
+/* llvm-profgen's two counted lists, each line after indent: ranges, then
+ * branches.  profgen: as llvm-profgen writes them (branches to outside
+ * the binary left out, branches from outside first). */
+static void write_lists(FILE *fp, const struct spgo_kmap *ranges, const struct spgo_kmap *branches,
+			uint64_t ext, int profgen, const char *indent)
+{
+	uint64_t *rows = spgo_kmap_sorted(ranges);
+	fprintf(fp, "%s%zu\n", indent, ranges->n);
+	for (size_t i = 0; i < ranges->n; i++)
+		fprintf(fp, "%s%" PRIx64 "-%" PRIx64 ":%" PRIu64 "\n", indent, rows[3 * i], rows[3 * i + 1],
+			rows[3 * i + 2]);
+	free(rows);
+	rows = spgo_kmap_sorted(branches);
+	size_t nb = 0;
+	for (size_t i = 0; i < branches->n; i++)
+		nb += !profgen || (rows[3 * i + 1] != ext && rows[3 * i + 1] != UINT64_MAX);
+	fprintf(fp, "%s%zu\n", indent, nb);
+	/* llvm-profgen sorts by virtual address, where its ExternalAddr (1)
+	 * comes first: branches from outside before the others (1 - base,
+	 * "negative", when the base is not known: text read from llvm-profgen) */
+	for (int pass = !profgen; pass < 2; pass++)
+		for (size_t i = 0; i < branches->n; i++)
+			if ((!profgen || (rows[3 * i + 1] != ext && rows[3 * i + 1] != UINT64_MAX)) &&
+			    (!profgen || (pass == 0) == (rows[3 * i] == ext || (int64_t)rows[3 * i] < 0)))
+				fprintf(fp, "%s%" PRIx64 "->%" PRIx64 ":%" PRIu64 "\n", indent, rows[3 * i],
+					rows[3 * i + 1], rows[3 * i + 2]);
+	free(rows);
+}
+
+/* The unwound contexts as llvm-profgen writes them: "[KEY]" lines sorted
+ * by key, each followed by its lists indented by two spaces. */
+static void write_ctxs(FILE *fp, const struct spgo_unsym_bin *s, int profgen)
+{
+	struct spgo_unsym_ctx **cv = unsym_sorted_ctxs(s);
+	for (size_t i = 0; i < s->ctxs.n; i++) {
+		fprintf(fp, "[%s]\n", cv[i]->key);
+		write_lists(fp, &cv[i]->ranges, &cv[i]->branches, 1 - s->base, profgen, "  ");
+	}
+	free(cv);
+}
+
 void unsym_write_text(FILE *fp, const struct spgo_unsym_bin *s, int profgen)
 {
 	const uint64_t ext = 1 - s->base;
 	uint64_t *rows;
+	if (profgen && !(s->kinds & SPGO_UNSYM_LBR) && (s->kinds & SPGO_UNSYM_IP) && !s->ctxs.n) {
+		write_basic_events(fp, s);
+		return;
+	}
 	if (!profgen) {
 		fprintf(fp, "# binary %s %s\n", *s->build_id ? s->build_id : "-",
 			*s->path ? s->path : "-");
 		if (s->has_base)
 			fprintf(fp, "# base 0x%" PRIx64 "\n", s->base);
 		char mode[16] = "";
-		static const char *const kind[] = {"lbr", "ip", "cs"};
-		for (int k = 0; k < 3; k++)
+		static const char *const kind[] = {"lbr", "ip", "cs", "ctx"};
+		for (int k = 0; k < 4; k++)
 			if (s->kinds & (1u << k))
 				snprintf(mode + strlen(mode), sizeof mode - strlen(mode), "%s%s",
 					 *mode ? "," : "", kind[k]);
@@ -36,27 +112,26 @@ void unsym_write_text(FILE *fp, const struct spgo_unsym_bin *s, int profgen)
 		for (size_t i = 0; i < s->events.n; i++)
 			fprintf(fp, "# event %" PRIu64 " %" PRIu64 " %s\n", ev[i]->samples,
 				ev[i]->period, ev[i]->name);
+	if (profgen && s->ctxs.n) { /* llvm-profgen's CS form: the contexts alone */
+		free(ev);
+		uint64_t plain = 0, in_ctx = 0;
+		const uint64_t *key;
+		uint64_t *val;
+		for (size_t it = 0; spgo_kmap_next(&s->ranges, &it, &key, &val);)
+			plain += *val;
+		for (size_t i = 0; i < s->ctxs.n; i++)
+			for (size_t it = 0; spgo_kmap_next(&s->ctxs.v[i].ranges, &it, &key, &val);)
+				in_ctx += *val;
+		if (plain > in_ctx || s->nstacks)
+			spgo_warn("llvm-profgen's CS form holds the unwound contexts alone: %s%s left out "
+				  "(spgo's own forms keep them)",
+				  plain > in_ctx ? "range counts of samples without contexts" : "",
+				  s->nstacks ? (plain > in_ctx ? " and stack samples" : "stack samples") : "");
+		write_ctxs(fp, s, 1);
+		return;
+	}
 	/* llvm-profgen's part: ranges, then branches */
-	rows = spgo_kmap_sorted(&s->ranges);
-	fprintf(fp, "%zu\n", s->ranges.n);
-	for (size_t i = 0; i < s->ranges.n; i++)
-		fprintf(fp, "%" PRIx64 "-%" PRIx64 ":%" PRIu64 "\n", rows[3 * i], rows[3 * i + 1],
-			rows[3 * i + 2]);
-	free(rows);
-	rows = spgo_kmap_sorted(&s->branches);
-	size_t nb = 0;
-	for (size_t i = 0; i < s->branches.n; i++)
-		nb += !profgen || (rows[3 * i + 1] != ext && rows[3 * i + 1] != UINT64_MAX);
-	fprintf(fp, "%zu\n", nb);
-	/* llvm-profgen sorts by virtual address, where its ExternalAddr (1)
-	 * comes first: branches from outside before the others */
-	for (int pass = !profgen; pass < 2; pass++)
-		for (size_t i = 0; i < s->branches.n; i++)
-			if ((!profgen || (rows[3 * i + 1] != ext && rows[3 * i + 1] != UINT64_MAX)) &&
-			    (!profgen || (pass == 0) == (rows[3 * i] == ext)))
-				fprintf(fp, "%" PRIx64 "->%" PRIx64 ":%" PRIu64 "\n", rows[3 * i],
-					rows[3 * i + 1], rows[3 * i + 2]);
-	free(rows);
+	write_lists(fp, &s->ranges, &s->branches, ext, profgen, "");
 	if (profgen) {
 		free(ev);
 		return;
@@ -87,6 +162,10 @@ void unsym_write_text(FILE *fp, const struct spgo_unsym_bin *s, int profgen)
 			fputc('\n', fp);
 		}
 		free(st);
+	}
+	if (s->ctxs.n) {
+		fprintf(fp, "# contexts %zu\n", s->ctxs.n);
+		write_ctxs(fp, s, 0);
 	}
 }
 
@@ -224,19 +303,27 @@ static int has_mode(const struct spgo_unsym_bin *s, const struct spgo_unsym_bin 
 
 /* llvm-profgen's two counted lists: ranges, then branches; they make the
  * section an LBR one when imply (no "# mode" line said what it is). */
-static int text_block(struct tr *t, struct spgo_unsym_bin *s, uint64_t weight, int imply)
+static int text_lists(struct tr *t, const struct spgo_unsym_bin *s, struct spgo_kmap *ranges,
+		      struct spgo_kmap *branches, uint64_t weight)
 {
 	uint64_t n;
 	if (text_count(t, &n) < 0)
 		return -1;
 	for (uint64_t i = 0; i < n; i++)
-		if (!tr_next(t) || text_pair(t, s, &s->ranges, "-", weight) < 0)
+		if (!tr_next(t) || text_pair(t, s, ranges, "-", weight) < 0)
 			return tr_fail(t, "missing range");
 	if (!tr_next(t) || text_count(t, &n) < 0)
 		return tr_fail(t, "missing the branch count");
 	for (uint64_t i = 0; i < n; i++)
-		if (!tr_next(t) || text_pair(t, s, &s->branches, "->", weight) < 0)
+		if (!tr_next(t) || text_pair(t, s, branches, "->", weight) < 0)
 			return tr_fail(t, "missing branch");
+	return 0;
+}
+
+static int text_block(struct tr *t, struct spgo_unsym_bin *s, uint64_t weight, int imply)
+{
+	if (text_lists(t, s, &s->ranges, &s->branches, weight) < 0)
+		return -1;
 	if (imply)
 		s->kinds |= SPGO_UNSYM_LBR;
 	else if (!(s->kinds & SPGO_UNSYM_LBR) && (s->ranges.n || s->branches.n))
@@ -335,6 +422,8 @@ static void text_mode(struct text_reader *x, const char *a, const char *e)
 			cur->kinds |= SPGO_UNSYM_IP;
 		else if (left >= 2 && !memcmp(q, "cs", 2))
 			cur->kinds |= SPGO_UNSYM_CS;
+		else if (left >= 3 && !memcmp(q, "ctx", 3))
+			cur->kinds |= SPGO_UNSYM_CTX;
 	}
 }
 
@@ -460,13 +549,146 @@ static void text_stacks(struct text_reader *x, const char *a, const char *e)
 		x->cur->kinds |= SPGO_UNSYM_CS;
 }
 
-/* llvm-profgen's CS block "[ctx]" at p: added to the plain counts of the
- * section its leaf frame's build-id names. */
+/*
+ * "# llvm-profgen-content: KIND": newer llvm-profgen's IP samples when KIND
+ * is basic-event (see write_basic_events): the count line and that many
+ * "OFFSET:COUNT" lines (an offset may repeat: added up), as an event
+ * "basic-event" of the section; nothing may follow.
+ */
+static void text_basic(struct text_reader *x, const char *a, const char *e)
+{
+	struct tr *t = &x->t;
+	static const char kind[] = "basic-event";
+	const char *ke = e;
+	while (ke > a && (ke[-1] == ' ' || ke[-1] == '\t'))
+		ke--;
+	if ((size_t)(ke - a) != strlen(kind) || memcmp(a, kind, strlen(kind))) {
+		tr_fail(t, "unknown llvm-profgen content (spgo reads basic-event)");
+		return;
+	}
+	if (!x->cur)
+		x->cur = spgo_unsym_section(x->u, "", "");
+	uint64_t n, total = 0;
+	if (!tr_next(t)) {
+		tr_fail(t, "missing the count of basic-event samples");
+		return;
+	}
+	if (text_count(t, &n) < 0)
+		return;
+	struct spgo_unsym_event *ev = unsym_event_named(x->cur, kind);
+	for (uint64_t i = 0; i < n && !t->err; i++) {
+		uint64_t k, c;
+		if (!tr_next(t)) {
+			tr_fail(t, "missing basic-event sample");
+			break;
+		}
+		const char *q = skip_ws(t->line, t->line + t->len), *qe = t->line + t->len;
+		if (parse_addr(&q, qe, x->cur, &k) < 0 || q >= qe || *q++ != ':' || parse_num(&q, qe, 10, &c) < 0 ||
+		    skip_ws(q, qe) != qe) {
+			tr_fail(t, "bad basic-event sample (OFFSET:COUNT)");
+			break;
+		}
+		uint64_t *slot = spgo_kmap_upsert(&ev->ips, &k);
+		if ((x->weight && c > UINT64_MAX / x->weight) || *slot + c * x->weight < *slot ||
+		    total + c * x->weight < total) {
+			tr_fail(t, "the sample count overflows");
+			break;
+		}
+		*slot += c * x->weight;
+		total += c * x->weight;
+	}
+	if (t->err)
+		return;
+	ev->samples += total;
+	x->cur->samples += total;
+	x->cur->matched += total;
+	x->cur->kinds |= SPGO_UNSYM_IP;
+	while (tr_next(t))
+		if (skip_ws(t->line, t->line + t->len) != t->line + t->len) {
+			tr_fail(t, "unexpected content after the basic-event samples");
+			return;
+		}
+}
+
+/* km += m (counts saturate). */
+static void map_add(struct spgo_kmap *km, const struct spgo_kmap *m)
+{
+	const uint64_t *key;
+	uint64_t *val;
+	for (size_t it = 0; spgo_kmap_next(m, &it, &key, &val);) {
+		uint64_t *slot = spgo_kmap_upsert(km, key);
+		*slot = *slot + *val < *slot ? UINT64_MAX : *slot + *val;
+	}
+}
+
+/* One "[KEY]" block into the context KEY of section to; with plain (llvm-
+ * profgen's text), its counts are added to the section's plain ones too. */
+static int ctx_block(struct text_reader *x, struct spgo_unsym_bin *to, const char *key, size_t len,
+		     int plain)
+{
+	struct tr *t = &x->t;
+	if (!unsym_ctx_key_ok(key, len))
+		return tr_fail(t, "bad context");
+	if (!tr_next(t))
+		return tr_fail(t, "context without counts");
+	struct spgo_kmap r, b;
+	spgo_kmap_init(&r, 2);
+	spgo_kmap_init(&b, 2);
+	int rc = text_lists(t, to, &r, &b, x->weight);
+	if (rc == 0) {
+		struct spgo_unsym_ctx *c = spgo_unsym_context(to, key, len);
+		map_add(&c->ranges, &r);
+		map_add(&c->branches, &b);
+		if (plain) {
+			map_add(&to->ranges, &r);
+			map_add(&to->branches, &b);
+			if (imply(x, to))
+				to->kinds |= SPGO_UNSYM_LBR;
+		}
+	}
+	spgo_kmap_free(&r);
+	spgo_kmap_free(&b);
+	return rc;
+}
+
+/* "# contexts N", then N "[KEY]" blocks (spgo's text form: the contexts
+ * alone, their sum is in the section's plain lists already). */
+static void text_ctxs(struct text_reader *x, const char *a, const char *e)
+{
+	struct tr *t = &x->t;
+	uint64_t n;
+	if (!x->cur || nums(a, e, 10, 1, &n) < 0 || n > (uint64_t)(t->end - t->p) / 4 + 1) {
+		tr_fail(t, "bad contexts line");
+		return;
+	}
+	for (uint64_t i = 0; i < n && !t->err; i++) {
+		if (!tr_next(t)) {
+			tr_fail(t, "missing context");
+			break;
+		}
+		const char *p = t->line, *le = t->line + t->len;
+		if (t->len < 2 || p[0] != '[' || le[-1] != ']') {
+			tr_fail(t, "expected a [context] line");
+			break;
+		}
+		ctx_block(x, x->cur, p + 1, (size_t)(le - p - 2), 0);
+	}
+}
+
+/* llvm-profgen's CS block "[ctx]" at p: a context of the section its leaf
+ * frame's build-id names, added to its plain counts too. */
 static void text_context(struct text_reader *x, const char *p, const char *e)
 {
 	struct tr *t = &x->t;
-	const char *close = memchr(p, ']', (size_t)(e - p));
-	if (!close || skip_ws(close + 1, e) != e) {
+	const char *close = e;
+	while (close > p && close[-1] != ']')
+		close--;
+	if (close == p) {
+		tr_fail(t, "bad context line");
+		return;
+	}
+	close--; /* the last ']' of the line */
+	if (skip_ws(close + 1, e) != e) {
 		tr_fail(t, "bad context line");
 		return;
 	}
@@ -486,11 +708,7 @@ static void text_context(struct text_reader *x, const char *p, const char *e)
 	}
 	if (!to)
 		to = x->cur = spgo_unsym_section(x->u, "", "");
-	if (!tr_next(t)) {
-		tr_fail(t, "context without counts");
-		return;
-	}
-	text_block(t, to, x->weight, imply(x, to));
+	ctx_block(x, to, p + 1, (size_t)(close - p - 1), 1);
 }
 
 /* One line that is not a "# binary" one: a directive, a comment, a
@@ -529,6 +747,10 @@ static void text_line(struct text_reader *x, const char *p, const char *e)
 		text_ips(x, a, e);
 	} else if ((a = directive(t, "stacks"))) {
 		text_stacks(x, a, e);
+	} else if ((a = directive(t, "contexts"))) {
+		text_ctxs(x, a, e);
+	} else if ((a = directive(t, "llvm-profgen-content:"))) {
+		text_basic(x, a, e);
 	} else if (p[0] == '#') {
 		/* a comment (the "# spgo-unsymbolized" line too) */
 	} else if (p[0] == '[') {

@@ -1,6 +1,7 @@
 /*
- * spgo emulate: run a program under qemu-x86_64 with spgo's TCG plugin and
- * write what `perf record -b -g` would have on a machine with LBR (a
+ * spgo emulate: run a program under qemu-x86_64 or qemu-aarch64 with spgo's
+ * TCG plugin and write what `perf record -b -g` would have on a machine
+ * with LBR or BRBE, or `perf record -b` on AMD's BRS or LbrExtV2 (a
  * perf.data with IP, TID, TIME, PERIOD, CALLCHAIN and BRANCH_STACK samples,
  * COMM, FORK and MMAP2 records), plus, on request, the exact ground truth of
  * the same run (spgo/ground_truth.h).
@@ -33,12 +34,22 @@ static const char usage[] =
 	"  -e, --event EV           count 'branches' (taken, default) or 'instructions'\n"
 	"  -c, --period N           mean sampling period (default 20011; randomized\n"
 	"                           uniformly in [N/2, 3N/2])\n"
-	"  --lbr N                  branch stack entries, 1..32 (default 32)\n"
+	"  --branch-shape S         the branch records of one machine: lbr (Intel,\n"
+	"                           32 entries, x86-64's default), brbe (Arm, 64,\n"
+	"                           type and privilege; AArch64's), brs (AMD Zen3,\n"
+	"                           16, no stacks), amd-lbr (AMD Zen4 LbrExtV2, 16,\n"
+	"                           no stacks)\n"
+	"  --wrong-path N           amd-lbr: 1 in N fall-throughs of a conditional\n"
+	"                           branch leave a wrong-path record (default 32, 0 none)\n"
+	"  --lbr N                  branch stack entries, 1..the shape's (default: all)\n"
 	"  --skid N                 delay each sample by 0..N blocks (default 0)\n"
 	"  --max-stack N            callchain entries kept, IP included (default 127)\n"
 	"  --truncate PCT           cut PCT%% of stacks at a random depth (default 0)\n"
 	"  --seed N                 random seed (default 1)\n"
-	"  --qemu PATH              qemu-x86_64 to run (default: from PATH)\n"
+	"  --qemu PATH              QEMU to run (default: qemu-x86_64 or qemu-aarch64\n"
+	"                           from PATH, by the program's machine)\n"
+	"  --sysroot DIR            an AArch64 program's libraries (qemu -L; default\n"
+	"                           $QEMU_LD_PREFIX, else /usr/aarch64-linux-gnu)\n"
 	"  --plugin PATH            the spgo-emulate.so plugin\n"
 	"  -v, --verbose            report progress\n";
 
@@ -47,7 +58,8 @@ static void print_usage(FILE *fp)
 	fputs(usage, fp);
 }
 
-enum { O_TRUTH = CLI_LONG, O_TRUTH_ALL, O_TRUTH_CS, O_LBR, O_SKID, O_MAXSTACK, O_TRUNC, O_SEED, O_QEMU, O_PLUGIN };
+enum { O_TRUTH = CLI_LONG, O_TRUTH_ALL, O_TRUTH_CS, O_LBR, O_SKID, O_MAXSTACK, O_TRUNC, O_SEED, O_QEMU, O_PLUGIN,
+       O_SHAPE, O_SYSROOT, O_WRONG_PATH };
 static const struct cli_opt opts[] = {
 	CLI_VAL("o", 'o'), CLI_VAL("output", 'o'),
 	CLI_VAL("ground-truth", O_TRUTH),
@@ -63,6 +75,9 @@ static const struct cli_opt opts[] = {
 	CLI_VAL("seed", O_SEED),
 	CLI_VAL("qemu", O_QEMU),
 	CLI_VAL("plugin", O_PLUGIN),
+	CLI_VAL("branch-shape", O_SHAPE),
+	CLI_VAL("sysroot", O_SYSROOT),
+	CLI_VAL("wrong-path", O_WRONG_PATH),
 	CLI_FLAG("v", 'v'), CLI_FLAG("verbose", 'v'),
 	{0},
 };
@@ -90,8 +105,8 @@ static void report(const struct spgo_emu_options *o, const struct spgo_emu_run *
 
 int cmd_emulate(int argc, char **argv)
 {
-	struct spgo_emu_options o = {.period = 20011, .lbr = 32, .max_stack = 127, .seed = 1};
-	const char *qemu = "qemu-x86_64", *plugin_opt = NULL;
+	struct spgo_emu_options o = {.period = 20011, .max_stack = 127, .seed = 1, .wrong_path = -1};
+	const char *qemu = NULL, *plugin_opt = NULL;
 	struct cli_parser op;
 	cli_init(&op, &cmd, argc, argv);
 	uint64_t u;
@@ -117,7 +132,7 @@ int cmd_emulate(int argc, char **argv)
 				return 2;
 			break;
 		case O_LBR: case O_SKID: case O_MAXSTACK: case O_TRUNC: {
-			static const uint64_t lo[] = {1, 0, 1, 0}, hi[] = {32, 100000, 1024, 100};
+			static const uint64_t lo[] = {1, 0, 1, 0}, hi[] = {64, 100000, 1024, 100};
 			unsigned *field[] = {&o.lbr, &o.skid, &o.max_stack, &o.truncate};
 			if (cli_u64(&op, lo[k - O_LBR], hi[k - O_LBR], &u) < 0)
 				return 2;
@@ -126,6 +141,19 @@ int cmd_emulate(int argc, char **argv)
 		}
 		case O_QEMU: qemu = op.val; break;
 		case O_PLUGIN: plugin_opt = op.val; break;
+		case O_SYSROOT: o.sysroot = op.val; break;
+		case O_WRONG_PATH:
+			if (cli_u64(&op, 0, 1u << 30, &u) < 0)
+				return 2;
+			o.wrong_path = (int)u;
+			break;
+		case O_SHAPE: {
+			int sh;
+			if (cli_choice(&op, "lbr\0brbe\0brs\0amd-lbr\0", &sh) < 0)
+				return 2;
+			o.shape = (enum spgo_emu_shape)(sh + 1);
+			break;
+		}
 		case 'v': spgo_verbose = 1; break;
 		}
 	}
@@ -146,13 +174,19 @@ int cmd_emulate(int argc, char **argv)
 	 * directory only), and one qemu can run: a script or a missing file
 	 * is said as such, not as a run that failed. */
 	char *prog = spgo_emu_which(argv[optind]);
-	int bad = prog ? spgo_emu_check_program(prog, argv + optind + 1) : 127;
+	unsigned machine = 0;
+	int bad = prog ? spgo_emu_check_program(prog, argv + optind + 1, &machine) : 127;
 	if (bad) {
 		free(prog);
 		fprintf(stderr, "spgo: %s\n", spgo_errmsg());
 		return bad;
 	}
-	struct spgo_emu_run r = {.qemu = qemu, .plugin = spgo_emu_find_plugin(plugin_opt)};
+	if (spgo_emu_settle(&o, machine) < 0) {
+		free(prog);
+		return cli_usage(&op, "%s", spgo_errmsg());
+	}
+	struct spgo_emu_run r = {.qemu = qemu ? qemu : spgo_emu_qemu_for(machine),
+				 .plugin = spgo_emu_find_plugin(plugin_opt)};
 	if (!r.plugin)
 		spgo_die("the QEMU plugin spgo-emulate.so was not built (it needs qemu-user, "
 			 "libglib2.0-dev and Debian's qemu source package); give it with --plugin");

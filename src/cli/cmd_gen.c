@@ -155,7 +155,9 @@ static const char usage_text[] =
 	"  --populate-profile-symbol-list[=B]  extbinary: list every function with debug\n"
 	"                      information (the compiler then takes unprofiled ones as cold)\n"
 	"  --skip-symbolization[=B]  write the LBR ranges and branches unsymbolized in\n"
-	"                      llvm-profgen's text (for --up), not a profile (not with --cs)\n"
+	"                      llvm-profgen's text (for --up), not a profile; with --cs (or\n"
+	"                      its default) unwound, per context; IP samples without LBR in\n"
+	"                      its basic-event form\n"
 	"  --llvm-sample-profile F  the input is a flat CS profile: its post-passes run\n"
 	"                      again (cold contexts merged, trimmed, --gen-cs-nested-profile;\n"
 	"                      not the pre-inliner: --csspgo-preinliner=false)\n"
@@ -349,13 +351,12 @@ static int settle_profgen(const struct cli_parser *op, struct spgo_gen_job *j, c
 	if (pg->ignore_stacks && j->cs > 0)
 		return cli_usage(op, "--ignore-stack-samples (--no-cs) makes a context-insensitive profile: "
 				     "it contradicts --cs and the CS options");
-	if (j->cs < 0 && (pg->ignore_stacks || j->opts.mode == SPGO_GEN_IP || j->skip_symbolization ||
-			  j->opts.update_totals || j->opts.fill_zero))
+	if (j->cs < 0 && (pg->ignore_stacks || j->opts.mode == SPGO_GEN_IP || j->opts.update_totals ||
+			  j->opts.fill_zero))
 		j->cs = 0;
-	if (j->skip_symbolization && (j->cs > 0 || j->truth || j->truth_cs))
-		return cli_usage(op, "--skip-symbolization writes the LBR ranges and branches unsymbolized "
-				     "(llvm-profgen's text); not with --cs (its contexts: spgo aggregate --cs "
-				     "keeps the stack samples instead) nor exact counts");
+	if (j->skip_symbolization && (j->truth || j->truth_cs))
+		return cli_usage(op, "--skip-symbolization writes the samples unsymbolized (llvm-profgen's "
+				     "text); not exact counts");
 	if (j->sample_period && (j->cs > 0 || j->truth || j->truth_cs))
 		return cli_usage(op, "--sample-period weights LBR and IP samples (llvm-profgen's meaning); "
 				     "not with --cs (llvm-profgen does not weight stack samples) nor exact counts");
@@ -495,7 +496,7 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 	}
 	if ((*status = settle_profgen(&op, &j, &pg)) != 0)
 		return -1;
-	if (j.cs < 0 && (j.fmt == SPGO_FMT_GCOV || j.truth || j.truth_cs || nunsym))
+	if (j.cs < 0 && (j.fmt == SPGO_FMT_GCOV || j.truth || j.truth_cs))
 		j.cs = 0; /* (GCC reads no contexts; those inputs have no stacks) */
 	if (!j.binary || !j.out)
 		{ *status = cli_usage(&op, "--binary BIN and -o OUT are needed"); return -1; }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "spgo/context.h"
+#include "spgo/unsym.h"
 
 /* Per-instruction flags of struct spgo_cs_code. */
 enum {
@@ -113,6 +114,25 @@ struct spgo_profile *cs_line_profile(struct spgo_binary *bin, struct spgo_cs_cod
 				     struct spgo_cs_trie *trie, const struct spgo_cs_opts *o,
 				     struct spgo_cs_stats *st);
 uint64_t cs_hot_threshold(const struct spgo_profile *p, const struct spgo_cs_opts *o);
+/* profile.c: the context text of every trie node with ranges or branches
+ * ("main:12 @ compile", "" for the root and for contexts without debug
+ * information), in a new array of strings per node (NULL for the others;
+ * the caller frees them and it). */
+char **cs_line_keys(struct spgo_binary *bin, struct spgo_cs_code *code, struct spgo_cs_trie *trie,
+		    const struct spgo_cs_opts *o, struct spgo_cs_stats *st);
+/* unwind.c: the child frame of parent at addr, made if new (while the
+ * trie's index lives: during unwinding). */
+uint32_t cs_trie_child(struct spgo_cs_trie *t, uint32_t parent, uint64_t addr);
+/* unsym.c: the contexts of s into the trie (probes: frames of call-site
+ * offsets; DWARF: a node per context text, t->keys); -1 with the error
+ * when a key is not of this kind of build. */
+int cs_trie_add_contexts(struct spgo_cs_trie *t, struct spgo_binary *bin, const struct spgo_unsym_bin *s,
+			 int probes);
+/* unsym.c: the trie's ranges and branches per context key, llvm-profgen's
+ * --skip-symbolization, into s's contexts (offsets from s->base). */
+void cs_unsym_contexts(struct spgo_binary *bin, struct spgo_cs_code *code, struct spgo_cs_trie *trie,
+		       const struct spgo_cs_opts *o, struct spgo_cs_stats *st, int probes,
+		       struct spgo_unsym_bin *s);
 struct spgo_profile *cs_merge_cold(struct spgo_profile *p, const struct spgo_cs_opts *o, uint64_t thr,
 				   int base_only, struct spgo_cs_stats *st);
 

@@ -79,6 +79,7 @@ struct spgo_cs_stream {
 	struct spgo_cs_trie trie;
 	struct spgo_kmap roots; /* outermost function + 1 -> samples */
 	struct cs_ip *ip;       /* the stack samples without LBR (ip.c), if any */
+	const struct spgo_unsym_bin *ctx_src; /* unsymbolized contexts to add, if any */
 };
 
 /* Check the binary, set up the trie (the code facts come with the first
@@ -204,6 +205,62 @@ void spgo_cs_stream_free(struct spgo_cs_stream *cs)
 	free(cs);
 }
 
+/*
+ * Unwinding to its end: the samples the aggregate still keeps go to the
+ * stream (streamed), or every stack sample to own, set up here; the stream
+ * used, or NULL with the error.
+ */
+static struct spgo_cs_stream *cs_unwind(struct spgo_aggregate *agg, struct spgo_cs_stream *streamed,
+					const struct spgo_cs_opts *o, struct spgo_cs_stream *own)
+{
+	if (streamed) /* the samples still kept come to the stream now */
+		spgo_agg_on_stack(agg, NULL, NULL, 0);
+	struct spgo_binary *bin = agg->bin;
+	const char *path = spgo_binary_path(bin);
+	if (spgo_agg_check_matched(agg) < 0)
+		return NULL;
+	const struct spgo_agg_stats *as = spgo_agg_stats(agg);
+	const struct spgo_unsym_bin *ctx_src = streamed ? streamed->ctx_src : NULL;
+	if (!as->stack_samples && !(ctx_src && ctx_src->ctxs.n))
+		return spgo_error("%s: the samples have no call stacks in this binary: a context-sensitive "
+				  "profile needs call stacks, with LBR (perf record -b -g; spgo record and "
+				  "spgo emulate record both) or without (perf record --call-graph fp, spgo "
+				  "record --call-graph fp, on a build with -fno-omit-frame-pointer; "
+				  "--call-graph dwarf stacks are not unwound here)",
+				  path), NULL;
+	struct spgo_cs_stream *cs = streamed;
+	if (!cs) {
+		if (stream_init(own, bin, o) < 0)
+			return NULL;
+		cs = own;
+	}
+	if (cs->code_state < 0)
+		cs->code_state = 0; /* failed on the unwinding thread: again here, for the error */
+	if (!stream_code(cs)) {
+		if (!streamed)
+			stream_release(cs);
+		return NULL;
+	}
+	/* Stacks the aggregate kept (all of them unless streamed). */
+	struct spgo_agg_stack s;
+	for (size_t it = 0; spgo_agg_next_stack(agg, &it, &s);)
+		stream_sample(cs, &s);
+	count_truncated(cs);
+	if (ctx_src && ctx_src->ctxs.n) { /* (while the frame index lives) */
+		if (cs_trie_add_contexts(&cs->trie, bin, ctx_src, cs->probes) < 0) {
+			if (!streamed)
+				stream_release(cs);
+			return NULL;
+		}
+		cs->with_lbr = 1;
+	}
+	/* Unwinding is over: the trie's frame index is no longer needed. */
+	spgo_kmap_free(&cs->trie.index);
+	free(cs->trie.kcache);
+	cs->trie.kcache = NULL;
+	return cs;
+}
+
 static int cs_gen(struct spgo_aggregate *agg, struct spgo_cs_stream *streamed,
 		  const struct spgo_cs_opts *o, struct spgo_profile **out, struct spgo_cs_stats *st_out)
 {
@@ -217,42 +274,11 @@ static int cs_gen(struct spgo_aggregate *agg, struct spgo_cs_stream *streamed,
 	}
 	memset(st_out, 0, sizeof *st_out);
 	*out = NULL;
-	if (streamed) /* the samples still kept come to the stream now */
-		spgo_agg_on_stack(agg, NULL, NULL, 0);
+	struct spgo_cs_stream own, *cs = cs_unwind(agg, streamed, o, &own);
+	if (!cs)
+		return -1;
 	struct spgo_binary *bin = agg->bin;
 	const char *path = spgo_binary_path(bin);
-	if (spgo_agg_check_matched(agg) < 0)
-		return -1;
-	const struct spgo_agg_stats *as = spgo_agg_stats(agg);
-	if (!as->stack_samples)
-		return spgo_error("%s: the samples have no call stacks in this binary: a context-sensitive "
-				  "profile needs call stacks, with LBR (perf record -b -g; spgo record and "
-				  "spgo emulate record both) or without (perf record --call-graph fp, spgo "
-				  "record --call-graph fp, on a build with -fno-omit-frame-pointer; "
-				  "--call-graph dwarf stacks are not unwound here)",
-				  path);
-	struct spgo_cs_stream own, *cs = streamed;
-	if (!cs) {
-		if (stream_init(&own, bin, o) < 0)
-			return -1;
-		cs = &own;
-	}
-	if (cs->code_state < 0)
-		cs->code_state = 0; /* failed on the unwinding thread: again here, for the error */
-	if (!stream_code(cs)) {
-		if (!streamed)
-			stream_release(cs);
-		return -1;
-	}
-	/* Stacks the aggregate kept (all of them unless streamed). */
-	struct spgo_agg_stack s;
-	for (size_t it = 0; spgo_agg_next_stack(agg, &it, &s);)
-		stream_sample(cs, &s);
-	count_truncated(cs);
-	/* Unwinding is over: the trie's frame index is no longer needed. */
-	spgo_kmap_free(&cs->trie.index);
-	free(cs->trie.kcache);
-	cs->trie.kcache = NULL;
 	struct spgo_cs_stats *st = &cs->st;
 	struct spgo_cs_opts eff = cs->eff;
 	struct spgo_cs_code *code = &cs->code;
@@ -286,7 +312,7 @@ static int cs_gen(struct spgo_aggregate *agg, struct spgo_cs_stream *streamed,
 			st->unwound = st->ip_counted;
 			trie = cs_ip_trie(cs->ip);
 		}
-	} else if (!st->unwound)
+	} else if (!st->unwound && !(cs->ctx_src && cs->ctx_src->ctxs.n))
 		rc = spgo_error("%s: none of the %llu stack samples could be unwound (%llu without an LBR "
 				"entry in the binary, %llu in a prologue or epilogue): check that the data "
 				"was recorded from this exact build",
@@ -357,6 +383,51 @@ int spgo_cs_stream_gen(struct spgo_cs_stream *cs, struct spgo_aggregate *agg,
 		       struct spgo_profile **out, struct spgo_cs_stats *st)
 {
 	return cs_gen(agg, cs, &cs->eff, out, st);
+}
+
+void spgo_cs_stream_contexts(struct spgo_cs_stream *cs, const struct spgo_unsym_bin *s)
+{
+	cs->ctx_src = s;
+}
+
+/* The unwound trie of cs as contexts of s (spgo_cs_stream_unsym). */
+static int cs_contexts(struct spgo_cs_stream *cs, struct spgo_aggregate *agg, struct spgo_unsym_bin *s,
+		       struct spgo_cs_stats *st)
+{
+	*st = cs->st;
+	const char *path = spgo_binary_path(agg->bin);
+	if (!cs->with_lbr)
+		return spgo_error("%s: the stack samples have no LBR: llvm-profgen's unsymbolized contexts "
+				  "are unwound LBR ranges and branches (record with perf record -b -g)",
+				  path);
+	if (!st->unwound)
+		return spgo_error("%s: none of the %llu stack samples could be unwound (%llu without an LBR "
+				  "entry in the binary, %llu in a prologue or epilogue): check that the data "
+				  "was recorded from this exact build",
+				  path, (unsigned long long)st->samples, (unsigned long long)st->no_lbr,
+				  (unsigned long long)st->prolog_epilog);
+	cs_unsym_contexts(agg->bin, &cs->code, &cs->trie, &cs->eff, &cs->st, cs->probes, s);
+	st->frames = cs->trie.nodes.n;
+	st->contexts = s->ctxs.n;
+	return 0;
+}
+
+int spgo_cs_stream_unsym(struct spgo_cs_stream *streamed, struct spgo_aggregate *agg,
+			 const struct spgo_cs_opts *o, struct spgo_unsym_bin *s, struct spgo_cs_stats *st)
+{
+	memset(st, 0, sizeof *st);
+	struct spgo_cs_opts defaults;
+	if (!o) {
+		spgo_cs_defaults(&defaults);
+		o = &defaults;
+	}
+	struct spgo_cs_stream own, *cs = cs_unwind(agg, streamed, streamed ? &streamed->eff : o, &own);
+	if (!cs)
+		return -1;
+	int rc = cs_contexts(cs, agg, s, st);
+	if (!streamed)
+		stream_release(cs);
+	return rc;
 }
 
 int spgo_cs_rerun(struct spgo_profile *p, const struct spgo_cs_opts *o, struct spgo_profile **out)

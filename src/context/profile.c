@@ -48,7 +48,9 @@ struct csgen {
 	struct spgo_kmap copy_entry; /* {copy hash} -> (line << 32 | disc) + 1 */
 	struct spgo_kmap parts_done; /* {function part start} */
 	struct spgo_kmap entries;    /* {context profile} -> (line << 32 | disc) + 1 */
+	uint8_t *key_inlined;        /* per node with a context text: its leaf was inlined */
 };
+
 
 /* ---- names and locations ----------------------------------------------------- */
 
@@ -76,6 +78,26 @@ static int named_frames(struct csgen *g, uint64_t addr, int *n_out)
 		named++;
 	*n_out = n;
 	return named;
+}
+
+/* Contexts read unsymbolized (trie->keys) do not say whether their leaf
+ * was inlined (WasLeafInlined): their code does.  A frame's range starts
+ * at its own address, a branch leaves from it. */
+static void mark_key_inlined(struct csgen *g)
+{
+	const struct spgo_cs_trie *t = g->trie;
+	g->key_inlined = xcalloc(t->nodes.n, 1);
+	const struct spgo_kmap *m[2] = {&t->ranges, &t->branches};
+	const uint64_t *key;
+	uint64_t *val;
+	for (int k = 0; k < 2; k++)
+		for (size_t it = 0; spgo_kmap_next(m[k], &it, &key, &val);) {
+			uint32_t x = (uint32_t)key[0];
+			if (x >= t->keys.n || !t->keys.v[x] || g->key_inlined[x] || key[1] == SPGO_AGG_EXTERNAL)
+				continue;
+			int n;
+			g->key_inlined[x] = named_frames(g, key[1], &n) > 1;
+		}
 }
 
 static const struct leafloc *leaf_at(struct csgen *g, size_t k)
@@ -183,6 +205,16 @@ static uint32_t node_context(struct csgen *g, uint32_t x)
 	if (g->node_ctx[x])
 		return g->node_ctx[x] - 1;
 	uint32_t result = CTX_EMPTY;
+	if (x < g->trie->keys.n && g->trie->keys.v[x]) { /* a context read unsymbolized */
+		const char *key = g->trie->keys.v[x];
+		result = spgo_func_get_ctx(g->p, key, strlen(key));
+		if (g->key_inlined[x])
+			spgo_fn(g->p, result)->attrs |= SPGO_ATTR_WAS_INLINED;
+		if (g->o->call_estimate == SPGO_CS_CALL_EST_ENTRY)
+			note_entry(g, result, g->trie->nodes.v[x].addr);
+		g->node_ctx[x] = result + 1;
+		return result;
+	}
 	size_t n = spgo_cs_context(g->trie, x, g->addrs.v, g->addrs.cap);
 	if (n > g->addrs.cap) {
 		VEC_GROW(&g->addrs, n);
@@ -595,6 +627,41 @@ struct spgo_profile *cs_merge_cold(struct spgo_profile *p, const struct spgo_cs_
 
 /* ---- the profile of a trie ------------------------------------------------------------- */
 
+char **cs_line_keys(struct spgo_binary *bin, struct spgo_cs_code *code, struct spgo_cs_trie *trie,
+		    const struct spgo_cs_opts *o, struct spgo_cs_stats *st)
+{
+	struct csgen g = {0};
+	struct spgo_cs_opts keyed = *o;
+	keyed.call_estimate = SPGO_CS_CALL_EST_FIRST; /* (no entries to note) */
+	g.bin = bin;
+	g.code = code;
+	g.trie = trie;
+	g.o = &keyed;
+	g.st = st;
+	g.p = spgo_profile_new();
+	g.node_ctx = xcalloc(trie->nodes.n, sizeof *g.node_ctx);
+	VEC_GROW(&g.addrs, 64);
+	char **keys = xcalloc(trie->nodes.n, sizeof *keys);
+	const struct spgo_kmap *m[2] = {&trie->ranges, &trie->branches};
+	const uint64_t *key;
+	uint64_t *val;
+	for (int k = 0; k < 2; k++)
+		for (size_t it = 0; spgo_kmap_next(m[k], &it, &key, &val);) {
+			uint32_t x = (uint32_t)key[0];
+			if (keys[x])
+				continue;
+			uint32_t f = x == SPGO_CS_ROOT ? CTX_EMPTY : node_context(&g, x);
+			keys[x] = xstrdup(f == CTX_EMPTY ? "" : spgo_func_key(g.p, f));
+		}
+	free(g.node_ctx);
+	VEC_FREE(&g.addrs);
+	VEC_FREE(&g.addrs2);
+	VEC_FREE(&g.frames);
+	VEC_FREE(&g.str);
+	spgo_profile_free(g.p);
+	return keys;
+}
+
 /* The DWARF-line CS profile of the trie (before cold contexts are merged). */
 struct spgo_profile *cs_line_profile(struct spgo_binary *bin, struct spgo_cs_code *code,
 				     struct spgo_cs_trie *trie, const struct spgo_cs_opts *o,
@@ -615,6 +682,7 @@ struct spgo_profile *cs_line_profile(struct spgo_binary *bin, struct spgo_cs_cod
 	spgo_kmap_init(&g.entries, 1);
 	if (o->infer_missing_frames > 0)
 		g.tc = spgo_cs_tailcalls_new(trie);
+	mark_key_inlined(&g);
 	gen_bodies(&g);
 	gen_boundaries(&g);
 	spgo_cs_infer_callsites(g.p, o->call_estimate == SPGO_CS_CALL_EST_ENTRY ? &g.entries : NULL);
@@ -624,6 +692,7 @@ struct spgo_profile *cs_line_profile(struct spgo_binary *bin, struct spgo_cs_cod
 	spgo_kmap_free(&g.parts_done);
 	spgo_kmap_free(&g.entries);
 	free(g.node_ctx);
+	free(g.key_inlined);
 	free(g.leaf);
 	VEC_FREE(&g.addrs);
 	VEC_FREE(&g.addrs2);

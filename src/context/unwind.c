@@ -3,6 +3,7 @@
  * the code facts, the frame trie and the unwinder of one (stack, LBR)
  * sample, and recursion compression.
  */
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,6 +83,47 @@ size_t cs_func_lower_bound(const struct spgo_cs_code *c, uint64_t addr)
 
 /* Prologue (a function part's first two instructions) and epilogue (a
  * return and the instruction before it) flags, barrier prefix counts. */
+/*
+ * Function symbols of size 0 (crt's _init, frame_dummy, register_tm_clones
+ * ...) are no functions of the binary model, but llvm-profgen disassembles
+ * every function symbol up to the next symbol of its section: their code
+ * is code of the binary to it, not external.  Their instructions lose
+ * CS_NO_FUNC, up to the next symbol or function, within .init, .text or
+ * .fini (never into the PLT).
+ */
+static void sized_zero_funcs(struct spgo_cs_code *c)
+{
+	static const char *const secs[] = {".init", ".text", ".fini"};
+	uint64_t lo[3], hi[3];
+	for (int i = 0; i < 3; i++) {
+		size_t size = 0;
+		lo[i] = hi[i] = 0;
+		if (spgo_binary_section(c->bin, secs[i], &lo[i], &size))
+			hi[i] = lo[i] + size;
+	}
+	size_t nsym;
+	const struct spgo_symbol *sym = spgo_binary_symbols(c->bin, &nsym);
+	for (size_t i = 0; i < nsym; i++) {
+		if (sym[i].size || (sym[i].type != STT_FUNC && sym[i].type != STT_GNU_IFUNC))
+			continue;
+		uint64_t a = sym[i].addr, end = 0;
+		for (int k = 0; k < 3; k++)
+			if (a >= lo[k] && a < hi[k])
+				end = hi[k];
+		for (size_t j = i + 1; j < nsym && end; j++)
+			if (sym[j].addr > a) {
+				if (sym[j].addr < end)
+					end = sym[j].addr;
+				break;
+			}
+		size_t f = cs_func_lower_bound(c, a + 1);
+		if (f < c->nfuncs && c->funcs[f].start < end)
+			end = c->funcs[f].start;
+		for (long k = cs_insn_index(c, a); k >= 0 && (size_t)k < c->ninsns && c->insns[k].addr < end; k++)
+			c->flags[k] &= (uint8_t)~CS_NO_FUNC;
+	}
+}
+
 static void code_tables(struct spgo_cs_code *c)
 {
 	size_t n = c->ninsns;
@@ -100,6 +142,8 @@ static void code_tables(struct spgo_cs_code *c)
 	for (size_t i = 0; i < n && c->nfuncs; i++)
 		if (cs_func_of(c, c->insns[i].addr) < 0)
 			c->flags[i] |= CS_NO_FUNC;
+	if (c->bin && c->nfuncs)
+		sized_zero_funcs(c);
 	for (size_t f = 0; f < c->nfuncs; f++) {
 		long k = cs_insn_index(c, c->funcs[f].start);
 		if (k < 0)
@@ -274,6 +318,9 @@ void spgo_cs_trie_init(struct spgo_cs_trie *t, const struct spgo_cs_code *code,
 
 void spgo_cs_trie_free(struct spgo_cs_trie *t)
 {
+	for (size_t i = 0; i < t->keys.n; i++)
+		free(t->keys.v[i]);
+	VEC_FREE(&t->keys);
 	VEC_FREE(&t->nodes);
 	spgo_kmap_free(&t->index);
 	spgo_kmap_free(&t->ranges);
@@ -294,6 +341,11 @@ static uint32_t child(struct spgo_cs_trie *t, uint32_t parent, uint64_t addr)
 		t->st->frames++;
 	}
 	return (uint32_t)(*v - 1);
+}
+
+uint32_t cs_trie_child(struct spgo_cs_trie *t, uint32_t parent, uint64_t addr)
+{
+	return child(t, parent, addr);
 }
 
 size_t spgo_cs_context(const struct spgo_cs_trie *t, uint32_t node, uint64_t *buf, size_t max)

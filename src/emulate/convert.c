@@ -9,6 +9,15 @@
  * record: the program's entry (qemu_plugin_entry_code() minus e_entry) and
  * the first block executed (the interpreter's entry, or the program's when
  * it is static).
+ *
+ * The guest's ISA comes from the START record: the perf.data says aarch64
+ * or x86_64 (HEADER_ARCH, as `perf record` on such a machine writes it),
+ * and the ELF interpreter of a foreign guest is looked up in its sysroot,
+ * where qemu found it (-L).  The branch records take the shape asked for
+ * (spgo/emulate.h): their depth, and the fields of struct
+ * perf_branch_entry the machine's PMU fills: BRBE's type and privilege
+ * (branch_sample_type TYPE_SAVE and PRIV_SAVE, as perf asks on arm64),
+ * LbrExtV2's speculation bits, none but the addresses for BRS.
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -49,6 +58,7 @@ struct conv {
 	VEC(struct mapping) maps;
 	struct spgo_perf_writer *w;
 	uint32_t pid;
+	unsigned machine; /* the guest's e_machine */
 	uint64_t nsamples, threads, forks, execs;
 	int exited, exit_code; /* the program's exit_group() */
 };
@@ -147,6 +157,47 @@ static int map_image(struct conv *c, const char *path, uint64_t bias, uint32_t t
 	return 0;
 }
 
+static const char *const shape_names[] = {"auto", "lbr", "brbe", "brs", "amd-lbr"};
+
+const char *spgo_emu_shape_name(enum spgo_emu_shape shape)
+{
+	return (unsigned)shape < SPGO_ARRAY_LEN(shape_names) ? shape_names[shape] : "?";
+}
+
+int spgo_emu_shape_of(const char *name)
+{
+	for (size_t i = 0; i < SPGO_ARRAY_LEN(shape_names); i++)
+		if (!strcmp(name, shape_names[i]))
+			return (int)i;
+	return -1;
+}
+
+int spgo_emu_settle(struct spgo_emu_options *opt, unsigned m)
+{
+	static const unsigned depth[] = {0, 32, 64, 16, 16};
+	int a64 = m == EM_AARCH64;
+	if (opt->shape == SPGO_EMU_SHAPE_AUTO)
+		opt->shape = a64 ? SPGO_EMU_SHAPE_BRBE : SPGO_EMU_SHAPE_LBR;
+	if (a64 != (opt->shape == SPGO_EMU_SHAPE_BRBE))
+		return spgo_error("--branch-shape %s: %s records are %s's, the program is %s",
+				  spgo_emu_shape_name(opt->shape), spgo_emu_shape_name(opt->shape),
+				  a64 ? "x86-64" : "AArch64", a64 ? "AArch64" : "x86-64");
+	unsigned max = depth[opt->shape];
+	if (!opt->lbr)
+		opt->lbr = max;
+	if (opt->lbr > max)
+		return spgo_error("--lbr %u: %s records hold at most %u branches", opt->lbr,
+				  spgo_emu_shape_name(opt->shape), max);
+	if (opt->wrong_path > 0 && opt->shape != SPGO_EMU_SHAPE_AMD_LBR)
+		return spgo_error("--wrong-path: only AMD's LbrExtV2 (--branch-shape amd-lbr) records "
+				  "mispredicted paths");
+	if (opt->wrong_path < 0)
+		opt->wrong_path = opt->shape == SPGO_EMU_SHAPE_AMD_LBR ? 32 : 0;
+	if (a64 && !opt->sysroot)
+		opt->sysroot = spgo_emu_sysroot_for(m);
+	return 0;
+}
+
 static const char *comm_of(const char *path)
 {
 	const char *b = strrchr(path, '/');
@@ -161,6 +212,7 @@ static int on_start(struct conv *c, const struct emu_start *s, const char *trace
 	struct spgo_pw_sample_id sid = {.pid = s->h.pid, .tid = s->h.tid, .time = s->h.time};
 	if (spgo_pw_comm(c->w, s->h.pid, s->h.tid, comm_of(s->path), 1, &sid) < 0)
 		return -1;
+	c->machine = s->e_machine;
 	if (elf_entry_interp(s->path, &entry, interp, sizeof interp) < 0)
 		return -1;
 	size_t main_di = dso_get(c, s->path);
@@ -183,33 +235,74 @@ static int on_start(struct conv *c, const struct emu_start *s, const char *trace
 	(void)entry;
 	if (interp[0]) {
 		uint64_t ientry;
-		if (elf_entry_interp(interp, &ientry, (char[8]){0}, 8) < 0)
-			return -1;
-		if (map_image(c, interp, s->entry_code - ientry, s->h.tid, s->h.time) < 0)
+		char *ipath = c->opt->sysroot && interp[0] == '/' ? xasprintf("%s%s", c->opt->sysroot, interp)
+								    : xstrdup(interp);
+		int irc = elf_entry_interp(ipath, &ientry, (char[8]){0}, 8) < 0 ||
+				  map_image(c, ipath, s->entry_code - ientry, s->h.tid, s->h.time) < 0
+			  ? -1 : 0;
+		free(ipath);
+		if (irc < 0)
 			return -1;
 	}
 	return 0;
 }
 
+/* perf's branch type (PERF_BR_*) of a record of class cls. */
+static unsigned perf_br_type(unsigned cls)
+{
+	switch (cls) {
+	case EMU_CLS_COND: return PERF_BR_COND;
+	case EMU_CLS_JUMP: return PERF_BR_UNCOND;
+	case EMU_CLS_IJUMP: return PERF_BR_IND;
+	case EMU_CLS_CALL: return PERF_BR_CALL;
+	case EMU_CLS_ICALL: return PERF_BR_IND_CALL;
+	case EMU_CLS_RET: return PERF_BR_RET;
+	case EMU_CLS_SYSCALL: return PERF_BR_SYSCALL;
+	case EMU_CLS_ERET: return PERF_BR_ERET;
+	default: return PERF_BR_UNKNOWN;
+	}
+}
+
+/* The shape's fields of one branch record (see the top). */
+static void branch_fields(enum spgo_emu_shape shape, unsigned cls, struct perf_branch_entry *b)
+{
+	switch (shape) {
+	case SPGO_EMU_SHAPE_BRBE:
+		b->predicted = 1;
+		b->type = perf_br_type(cls) & 15;
+		b->priv = PERF_BR_PRIV_USER;
+		break;
+	case SPGO_EMU_SHAPE_AMD_LBR:
+		b->predicted = 1;
+		b->spec = cls == EMU_CLS_WRONG_PATH ? PERF_BR_SPEC_WRONG_PATH : PERF_BR_NON_SPEC_CORRECT_PATH;
+		break;
+	case SPGO_EMU_SHAPE_BRS: /* BRS records no prediction */
+		break;
+	default:
+		b->predicted = 1;
+	}
+}
+
 static int on_sample(struct conv *c, const struct emu_sample *s, int attr)
 {
 	uint64_t chain[1 + 1 + 1024];
-	struct perf_branch_entry br[32];
+	struct perf_branch_entry br[64];
 	size_t n = 0;
 	chain[n++] = PERF_CONTEXT_USER;
 	chain[n++] = s->ip;
 	for (uint32_t i = 0; i < s->n_stack && n < SPGO_ARRAY_LEN(chain); i++)
 		chain[n++] = s->data[i];
-	uint32_t nb = s->n_br < 32 ? s->n_br : 32;
+	uint32_t nb = s->n_br < 64 ? s->n_br : 64;
 	memset(br, 0, sizeof br);
 	for (uint32_t i = 0; i < nb; i++) {
-		br[i].from = s->data[s->n_stack + 2 * i];
-		br[i].to = s->data[s->n_stack + 2 * i + 1];
-		br[i].predicted = 1;
+		br[i].from = s->data[s->n_stack + 3 * i];
+		br[i].to = s->data[s->n_stack + 3 * i + 1];
+		branch_fields(c->opt->shape, (unsigned)s->data[s->n_stack + 3 * i + 2], &br[i]);
 	}
+	int stacks = c->opt->shape != SPGO_EMU_SHAPE_BRS && c->opt->shape != SPGO_EMU_SHAPE_AMD_LBR;
 	struct spgo_pw_sample ps = {
 		.ip = s->ip, .pid = s->h.pid, .tid = s->h.tid, .time = s->h.time,
-		.period = s->period, .callchain = chain, .nr_callchain = n,
+		.period = s->period, .callchain = stacks ? chain : NULL, .nr_callchain = stacks ? n : 0,
 		.branches = br, .nr_branches = nb,
 	};
 	c->nsamples++;
@@ -224,7 +317,7 @@ static void add_features(struct conv *c, int argc, char **argv)
 		spgo_pw_feature_string(c->w, SPGO_PW_FEAT_OSRELEASE, u.release);
 	}
 	spgo_pw_feature_string(c->w, SPGO_PW_FEAT_VERSION, "6.1 (spgo emulate)");
-	spgo_pw_feature_string(c->w, SPGO_PW_FEAT_ARCH, "x86_64");
+	spgo_pw_feature_string(c->w, SPGO_PW_FEAT_ARCH, c->machine == EM_AARCH64 ? "aarch64" : "x86_64");
 	spgo_pw_feature_string(c->w, SPGO_PW_FEAT_CPUDESC, "QEMU TCG (spgo emulate)");
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	spgo_pw_nrcpus(c->w, (uint32_t)(ncpu > 0 ? ncpu : 1), (uint32_t)(ncpu > 0 ? ncpu : 1));
@@ -462,18 +555,30 @@ static int write_truth_cs(struct conv *c)
 /* ---- the trace ---------------------------------------------------------------- */
 
 /* The one event of the perf.data: branches or instructions, sampled with
- * call stacks and branch stacks; its attribute index, or -1. */
+ * call stacks (but for AMD's shapes, recorded with -b alone) and branch
+ * stacks; its attribute index, or -1. */
 static int add_event(struct conv *c)
 {
 	const struct spgo_emu_options *opt = c->opt;
 	struct perf_event_attr attr = {0};
+	int amd = opt->shape == SPGO_EMU_SHAPE_BRS || opt->shape == SPGO_EMU_SHAPE_AMD_LBR;
+	const char *name = opt->instructions ? "instructions:u" : "branches:u";
 	attr.size = PERF_ATTR_SIZE_VER7;
 	attr.type = PERF_TYPE_HARDWARE;
 	attr.config = opt->instructions ? PERF_COUNT_HW_INSTRUCTIONS : PERF_COUNT_HW_BRANCH_INSTRUCTIONS;
+	if (amd && !opt->instructions) {
+		/* AMD's recipe: --pfm-events RETIRED_TAKEN_BRANCH_INSTRUCTIONS
+		 * (PMCx0C4), a raw event */
+		attr.type = PERF_TYPE_RAW;
+		attr.config = 0xc4;
+		name = "RETIRED_TAKEN_BRANCH_INSTRUCTIONS:u";
+	}
 	attr.sample_period = opt->period;
 	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
-			   PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK;
+			   (amd ? 0 : PERF_SAMPLE_CALLCHAIN) | PERF_SAMPLE_BRANCH_STACK;
 	attr.branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY;
+	if (opt->shape == SPGO_EMU_SHAPE_BRBE)
+		attr.branch_sample_type |= PERF_SAMPLE_BRANCH_TYPE_SAVE | PERF_SAMPLE_BRANCH_PRIV_SAVE;
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
 	attr.sample_id_all = 1;
@@ -483,8 +588,9 @@ static int add_event(struct conv *c)
 	attr.comm_exec = 1;
 	attr.task = 1;
 	attr.inherit = 1;
-	attr.precise_ip = opt->skid ? 0 : 2;
-	return spgo_pw_add_attr(c->w, &attr, opt->instructions ? "instructions:u" : "branches:u", NULL, 0);
+	/* BRBE and BRS have no precise IP (perf falls back to 0 on them) */
+	attr.precise_ip = opt->skid || opt->shape == SPGO_EMU_SHAPE_BRBE || opt->shape == SPGO_EMU_SHAPE_BRS ? 0 : 2;
+	return spgo_pw_add_attr(c->w, &attr, name, NULL, 0);
 }
 
 /* One record of the trace (h its header, r the record, in place; ai the
@@ -524,7 +630,7 @@ static int on_record(struct conv *c, const struct emu_rec *h, const void *r, con
 	}
 	case EMU_REC_SAMPLE: {
 		const struct emu_sample *s = r;
-		bad = h->size < sizeof *s || (h->size - sizeof *s) / 8 < (uint64_t)s->n_stack + 2 * (uint64_t)s->n_br;
+		bad = h->size < sizeof *s || (h->size - sizeof *s) / 8 < (uint64_t)s->n_stack + 3 * (uint64_t)s->n_br;
 		if (!bad && on_sample(c, s, ai) < 0)
 			return -1;
 		break;

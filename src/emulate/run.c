@@ -98,7 +98,20 @@ static int script_error(const char *prog, char *hdr, char *const *args)
 	return 126;
 }
 
-int spgo_emu_check_program(const char *prog, char *const *args)
+const char *spgo_emu_qemu_for(unsigned m)
+{
+	return m == 183 /* EM_AARCH64 */ ? "qemu-aarch64" : "qemu-x86_64";
+}
+
+const char *spgo_emu_sysroot_for(unsigned m)
+{
+	if (m != 183)
+		return NULL;
+	const char *env = getenv("QEMU_LD_PREFIX");
+	return env && *env ? env : "/usr/aarch64-linux-gnu";
+}
+
+int spgo_emu_check_program(const char *prog, char *const *args, unsigned *out_machine)
 {
 	struct stat st;
 	if (stat(prog, &st) != 0) {
@@ -122,15 +135,17 @@ int spgo_emu_check_program(const char *prog, char *const *args)
 	if (n >= 2 && hdr[0] == '#' && hdr[1] == '!')
 		return script_error(prog, hdr, args);
 	if (n < 20 || memcmp(hdr, "\177ELF", 4)) {
-		spgo_error("%s: not an ELF program (nor a #! script): qemu-x86_64 cannot run it", prog);
+		spgo_error("%s: not an ELF program (nor a #! script): QEMU cannot run it", prog);
 		return 126;
 	}
 	unsigned machine = (unsigned char)hdr[18] | (unsigned)(unsigned char)hdr[19] << 8;
-	if (hdr[4] != 2 || hdr[5] != 1 || machine != 62 /* EM_X86_64 */) {
+	if (hdr[4] != 2 || hdr[5] != 1 || (machine != 62 /* EM_X86_64 */ && machine != 183 /* EM_AARCH64 */)) {
 		spgo_error("%s: an ELF program for another machine (class %d, e_machine %u): spgo emulate "
-			   "runs x86-64 programs", prog, hdr[4], machine);
+			   "runs x86-64 and AArch64 programs", prog, hdr[4], machine);
 		return 126;
 	}
+	if (out_machine)
+		*out_machine = machine;
 	return 0;
 }
 
@@ -232,19 +247,24 @@ int spgo_emu_run(const struct spgo_emu_options *o, struct spgo_emu_run *r)
 		oc.cscounts = cscounts;
 	}
 	char *pargs = xasprintf("%s,trace=%s%s%s%s,event=%s,period=%llu,lbr=%u,skid=%u,maxstack=%u,"
-				"truncate=%u,seed=%llu",
+				"truncate=%u,wrongpath=%d,seed=%llu",
 				r->plugin, trace, o->truth ? ",counts=" : "", o->truth ? counts : "", csargs,
 				o->instructions ? "instructions" : "branches",
 				(unsigned long long)o->period, o->lbr, o->skid, o->max_stack, o->truncate,
-				(unsigned long long)o->seed);
+				o->wrong_path > 0 ? o->wrong_path : 0, (unsigned long long)o->seed);
 	size_t nargs = 0;
 	while (r->cmd[nargs])
 		nargs++;
-	char **qargv = xcalloc(nargs + 4, sizeof *qargv);
-	qargv[0] = (char *)r->qemu;
-	qargv[1] = "-plugin";
-	qargv[2] = pargs;
-	memcpy(qargv + 3, r->cmd, nargs * sizeof *qargv);
+	char **qargv = xcalloc(nargs + 6, sizeof *qargv);
+	size_t qi = 0;
+	qargv[qi++] = (char *)r->qemu;
+	if (o->sysroot) { /* the guest's libraries and ELF interpreter */
+		qargv[qi++] = "-L";
+		qargv[qi++] = (char *)o->sysroot;
+	}
+	qargv[qi++] = "-plugin";
+	qargv[qi++] = pargs;
+	memcpy(qargv + qi, r->cmd, nargs * sizeof *qargv);
 	int rc = -1;
 	struct stat st;
 	if (trace_fd < 0) {

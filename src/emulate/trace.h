@@ -30,7 +30,7 @@
 
 #include <stdint.h>
 
-#define EMU_TRACE_MAGIC 0x3154524f55454753ULL  /* "SGEUORT1" */
+#define EMU_TRACE_MAGIC 0x3254524f55454753ULL  /* "SGEUORT2" */
 #define EMU_COUNTS_MAGIC 0x31544e4355454753ULL /* "SGEUCNT1" */
 #define EMU_CSCOUNTS_MAGIC 0x3143534355454753ULL /* "SGEUCSC1" */
 
@@ -56,6 +56,8 @@ struct emu_start {
 	uint64_t start_code; /* qemu_plugin_start_code() etc. of the main binary */
 	uint64_t end_code;
 	uint64_t entry_code;
+	uint32_t e_machine;  /* the guest's ISA (emulate/isa.h) */
+	uint32_t pad;
 	char path[]; /* qemu_plugin_path_to_binary(), NUL-terminated */
 };
 
@@ -77,8 +79,8 @@ struct emu_sample {
 	struct emu_rec h;
 	uint64_t ip, period;
 	uint32_t n_stack; /* return addresses, innermost first */
-	uint32_t n_br;    /* (from, to) pairs, newest first */
-	uint64_t data[];  /* n_stack addresses, then 2 * n_br */
+	uint32_t n_br;    /* branch records, newest first */
+	uint64_t data[];  /* n_stack addresses, then n_br x { from, to, class } */
 };
 
 struct emu_child {
@@ -102,7 +104,12 @@ enum emu_cls {
 	EMU_CLS_CALL,      /* call rel */
 	EMU_CLS_ICALL,     /* call *x */
 	EMU_CLS_RET,       /* ret */
-	EMU_CLS_SYSCALL,   /* syscall/int: not recorded as a user branch */
+	EMU_CLS_SYSCALL,   /* syscall/int/svc: a record to the kernel (to = 0)
+			    * where the ISA's hardware keeps one (isa.h) */
+	EMU_CLS_ERET,      /* a record of the return from the kernel (from = 0) */
+	EMU_CLS_WRONG_PATH, /* a conditional branch's record on a mispredicted
+			     * path: it fell through, the record says it went
+			     * to its taken target (AMD LbrExtV2's spec bits) */
 };
 
 #endif

@@ -652,6 +652,14 @@ void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_agg
 			(unsigned long long)st->ranges_cross_jump);
 		fprintf(fp, "spgo: gen: %llu calls into function entries (count %llu)\n",
 			(unsigned long long)st->calls, (unsigned long long)st->call_count);
+		if (a->lbr_wrong_path)
+			fprintf(fp, "spgo: gen: %llu branch records of mispredicted paths left out (AMD "
+				    "LbrExtV2's speculative records, which never retired)\n",
+				(unsigned long long)a->lbr_wrong_path);
+		if (a->lbr_zero)
+			fprintf(fp, "spgo: gen: %llu branch records with a zero address (BRBE's system calls and "
+				    "exceptions: the kernel's end is not recorded) taken as leading outside the "
+				    "binary\n", (unsigned long long)a->lbr_zero);
 	} else {
 		fprintf(fp, "spgo: gen: IP mode: %llu samples, %llu outside known functions; %llu blocks%s, %llu where events disagree; %llu inference results that lost the samples\n",
 			(unsigned long long)st->ip_samples, (unsigned long long)st->ip_samples_no_func,

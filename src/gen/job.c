@@ -172,11 +172,15 @@ static int profgen_code(struct spgo_binary *bin, uint64_t a)
  * a profile.  As llvm-profgen keeps only what its disassembly knows: a
  * range with an end elsewhere (a PLT stub) is left out, and so is a branch
  * into such code; a branch from it counts as from outside the binary.
+ * IP samples without LBR (or --mode ip) are written in newer llvm-profgen's
+ * basic-event form (unsym_text.c), not as an empty list of ranges.
  */
 static int write_unsymbolized(const struct spgo_gen_job *j, struct spgo_aggregate *agg)
 {
 	struct spgo_unsym *u = spgo_unsym_new();
 	spgo_unsym_add_agg(u, agg, 1);
+	if (u->bins.n == 1 && j->opts.mode == SPGO_GEN_IP)
+		u->bins.v[0]->kinds &= ~(unsigned)SPGO_UNSYM_LBR; /* its IP samples: basic-event */
 	if (u->bins.n == 1) {
 		struct spgo_unsym_bin *s = u->bins.v[0];
 		uint64_t base = s->base, ext = 1 - base; /* llvm-profgen's ExternalAddr, as an offset */
@@ -200,6 +204,38 @@ static int write_unsymbolized(const struct spgo_gen_job *j, struct spgo_aggregat
 		s->branches = branches;
 	}
 	int rc = spgo_unsym_write(u, j->out, SPGO_UNSYM_PROFGEN);
+	spgo_unsym_free(u);
+	return rc;
+}
+
+static void cs_opts_of(const struct spgo_gen_job *j, struct spgo_cs_opts *o);
+
+/*
+ * --skip-symbolization of LBR with call stacks (--cs): the samples unwound,
+ * each frame's ranges and branches under its context, in llvm-profgen's
+ * CS text ("[0x347 @ 0x37c]" blocks; spgo_cs_stream_unsym).
+ */
+static int write_unsymbolized_cs(const struct spgo_gen_job *j, struct spgo_aggregate *agg,
+				 struct spgo_cs_stream *stream)
+{
+	struct spgo_unsym *u = spgo_unsym_new();
+	spgo_unsym_add_agg(u, agg, 1); /* (the section: its build-id, path and base) */
+	struct spgo_unsym_bin *s = u->bins.v[0];
+	/* (what the aggregate kept besides: the contexts stand for it) */
+	spgo_kmap_free(&s->ranges);
+	spgo_kmap_free(&s->branches);
+	spgo_kmap_free(&s->stack_index);
+	s->pool.n = 0;
+	s->nstacks = 0;
+	struct spgo_cs_opts o;
+	cs_opts_of(j, &o);
+	struct spgo_cs_stats st;
+	int rc = spgo_cs_stream_unsym(stream, agg, &o, s, &st);
+	if (rc == 0 && j->report)
+		fprintf(j->report, "spgo: gen: %llu stack samples, %llu unwound: %zu contexts, unsymbolized\n",
+			(unsigned long long)st.samples, (unsigned long long)st.unwound, s->ctxs.n);
+	if (rc == 0)
+		rc = spgo_unsym_write(u, j->out, SPGO_UNSYM_PROFGEN);
 	spgo_unsym_free(u);
 	return rc;
 }
@@ -543,16 +579,20 @@ static int capture_hybrid(const char *path, int text)
 /*
  * No choice of profile kind given (cs < 0): llvm-profgen 19's default on a
  * binary with pseudo-probes, a context-sensitive profile when every capture
- * is LBR with call stacks (the job's cs_nested and cs_opts.preinline say
+ * is LBR with call stacks (unsymbolized input: when it holds unwound
+ * contexts, or stack samples with LBR) (the job's cs_nested and cs_opts.preinline say
  * its form: nested and pre-inlined unless told otherwise), said on the
  * report.  A binary without probes keeps the AutoFDO profile (llvm-profgen
  * makes a line-based CS one there): that is the AutoFDO build, and spgo
  * emulate always records call stacks.
  */
-static void choose_cs(struct spgo_gen_job *j, struct spgo_binary *bin)
+static void choose_cs(struct spgo_gen_job *j, struct spgo_binary *bin, struct spgo_unsym *unsym)
 {
 	int hybrid = j->ncaptures || j->perf_data || j->perf_script;
-	if (j->ncaptures)
+	if (unsym) { /* unsymbolized: unwound contexts, or LBR with stack samples */
+		struct spgo_unsym_bin *s = unsym->bins.n ? spgo_unsym_find(unsym, bin) : NULL;
+		hybrid = s && (s->ctxs.n || (s->nstacks && (s->kinds & SPGO_UNSYM_LBR)));
+	} else if (j->ncaptures)
 		for (size_t k = 0; k < j->ncaptures && hybrid > 0; k++)
 			hybrid = capture_hybrid(j->captures[k], j->capture_text[k]);
 	else if (hybrid)
@@ -593,13 +633,28 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 	if (spgo_agg_new(&agg, j.binary, j.debug) < 0)
 		return -1;
 	apply_split(&j, agg->bin);
+	/* Unsymbolized profiles (fleet merges) are read first: what they hold
+	 * chooses the profile's kind as a capture's samples do.  They fill the
+	 * aggregate below; with --cs their unwound contexts join the stack
+	 * samples (kept until the CS profile is made). */
+	struct spgo_unsym *unsym = NULL;
+	if (j.nunsym) {
+		unsym = spgo_unsym_new();
+		for (size_t i = 0; i < j.nunsym; i++)
+			if (spgo_unsym_read(unsym, j.unsym[i], 1) < 0) {
+				spgo_unsym_free(unsym);
+				spgo_agg_free(agg);
+				return -1;
+			}
+	}
 	if (j.cs < 0) /* (before the format: a CS profile is LLVM's) */
-		choose_cs(&j, agg->bin);
+		choose_cs(&j, agg->bin, unsym);
 	choose_format(&j, agg->bin);
 	int rc, stacks_lbr = 0;
 	struct spgo_gen_icalls *icalls = NULL;
 	if (j.llvm_profile) {
 		rc = run_rerun(&j, agg->bin);
+		spgo_unsym_free(unsym);
 		spgo_agg_free(agg);
 		return rc;
 	}
@@ -636,14 +691,9 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 		spgo_agg_keep_ranges(agg, 0); /* (the context stage does not read them) */
 	}
 	if (j.nunsym) {
-		/* Unsymbolized profiles (fleet merges) fill the aggregate. */
-		struct spgo_unsym *u = spgo_unsym_new();
-		rc = 0;
-		for (size_t i = 0; i < j.nunsym && rc == 0; i++)
-			rc = spgo_unsym_read(u, j.unsym[i], 1);
-		if (rc == 0)
-			rc = spgo_unsym_fill(u, agg, j.opts.event_name);
-		spgo_unsym_free(u);
+		rc = spgo_unsym_fill(unsym, agg, j.opts.event_name);
+		if (rc == 0 && stream)
+			spgo_cs_stream_contexts(stream, spgo_unsym_find(unsym, agg->bin));
 	} else if (j.perf_script) {
 		rc = spgo_agg_read_text(agg, j.perf_script);
 		report_text_frames(agg, &j, j.perf_script);
@@ -663,7 +713,9 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 						 : j.ncaptures ? j.captures[0] : j.unsym[0]);
 	if (j.skip_symbolization) {
 		spgo_gen_icalls_free(icalls);
-		rc = rc < 0 ? -1 : write_unsymbolized(&j, agg);
+		rc = rc < 0 ? -1 : j.cs ? write_unsymbolized_cs(&j, agg, stream) : write_unsymbolized(&j, agg);
+		spgo_cs_stream_free(stream);
+		spgo_unsym_free(unsym);
 		spgo_agg_free(agg);
 		free(proepi);
 		return rc;
@@ -673,8 +725,11 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 		rc = rc < 0 ? -1 : run_cs(&j, agg, stream);
 		spgo_agg_free(agg);
 		spgo_cs_stream_free(stream);
+		spgo_unsym_free(unsym);
 		return rc;
 	}
+	spgo_unsym_free(unsym);
+	unsym = NULL;
 	struct spgo_profile *p = NULL;
 	struct spgo_gen_stats st;
 	if (rc == 0 && j.kernel)

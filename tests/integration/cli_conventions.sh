@@ -170,7 +170,7 @@ usage_err "record no command" record "no command" -o x.data
 
 # ---- emulate (its option errors come before it looks for QEMU) ----
 common emulate --output
-usage_err "emulate bad --lbr" emulate "option '--lbr': '99' is not a number in \[1, 32\]" --lbr=99 -o e.data -- true
+usage_err "emulate bad --lbr" emulate "option '--lbr': '99' is not a number in \[1, 64\]" --lbr=99 -o e.data -- true
 usage_err "emulate bad --event" emulate "option '--event': 'x' is not one of branches, instructions" --event=x -o e.data -- true
 usage_err "emulate no output" emulate "no output" -- true
 

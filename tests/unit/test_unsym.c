@@ -56,6 +56,18 @@ static struct spgo_unsym *host(int h)
 				br[k] = rnd() % 16;
 			spgo_unsym_add_stack(s, fr, 1 + (uint32_t)(rnd() % 3), br, 2, 1 + rnd() % 3);
 		}
+		/* unwound contexts (llvm-profgen's CS form), on most hosts */
+		static const char *const keys[] = {"", "0x347", "0x347 @ 0x37c", "main:12 @ compile",
+						   "f:1.2 @ g"};
+		for (int i = 0; i < 6 && h % 5 != 4; i++) {
+			const char *key = keys[rnd() % 5];
+			struct spgo_unsym_ctx *c = spgo_unsym_context(s, key, strlen(key));
+			uint64_t r[2] = {rnd() % 256, 0};
+			r[1] = r[0] + rnd() % 16;
+			*spgo_kmap_upsert(&c->ranges, r) += 1 + rnd() % 9;
+			uint64_t br[2] = {i % 3 ? rnd() % 256 : 1 - s->base, rnd() % 256};
+			*spgo_kmap_upsert(&c->branches, br) += 1 + rnd() % 9;
+		}
 	}
 	return u;
 }
@@ -106,6 +118,8 @@ static void test_round_trip(void)
 	CHECK(nb == nb2 && !memcmp(b, b2, nb));
 	CHECK(nt == nt2 && !memcmp(t, t2, nt));
 	CHECK(nb * 2 < nt); /* the binary form is the compact one */
+	/* unwound contexts: version 2 of the binary form, a "# contexts" text section */
+	CHECK(nb > 8 && b[8] == 2 && strstr(t, "\n# contexts ") != NULL);
 	/* llvm-profgen's form holds one binary */
 	size_t np;
 	CHECK(to_mem(u, SPGO_UNSYM_PROFGEN, &np) == NULL);
