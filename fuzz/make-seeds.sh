@@ -19,6 +19,8 @@ if has clang-19; then
   clang-19 -O2 -g -gz=zstd -fuse-ld=lld -o "$dir/elf/clang-zstd" "$c" 2>/dev/null
   clang-19 -O2 -g -fpseudo-probe-for-profiling -o "$dir/elf/clang-probe" "$src/tests/data/inline_demo.c"
   clang-19 -O2 -g -fbasic-block-address-map -o "$dir/elf/clang-bbmap" "$src/tests/data/switch_prog.c" 2>/dev/null
+  # a relocatable object, as a kernel module is (laid out and relocated: src/binary/reloc.c)
+  clang-19 -O2 -g -mcmodel=kernel -ffreestanding -c -o "$dir/elf/clang-rel-ko" "$src/tests/integration/lib/kmod.c"
 fi
 # Each ELF's .debug_line, behind the one byte that picks the comp_dir case.
 # --dump-section, not -O binary: -O binary writes only sections that are

@@ -100,6 +100,12 @@ struct spgo_agg_stats {
 				       target is no instruction start, or code runs
 				       into a gap, a trap or the function's end before
 				       a branch (see spgo_agg_spe) */
+	uint64_t samples_kernel;    /* samples taken in the kernel (cpumode) */
+	uint64_t branches_user_kernel; /* LBR entries between user and kernel space
+				       (a syscall, an interrupt, a return to user):
+				       counted, never made part of a range */
+	uint64_t ranges_user_kernel; /* ... ranges dropped for one end in each space
+				       (of ranges_external) */
 	int emulated;		    /* a perf.data written by spgo emulate (its cmdline) */
 };
 
@@ -177,6 +183,28 @@ void spgo_agg_filter_build_id(struct spgo_aggregate *agg, const char *hex_id);
 /* The events samples came from so far, "NAME (index I), ..." (malloc'd). */
 char *spgo_agg_events_seen(const struct spgo_aggregate *agg);
 
+/*
+ * Whose code the profiled binary is (spgo gen --kernel): user space (the
+ * default), the kernel image, or a kernel module.  The kernel image is
+ * the mapping perf names [kernel.kallsyms]_text (also _stext, or
+ * [kernel.kallsyms]) of pid -1; its start is where the binary's first
+ * executable segment runs (whatever that segment's file offset and the
+ * mapping's page offset: perf puts the address of _text there), so a
+ * KASLR offset is the mapping's start less that segment's address.  A
+ * module is the pid -1 mapping perf names by the module's file
+ * (/lib/modules/.../NAME.ko[.xz|.zst|.gz]) or as [NAME], matched by NAME
+ * ('-' and '_' alike, as the kernel does) against the binary's file name
+ * up to ".ko"; its start runs the binary's first executable segment too.
+ * Samples keep their task's pid: kernel mappings are everyone's.  When
+ * both the data and the binary have a build-id, they must agree (the
+ * data's [kernel.kallsyms] entry for the kernel image).  Before reading.
+ */
+enum spgo_agg_space { SPGO_AGG_SPACE_USER = 0, SPGO_AGG_SPACE_KERNEL, SPGO_AGG_SPACE_MODULE };
+void spgo_agg_space(struct spgo_aggregate *agg, enum spgo_agg_space space);
+/* The module name a path stands for ("/x/ext-4.ko.zst", "[ext_4]": "ext_4"),
+ * in out (n bytes); "" when it names no module. */
+void spgo_agg_module_name(const char *path, char *out, size_t n);
+
 /* Read a whole perf.data ("-" = stdin) / `perf script` text into agg. */
 int spgo_agg_read_perf(struct spgo_aggregate *agg, const char *path);
 int spgo_agg_read_text(struct spgo_aggregate *agg, const char *path);
@@ -211,7 +239,10 @@ const struct spgo_agg_match *spgo_agg_matches(const struct spgo_aggregate *agg, 
 /*
  * After reading: 0 if some samples landed in the binary; else -1 with an
  * error that lists the files seen in the data, their build-ids and sample
- * counts.
+ * counts, or -2 with an error that says why and what to do: a capture of
+ * the kernel read for user space (use --kernel), or, read for the kernel
+ * (spgo_agg_space), a capture without kernel samples, recorded without
+ * the kernel (:u), without the kernel's mapping, of another build.
  */
 int spgo_agg_check_matched(struct spgo_aggregate *agg);
 

@@ -13,7 +13,11 @@
  *    lazily; it fails with an spgo_error() naming the file and what is wrong
  *    (not ELF, truncated, unsupported machine).
  *  - Addresses are the binary's own virtual addresses (p_vaddr space) unless
- *    a name says "runtime".
+ *    a name says "runtime".  A relocatable object (ET_REL: a kernel module,
+ *    SPGO_ELF_REL) has none: it is laid out in memory as the kernel loads a
+ *    module and relocated (src/binary/reloc.c); its segments are then its
+ *    executable sections (not .init.*), in section order, and those
+ *    addresses are its own.
  *  - Returned pointers stay valid until spgo_binary_close().
  *  - One struct spgo_binary is for one thread at a time: tables are built
  *    lazily and lookups keep a hint (the previous answer) to make runs of
@@ -43,6 +47,8 @@ enum spgo_elf_kind {
 	SPGO_ELF_EXEC, /* ET_EXEC: fixed addresses */
 	SPGO_ELF_DYN,  /* ET_DYN: PIE or shared object, relocated at load */
 	SPGO_ELF_OTHER,
+	SPGO_ELF_REL,  /* ET_REL: a kernel module (.ko), laid out as the kernel
+			  loads it (src/binary/reloc.c) */
 };
 
 struct spgo_binary;
@@ -140,6 +146,13 @@ struct spgo_insn {
  * skipped and not listed.
  */
 const struct spgo_insn *spgo_binary_insns(struct spgo_binary *bin, size_t *n);
+/* Decode only the code between the symbols around the n intervals [lo, hi)
+ * of iv (2n words, any order): every part of code (symbol to next symbol)
+ * that one overlaps, whole, and nothing else.  For a big binary of which
+ * a profile touches a little (a vmlinux: 6 million instructions, most of
+ * the time of spgo gen --kernel when all were decoded).  Before the
+ * instructions are first asked for; no effect after. */
+void spgo_binary_restrict_code(struct spgo_binary *bin, const uint64_t *iv, size_t n);
 /* The instruction starting exactly at addr, or NULL. */
 const struct spgo_insn *spgo_binary_insn_at(struct spgo_binary *bin, uint64_t addr);
 

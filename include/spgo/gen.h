@@ -328,6 +328,15 @@ struct spgo_gen_job {
 	 * (llvm-profgen's --llvm-sample-profile, spgo_cs_rerun) */
 	const char *llvm_profile;
 	size_t nproepi;
+	/* The kernel's profile (llvm-profgen's --kernel): binary is vmlinux,
+	 * the kernel's samples and branches of a system-wide perf.data go to
+	 * it (spgo_agg_space); each of modules (the .ko files, with DWARF)
+	 * gets the samples of the module of its name, and the profiles are
+	 * merged into one, as CLANG_AUTOFDO_PROFILE takes it (a module
+	 * without samples is left out, said on report).  Not with cs. */
+	int kernel;
+	const char *const *modules;
+	size_t nmodules;
 	struct spgo_gen_opts opts;
 	struct spgo_cs_opts cs_opts;   /* cs_opts.dwarf_lines follows opts.dwarf_lines */
 	const char *out;

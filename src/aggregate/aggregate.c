@@ -112,9 +112,11 @@ void spgo_agg_free(struct spgo_aggregate *a)
 	free(I->assumed_name);
 	free(I->filter_id);
 	agg_spe_free(a);
+	free(I->kernel_id_differs);
 	VEC_FREE(&I->pool);
 	VEC_FREE(&I->scratch);
 	VEC_FREE(&I->mf);
+	VEC_FREE(&I->ks);
 	free(I->ranges.rows);
 	free(I->branches.rows);
 	free(I->ips.rows);
@@ -164,7 +166,9 @@ static int verdict(struct spgo_aggregate *a, struct spgo_perf_dso *d)
 	if (v != VERDICT_UNKNOWN)
 		return (int)v;
 	const char *how = NULL;
-	if (d->kernel || d->anon) {
+	if (I->space != SPGO_AGG_SPACE_USER) { /* the kernel's code (kernel.c) */
+		v = (uintptr_t)agg_kernel_verdict(a, d, &how);
+	} else if (d->kernel || d->anon) {
 		v = VERDICT_NO;
 	} else if (d->build_id_size && I->build_id_len) {
 		int m = build_id_match(d->build_id, d->build_id_size, I->build_id, I->build_id_len);
@@ -229,6 +233,8 @@ static int map_slow(struct spgo_aggregate *a, uint32_t pid, unsigned cpumode, ui
 	struct spgo_agg_impl *I = a->impl;
 	*dso = -1;
 	int kmode = cpumode == PERF_RECORD_MISC_KERNEL;
+	if (kmode) /* (the kernel's mappings are every process's) */
+		pid = UINT32_MAX;
 	if (I->v_valid && pid == I->v_pid && addr - I->v_lo < I->v_len && I->v_mode == (uint32_t)kmode) {
 		/* The previous entry: swap it back in. */
 		int valid = I->c_valid, in = I->c_in;
@@ -265,6 +271,14 @@ static int map_slow(struct spgo_aggregate *a, uint32_t pid, unsigned cpumode, ui
 	I->c_pid = pid;
 	I->c_mode = cpumode == PERF_RECORD_MISC_KERNEL;
 	I->c_dso = m->dso;
+	if (I->space != SPGO_AGG_SPACE_USER) { /* kernel.c: the first executable segment */
+		I->c_in = 0, I->c_lo = m->start, I->c_len = m->end - m->start;
+		if (verdict(a, d) == VERDICT_YES && agg_kernel_map(I, m, addr, vaddr) == 0)
+			return 0;
+		if (verdict(a, d) == VERDICT_YES)
+			I->c_valid = 0; /* (ours, between its segments: not cached) */
+		return -1;
+	}
 	if (verdict(a, d) != VERDICT_YES && own_by_default(I, d, addr)) {
 		I->c_valid = 0;
 		*vaddr = addr;
@@ -309,6 +323,8 @@ static inline int map_addr(struct spgo_aggregate *a, uint32_t pid, unsigned cpum
 			   uint64_t addr, uint64_t *vaddr)
 {
 	struct spgo_agg_impl *I = a->impl;
+	if (cpumode == PERF_RECORD_MISC_KERNEL) /* (everyone's mappings: one cache key) */
+		pid = UINT32_MAX;
 	if (SPGO_LIKELY(I->c_valid && pid == I->c_pid && addr - I->c_lo < I->c_len &&
 			 I->c_mode == (cpumode == PERF_RECORD_MISC_KERNEL))) {
 		if (!I->c_in)
@@ -664,7 +680,9 @@ static uint64_t feed_lbr(struct spgo_aggregate *a, const struct spgo_perf_sample
 	} else if (n) {
 		a->stats.lbr_samples += times;
 		VEC_GROW(&I->mf, 2 * n);
+		VEC_GROW(&I->ks, n);
 		uint64_t *mf = I->mf.v;
+		uint8_t *ks = I->ks.v; /* per entry kept: 1 from in the kernel, 2 to */
 		uint64_t inside = 0; /* entries touching the binary */
 		uint64_t k = 0;      /* entries kept */
 		for (uint64_t i = 0; i < n; i++) {
@@ -683,6 +701,9 @@ static uint64_t feed_lbr(struct spgo_aggregate *a, const struct spgo_perf_sample
 			if (map_addr(a, pid, mode_of(t), t, &mf[2 * k + 1]) < 0)
 				mf[2 * k + 1] = SPGO_AGG_EXTERNAL;
 			inside += (mf[2 * k] & mf[2 * k + 1]) != SPGO_AGG_EXTERNAL;
+			if ((f ^ t) >> 63) /* between user and kernel space */
+				a->stats.branches_user_kernel += times;
+			ks[k] = (uint8_t)((f >> 63) | (t >> 63) << 1);
 			k++;
 		}
 		n = k;
@@ -698,8 +719,12 @@ static uint64_t feed_lbr(struct spgo_aggregate *a, const struct spgo_perf_sample
 		for (uint64_t i = 0; i + 1 < n; i++) {
 			uint64_t r[2] = {mf[2 * (i + 1) + 1], mf[2 * i]};
 			if (r[0] == SPGO_AGG_EXTERNAL || r[1] == SPGO_AGG_EXTERNAL) {
-				if ((r[0] & r[1]) != SPGO_AGG_EXTERNAL)
+				if ((r[0] & r[1]) != SPGO_AGG_EXTERNAL) {
 					a->stats.ranges_external += times;
+					/* (one end in user space, the other in the kernel) */
+					if ((ks[i + 1] >> 1) != (ks[i] & 1))
+						a->stats.ranges_user_kernel += times;
+				}
 				continue;
 			}
 			if (r[0] > r[1]) {
@@ -787,9 +812,20 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 		return;
 	}
 	a->stats.samples += times;
+	if (s->cpumode == PERF_RECORD_MISC_KERNEL)
+		a->stats.samples_kernel += times;
+	if (rec->attr && rec->attr->attr.exclude_kernel)
+		I->excl_kernel = 1;
+	else if (rec->attr)
+		I->incl_kernel = 1;
+	if (rec->attr && rec->attr->attr.exclude_user)
+		I->excl_user = 1;
+	else
+		I->incl_user = 1;
 	/* perf script text without the pid field: place it (see above); with
 	 * no process to take, the addresses are the binary's own (map_slow) */
-	if (I->text && !(s->sample_type & PERF_SAMPLE_TID) && spgo_perf_machine_nprocs(I->machine)) {
+	if (I->text && !(s->sample_type & PERF_SAMPLE_TID) && spgo_perf_machine_nprocs(I->machine) &&
+	    I->space == SPGO_AGG_SPACE_USER) { /* (the kernel's mappings are everyone's) */
 		pid = pid_of_pidless(a);
 		if (pid == SPGO_AGG_NO_PID) {
 			I->nopid_ambiguous += times;
@@ -972,6 +1008,10 @@ int spgo_agg_check_matched(struct spgo_aggregate *a)
 		shown++;
 	}
 	VEC_PUSH(&msg, '\0');
+	if (agg_kernel_unmatched(a, shown ? msg.v : "no samples in any known file") < 0) {
+		VEC_FREE(&msg);
+		return -2;
+	}
 	char own[41] = "none";
 	if (a->impl->build_id_len)
 		spgo_build_id_hex(a->impl->build_id, a->impl->build_id_len, own);

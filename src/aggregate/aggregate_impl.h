@@ -69,6 +69,7 @@ struct spgo_agg_impl {
 	VEC(uint64_t) scratch;
 	struct ctab ranges, branches, ips; /* ips: key (vaddr, event index) */
 	VEC(uint64_t) mf; /* mapped LBR from/to */
+	VEC(uint8_t) ks;  /* ... their spaces: 1 from in the kernel, 2 to */
 	const struct spgo_function *fns; /* for the function-end check, or NULL */
 	size_t nfns;
 	uint64_t f_lo, f_hi; /* the function part found last: [f_lo, f_hi) */
@@ -105,7 +106,28 @@ struct spgo_agg_impl {
 	int spe_next_init;
 #define SPGO_AGG_SPE_CACHE 1024
 	uint64_t spe_cache[SPGO_AGG_SPE_CACHE][2]; /* (vaddr, next branch) */
+
+	/* spgo_agg_space (kernel.c): whose code the binary is; the address
+	 * its mapping's start runs (the first executable segment's); the
+	 * module name (MODULE); what the samples' events said of the kernel
+	 * (some exclude it, some do not); a kernel build-id that differs. */
+	int space;
+	uint64_t kbase;
+	char modname[128];
+	int excl_kernel, incl_kernel, excl_user, incl_user;
+	char *kernel_id_differs; /* the data's build-id, in hex, or NULL */
 };
+
+/* kernel.c: the verdict on dso d in kernel or module space (1 yes, 2 no;
+ * *how says why), and its address translation: 0 (*vaddr, and the cache
+ * filled for the segment) or -1 (outside the executable segments). */
+int agg_kernel_verdict(struct spgo_aggregate *a, struct spgo_perf_dso *d, const char **how);
+int agg_kernel_map(struct spgo_agg_impl *I, const struct spgo_perf_map *m, uint64_t addr,
+		   uint64_t *vaddr);
+/* kernel.c: spgo_agg_check_matched's error when nothing matched, for
+ * kernel captures (a hint to --kernel) and kernel spaces (why nothing
+ * matched); 0 when it has nothing to say. */
+int agg_kernel_unmatched(struct spgo_aggregate *a, const char *files);
 
 /* stacks.c: one stack(+LBR) sample held in I->scratch (nframes frames,
  * then nbranches from/to pairs), counted times times (or, with a worker,

@@ -207,6 +207,7 @@ struct spgo_binary {
 
 	/* Instructions (disasm.c). */
 	int insns_loaded;
+	VEC(uint64_t) code_only; /* spgo_binary_restrict_code: [lo, hi) pairs, sorted */
 	VEC(struct spgo_insn) insns;
 
 	/* Control-flow facts (cflow.c). */
@@ -334,6 +335,10 @@ int spgo_split_read_file(const char *path);
 void spgo_binary_free_debug(struct spgo_binary *bin);
 void spgo_binary_free_symbols(struct spgo_binary *bin);
 void spgo_binary_free_cflow(struct spgo_binary *bin);
+/* reloc.c: a relocatable object (a kernel module) laid out and relocated
+ * in memory as the kernel loads it; its executable sections become its
+ * segments.  bin->elf must be mapped privately (writable).  0, or -1. */
+int spgo_binary_rel_prepare(struct spgo_binary *bin);
 void spgo_binary_free_probes(struct spgo_binary *bin);
 
 /* The source form of an Itanium-mangled name (_Z...) as llvm-symbolizer

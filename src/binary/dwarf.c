@@ -314,13 +314,15 @@ static void *helper_run(void *arg)
 /*
  * Start the helper thread with its own Elf and Dwarf handle on the DWARF's
  * file: 0 if it runs, -1 if not (SPGO_THREADS=1, zstd sections inflated in
- * memory on the first handle only, no thread).
+ * memory on the first handle only, a relocatable object relocated on the
+ * first handle only, no thread).
  */
 static int helper_start(struct load *ld, pthread_t *thread)
 {
 	struct spgo_binary *bin = ld->bin;
 	const char *nthreads = getenv("SPGO_THREADS");
-	if ((nthreads && !strcmp(nthreads, "1")) || bin->inflated.n || ld->n == 0)
+	if ((nthreads && !strcmp(nthreads, "1")) || bin->inflated.n || ld->n == 0 ||
+	    (bin->kind == SPGO_ELF_REL && !bin->dbg_elf)) /* (relocated in memory: reloc.c) */
 		return -1;
 	ld->elf = elf_begin(bin->dbg_elf ? bin->dbg_fd : bin->fd, ELF_C_READ_MMAP, NULL);
 	if (ld->elf && (ld->dwarf = dwarf_begin_elf(ld->elf, DWARF_C_READ, NULL)) != NULL &&

@@ -164,6 +164,17 @@ int spgo_binary_open(struct spgo_binary **out, const char *path, const char *deb
 	bin->arch = spgo_arch_of(eh.e_machine);
 	bin->entry = eh.e_entry;
 	bin->kind = eh.e_type == ET_EXEC ? SPGO_ELF_EXEC : eh.e_type == ET_DYN ? SPGO_ELF_DYN : SPGO_ELF_OTHER;
+	if (eh.e_type == ET_REL) { /* a kernel module: laid out and relocated in a private copy */
+		elf_end(bin->elf);
+		bin->elf = elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, NULL);
+		if (!bin->elf) {
+			elf_fail(path, "cannot map the relocatable object");
+			goto fail;
+		}
+		bin->kind = SPGO_ELF_REL;
+		if (spgo_binary_rel_prepare(bin) < 0)
+			goto fail;
+	}
 	size_t phnum;
 	if (elf_getphdrnum(bin->elf, &phnum) != 0) {
 		elf_fail(path, "cannot read the program headers");
@@ -197,6 +208,7 @@ void spgo_binary_close(struct spgo_binary *bin)
 	spgo_binary_free_debug(bin);
 	spgo_binary_free_symbols(bin);
 	VEC_FREE(&bin->insns);
+	VEC_FREE(&bin->code_only);
 	spgo_strtab_free(&bin->strs);
 	spgo_strtab_free(&bin->file_strs);
 	if (bin->elf)

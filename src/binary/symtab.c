@@ -80,7 +80,7 @@ static void load_symbols(struct spgo_binary *bin)
 		if (bin->machine == EM_AARCH64 && (!strncmp(name, "$x", 2) || !strncmp(name, "$d", 2)))
 			continue;
 		struct sym_tmp t = {{0}, (uint32_t)i};
-		t.s.addr = sym.st_value;
+		t.s.addr = sym.st_value + (bin->kind == SPGO_ELF_REL ? ssh.sh_addr : 0);
 		t.s.size = sym.st_size;
 		t.s.name = spgo_strtab_get(&bin->strs, spgo_strtab_intern(&bin->strs, name, strlen(name)));
 		t.s.file = bind == STB_LOCAL && file ? spgo_strtab_get(&bin->strs, spgo_strtab_intern(&bin->strs, file, strlen(file))) : NULL;

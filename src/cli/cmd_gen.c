@@ -24,6 +24,7 @@ static const char usage_text[] =
 	"                [--cs-infer-tail-calls | --cs-no-infer-tail-calls] [--cs-call-estimate first|entry]\n"
 	"                [--preinline-params LIST]\n"
 	"                [--quiet]\n"
+	"       spgo gen --kernel --binary vmlinux [--module KO]... --perf-data P -o OUT\n"
 	"       spgo gen --binary BIN [--debug-binary DBG] --ground-truth GT -o OUT [--format F]\n"
 	"       spgo gen --binary BIN --ground-truth-cs GT [--truth-view fp|true] -o OUT [--format F]\n"
 	"\n"
@@ -61,6 +62,14 @@ static const char usage_text[] =
 	"                      propeller (clang -fbasic-block-sections=list=OUT, and\n"
 	"                      OUT.order for --symbol-ordering-file; LBR, and a binary\n"
 	"                      built with -fbasic-block-sections=labels)\n"
+	"  --kernel            the Linux kernel's profile (llvm-profgen's option): BIN is\n"
+	"                      vmlinux (with DWARF), P a system-wide capture (perf record\n"
+	"                      -a -b with a :k event); the kernel's samples and branches\n"
+	"                      go to vmlinux (KASLR undone), user space is left out\n"
+	"  --module KO         with --kernel: also the samples of module KO (the .ko\n"
+	"                      with DWARF, named by its file: ext4.ko); repeatable;\n"
+	"                      one profile for vmlinux and its modules\n"
+	"                      (CLANG_AUTOFDO_PROFILE)\n"
 	"  --pid PID           only samples of process PID\n"
 	"  --mode M            lbr: from branch stacks (perf record -b); ip: from sampled\n"
 	"                      instruction pointers (any event); auto (default): lbr when\n"
@@ -175,7 +184,7 @@ enum {
 	G_BINARY = CLI_LONG, G_DEBUG, G_DATA, G_SCRIPT, G_TRUTH, G_TRUTH_CS, G_VIEW, G_PID, G_MODE,
 	G_EVENT, G_DWARF, G_UPDATE, G_INFER, G_NO_INFER, G_CONFIDENCE, G_CS, G_CS_NESTED, G_CS_TAIL,
 	G_CS_NO_TAIL, G_CS_CALL_EST, G_QUIET, G_UNSYM, G_PREINLINE, G_PREINLINE_PARAMS,
-	G_PROFILER, G_FILTER_ID, G_NO_CS, G_CS_FLAT, G_NO_PREINLINE,
+	G_PROFILER, G_FILTER_ID, G_NO_CS, G_CS_FLAT, G_NO_PREINLINE, G_KERNEL, G_MODULE,
 	/* llvm-profgen's names (below) */
 	G_PG_IGNORE_STACKS, G_PG_PREINLINER, G_PG_NESTED, G_PG_INFER_FRAMES, G_PG_MERGE_COLD,
 	G_PG_COMPRESS, G_PG_DEPTH, G_PG_COLD_DEPTH, G_PG_TRIM, G_PG_HOT_COUNT, G_PG_COLD_COUNT,
@@ -195,6 +204,8 @@ static const struct cli_opt opts[] = {
 	CLI_VAL("truth-view", G_VIEW),
 	CLI_VAL("o", 'o'), CLI_VAL("output", 'o'),
 	CLI_VAL("pid", G_PID),
+	CLI_FLAG("kernel", G_KERNEL),
+	CLI_VAL("module", G_MODULE),
 	CLI_VAL("mode", G_MODE),
 	CLI_VAL("event", G_EVENT),
 	CLI_VAL("filter-build-id", G_FILTER_ID),
@@ -369,7 +380,8 @@ static int settle_profgen(const struct cli_parser *op, struct spgo_gen_job *j, c
  * files (room for argc).
  */
 static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_split *sp, const char **unsym,
-		 const char **caps, unsigned char *text, enum spgo_layout_format *layout, int *status)
+		 const char **caps, unsigned char *text, enum spgo_layout_format *layout, int *status,
+		 const char **mods)
 {
 	struct spgo_gen_job j = *jp;
 	struct cli_split split = {0};
@@ -418,6 +430,8 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 			text[ncaps] = k == G_SCRIPT;
 			caps[ncaps++] = op.val;
 			break;
+		case G_KERNEL: j.kernel = 1; break;
+		case G_MODULE: mods[j.nmodules++] = op.val; break;
 		case G_TRUTH: j.truth = op.val; break;
 		case G_TRUTH_CS: j.truth_cs = op.val; break;
 		case G_VIEW: /* in SPGO_GT_VIEW_* order */
@@ -510,6 +524,16 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 	if ((ncaps > 0) + (j.truth != NULL) + (j.truth_cs != NULL) + (nunsym > 0) + (j.llvm_profile != NULL) != 1)
 		{ *status = cli_usage(&op, "one input: --perf-data, --perf-script, --unsymbolized, "
 				 "--ground-truth, --ground-truth-cs or --llvm-sample-profile"); return -1; }
+	j.modules = mods;
+	if (j.nmodules && !j.kernel)
+		{ *status = cli_usage(&op, "--module goes with --kernel (a module's samples are the kernel's)"); return -1; }
+	if (j.kernel && (j.cs > 0 || !(j.perf_data || (j.perf_script && !j.nmodules)) ||
+			 j.fmt == SPGO_FMT_GCOV))
+		{ *status = cli_usage(&op, "--kernel reads one --perf-data (or, without --module, one "
+				     "--perf-script) and writes an LLVM profile without contexts (as "
+				     "llvm-profgen --kernel)"); return -1; }
+	if (j.kernel)
+		j.cs = 0;
 	if (j.have_pid && memchr(text, 1, ncaps))
 		{ *status = cli_usage(&op, "--pid works with --perf-data only"); return -1; }
 	if (j.cs > 0 && (j.truth || j.truth_cs || j.fmt == SPGO_FMT_GCOV))
@@ -550,15 +574,17 @@ int cmd_gen(int argc, char **argv)
 	const char **unsym = xcalloc((size_t)argc + 1, sizeof *unsym);
 	const char **caps = xcalloc((size_t)argc + 1, sizeof *caps);
 	unsigned char *text = xcalloc((size_t)argc + 1, 1);
+	const char **mods = xcalloc((size_t)argc + 1, sizeof *mods);
 	struct cli_split split;
 	int status = 0;
 	enum spgo_layout_format layout = SPGO_LAYOUT_NONE;
 	/* The output is opened first: one that cannot be written fails now. */
-	if (parse(argc, argv, &j, &split, unsym, caps, text, &layout, &status) == 0)
+	if (parse(argc, argv, &j, &split, unsym, caps, text, &layout, &status, mods) == 0)
 		status = spgo_out_reserve(j.out) < 0 ? cli_fail()
 			 : layout ? run_layout(&j, layout) : spgo_gen_job_run(&j) < 0 ? cli_fail() : 0;
 	free(unsym);
 	free(caps);
 	free(text);
+	free(mods);
 	return status;
 }

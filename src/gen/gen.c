@@ -506,7 +506,10 @@ int spgo_gen(struct spgo_aggregate *agg, const struct spgo_gen_opts *o, struct s
 	struct gen g = {0};
 	*out = NULL;
 	g.agg = agg;
-	if (spgo_agg_check_matched(agg) < 0) {
+	int matched = spgo_agg_check_matched(agg);
+	if (matched == -2) /* (its error says what to do) */
+		return -1;
+	if (matched < 0) {
 		char *why = xstrdup(spgo_errmsg());
 		spgo_error("%s; pass --binary the program that was recorded (the same build: "
 			   "its build-id or file name must match the data)", why);

@@ -85,4 +85,14 @@ void gen_add_head(struct gen *g, const char *callee, uint64_t count);
 /* The function entered at addr (not a split part), or NULL. */
 const struct spgo_function *gen_entry_at(struct gen *g, uint64_t addr);
 
+/* kernel.c: spgo gen --kernel.  begin: the job's inputs checked, agg set
+ * to the kernel image, an aggregate per module in *mods (NULL without
+ * --kernel), fed with agg by the job's reading; profile: vmlinux's and
+ * the modules' profiles merged into *out; free: the modules' aggregates. */
+struct spgo_gen_job;
+int gen_kernel_begin(struct spgo_gen_job *j, struct spgo_aggregate *agg, struct spgo_aggregate ***mods);
+int gen_kernel_profile(const struct spgo_gen_job *j, struct spgo_aggregate *agg,
+		       struct spgo_aggregate **mods, struct spgo_profile **out, struct spgo_gen_stats *st);
+void gen_kernel_free(const struct spgo_gen_job *j, struct spgo_aggregate **mods);
+
 #endif

@@ -21,6 +21,7 @@
 #include "spgo/probe.h"
 #include "spgo/profile.h"
 #include "spgo/unsym.h"
+#include "gen_impl.h"
 
 /* The job's settings of the binary: split DWARF, and the note naming a
  * separate debug file found goes with the statistics (none with --quiet). */
@@ -255,17 +256,19 @@ static int write_out(const struct spgo_gen_job *j, struct spgo_profile *p)
  * samples had both.  icalls may be NULL.
  */
 static int read_perf(struct spgo_aggregate *agg, const struct spgo_gen_job *j, const char *path,
-		     struct spgo_gen_icalls *icalls, int *stacks_lbr)
+		     struct spgo_gen_icalls *icalls, int *stacks_lbr, struct spgo_aggregate **mods)
 {
 	struct spgo_perf_reader *r;
 	if (spgo_perf_open(&r, path, SPGO_PERF_ORDERED) < 0)
 		return -1;
-	if (spgo_agg_begin(agg, r) < 0) {
+	int rc = spgo_agg_begin(agg, r);
+	for (size_t k = 0; k < j->nmodules && rc == 0; k++)
+		rc = spgo_agg_begin(mods[k], r);
+	if (rc < 0) {
 		spgo_perf_close(r);
 		return -1;
 	}
 	struct spgo_perf_record rec;
-	int rc;
 	struct spgo_pid_census pids = {0};
 	while ((rc = spgo_perf_next(r, &rec)) > 0) {
 		if (rec.type == PERF_RECORD_SAMPLE) {
@@ -278,10 +281,14 @@ static int read_perf(struct spgo_aggregate *agg, const struct spgo_gen_job *j, c
 				rec.sample.callchain_nr = 0;
 		}
 		spgo_agg_feed(agg, &rec);
+		for (size_t k = 0; k < j->nmodules; k++) /* (--kernel's modules) */
+			spgo_agg_feed(mods[k], &rec);
 		if (icalls && rec.type == PERF_RECORD_SAMPLE)
 			spgo_gen_icalls_feed(icalls, &rec);
 	}
 	spgo_agg_finish(agg);
+	for (size_t k = 0; k < j->nmodules; k++)
+		spgo_agg_finish(mods[k]);
 	agg->stats.bytes += spgo_perf_bytes_read(r);
 	spgo_perf_close(r);
 	if (rc < 0)
@@ -510,7 +517,7 @@ static int read_captures(struct spgo_aggregate *agg, const struct spgo_gen_job *
 			report_text_frames(a, j, path);
 		} else {
 			spgo_gen_icalls_set_agg(icalls, a);
-			rc = read_perf(a, j, path, icalls, stacks_lbr);
+			rc = read_perf(a, j, path, icalls, stacks_lbr, NULL);
 		}
 		struct spgo_gen_opts o = j->opts; /* (check_event changes it) */
 		if (rc == 0)
@@ -652,6 +659,11 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 		spgo_agg_free(agg);
 		return rc;
 	}
+	struct spgo_aggregate **mods = NULL; /* --kernel's modules */
+	if (gen_kernel_begin(&j, agg, &mods) < 0) {
+		spgo_agg_free(agg);
+		return -1;
+	}
 	if (j.opts.event_name || j.opts.event >= 0)
 		spgo_agg_select_event(agg, j.opts.event, j.opts.event_name);
 	if (j.opts.filter_build_id)
@@ -695,7 +707,7 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 		if (!j.cs)
 			spgo_gen_icalls_new(&icalls, agg);
 		rc = j.ncaptures ? read_captures(agg, &j, icalls, &stacks_lbr)
-				 : read_perf(agg, &j, j.perf_data, icalls, &stacks_lbr);
+				 : read_perf(agg, &j, j.perf_data, icalls, &stacks_lbr, mods);
 		j.opts.icalls = icalls;
 	}
 	if (rc == 0)
@@ -722,8 +734,11 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 	unsym = NULL;
 	struct spgo_profile *p = NULL;
 	struct spgo_gen_stats st;
-	if (rc == 0)
+	if (rc == 0 && j.kernel)
+		rc = gen_kernel_profile(&j, agg, mods, &p, &st);
+	else if (rc == 0)
 		rc = spgo_gen(agg, &j.opts, &p, &st);
+	gen_kernel_free(&j, mods);
 	if (rc == 0 && j.trim_cold)
 		p = trim_cold(&j, p);
 	if (rc == 0 && j.report) {
