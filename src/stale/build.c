@@ -174,6 +174,13 @@ static int load_lines(struct stale_build *b, const char *path, const char *role,
 
 static int load_probes(struct stale_build *b, const char *path, const char *role)
 {
+	uint64_t addr;
+	size_t size;
+	/* probe records name functions by address: a stripped binary's are nameless */
+	if (spgo_binary_section(b->bin, ".pseudo_probe", &addr, &size) &&
+	    !spgo_binary_section(b->bin, ".symtab", &addr, &size))
+		return spgo_error("%s: the %s binary is stripped (no .symtab): a probe profile is matched on "
+				  "the probes of named functions; give the unstripped build", path, role);
 	int r = spgo_binary_load_probes(b->bin);
 	if (r < 0)
 		return -1;
@@ -207,6 +214,9 @@ static int load_probes(struct stale_build *b, const char *path, const char *role
 	for (size_t i = 0; i < nn; i++)
 		if (nodes[i].parent >= 0) {
 			fn_get(b, nodes[i].guid, NULL);
+			/* the inlined call's probe is gone; its id is the caller's anchor */
+			size_t caller = fn_get(b, nodes[nodes[i].parent].guid, NULL);
+			add_loc(b, caller, stale_loc(nodes[i].callsite, 0));
 			add_site(b, nodes[nodes[i].parent].guid, stale_loc(nodes[i].callsite, 0), nodes[i].guid,
 				 STALE_SITE_INLINE);
 		}

@@ -87,4 +87,45 @@ static inline uint64_t stale_loc(uint32_t line, uint32_t disc)
 	return (uint64_t)line << 32 | disc;
 }
 
+/* ---- aligning the locations of one function (align.c) ------------------- */
+
+/* How a location was placed (which figure of spgo_carry_report). */
+enum { HOW_SAME, HOW_ANCHOR, HOW_ROW, HOW_SHIFT };
+
+/* A location of one function in one build, in location order. */
+struct loc_row {
+	uint64_t loc;
+	uint64_t anchor; /* hash of the callees of its sites, 0: no site */
+	uint64_t sig;    /* instruction signature (stale_build.sigs), line builds */
+};
+
+/* A pair of the alignment: OLD location -> NEW location. */
+struct loc_pair {
+	uint64_t from, to;
+	int how;
+};
+
+/* The map of one function (OLD guid -> NEW guid): pairs sorted by OLD
+ * location (then NEW); a probe map may pair one OLD location with several
+ * NEW ones. */
+struct fn_map {
+	VEC(struct loc_pair) pairs;
+};
+
+/* Above this many cells (n x m) an alignment is not tried. */
+#define STALE_MAX_LCS_CELLS (1u << 24)
+
+/* Weighted longest common subsequence of o[0..n) and w[0..m): anchors
+ * pair when their callees are the same (weight 4), rows without sites
+ * when anchors_only is 0 and they have the same discriminator and
+ * instruction signature (weight 1).  The pairs are appended to fm in
+ * order. */
+void stale_lcs(const struct loc_row *o, size_t n, const struct loc_row *w, size_t m, int anchors_only,
+	       struct fn_map *fm);
+
+/* Probe builds: the OLD probe whose samples each NEW probe takes, as
+ * clang's -salvage-stale-profile finds it (see align.c); appended to fm
+ * and sorted by OLD location. */
+void stale_align_probes(const struct loc_row *o, size_t n, const struct loc_row *w, size_t m, struct fn_map *fm);
+
 #endif
