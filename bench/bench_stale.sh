@@ -91,8 +91,11 @@ tree() {
 
 # build OUT FLAGS: the program's recipe with clang-19 (S: its source tree)
 build() {
-  local o=$1 flags=$2 bd="$pd/bld"
-  if [ -x "$o" ] && [ "$(cat "$o.cmd" 2>/dev/null)" = "$S $flags" ]; then return 0; fi
+  local o=$1 flags=$2 bd="$pd/bld" p
+  p=$(sed -n 's/.*-fprofile-sample-use=\([^ ]*\).*/\1/p' <<< "$flags")
+  if [ -x "$o" ] && [ "$(cat "$o.cmd" 2>/dev/null)" = "$S $flags" ] && { [ -z "$p" ] || [ "$o" -nt "$p" ]; }; then
+    return 0
+  fi
   log "$name: build $(basename "$o")"
   mkdir -p "$bd" && rm -f "$bd/prog" "$o"
   (cd "$bd" && CC=clang-19 CFLAGS="$flags" LDFLAGS="" pgo_build "$bd/prog") > "$pd/log/$(basename "$o").log" 2>&1 &&

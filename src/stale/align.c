@@ -99,6 +99,42 @@ static uint64_t shifted(uint64_t loc, int64_t delta)
 	return stale_loc((uint32_t)id, (uint32_t)loc);
 }
 
+/* The longest common subsequence of anchors o[0..n) and w[0..m) (equal
+ * callees).  Of equal ones, the one found by walking both in id order
+ * (the lower id skipped first when skipping either loses nothing), so a
+ * callee called three times in OLD and once in NEW pairs with the call
+ * nearest in id, not with the last (LLVM's greedy diff takes the first).
+ * The pairs appended to fm in order. */
+static void lcs_earliest(const struct loc_row *o, size_t n, const struct loc_row *w, size_t m, struct fn_map *fm)
+{
+	size_t cols = m + 1;
+	uint32_t *s = xcalloc((n + 1) * cols, sizeof *s); /* s[i][j]: best of o[i..), w[j..) */
+	for (size_t i = n; i-- > 0;)
+		for (size_t j = m; j-- > 0;) {
+			uint32_t best = s[(i + 1) * cols + j] > s[i * cols + j + 1] ? s[(i + 1) * cols + j]
+										: s[i * cols + j + 1];
+			if (o[i].anchor == w[j].anchor && s[(i + 1) * cols + j + 1] + 1 > best)
+				best = s[(i + 1) * cols + j + 1] + 1;
+			s[i * cols + j] = best;
+		}
+	for (size_t i = 0, j = 0; i < n && j < m;) {
+		if (o[i].anchor == w[j].anchor && s[i * cols + j] == s[(i + 1) * cols + j + 1] + 1) {
+			struct loc_pair pr = {o[i].loc, w[j].loc, o[i].loc == w[j].loc ? HOW_SAME : HOW_ANCHOR};
+			VEC_PUSH(&fm->pairs, pr);
+			i++, j++;
+		} else {
+			/* skip what loses nothing; of two, the one of the lower id
+			 * (a merge of the two id sequences: small deltas) */
+			uint32_t skip_o = s[(i + 1) * cols + j], skip_w = s[i * cols + j + 1];
+			if (skip_o > skip_w || (skip_o == skip_w && o[i].loc <= w[j].loc))
+				i++;
+			else
+				j++;
+		}
+	}
+	free(s);
+}
+
 void stale_align_probes(const struct loc_row *o, size_t n, const struct loc_row *w, size_t m, struct fn_map *fm)
 {
 	VEC(struct loc_row) oa = {0}, wa = {0};
@@ -110,7 +146,7 @@ void stale_align_probes(const struct loc_row *o, size_t n, const struct loc_row 
 			VEC_PUSH(&wa, w[j]);
 	struct fn_map anchors = {0};
 	if (oa.n && wa.n && (uint64_t)oa.n * wa.n <= STALE_MAX_LCS_CELLS)
-		stale_lcs(oa.v, oa.n, wa.v, wa.n, 1, &anchors);
+		lcs_earliest(oa.v, oa.n, wa.v, wa.n, &anchors);
 	VEC_FREE(&oa);
 	VEC_FREE(&wa);
 	/* the pairs are in OLD order, hence in NEW order too */

@@ -33,6 +33,34 @@ uint64_t stale_guid(const char *name, size_t len, int md5, int probe)
 	return spgo_md5_guid(name, len);
 }
 
+size_t stale_uniq_stem_len(const char *name)
+{
+	const char *u = strstr(name, ".__uniq.");
+	return u ? (size_t)(u - name) : 0;
+}
+
+size_t stale_rename_key_len(const char *name)
+{
+	/* _Z[L]<len><identifier>...: a plain (unnested) mangled name */
+	if (name[0] == '_' && name[1] == 'Z') {
+		size_t i = name[2] == 'L' ? 3 : 2, k = 0;
+		if (name[i] >= '1' && name[i] <= '9') {
+			while (name[i] >= '0' && name[i] <= '9' && k < 4096)
+				k = k * 10 + (size_t)(name[i++] - '0');
+			if (strnlen(name + i, k) == k)
+				return i + k;
+		}
+	}
+	return stale_uniq_stem_len(name);
+}
+
+uint64_t stale_build_anchor_key(const struct stale_build *b, uint64_t guid)
+{
+	const struct stale_fn *f = guid ? stale_build_fn(b, guid) : NULL;
+	size_t len = f && f->name ? stale_rename_key_len(f->name) : 0;
+	return len ? spgo_md5_guid(f->name, len) : guid;
+}
+
 /* The GUID of a name of the binary, cached by its (stable) pointer. */
 static uint64_t name_guid(struct stale_build *b, const char *name)
 {

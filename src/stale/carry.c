@@ -112,7 +112,7 @@ static void collect_rows(struct stale_build *b, struct rows *out)
 				hi = mid;
 		}
 		if (lo < out->n && guids[lo] == a->guid && rows[lo].loc == a->loc)
-			rows[lo].anchor += spgo_hash64(a->callee ^ 0x5bd1e995u) | 1;
+			rows[lo].anchor += spgo_hash64(stale_build_anchor_key(b, a->callee) ^ 0x5bd1e995u) | 1;
 	}
 }
 

@@ -63,6 +63,24 @@ int stale_build_has_loc(const struct stale_build *b, uint64_t guid, uint64_t loc
  * call at loc counts as a call to any callee. */
 unsigned stale_build_site(const struct stale_build *b, uint64_t guid, uint64_t loc, uint64_t callee);
 
+/* The stem of a name made unique by clang (-funique-internal-linkage-names,
+ * implied by -fpseudo-probe-for-profiling): a static function's name takes
+ * ".__uniq." and a hash of its module's path, which changes when the
+ * source tree moves (a new release unpacked elsewhere).  Its length, or 0
+ * when the name has no such suffix. */
+size_t stale_uniq_stem_len(const char *name);
+
+/* The part of a name a renamed function keeps: a plain mangled name's
+ * identifier ("_ZL5ccall" of "_ZL5ccallP9lua_Stateii.__uniq.N": the
+ * parameters may change too), else the stem of a unique name; its length,
+ * 0 when the name has neither. */
+size_t stale_rename_key_len(const char *name);
+
+/* The key a callee guid of build b is compared by across builds (call
+ * anchors): the hash of its rename key (stale_rename_key_len()) when it
+ * has one, else the guid. */
+uint64_t stale_build_anchor_key(const struct stale_build *b, uint64_t guid);
+
 /* The GUID of a name as profiles key it: the digits of an MD5 name, else
  * spgo_md5_guid() of the canonical name (line profiles) or of the name
  * itself (probe profiles: the descriptor's name). */

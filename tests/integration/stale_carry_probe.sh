@@ -11,6 +11,9 @@
 #    its ids under NEW's checksum, without the anchors) is far off;
 #  - a call added to work (probe build): the new anchor fd pairs with
 #    nothing, the others pair around it: the same;
+#  - fe's parameter type and body changed (probe build): a new mangled
+#    name and checksum; found renamed by its identifier (_ZL2fe), its
+#    samples carried under the new name;
 #  - fa moved to the end of the file (probe and line builds): GUID,
 #    checksum and line offsets from the function's start unchanged: 100%
 #    matched as it is, nothing moved by carrying;
@@ -36,9 +39,11 @@ sed 's|^\t\t/\*BLOCK\*/$|\t\tif ((s \& 15) == 9) {\n\t\t\ts = s * 3 + 1;\n\t\t\t
 sed 's|^\t\t/\*CALL\*/$|\t\ts += fd(x);|' "$base" > call.c
 { grep -v '^/\*MOVE\*/' "$base" | sed 's|^__attribute__((noinline)) unsigned fb|unsigned fa(unsigned x);\n&|'
   grep '^/\*MOVE\*/' "$base" | sed 's|^/\*MOVE\*/||'; } > move.c
-for v in block call move; do cmp -s "$v.c" "$base" && bad "edit '$v' changed nothing"; done
+sed -e 's|^static __attribute__((noinline)) unsigned fe(unsigned x, int k) /\*SIG\*/$|static __attribute__((noinline)) unsigned fe(unsigned x, unsigned k)|' \
+    -e 's|^\tif (k \& 1) /\*SIGBODY\*/$|\tif (k \& 1)\n\t\tr ^= k >> 1;\n\telse|' "$base" > sig.c
+for v in block call move sig; do cmp -s "$v.c" "$base" && bad "edit '$v' changed nothing"; done
 cc old "$base" && cc oldp "$base" -fpseudo-probe-for-profiling || { echo "FAIL: clang-19"; exit 1; }
-for v in block call move; do
+for v in block call move sig; do
   cc "${v}p" "$v.c" -fpseudo-probe-for-profiling || { echo "FAIL: clang-19 ($v)"; exit 1; }
 done
 cc block block.c && cc move move.c || { echo "FAIL: clang-19 (line builds)"; exit 1; }
@@ -50,7 +55,7 @@ fresh() {
     "$SPGO" gen --binary "$1" --ground-truth-cs "$1.gtcs" -o "$1.cs" --format text --quiet ||
     { cat err.txt; echo "FAIL: spgo emulate/gen ($1)"; exit 1; }
 }
-for b in old oldp blockp callp movep block move; do fresh $b; done
+for b in old oldp blockp callp movep sigp block move; do fresh $b; done
 grep -q '^\[main:[0-9]* @ work:[0-9]* @ fb\]' oldp.cs || bad "the CS profile has no context main @ work @ fb"
 row() { awk -v f="$2" '$4 == f { print; exit }' "$1"; }
 matched_of() { row "$1" "$2" | awk '{ print $2 }'; }
@@ -116,6 +121,19 @@ for k in l p; do
   carry $old.prof $old $new "c-move-$k.prof" &&
     { grep -Eq 'at the same location: *100.0%' "c-move-$k.prof.out" || bad "$k: moved fa: samples moved"; }
 done
+
+# a static function's parameter type and body changed: its mangled name
+# (_ZL2feji.__uniq.N -> _ZL2fejj.__uniq.N) and its checksum differ; found
+# renamed by its identifier, carried under the new name and checksum
+# (fe has no call to anchor its probes: its new blocks get nothing)
+"$SPGO" stale --profile oldp.prof --binary sigp --top 0 > s-sig.out
+awk '$4 ~ /^_ZL2feji/' s-sig.out | grep -q 'renamed to _ZL2fejj' ||
+  bad "sig: fe not found renamed: $(awk '$4 ~ /^_ZL2fe/' s-sig.out)"
+"$SPGO" carry --profile oldp.prof --old-binary oldp --binary sigp -o c-sig.prof > c-sig.out 2>&1 ||
+  bad "sig: carry failed: $(tail -n 1 c-sig.out)"
+feo=$("$SPGO" overlap sigp.prof c-sig.prof --function _ZL2fe | awk '$NF ~ /^_ZL2fejj/ { sub("%", "", $4); print $4; exit }')
+echo "sig: fe's samples shared with the fresh profile: ${feo:-none}% (as it is: none)"
+above "${feo:-0}" 40 || bad "sig: fe not carried: ${feo:-none}%"
 
 # context profiles: the trie's call sites carried
 carry oldp.cs oldp blockp c-block.cs && close blockp.cs c-block.cs oldp.cs "CS probe, block"

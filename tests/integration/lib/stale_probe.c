@@ -2,7 +2,8 @@
  * The program of tests/integration/stale_carry_probe.sh: the OLD build.
  * The test makes each NEW build by one small edit at a marker comment (a
  * block inserted between two calls of work, a call added to work, the
- * function fa moved to the end of the file); markers are whole lines.
+ * function fa moved to the end of the file, the static function fe's
+ * parameter type and body changed); markers are whole lines.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,13 @@ static volatile unsigned sink;
 __attribute__((noinline)) unsigned fb(unsigned x) { return x ^ (x >> 3); }
 __attribute__((noinline)) unsigned fc(unsigned x) { return x + 17; }
 __attribute__((noinline)) unsigned fd(unsigned x) { return x * 5 + 3; }
+static __attribute__((noinline)) unsigned fe(unsigned x, int k) /*SIG*/
+{
+	unsigned r = x * 9;
+	if (k & 1) /*SIGBODY*/
+		r += (unsigned)k;
+	return r;
+}
 
 __attribute__((noinline)) unsigned work(unsigned x, int n)
 {
@@ -34,6 +42,7 @@ __attribute__((noinline)) unsigned work(unsigned x, int n)
 			s += 5;
 		/*CALL*/
 		s += fc(s);
+		s ^= fe(s, i);
 		if ((s & 3) == 1)
 			s -= x;
 	}
