@@ -34,6 +34,8 @@
 # recovered = (speedup(carried) - 1) / (speedup(fresh) - 1).
 #
 # Options: STALE_ONLY=lua5.4,zstd  REPEATS=N  STALE_NO_TIME=1
+#          STALE_PGO=lua5.4,pcre2grep (the programs built with the profiles
+#          and timed; default all; the others: matching and speed only)
 # Writes bench/results/stale.md (STALE_OUT to write elsewhere).
 set -uo pipefail
 : "${SPGO:?}" "${SPGO_SRC:?}" "${BENCH_WORK:?}"
@@ -176,7 +178,9 @@ prepare() {  # NAME PKG GLOB
       profile probe "$pd/bin/$v-probe" "$pd/prof/$v-probe.prof" || return 1
   done
   S=$(SRCROOT="$CACHE/trixie" pgo_fetch)
-  local k base
+  local k base pgo=1
+  [ -n "${STALE_PGO:-}" ] && [[ ",$STALE_PGO," != *",$name,"* ]] && pgo=0
+  echo $pgo > "$pd/pgo"
   for k in $KINDS; do
     base="$c $dip"; [ $k = probe ] && base="$c $probe"
     # matching: as it is, carried (timed: acceptance 4 on the largest)
@@ -192,6 +196,7 @@ prepare() {  # NAME PKG GLOB
       local p="$pd/prof/old-$k.prof"; [ $v = carried ] && p="$pd/prof/carried-$k.prof"
       "$SPGO" overlap "$pd/prof/new-$k.prof" "$p" | awk '/profile similarity/ { print $NF }' > "$pd/log/sim-$v-$k"
     done
+    [ $pgo = 1 ] || continue
     build "$pd/bin/$k-none" "$base" &&
       build "$pd/bin/$k-fresh" "$base -fprofile-sample-use=$pd/prof/new-$k.prof" &&
       build "$pd/bin/$k-stale" "$base -fprofile-sample-use=$pd/prof/old-$k.prof" &&
@@ -215,7 +220,10 @@ done
 
 cc -O2 -o "$W/utime" "$here/utime.c" || exit 1
 runs=()
+tprogs=()
 for n in "${progs[@]}"; do
+  [ "$(cat "$W/$n/pgo")" = 1 ] || continue
+  tprogs+=("$n")
   rm -rf "$W/$n/times" && mkdir -p "$W/$n/times"
   for k in $KINDS; do for v in $VARIANTS; do runs+=("$n $k-$v"); done; done
 done
@@ -250,7 +258,7 @@ speed_table() {  # median|min
   local st=$1 n k v
   echo "| program | kind | none (s) | noise (none: min, max) | fresh | stale | carried | salvage | carried: gain recovered | salvage: gain recovered |"
   echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-  for n in "${progs[@]}"; do
+  for n in "${tprogs[@]}"; do
     for k in $KINDS; do
       local bm bmin bmax bn
       read -r bm bmin bmax bn < <(stats "$W/$n/times/$k-none")

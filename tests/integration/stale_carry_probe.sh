@@ -14,6 +14,10 @@
 #  - fe's parameter type and body changed (probe build): a new mangled
 #    name and checksum; found renamed by its identifier (_ZL2fe), its
 #    samples carried under the new name;
+#  - a header's static function in two modules, the NEW build from files
+#    of other names (every unique-linkage suffix changed, hx's name and
+#    checksum ambiguous): each copy follows its module's new suffix,
+#    learnt from the module's renamed functions; all carried;
 #  - fa moved to the end of the file (probe and line builds): GUID,
 #    checksum and line offsets from the function's start unchanged: 100%
 #    matched as it is, nothing moved by carrying;
@@ -134,6 +138,56 @@ awk '$4 ~ /^_ZL2feji/' s-sig.out | grep -q 'renamed to _ZL2fejj' ||
 feo=$("$SPGO" overlap sigp.prof c-sig.prof --function _ZL2fe | awk '$NF ~ /^_ZL2fejj/ { sub("%", "", $4); print $4; exit }')
 echo "sig: fe's samples shared with the fresh profile: ${feo:-none}% (as it is: none)"
 above "${feo:-0}" 40 || bad "sig: fe not carried: ${feo:-none}%"
+
+# Two modules with a copy each of a header's static function hx, the NEW
+# build from files of other names: every unique-linkage suffix changes and
+# hx's identifier and checksum are ambiguous; only_a and only_b (one per
+# module) give each old module's new suffix, and each copy of hx follows
+# its module.
+mkdir -p mo mn
+cat > mo/mod.h <<'EOF2'
+static __attribute__((noinline)) unsigned hx(unsigned x)
+{
+	for (int i = 0; i < 8; i++)
+		x = x * 2654435761u ^ (x >> 7);
+	return x;
+}
+EOF2
+cat > mo/a.c <<'EOF2'
+#include <stdio.h>
+#include <stdlib.h>
+#include "mod.h"
+unsigned b_entry(unsigned x);
+static __attribute__((noinline)) unsigned only_a(unsigned x) { return hx(x) + 3; }
+int main(int argc, char **argv)
+{
+	unsigned n = argc > 1 ? (unsigned)atoi(argv[1]) : 300, s = 0;
+	for (unsigned i = 0; i < n * 64; i++)
+		s += only_a(s + i) ^ b_entry(s);
+	printf("%u\n", s);
+	return 0;
+}
+EOF2
+cat > mo/b.c <<'EOF2'
+#include "mod.h"
+static __attribute__((noinline)) unsigned only_b(unsigned x) { return hx(x ^ 5) * 3; }
+__attribute__((noinline)) unsigned b_entry(unsigned x) { return only_b(x) + 1; }
+EOF2
+cp mo/mod.h mn/ && cp mo/a.c mn/a2.c && cp mo/b.c mn/b2.c
+(cd mo && clang-19 -O2 -g -fpseudo-probe-for-profiling -fno-pie -no-pie -o ../modold a.c b.c) &&
+  (cd mn && clang-19 -O2 -g -fpseudo-probe-for-profiling -fno-pie -no-pie -o ../modnew a2.c b2.c) ||
+  { echo "FAIL: clang-19 (modules)"; exit 1; }
+fresh modold
+"$SPGO" stale --profile modold.prof --binary modnew --top 0 > s-mod.out
+suffix() { awk -v f="$2" '$4 ~ "^" f { sub(/.*renamed to /, ""); sub(/.*\.__uniq\./, ""); print; exit }' "$1"; }
+for m in a b; do
+  old_sfx=$(nm modold | awk -v f="only_$m" '$3 ~ f { sub(/.*\.__uniq\./, "", $3); print $3 }')
+  new_sfx=$(suffix s-mod.out "_ZL6only_${m}j")
+  hx_new=$(awk -v s="$old_sfx" '$4 ~ "^_ZL2hxj[.]__uniq[.]" s { sub(/.*\.__uniq\./, ""); print; exit }' s-mod.out)
+  [ -n "$new_sfx" ] && [ "$hx_new" = "$new_sfx" ] ||
+    bad "modules: module $m's hx renamed to suffix '$hx_new', its module's new suffix is '$new_sfx'"
+done
+carry modold.prof modold modnew c-mod.prof
 
 # context profiles: the trie's call sites carried
 carry oldp.cs oldp blockp c-block.cs && close blockp.cs c-block.cs oldp.cs "CS probe, block"
