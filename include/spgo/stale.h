@@ -41,8 +41,13 @@
  *    reported;
  *  - renamed: a function gone from NEW whose checksum (probe profiles) or
  *    every call anchor (location and callee, line profiles) belongs to
- *    exactly one NEW function the profile does not name.  Its samples are
- *    not matched (clang will not find them), but carried they would be.
+ *    exactly one NEW function the profile does not name; else whose
+ *    identifier (a plain mangled name's, "_ZL5ccall", or the stem before a
+ *    unique-linkage suffix ".__uniq.N") does; else, for a name with such a
+ *    suffix (a static function, one copy per module), the NEW function of
+ *    its name under its module's new suffix, as the functions renamed so
+ *    far pair old and new suffixes.  Its samples are not matched (clang
+ *    will not find them), but carried they would be.
  * The verdict: "fresh" when matched samples are at least the threshold
  * (percent of all body samples), "stale" below, "no match" below
  * SPGO_STALE_NO_MATCH_PCT.  Line profiles: a body record at a negative line
