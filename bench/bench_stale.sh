@@ -34,6 +34,7 @@
 # recovered = (speedup(carried) - 1) / (speedup(fresh) - 1).
 #
 # Options: STALE_ONLY=lua5.4,zstd  REPEATS=N  STALE_NO_TIME=1
+#          STALE_APPEND=1 (add these rounds to the runs already timed)
 #          STALE_PGO=lua5.4,pcre2grep (the programs built with the profiles
 #          and timed; default all; the others: matching and speed only)
 # Writes bench/results/stale.md (STALE_OUT to write elsewhere).
@@ -189,8 +190,11 @@ prepare() {  # NAME PKG GLOB
     /usr/bin/time -f "%e %M" -o "$pd/log/stale-$k.time" "$SPGO" stale --profile "$pd/prof/old-$k.prof" \
       --binary "$pd/bin/new-$k" > /dev/null 2>&1
     /usr/bin/time -f "%e %M" -o "$pd/log/carry-$k.time" "$SPGO" carry --profile "$pd/prof/old-$k.prof" \
-      --old-binary "$pd/bin/old-$k" --binary "$pd/bin/new-$k" -o "$pd/prof/carried-$k.prof" \
+      --old-binary "$pd/bin/old-$k" --binary "$pd/bin/new-$k" -o "$pd/prof/carried-$k.new" \
       > "$pd/log/carry-$k.txt" 2>&1 || { log "$name: carry $k failed: $(tail -n1 "$pd/log/carry-$k.txt")"; return 1; }
+    # (the same profile again: kept, so its build is not redone)
+    if cmp -s "$pd/prof/carried-$k.new" "$pd/prof/carried-$k.prof"; then rm -f "$pd/prof/carried-$k.new"
+    else mv "$pd/prof/carried-$k.new" "$pd/prof/carried-$k.prof"; fi
     "$SPGO" stale --profile "$pd/prof/carried-$k.prof" --binary "$pd/bin/new-$k" > "$pd/log/stale-carried-$k.txt" 2>&1
     for v in stale carried; do
       local p="$pd/prof/old-$k.prof"; [ $v = carried ] && p="$pd/prof/carried-$k.prof"
@@ -224,7 +228,8 @@ tprogs=()
 for n in "${progs[@]}"; do
   [ "$(cat "$W/$n/pgo")" = 1 ] || continue
   tprogs+=("$n")
-  rm -rf "$W/$n/times" && mkdir -p "$W/$n/times"
+  [ "${STALE_APPEND:-0}" = 1 ] || rm -rf "$W/$n/times"
+  mkdir -p "$W/$n/times"
   for k in $KINDS; do for v in $VARIANTS; do runs+=("$n $k-$v"); done; done
 done
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -244,6 +249,7 @@ for ((r = 0; r < REPEATS; r++)); do
   log "round $((r + 1))/$REPEATS"
 done
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
+nruns=$(grep -vc FAIL "$W/${tprogs[0]}/times/line-none")
 
 # ---- report ----------------------------------------------------------------------
 
@@ -309,7 +315,7 @@ speed_table() {  # median|min
     done
   done
   echo
-  echo "## PGO effect on NEW, medians of $REPEATS interleaved runs"
+  echo "## PGO effect on NEW, medians of $nruns interleaved runs"
   echo
   echo "User CPU seconds of TIME (wait4 rusage), each run a fresh copy of the binary under"
   echo "one path, the order rotated each round.  Cells: speedup median(none) / median(variant)"
@@ -319,7 +325,7 @@ speed_table() {  # median|min
   echo
   speed_table median
   echo
-  echo "## The same, best of $REPEATS"
+  echo "## The same, best of $nruns"
   echo
   speed_table min
   echo
@@ -332,7 +338,10 @@ speed_table() {  # median|min
   for n in "${progs[@]}"; do
     for k in $KINDS; do
       sz=$(size -A "$W/$n/bin/new-$k" 2>/dev/null | awk '$1 == ".text" { print $2 }')
-      read -r s1 m1 < "$W/$n/log/stale-$k.time"; read -r s2 m2 < "$W/$n/log/carry-$k.time"
+      # (the last line: /usr/bin/time says a non-zero exit first, and spgo
+      # stale exits 1 on a stale profile)
+      read -r s1 m1 < <(tail -n 1 "$W/$n/log/stale-$k.time")
+      read -r s2 m2 < <(tail -n 1 "$W/$n/log/carry-$k.time")
       echo "| $n | $k | $sz | $s1, $((m1 / 1024)) | $s2, $((m2 / 1024)) |"
     done
   done
