@@ -249,7 +249,7 @@ for ((r = 0; r < REPEATS; r++)); do
   log "round $((r + 1))/$REPEATS"
 done
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
-nruns=$(grep -vc FAIL "$W/${tprogs[0]}/times/line-none")
+nruns=$(grep -vc FAIL "$W/${tprogs[0]}/times/line-none" 2>/dev/null || echo 0)
 
 # ---- report ----------------------------------------------------------------------
 
@@ -294,8 +294,16 @@ speed_table() {  # median|min
   echo "(-fpseudo-probe-for-profiling, spgo gen --cs --preinline)."
   echo
   echo "**The machine was loaded by other work during this run** (2 cores shared by several"
-  echo "engineers; load average $load0 at the start of the timing, $load1 at the end): the"
-  echo "best-of-N table is the steadier one."
+  echo "engineers; load average $load0 at the start of the last timing run, $load1 at"
+  echo "its end; with STALE_APPEND the runs of earlier rounds are included): the best-of-N"
+  echo "table is the steadier one, and a speedup inside the noise band (the none runs'"
+  echo "spread) is not a measured effect."
+  np=""
+  for n in "${progs[@]}"; do [ "$(cat "$W/$n/pgo")" = 1 ] || np="${np:+$np, }$n"; done
+  if [ -n "$np" ]; then
+    echo
+    echo "Matching and speed only (STALE_PGO): $np."
+  fi
   echo
   echo "## Matching"
   echo
