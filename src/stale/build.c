@@ -47,7 +47,7 @@ size_t stale_rename_key_len(const char *name)
 		if (name[i] >= '1' && name[i] <= '9') {
 			while (name[i] >= '0' && name[i] <= '9' && k < 4096)
 				k = k * 10 + (size_t)(name[i++] - '0');
-			if (strnlen(name + i, k) == k)
+			if (!memchr(name + i, '\0', k))
 				return i + k;
 		}
 	}
