@@ -41,8 +41,13 @@
  *    reported;
  *  - renamed: a function gone from NEW whose checksum (probe profiles) or
  *    every call anchor (location and callee, line profiles) belongs to
- *    exactly one NEW function the profile does not name.  Its samples are
- *    not matched (clang will not find them), but carried they would be.
+ *    exactly one NEW function the profile does not name; else whose
+ *    identifier (a plain mangled name's, "_ZL5ccall", or the stem before a
+ *    unique-linkage suffix ".__uniq.N") does; else, for a name with such a
+ *    suffix (a static function, one copy per module), the NEW function of
+ *    its name under its module's new suffix, as the functions renamed so
+ *    far pair old and new suffixes.  Its samples are not matched (clang
+ *    will not find them), but carried they would be.
  * The verdict: "fresh" when matched samples are at least the threshold
  * (percent of all body samples), "stale" below, "no match" below
  * SPGO_STALE_NO_MATCH_PCT.  Line profiles: a body record at a negative line
@@ -144,10 +149,15 @@ void spgo_stale_report_free(struct spgo_stale_report *r);
  * common subsequence; the rest shifted by the nearer pair's delta), body
  * records, call targets and inlinees moved through that map, renamed
  * functions (as spgo_stale_check() finds them) given NEW's name, and what
- * lands on no code of NEW dropped.  Probe profiles: renamed functions only;
- * a function whose CFG checksum changed is kept as it is (block matching is
- * not done yet) and counted in kept_unmatched.  Context-sensitive profiles
- * are refused.  The output is written atomically (spgo_profile_write()).
+ * lands on no code of NEW dropped.  Probe profiles: a function whose CFG
+ * checksum is NEW's keeps its probe ids; one whose checksum changed is
+ * aligned as clang's -salvage-stale-profile would read it (call anchors
+ * paired by LCS between OLD's and NEW's probes, the other probes moved by
+ * the nearer paired anchor's delta; src/stale/align.c) and written under
+ * NEW's checksum; renamed functions take NEW's name.  Context-sensitive
+ * profiles: each context's caller frames have their call sites carried
+ * through their own function's map, the leaf's samples through its own.
+ * The output is written atomically (spgo_profile_write()).
  */
 struct spgo_carry_opts {
 	const char *profile, *old_binary, *binary, *out;
@@ -166,9 +176,9 @@ struct spgo_carry_report {
 	uint64_t by_shift;     /* moved by the delta of the nearer pair */
 	uint64_t renamed;      /* under a renamed function (any of the above) */
 	uint64_t dropped;      /* no place in NEW: not written */
-	uint64_t kept_unmatched; /* probe: kept although NEW's checksum differs */
 	uint64_t call_samples, call_carried; /* call targets; at a call site of NEW */
 	size_t funcs_aligned, funcs_renamed;
+	size_t contexts, contexts_dropped; /* CS profiles: contexts written, dropped */
 };
 
 /* Carry the profile: 0, the output written and *r filled (free it with

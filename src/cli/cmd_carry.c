@@ -1,8 +1,9 @@
 /*
  * spgo carry: a profile collected on one build rewritten for the next
  * (spgo/stale.h): line offsets moved as OLD's and NEW's DWARF say they
- * moved, renamed functions renamed; the report says what was carried and
- * how, with a warning below the threshold.
+ * moved, probes as their call anchors say, renamed functions renamed; the
+ * report says what was carried and how, with a warning below the
+ * threshold.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,9 +20,11 @@ static void usage(FILE *fp)
 		    "line locations aligned between OLD and NEW (call and inline anchors, then\n"
 		    "instruction rows; the rest shifted), body records, call targets and\n"
 		    "inlinees moved, renamed functions renamed, what has no place in NEW\n"
-		    "dropped.  Probe profiles: renamed functions only (block matching of\n"
-		    "changed checksums is not done yet).  The report gives spgo stale's\n"
-		    "figures before and what was carried and how.\n"
+		    "dropped.  Probe profiles: a function whose CFG checksum changed has its\n"
+		    "probes matched as clang's -salvage-stale-profile would (call anchors\n"
+		    "by LCS, the rest by the nearer anchor's delta) and takes NEW's\n"
+		    "checksum.  CS profiles: every context frame carried.  The report gives\n"
+		    "spgo stale's figures before and what was carried and how.\n"
 		    "  --threshold PCT   warn when less than PCT%% of samples are carried\n"
 		    "                    (default 90)\n%s",
 		cli_write_help);

@@ -33,6 +33,34 @@ uint64_t stale_guid(const char *name, size_t len, int md5, int probe)
 	return spgo_md5_guid(name, len);
 }
 
+size_t stale_uniq_stem_len(const char *name)
+{
+	const char *u = strstr(name, ".__uniq.");
+	return u ? (size_t)(u - name) : 0;
+}
+
+size_t stale_rename_key_len(const char *name)
+{
+	/* _Z[L]<len><identifier>...: a plain (unnested) mangled name */
+	if (name[0] == '_' && name[1] == 'Z') {
+		size_t i = name[2] == 'L' ? 3 : 2, k = 0;
+		if (name[i] >= '1' && name[i] <= '9') {
+			while (name[i] >= '0' && name[i] <= '9' && k < 4096)
+				k = k * 10 + (size_t)(name[i++] - '0');
+			if (!memchr(name + i, '\0', k))
+				return i + k;
+		}
+	}
+	return stale_uniq_stem_len(name);
+}
+
+uint64_t stale_build_anchor_key(const struct stale_build *b, uint64_t guid)
+{
+	const struct stale_fn *f = guid ? stale_build_fn(b, guid) : NULL;
+	size_t len = f && f->name ? stale_rename_key_len(f->name) : 0;
+	return len ? spgo_md5_guid(f->name, len) : guid;
+}
+
 /* The GUID of a name of the binary, cached by its (stable) pointer. */
 static uint64_t name_guid(struct stale_build *b, const char *name)
 {
@@ -174,6 +202,13 @@ static int load_lines(struct stale_build *b, const char *path, const char *role,
 
 static int load_probes(struct stale_build *b, const char *path, const char *role)
 {
+	uint64_t addr;
+	size_t size;
+	/* probe records name functions by address: a stripped binary's are nameless */
+	if (spgo_binary_section(b->bin, ".pseudo_probe", &addr, &size) &&
+	    !spgo_binary_section(b->bin, ".symtab", &addr, &size))
+		return spgo_error("%s: the %s binary is stripped (no .symtab): a probe profile is matched on "
+				  "the probes of named functions; give the unstripped build", path, role);
 	int r = spgo_binary_load_probes(b->bin);
 	if (r < 0)
 		return -1;
@@ -207,6 +242,9 @@ static int load_probes(struct stale_build *b, const char *path, const char *role
 	for (size_t i = 0; i < nn; i++)
 		if (nodes[i].parent >= 0) {
 			fn_get(b, nodes[i].guid, NULL);
+			/* the inlined call's probe is gone; its id is the caller's anchor */
+			size_t caller = fn_get(b, nodes[nodes[i].parent].guid, NULL);
+			add_loc(b, caller, stale_loc(nodes[i].callsite, 0));
 			add_site(b, nodes[nodes[i].parent].guid, stale_loc(nodes[i].callsite, 0), nodes[i].guid,
 				 STALE_SITE_INLINE);
 		}

@@ -20,9 +20,17 @@
  *
  * Probe profiles: functions whose CFG checksum is unchanged keep their
  * samples (their checksum is NEW's already); renamed functions (same
- * checksum) take NEW's name; functions whose checksum changed would need
- * block matching (not done yet): they are kept as they are and counted
- * as not carried.
+ * checksum) take NEW's name; a function whose checksum changed gets the
+ * probe map of stale_align_probes() (clang's -salvage-stale-profile
+ * rules, OLD's probes standing for the profile's): each NEW probe takes
+ * the samples of its OLD probe, the function NEW's checksum.  An OLD probe
+ * may so land on several NEW ones, as clang would read it; it is counted
+ * once.
+ *
+ * Context-sensitive profiles: a context "a:1 @ b:2 @ c" becomes the
+ * context of NEW's names with each caller frame's call site carried
+ * through its function's map (its first place in NEW); a context with a
+ * function NEW lacks, or a call site with no place, is dropped.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -31,30 +39,8 @@
 #include "spgo/profile.h"
 #include "stale/stale_impl.h"
 
-#define ANCHOR_WEIGHT 4
 #define MAX_DEPTH 512
-#define MAX_LCS_CELLS (1u << 24) /* above: align the anchors only */
 
-/* How a location was placed (index of spgo_carry_report.how_*). */
-enum { HOW_SAME, HOW_ANCHOR, HOW_ROW, HOW_SHIFT };
-
-/* A location of one function in one build, in line order. */
-struct loc_row {
-	uint64_t loc;
-	uint64_t anchor; /* hash of the callees of its sites, 0: no site */
-	uint64_t sig;    /* instruction signature (stale_build.sigs) */
-};
-
-/* A pair of the alignment: OLD location -> NEW location. */
-struct loc_pair {
-	uint64_t from, to;
-	int how;
-};
-
-/* The map of one function (OLD guid -> NEW guid). */
-struct fn_map {
-	VEC(struct loc_pair) pairs; /* in OLD line order */
-};
 
 struct carrier {
 	struct spgo_profile *p, *out;
@@ -71,6 +57,7 @@ struct carrier {
 	} orows, nrows;
 	struct spgo_carry_report *r;
 	char buf[32];
+	char *long_name; /* a context frame's name, when longer than buf */
 };
 
 /* ---- the locations of each function ------------------------------------------ */
@@ -125,7 +112,7 @@ static void collect_rows(struct stale_build *b, struct rows *out)
 				hi = mid;
 		}
 		if (lo < out->n && guids[lo] == a->guid && rows[lo].loc == a->loc)
-			rows[lo].anchor += spgo_hash64(a->callee ^ 0x5bd1e995u) | 1;
+			rows[lo].anchor += spgo_hash64(stale_build_anchor_key(b, a->callee) ^ 0x5bd1e995u) | 1;
 	}
 }
 
@@ -149,56 +136,6 @@ static size_t rows_of(const struct rows *r, uint64_t guid, size_t *n)
 
 /* ---- alignment ----------------------------------------------------------------- */
 
-/* The weight of pairing a with b: anchors with the same callees, or rows
- * without sites with the same instructions; 0: no pair. */
-static unsigned pair_weight(const struct loc_row *a, const struct loc_row *b, int anchors_only)
-{
-	if (a->anchor || b->anchor)
-		return a->anchor == b->anchor ? ANCHOR_WEIGHT : 0;
-	return !anchors_only && a->sig && a->sig == b->sig && (uint32_t)a->loc == (uint32_t)b->loc ? 1 : 0;
-}
-
-/* Weighted LCS of o[0..n) and w[0..m): the pairs, in order.  Of equal
- * alignments the one pairing the latest locations is taken: code is
- * mostly inserted, and the old code after the insertion point is then
- * paired with itself rather than with a look-alike inserted before it. */
-static void lcs(const struct loc_row *o, size_t n, const struct loc_row *w, size_t m, int anchors_only,
-		struct fn_map *fm)
-{
-	size_t cols = m + 1;
-	uint32_t *s = xcalloc((n + 1) * cols, sizeof *s); /* s[i][j]: best of o[..i), w[..j) */
-	for (size_t i = 1; i <= n; i++)
-		for (size_t j = 1; j <= m; j++) {
-			uint32_t best = s[(i - 1) * cols + j] > s[i * cols + j - 1] ? s[(i - 1) * cols + j]
-										: s[i * cols + j - 1];
-			unsigned wt = pair_weight(&o[i - 1], &w[j - 1], anchors_only);
-			if (wt && s[(i - 1) * cols + j - 1] + wt > best)
-				best = s[(i - 1) * cols + j - 1] + wt;
-			s[i * cols + j] = best;
-		}
-	size_t first = fm->pairs.n;
-	for (size_t i = n, j = m; i > 0 && j > 0;) {
-		unsigned wt = pair_weight(&o[i - 1], &w[j - 1], anchors_only);
-		if (wt && s[i * cols + j] == s[(i - 1) * cols + j - 1] + wt) {
-			struct loc_pair pr = {o[i - 1].loc, w[j - 1].loc, o[i - 1].anchor ? HOW_ANCHOR : HOW_ROW};
-			if (pr.from == pr.to)
-				pr.how = HOW_SAME;
-			VEC_PUSH(&fm->pairs, pr);
-			i--, j--;
-		} else if (s[(i - 1) * cols + j] >= s[i * cols + j - 1]) {
-			i--;
-		} else {
-			j--;
-		}
-	}
-	for (size_t a = first, b = fm->pairs.n; a + 1 < b; a++, b--) { /* into OLD line order */
-		struct loc_pair t = fm->pairs.v[a];
-		fm->pairs.v[a] = fm->pairs.v[b - 1];
-		fm->pairs.v[b - 1] = t;
-	}
-	free(s);
-}
-
 /* The location map of OLD function og to NEW function ng: its index in
  * c->maps (a pointer would not outlive the next map made). */
 static size_t fn_map_get(struct carrier *c, uint64_t og, uint64_t ng)
@@ -209,13 +146,17 @@ static size_t fn_map_get(struct carrier *c, uint64_t og, uint64_t ng)
 	struct fn_map fm = {0};
 	size_t n, m;
 	size_t oi = rows_of(&c->orows, og, &n), ni = rows_of(&c->nrows, ng, &m);
+	if (c->probe) {
+		stale_align_probes(&c->orows.v[oi], n, &c->nrows.v[ni], m, &fm);
+		goto done;
+	}
 	/* line-0 rows move with the function's first line: not aligned */
 	while (n && (c->orows.v[oi + n - 1].loc >> 32) >= STALE_LINE0)
 		n--;
 	while (m && (c->nrows.v[ni + m - 1].loc >> 32) >= STALE_LINE0)
 		m--;
-	if (n && m && (uint64_t)n * m <= MAX_LCS_CELLS) {
-		lcs(&c->orows.v[oi], n, &c->nrows.v[ni], m, 0, &fm);
+	if (n && m && (uint64_t)n * m <= STALE_MAX_LCS_CELLS) {
+		stale_lcs(&c->orows.v[oi], n, &c->nrows.v[ni], m, 0, &fm);
 	} else if (n && m) {
 		/* too large for rows: the anchors alone */
 		VEC(struct loc_row) oa = {0}, na = {0};
@@ -225,11 +166,12 @@ static size_t fn_map_get(struct carrier *c, uint64_t og, uint64_t ng)
 		for (size_t j = 0; j < m; j++)
 			if (c->nrows.v[ni + j].anchor)
 				VEC_PUSH(&na, c->nrows.v[ni + j]);
-		if ((uint64_t)oa.n * na.n <= MAX_LCS_CELLS)
-			lcs(oa.v, oa.n, na.v, na.n, 1, &fm);
+		if ((uint64_t)oa.n * na.n <= STALE_MAX_LCS_CELLS)
+			stale_lcs(oa.v, oa.n, na.v, na.n, 1, &fm);
 		VEC_FREE(&oa);
 		VEC_FREE(&na);
 	}
+done:
 	VEC_PUSH(&c->maps, fm);
 	*spgo_kmap_upsert(&c->map_index, &og) = c->maps.n;
 	c->r->funcs_aligned++;
@@ -275,19 +217,33 @@ static uint64_t map_loc(const struct fn_map *fm, uint64_t loc, int *how)
 
 /* The name NEW knows the function of profile name id by: its new name when
  * renamed (an MD5 profile: its GUID), else the same; *guid_to its GUID. */
-static const char *new_name(struct carrier *c, uint32_t name, uint64_t *guid_from, uint64_t *guid_to)
+static const char *new_name_str(struct carrier *c, const char *name, size_t len, uint64_t *guid_from,
+				uint64_t *guid_to)
 {
-	uint64_t g = stale_guid(spgo_name(c->p, name), spgo_name_len(c->p, name), c->md5, c->probe);
+	uint64_t g = stale_guid(name, len, c->md5, c->probe);
 	*guid_from = *guid_to = g;
 	const uint64_t *v = spgo_kmap_find(&c->renamed, &g);
-	if (!v)
-		return spgo_name(c->p, name);
+	if (!v) {
+		if (name[len] == '\0')
+			return name;
+		snprintf(c->buf, sizeof c->buf, "%.*s", (int)len, name);
+		if (strlen(c->buf) == len)
+			return c->buf;
+		free(c->long_name);
+		c->long_name = xstrndup(name, len);
+		return c->long_name;
+	}
 	const char *to = c->st->funcs[*v - 1].renamed_to;
 	*guid_to = stale_guid(to, strlen(to), 0, c->probe);
 	if (!c->md5)
 		return to;
 	snprintf(c->buf, sizeof c->buf, "%" PRIu64, *guid_to);
 	return c->buf;
+}
+
+static const char *new_name(struct carrier *c, uint32_t name, uint64_t *guid_from, uint64_t *guid_to)
+{
+	return new_name_str(c, spgo_name(c->p, name), spgo_name_len(c->p, name), guid_from, guid_to);
 }
 
 /* Is there code of NEW function g at loc (line-0 records: any line-0 code)? */
@@ -308,6 +264,46 @@ static void add_how(struct spgo_carry_report *r, int how, uint64_t count)
 	}
 }
 
+/* Most NEW locations one OLD location goes to (a probe map may pull one
+ * OLD probe into several NEW ones, as clang would). */
+#define MAX_DESTS 8
+
+/* Where OLD location loc of a function goes in NEW function ng, through
+ * its map fm (NULL: a probe function whose checksum is NEW's, unchanged):
+ * up to MAX_DESTS locations into to[], how each was placed into how[];
+ * the count (0: no place in NEW). */
+static size_t dests(const struct carrier *c, const struct fn_map *fm, uint64_t ng, uint64_t loc, uint64_t *to,
+		    int *how)
+{
+	if (c->probe && !fm) {
+		to[0] = loc;
+		how[0] = HOW_SAME;
+		return 1;
+	}
+	if (c->probe) {
+		const struct loc_pair *p = fm->pairs.v;
+		size_t lo, k = 0;
+		SPGO_LOWER_BOUND(lo, p, fm->pairs.n, from, loc);
+		for (; lo < fm->pairs.n && p[lo].from == loc && k < MAX_DESTS; lo++)
+			if (stale_build_has_loc(c->nb, ng, p[lo].to)) {
+				to[k] = p[lo].to;
+				how[k++] = p[lo].how;
+			}
+		return k;
+	}
+	int h = HOW_SAME;
+	uint64_t t = map_loc(fm, loc, &h);
+	if (t != loc && !placed(c, ng, t) && placed(c, ng, loc)) {
+		t = loc; /* moved onto no code, but there is code where it was */
+		h = HOW_SAME;
+	}
+	if (!placed(c, ng, t))
+		return 0;
+	to[0] = t;
+	how[0] = h;
+	return 1;
+}
+
 /* Carry the bodies of profile function f into dst (NEW guid ng) through fm. */
 static void carry_bodies(struct carrier *c, uint32_t f, uint32_t dst, uint64_t ng, const struct fn_map *fm,
 			 int is_renamed)
@@ -315,40 +311,32 @@ static void carry_bodies(struct carrier *c, uint32_t f, uint32_t dst, uint64_t n
 	const struct spgo_func *fn = spgo_fn(c->p, f);
 	for (uint32_t b = fn->bodies; b != SPGO_NONE; b = c->p->bodies.v[b].next) {
 		const struct spgo_body bd = c->p->bodies.v[b];
-		int how = HOW_SAME;
-		uint64_t loc = stale_loc(bd.line, bd.disc);
-		uint64_t to = c->probe ? loc : map_loc(fm, loc, &how);
+		uint64_t to[MAX_DESTS];
+		int how[MAX_DESTS];
+		size_t k = dests(c, fm, ng, stale_loc(bd.line, bd.disc), to, how);
 		c->r->samples += bd.count;
-		if (!c->probe && to != loc && !placed(c, ng, to) && placed(c, ng, loc)) {
-			to = loc; /* moved onto no code, but there is code where it was */
-			how = HOW_SAME;
-		}
-		int ok = c->probe ? stale_build_fn(c->nb, ng)->checksum == fn->checksum : placed(c, ng, to);
-		if (!ok && !c->probe) {
+		for (uint32_t t = bd.targets; t != SPGO_NONE; t = c->p->targets.v[t].next)
+			c->r->call_samples += c->p->targets.v[t].count;
+		if (!k) {
 			c->r->dropped += bd.count;
-			for (uint32_t t = bd.targets; t != SPGO_NONE; t = c->p->targets.v[t].next)
-				c->r->call_samples += c->p->targets.v[t].count;
 			continue;
 		}
-		if (ok) {
-			c->r->carried += bd.count;
-			if (is_renamed)
-				c->r->renamed += bd.count;
-			else
-				add_how(c->r, how, bd.count);
-		} else {
-			c->r->kept_unmatched += bd.count; /* probe: checksum changed */
-		}
-		uint32_t nl = (uint32_t)(to >> 32), nd = (uint32_t)to;
-		spgo_add_body(c->out, dst, nl, nd, bd.count);
-		for (uint32_t t = bd.targets; t != SPGO_NONE; t = c->p->targets.v[t].next) {
-			const struct spgo_target tg = c->p->targets.v[t];
-			uint64_t cf, ct;
-			const char *callee = new_name(c, tg.name, &cf, &ct);
-			c->r->call_samples += tg.count;
-			if (ok && stale_build_site(c->nb, ng, to, ct))
-				c->r->call_carried += tg.count;
-			spgo_add_target(c->out, dst, nl, nd, callee, tg.count);
+		c->r->carried += bd.count;
+		if (is_renamed)
+			c->r->renamed += bd.count;
+		else
+			add_how(c->r, how[0], bd.count);
+		for (size_t i = 0; i < k; i++) {
+			uint32_t nl = (uint32_t)(to[i] >> 32), nd = (uint32_t)to[i];
+			spgo_add_body(c->out, dst, nl, nd, bd.count);
+			for (uint32_t t = bd.targets; t != SPGO_NONE; t = c->p->targets.v[t].next) {
+				const struct spgo_target tg = c->p->targets.v[t];
+				uint64_t cf, ct;
+				const char *callee = new_name(c, tg.name, &cf, &ct);
+				if (i == 0 && stale_build_site(c->nb, ng, to[0], ct))
+					c->r->call_carried += tg.count;
+				spgo_add_target(c->out, dst, nl, nd, callee, tg.count);
+			}
 		}
 	}
 }
@@ -363,6 +351,16 @@ static void drop_all(struct carrier *c, uint32_t f)
 		drop_all(c, k);
 }
 
+/* The map of OLD function og (profile checksum ck) to NEW function ng: an
+ * index into c->maps, or SIZE_MAX when there is none to make (a probe
+ * function whose checksum is NEW's: its probes are NEW's). */
+static size_t map_of(struct carrier *c, uint64_t og, uint64_t ng, uint64_t ck)
+{
+	if (c->probe && stale_build_fn(c->nb, ng)->checksum == ck)
+		return SIZE_MAX;
+	return fn_map_get(c, og, ng);
+}
+
 /* Carry function profile f into dst of the new profile, and its inlinees. */
 static int carry_func(struct carrier *c, uint32_t f, uint32_t dst, uint64_t og, uint64_t ng, int is_renamed,
 		      int depth)
@@ -370,33 +368,123 @@ static int carry_func(struct carrier *c, uint32_t f, uint32_t dst, uint64_t og, 
 	if (depth > MAX_DEPTH)
 		return spgo_error("%s: inlinees nested deeper than %d levels", c->st->profile, MAX_DEPTH);
 	const struct spgo_func *fn = spgo_fn(c->p, f);
+	const struct stale_fn *nf = stale_build_fn(c->nb, ng);
 	struct spgo_func *d = spgo_fn(c->out, dst);
-	d->checksum = fn->checksum;
+	/* probe profiles: NEW's checksum, which the map's probe ids are of */
+	d->checksum = c->probe ? nf->checksum : fn->checksum;
 	d->attrs |= fn->attrs;
 	if (fn->parent == SPGO_NONE)
 		spgo_add_head(c->out, dst, fn->head);
-	size_t fmi = c->probe ? SIZE_MAX : fn_map_get(c, og, ng);
-	carry_bodies(c, f, dst, ng, c->probe ? NULL : &c->maps.v[fmi], is_renamed);
+	size_t fmi = map_of(c, og, ng, fn->checksum);
+	carry_bodies(c, f, dst, ng, fmi == SIZE_MAX ? NULL : &c->maps.v[fmi], is_renamed);
 	for (uint32_t k = fn->children; k != SPGO_NONE; k = spgo_fn(c->p, k)->sibling) {
 		const struct spgo_func *kf = spgo_fn(c->p, k);
-		uint64_t kog, kng;
+		uint64_t kog, kng, to[MAX_DESTS];
+		int how[MAX_DESTS];
 		const char *name = new_name(c, kf->name, &kog, &kng);
-		int how = HOW_SAME;
-		uint64_t at = stale_loc(kf->line, kf->disc);
-		if (!c->probe) {
-			uint64_t was = at;
-			at = map_loc(&c->maps.v[fmi], at, &how); /* inlinees add maps: index again */
-			if (at != was && !placed(c, ng, at) && placed(c, ng, was))
-				at = was;
-		}
-		if (!stale_build_fn(c->nb, kng) || (!c->probe && !placed(c, ng, at))) {
+		/* inlinees add maps: index c->maps again */
+		size_t n = dests(c, fmi == SIZE_MAX ? NULL : &c->maps.v[fmi], ng, stale_loc(kf->line, kf->disc), to, how);
+		if (!stale_build_fn(c->nb, kng) || !n) {
 			drop_all(c, k);
 			continue;
 		}
-		uint32_t kd = spgo_inlinee_get(c->out, dst, (uint32_t)(at >> 32), (uint32_t)at, name);
+		uint32_t kd = spgo_inlinee_get(c->out, dst, (uint32_t)(to[0] >> 32), (uint32_t)to[0], name);
 		if (carry_func(c, k, kd, kog, kng, is_renamed || kog != kng, depth + 1) < 0)
 			return -1;
 	}
+	return 0;
+}
+
+/* ---- context-sensitive profiles -------------------------------------------------- */
+
+/* One frame "name:LINE[.DISC]" (or the leaf "name") of context text. */
+struct frame {
+	const char *name;
+	size_t len;
+	uint32_t line, disc;
+};
+
+/* Split context text at " @ " into frames (the last one the leaf): the
+ * count, or 0 when a frame is malformed. */
+static size_t split_ctx(const char *s, struct frame *fr, size_t max)
+{
+	size_t n = 0;
+	for (;;) {
+		const char *e = strstr(s, " @ ");
+		const char *end = e ? e : s + strlen(s);
+		if (n == max)
+			return 0;
+		struct frame f = {s, (size_t)(end - s), 0, 0};
+		if (e) { /* a caller frame: its call site after the last ':' */
+			const char *colon = end;
+			while (colon > s && *colon != ':')
+				colon--;
+			if (colon == s)
+				return 0;
+			char *x;
+			f.len = (size_t)(colon - s);
+			f.line = (uint32_t)strtoul(colon + 1, &x, 10);
+			if (*x == '.')
+				f.disc = (uint32_t)strtoul(x + 1, &x, 10);
+			if (x != end)
+				return 0;
+		}
+		fr[n++] = f;
+		if (!e)
+			return n;
+		s = e + 3;
+	}
+}
+
+/* The map of a caller frame's function (OLD og, NEW ng) for its call site:
+ * NULL when a probe function's checksum is the same in OLD and NEW. */
+static const struct fn_map *frame_map(struct carrier *c, uint64_t og, uint64_t ng)
+{
+	const struct stale_fn *of = stale_build_fn(c->ob, og), *nf = stale_build_fn(c->nb, ng);
+	if (c->probe && of && of->checksum == nf->checksum)
+		return NULL;
+	return &c->maps.v[fn_map_get(c, og, ng)];
+}
+
+/* Carry a context profile f: each caller frame's call site through its
+ * function's map, every frame under its NEW name, the leaf's samples into
+ * the new context.  A context with a function NEW lacks, or a call site
+ * with no place in NEW, is dropped. */
+static int carry_ctx(struct carrier *c, uint32_t f)
+{
+	struct frame fr[MAX_DEPTH];
+	size_t n = split_ctx(spgo_func_key(c->p, f), fr, MAX_DEPTH);
+	if (!n)
+		return spgo_error("%s: a malformed context: %s", c->st->profile, spgo_func_key(c->p, f));
+	VEC(char) buf = {0};
+	uint64_t og = 0, ng = 0;
+	int is_renamed = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = new_name_str(c, fr[i].name, fr[i].len, &og, &ng);
+		is_renamed |= og != ng;
+		if (!stale_build_fn(c->nb, ng))
+			goto drop;
+		for (const char *q = name; *q; q++)
+			VEC_PUSH(&buf, *q);
+		if (i + 1 == n)
+			break;
+		uint64_t to[MAX_DESTS];
+		int how[MAX_DESTS];
+		if (!dests(c, frame_map(c, og, ng), ng, stale_loc(fr[i].line, fr[i].disc), to, how))
+			goto drop;
+		char loc[48];
+		int len = spgo_profgen_loc(loc, sizeof loc, (uint32_t)(to[0] >> 32), (uint32_t)to[0], " @ ");
+		for (int j = 0; j < len; j++)
+			VEC_PUSH(&buf, loc[j]);
+	}
+	uint32_t dst = spgo_func_get_ctx(c->out, buf.v, buf.n);
+	VEC_FREE(&buf);
+	c->r->contexts++;
+	return carry_func(c, f, dst, og, ng, is_renamed, 0);
+drop:
+	VEC_FREE(&buf);
+	c->r->contexts_dropped++;
+	drop_all(c, f);
 	return 0;
 }
 
@@ -409,6 +497,11 @@ static int carry_all(struct carrier *c)
 		}
 	for (size_t i = 0; i < c->p->top.n; i++) {
 		uint32_t f = c->p->top.v[i];
+		if (spgo_fn(c->p, f)->ctx != SPGO_NONE) {
+			if (carry_ctx(c, f) < 0)
+				return -1;
+			continue;
+		}
 		uint64_t og, ng;
 		const char *name = new_name(c, spgo_fn(c->p, f)->name, &og, &ng);
 		if (!stale_build_fn(c->nb, ng)) {
@@ -444,11 +537,6 @@ int spgo_carry(const struct spgo_carry_opts *o, struct spgo_carry_report *r)
 	c.probe = !!(p->flags & SPGO_PROF_PROBE);
 	c.md5 = !!(p->flags & SPGO_PROF_MD5);
 	r->probe = c.probe;
-	if (p->flags & SPGO_PROF_CS) {
-		spgo_error("%s: a context-sensitive profile: spgo carry rewrites plain (or nested) profiles only "
-			   "(spgo convert it to the nested form first)", o->profile);
-		goto out;
-	}
 	struct stale_build ob, nb;
 	int gcc = fmt == SPGO_FMT_GCOV;
 	if (stale_build_open(&nb, o->binary, c.probe, gcc, "new") < 0)
@@ -463,10 +551,8 @@ int spgo_carry(const struct spgo_carry_opts *o, struct spgo_carry_report *r)
 	c.out->flags = p->flags;
 	spgo_kmap_init(&c.renamed, 1);
 	spgo_kmap_init(&c.map_index, 1);
-	if (!c.probe) {
-		collect_rows(&ob, &c.orows);
-		collect_rows(&nb, &c.nrows);
-	}
+	collect_rows(&ob, &c.orows);
+	collect_rows(&nb, &c.nrows);
 	rc = carry_all(&c);
 	if (rc == 0) {
 		enum spgo_format of = o->format != (int)SPGO_FMT_UNKNOWN ? (enum spgo_format)o->format : fmt;
@@ -484,6 +570,7 @@ int spgo_carry(const struct spgo_carry_opts *o, struct spgo_carry_report *r)
 	free(c.orows.guid);
 	free(c.nrows.v);
 	free(c.nrows.guid);
+	free(c.long_name);
 	spgo_kmap_free(&c.renamed);
 	spgo_kmap_free(&c.map_index);
 	spgo_profile_free(c.out);

@@ -25,7 +25,11 @@ struct matcher {
 	VEC(struct spgo_stale_func) funcs;
 	VEC(uint32_t) first_top; /* funcs index -> a top-level profile of it, or SPGO_NONE */
 	struct spgo_stale_report *r;
+	struct spgo_kmap stems; /* renamed_by_stem()'s index */
+	int stems_made;
 };
+
+#define STEM_AMBIGUOUS UINT64_MAX
 
 static uint64_t guid_of(struct matcher *m, uint32_t name)
 {
@@ -216,6 +220,105 @@ static const struct stale_fn *renamed_by_anchors(struct matcher *m, uint32_t f)
 	return ambiguous ? NULL : hit;
 }
 
+/* One NEW function, not in the profile, of the same rename key as name
+ * (stale_rename_key_len(): its identifier, or the stem of a unique name);
+ * NULL if none or several.  The keys of NEW are indexed on first use: key
+ * hash -> fns index + 1, STEM_AMBIGUOUS when several. */
+static const struct stale_fn *renamed_by_stem(struct matcher *m, const char *name)
+{
+	size_t len = stale_rename_key_len(name);
+	if (!len)
+		return NULL;
+	if (!m->stems_made) {
+		m->stems_made = 1;
+		for (size_t i = 0; i < m->nb->fns.n; i++) {
+			const struct stale_fn *f = &m->nb->fns.v[i];
+			size_t l = f->name ? stale_rename_key_len(f->name) : 0;
+			if (!l || spgo_kmap_find(&m->index, &f->guid))
+				continue;
+			uint64_t h = spgo_md5_guid(f->name, l);
+			uint64_t *v = spgo_kmap_upsert(&m->stems, &h);
+			*v = *v ? STEM_AMBIGUOUS : i + 1;
+		}
+	}
+	uint64_t h = spgo_md5_guid(name, len);
+	const uint64_t *v = spgo_kmap_find(&m->stems, &h);
+	if (!v || *v == STEM_AMBIGUOUS)
+		return NULL;
+	const struct stale_fn *f = &m->nb->fns.v[*v - 1];
+	return stale_rename_key_len(f->name) == len && strncmp(f->name, name, len) == 0 ? f : NULL;
+}
+
+/* The ".__uniq.DIGITS" suffix of name: its start (NULL if none), its
+ * length in *len. */
+static const char *uniq_suffix(const char *name, size_t *len)
+{
+	const char *u = strstr(name, ".__uniq.");
+	if (!u)
+		return NULL;
+	size_t n = 8;
+	while (u[n] >= '0' && u[n] <= '9')
+		n++;
+	*len = n;
+	return u;
+}
+
+static void set_renamed(struct matcher *m, struct spgo_stale_func *e, const char *to)
+{
+	e->status |= SPGO_STALE_RENAMED;
+	e->renamed_to = xstrdup(to);
+	m->r->renamed += e->samples;
+}
+
+/* Static functions of a header are compiled into many modules, each copy
+ * under its module's suffix: their identifier is ambiguous.  A module's
+ * old suffix -> its new one is learnt from the functions renamed already
+ * (the first pair seen for an old suffix); a gone function then takes the
+ * NEW function of its own name under its module's new suffix, when NEW
+ * has it and the profile does not name it. */
+static void renamed_by_module(struct matcher *m)
+{
+	struct spgo_kmap mods; /* hash of an old suffix -> funcs index + 1 */
+	spgo_kmap_init(&mods, 1);
+	size_t ol = 0, nl = 0;
+	for (size_t a = 0; a < m->funcs.n; a++) {
+		const struct spgo_stale_func *e = &m->funcs.v[a];
+		const char *os = e->renamed_to ? uniq_suffix(e->name, &ol) : NULL;
+		if (!os || !uniq_suffix(e->renamed_to, &nl))
+			continue;
+		uint64_t h = spgo_md5_guid(os, ol);
+		uint64_t *v = spgo_kmap_upsert(&mods, &h);
+		if (!*v)
+			*v = a + 1;
+	}
+	VEC(char) buf = {0};
+	for (size_t a = 0; a < m->funcs.n && mods.n; a++) {
+		struct spgo_stale_func *e = &m->funcs.v[a];
+		const char *os = uniq_suffix(e->name, &ol);
+		if (!(e->status & SPGO_STALE_GONE) || e->renamed_to || !e->samples || !os)
+			continue;
+		uint64_t h = spgo_md5_guid(os, ol);
+		const uint64_t *v = spgo_kmap_find(&mods, &h);
+		if (!v)
+			continue;
+		const char *ns = uniq_suffix(m->funcs.v[*v - 1].renamed_to, &nl);
+		buf.n = 0;
+		for (const char *q = e->name; q < os; q++)
+			VEC_PUSH(&buf, *q);
+		for (size_t i = 0; i < nl; i++)
+			VEC_PUSH(&buf, ns[i]);
+		for (const char *q = os + ol; *q; q++)
+			VEC_PUSH(&buf, *q);
+		VEC_PUSH(&buf, '\0');
+		uint64_t g = stale_guid(buf.v, buf.n - 1, 0, m->probe);
+		const struct stale_fn *to = stale_build_fn(m->nb, g);
+		if (to && to->name && !spgo_kmap_find(&m->index, &g))
+			set_renamed(m, e, to->name);
+	}
+	VEC_FREE(&buf);
+	spgo_kmap_free(&mods);
+}
+
 static void find_renamed(struct matcher *m)
 {
 	for (size_t a = 0; a < m->funcs.n; a++) {
@@ -227,12 +330,13 @@ static void find_renamed(struct matcher *m)
 			to = renamed_by_checksum(m, e->profile_checksum);
 		else if (m->first_top.v[a] != SPGO_NONE)
 			to = renamed_by_anchors(m, m->first_top.v[a]);
-		if (to && to->name) {
-			e->status |= SPGO_STALE_RENAMED;
-			e->renamed_to = xstrdup(to->name);
-			m->r->renamed += e->samples;
-		}
+		if (!to && !m->md5)
+			to = renamed_by_stem(m, e->name);
+		if (to && to->name)
+			set_renamed(m, e, to->name);
 	}
+	if (!m->md5)
+		renamed_by_module(m);
 }
 
 /* ---- OLD against NEW ---------------------------------------------------------- */
@@ -281,6 +385,7 @@ static int match_all(struct matcher *m)
 	m->guid_of = xcalloc(p->names.n + 1, sizeof *m->guid_of);
 	m->guid_known = xcalloc(p->names.n + 1, 1);
 	spgo_kmap_init(&m->index, 1);
+	spgo_kmap_init(&m->stems, 1);
 	int rc = 0;
 	for (size_t i = 0; i < p->top.n && rc == 0; i++)
 		rc = match_func(m, p->top.v[i], 0, 0);
@@ -300,6 +405,7 @@ static int match_all(struct matcher *m)
 	free(m->guid_of);
 	free(m->guid_known);
 	spgo_kmap_free(&m->index);
+	spgo_kmap_free(&m->stems);
 	VEC_FREE(&m->first_top);
 	return rc;
 }

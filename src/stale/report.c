@@ -150,17 +150,14 @@ void spgo_carry_print(const struct spgo_carry_report *r, FILE *fp)
 	fprintf(fp, "  in renamed functions:      %5.1f%% of samples\n", pct(b->renamed, b->samples));
 	fprintf(fp, "  clang drops:               %5.1f%% of samples\n", pct(b->dropped, b->samples));
 	fprintf(fp, "carried:\n");
-	if (!r->probe) {
-		fprintf(fp, "  functions aligned:         %zu (renamed: %zu)\n", r->funcs_aligned, r->funcs_renamed);
-		fprintf(fp, "  at the same location:      %5.1f%% of samples\n", pct(r->as_is, r->samples));
-		fprintf(fp, "  moved by a call anchor:    %5.1f%% of samples\n", pct(r->by_anchor, r->samples));
+	fprintf(fp, "  functions aligned:         %zu (renamed: %zu)\n", r->funcs_aligned, r->funcs_renamed);
+	if (r->contexts || r->contexts_dropped)
+		fprintf(fp, "  contexts carried:          %zu (dropped: %zu)\n", r->contexts, r->contexts_dropped);
+	fprintf(fp, "  at the same location:      %5.1f%% of samples\n", pct(r->as_is, r->samples));
+	fprintf(fp, "  moved by a call anchor:    %5.1f%% of samples\n", pct(r->by_anchor, r->samples));
+	if (!r->probe)
 		fprintf(fp, "  moved by an instruction row: %3.1f%% of samples\n", pct(r->by_row, r->samples));
-		fprintf(fp, "  moved by the nearer delta: %5.1f%% of samples\n", pct(r->by_shift, r->samples));
-	} else {
-		fprintf(fp, "  functions renamed:         %zu\n", r->funcs_renamed);
-		fprintf(fp, "  CFG checksum changed, kept as it is (block matching not done): %.1f%% of samples\n",
-			pct(r->kept_unmatched, r->samples));
-	}
+	fprintf(fp, "  moved by the nearer delta: %5.1f%% of samples\n", pct(r->by_shift, r->samples));
 	fprintf(fp, "  under a renamed function:  %5.1f%% of samples\n", pct(r->renamed, r->samples));
 	if (r->call_samples)
 		fprintf(fp, "  call sites carried:        %5.1f%% of call samples\n",

@@ -63,6 +63,24 @@ int stale_build_has_loc(const struct stale_build *b, uint64_t guid, uint64_t loc
  * call at loc counts as a call to any callee. */
 unsigned stale_build_site(const struct stale_build *b, uint64_t guid, uint64_t loc, uint64_t callee);
 
+/* The stem of a name made unique by clang (-funique-internal-linkage-names,
+ * implied by -fpseudo-probe-for-profiling): a static function's name takes
+ * ".__uniq." and a hash of its module's path, which changes when the
+ * source tree moves (a new release unpacked elsewhere).  Its length, or 0
+ * when the name has no such suffix. */
+size_t stale_uniq_stem_len(const char *name);
+
+/* The part of a name a renamed function keeps: a plain mangled name's
+ * identifier ("_ZL5ccall" of "_ZL5ccallP9lua_Stateii.__uniq.N": the
+ * parameters may change too), else the stem of a unique name; its length,
+ * 0 when the name has neither. */
+size_t stale_rename_key_len(const char *name);
+
+/* The key a callee guid of build b is compared by across builds (call
+ * anchors): the hash of its rename key (stale_rename_key_len()) when it
+ * has one, else the guid. */
+uint64_t stale_build_anchor_key(const struct stale_build *b, uint64_t guid);
+
 /* The GUID of a name as profiles key it: the digits of an MD5 name, else
  * spgo_md5_guid() of the canonical name (line profiles) or of the name
  * itself (probe profiles: the descriptor's name). */
@@ -86,5 +104,46 @@ static inline uint64_t stale_loc(uint32_t line, uint32_t disc)
 {
 	return (uint64_t)line << 32 | disc;
 }
+
+/* ---- aligning the locations of one function (align.c) ------------------- */
+
+/* How a location was placed (which figure of spgo_carry_report). */
+enum { HOW_SAME, HOW_ANCHOR, HOW_ROW, HOW_SHIFT };
+
+/* A location of one function in one build, in location order. */
+struct loc_row {
+	uint64_t loc;
+	uint64_t anchor; /* hash of the callees of its sites, 0: no site */
+	uint64_t sig;    /* instruction signature (stale_build.sigs), line builds */
+};
+
+/* A pair of the alignment: OLD location -> NEW location. */
+struct loc_pair {
+	uint64_t from, to;
+	int how;
+};
+
+/* The map of one function (OLD guid -> NEW guid): pairs sorted by OLD
+ * location (then NEW); a probe map may pair one OLD location with several
+ * NEW ones. */
+struct fn_map {
+	VEC(struct loc_pair) pairs;
+};
+
+/* Above this many cells (n x m) an alignment is not tried. */
+#define STALE_MAX_LCS_CELLS (1u << 24)
+
+/* Weighted longest common subsequence of o[0..n) and w[0..m): anchors
+ * pair when their callees are the same (weight 4), rows without sites
+ * when anchors_only is 0 and they have the same discriminator and
+ * instruction signature (weight 1).  The pairs are appended to fm in
+ * order. */
+void stale_lcs(const struct loc_row *o, size_t n, const struct loc_row *w, size_t m, int anchors_only,
+	       struct fn_map *fm);
+
+/* Probe builds: the OLD probe whose samples each NEW probe takes, as
+ * clang's -salvage-stale-profile finds it (see align.c); appended to fm
+ * and sorted by OLD location. */
+void stale_align_probes(const struct loc_row *o, size_t n, const struct loc_row *w, size_t m, struct fn_map *fm);
 
 #endif

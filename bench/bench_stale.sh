@@ -1,0 +1,366 @@
+#!/usr/bin/env bash
+# Stale profiles across real version pairs (#30): how much of a profile of
+# the OLD release still matches the NEW one, as it is and after `spgo
+# carry`, and what each does for the PGO build of NEW.
+#
+# Pairs: Debian 12 (bookworm) -> Debian 13 (trixie) source packages of
+# programs of the PGO suite (bench/pgo/NAME.sh: the build recipe, TRAIN and
+# TIME command lines; the corpora of zstd and pcre2grep are made here from
+# the unpacked trees, no sqlite download).  The trees are fetched once into
+# STALE_CACHE (default BENCH_WORK/stale/src; point it at a cache shared
+# between work trees): bookworm's by the machine's apt, trixie's by apt-get
+# with a sources list and state directory of its own under STALE_CACHE
+# (nothing under /etc/apt changes).
+#
+# Two kinds of profile, each from `spgo emulate` of TRAIN (LBR, QEMU):
+#   line:  clang-19 -O2 -g -fdebug-info-for-profiling, spgo gen (AutoFDO)
+#   probe: -fpseudo-probe-for-profiling (frame pointers, no PIE), spgo gen
+#          --cs --preinline (CSSPGO, nested preinlined profile)
+# For each kind, builds of NEW timed on TIME:
+#   none     no profile
+#   fresh    the profile of NEW (collected on NEW)
+#   stale    the profile of OLD as it is
+#   carried  spgo carry of it (OLD -> NEW)
+#   salvage  the profile of OLD with clang's -mllvm -salvage-stale-profile
+# Matching: `spgo stale` of the OLD profile and of the carried one against
+# NEW (matched share of samples), and each one's similarity to the fresh
+# profile (spgo overlap).  Speed: spgo stale and spgo carry on the largest
+# program, wall seconds and peak RSS (/usr/bin/time).
+#
+# Timing as bench_pgo.sh: REPEATS rounds (default 7) interleaved over all
+# programs and variants (order rotated each round), user CPU time of a
+# fresh copy of the binary under one path; medians and best-of-N; the
+# noise band is the `none` runs' spread around their median.  The gain
+# recovered = (speedup(carried) - 1) / (speedup(fresh) - 1).
+#
+# Options: STALE_ONLY=lua5.4,zstd  REPEATS=N  STALE_NO_TIME=1
+#          STALE_APPEND=1 (add these rounds to the runs already timed)
+#          STALE_PGO=lua5.4,pcre2grep (the programs built with the profiles
+#          and timed; default all; the others: matching and speed only)
+# Writes bench/results/stale.md (STALE_OUT to write elsewhere).
+set -uo pipefail
+: "${SPGO:?}" "${SPGO_SRC:?}" "${BENCH_WORK:?}"
+REPEATS=${REPEATS:-7}
+W="$BENCH_WORK/stale"
+CACHE=${STALE_CACHE:-"$W/src"}
+mkdir -p "$W" "$CACHE/bookworm" "$CACHE/trixie"
+out=${STALE_OUT:-"$SPGO_SRC/bench/results/stale.md"}
+here="$SPGO_SRC/bench/pgo"
+log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
+source "$SPGO_SRC/bench/pgo_lib.sh"   # pgo_orig, used by the recipes' pgo_fetch
+
+# NAME SRCPKG DIRGLOB: the programs (bench/pgo/NAME.sh) and their packages
+PAIRS="lua5.4:lua5.4:lua-5.4* zstd:libzstd:zstd-* pcre2grep:pcre2:pcre2-*"
+VARIANTS="none fresh stale carried salvage"
+KINDS="line probe"
+
+# ---- sources -------------------------------------------------------------------
+
+APT_T="$CACHE/apt-trixie"
+apt_trixie() {  # apt-get ARGS... against trixie's deb-src only
+  mkdir -p "$APT_T/lists/partial" "$APT_T/cache/archives/partial"
+  [ -s "$APT_T/sources.list" ] ||
+    echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main" \
+      > "$APT_T/sources.list"
+  apt-get -o Dir::Etc::sourcelist="$APT_T/sources.list" -o Dir::Etc::sourceparts=- \
+    -o Dir::State::Lists="$APT_T/lists" -o Dir::Cache="$APT_T/cache" "$@"
+}
+# tree SUITE PKG GLOB: the unpacked upstream tree of PKG in SUITE (its
+# .orig tarball, fetched once; a missing .dsc on the mirror is not ours)
+tree() {
+  local suite=$1 pkg=$2 glob=$3 d t
+  d=$(cd "$CACHE/$suite" && ls -d $glob/ 2>/dev/null | head -n1)
+  if [ -z "$d" ]; then
+    t=$(cd "$CACHE/$suite" && ls "${pkg}"_*.orig.tar.* 2>/dev/null | grep -v '\.asc$' | head -n1)
+    if [ -z "$t" ]; then
+      if [ "$suite" = trixie ]; then
+        ls "$APT_T"/lists/*Sources* > /dev/null 2>&1 || apt_trixie update -qq > /dev/null 2>&1
+        (cd "$CACHE/$suite" && apt_trixie source --download-only -qq "$pkg" > /dev/null 2>&1)
+      else
+        "$SPGO_SRC/scripts/debian-source.sh" --enable-only >&2 || return 1
+        (cd "$CACHE/$suite" && apt-get source --download-only -qq "$pkg" > /dev/null 2>&1)
+      fi
+      t=$(cd "$CACHE/$suite" && ls "${pkg}"_*.orig.tar.* 2>/dev/null | grep -v '\.asc$' | head -n1)
+    fi
+    [ -n "$t" ] || { log "stale: no $suite source tarball for $pkg"; return 1; }
+    (cd "$CACHE/$suite" && tar -xf "$t") || return 1
+    d=$(cd "$CACHE/$suite" && ls -d $glob/ 2>/dev/null | head -n1)
+  fi
+  [ -n "$d" ] || return 1
+  echo "$CACHE/$suite/${d%/}"
+}
+
+# ---- one program ---------------------------------------------------------------
+
+# build OUT FLAGS: the program's recipe with clang-19 (S: its source tree)
+build() {
+  local o=$1 flags=$2 bd="$pd/bld" p
+  p=$(sed -n 's/.*-fprofile-sample-use=\([^ ]*\).*/\1/p' <<< "$flags")
+  if [ -x "$o" ] && [ "$(cat "$o.cmd" 2>/dev/null)" = "$S $flags" ] && { [ -z "$p" ] || [ "$o" -nt "$p" ]; }; then
+    return 0
+  fi
+  log "$name: build $(basename "$o")"
+  mkdir -p "$bd" && rm -f "$bd/prog" "$o"
+  (cd "$bd" && CC=clang-19 CFLAGS="$flags" LDFLAGS="" pgo_build "$bd/prog") > "$pd/log/$(basename "$o").log" 2>&1 &&
+    mv "$bd/prog" "$o" && echo "$S $flags" > "$o.cmd" ||
+    { log "$name: $(basename "$o"): build failed: $(grep -m1 'error' "$pd/log/$(basename "$o").log")"; return 1; }
+}
+train() {  # PREFIX... -- BIN
+  local pre=() targs
+  while [ "$1" != "--" ]; do pre+=("$1"); shift; done
+  shift
+  read -r -a targs <<< "$TRAIN"
+  (cd "$pd/data" && "${pre[@]}" "$1" "${targs[@]}" > /dev/null 2>> "$pd/log/train.stderr")
+}
+# profile KIND BIN OUT: spgo emulate of TRAIN on BIN, spgo gen
+profile() {
+  local k=$1 b=$2 o=$3
+  [ -s "$o" ] && [ "$o" -nt "$b" ] && return 0
+  log "$name: profile $(basename "$o")"
+  train "$SPGO" emulate -o "$o.data" -- "$b" || { log "$name: emulate $(basename "$b") failed"; return 1; }
+  if [ "$k" = probe ]; then
+    "$SPGO" gen --binary "$b" --perf-data "$o.data" --cs --preinline -o "$o" --quiet
+  else
+    "$SPGO" gen --binary "$b" --perf-data "$o.data" -o "$o" --quiet
+  fi
+  local rc=$?
+  rm -f "$o.data"
+  return $rc
+}
+# corpus FILE TREES...: the sorted files of the trees, concatenated (8 MB)
+corpus() {
+  local o=$1; shift
+  [ -s "$o" ] && return 0
+  for d in "$@"; do
+    (cd "$(dirname "$d")" && find "$(basename "$d")" -type f | LC_ALL=C sort | xargs cat)
+  done 2> /dev/null | head -c 8000000 > "$o"
+  [ -s "$o" ]   # (head closes the pipe early: cat's SIGPIPE is expected)
+}
+
+prepare() {  # NAME PKG GLOB
+  name=$1 pkg=$2 glob=$3
+  pd="$W/$name"
+  mkdir -p "$pd/bin" "$pd/prof" "$pd/log" "$pd/data"
+  HALF="" CSSPGO=0 TRAIN="" TIME=""
+  source "$here/$name.sh"
+  [ "$name" = pcre2grep ] && pgo_build() {  # (10.43 added pcre2_chkdint.c)
+    local f files=""
+    for f in "$S"/pcre2_*.c; do
+      case $f in *_jit_match.c|*_jit_misc.c|*_jit_test.c|*_printint.c|*_fuzzsupport.c|*_dftables.c|*_ucptables.c|*_jit_char_inc.c|*_jit_neon_inc.c|*_jit_simd_inc.c) continue ;; esac
+      files="$files $f"
+    done
+    # shellcheck disable=SC2086
+    $CC $CFLAGS -DHAVE_CONFIG_H -DPCRE2_CODE_UNIT_WIDTH=8 -DSUPPORT_PCRE2_8 -DSUPPORT_UNICODE \
+      -DHAVE_UNISTD_H -DHAVE_DIRENT_H -DHAVE_SYS_STAT_H -DHAVE_SYS_TYPES_H -DHAVE_STRERROR \
+      -DHAVE_MEMMOVE -DHAVE_INTTYPES_H -DHAVE_STDINT_H -I"$S" -o "$1" $files "$S/pcre2grep.c" $LDFLAGS
+  }
+  local told tnew
+  told=$(tree bookworm "$pkg" "$glob") && tnew=$(tree trixie "$pkg" "$glob") || return 1
+  echo "$(basename "$told") -> $(basename "$tnew")" > "$pd/versions"
+  # inputs: the program's own, or corpora of the trees
+  if [ ! -e "$pd/data/.ready" ]; then
+    case $name in
+      lua5.4) (cd "$pd/data" && pgo_inputs) ;;
+      *) corpus "$pd/data/train.in" "$(tree bookworm lua5.4 'lua-5.4*')" "$told" &&
+         corpus "$pd/data/time.in" "$tnew" "$(tree trixie lua5.4 'lua-5.4*')" ;;
+    esac || return 1
+    touch "$pd/data/.ready"
+  fi
+  echo "$TIME" > "$pd/time.args"
+  local c="-O2 -g" dip="-fdebug-info-for-profiling"
+  local probe="-fpseudo-probe-for-profiling -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-pie -no-pie"
+  local v
+  for v in old new; do
+    # (pgo_fetch: the recipe's tree with its generated headers, from SRCROOT)
+    SRCROOT="$CACHE/bookworm"; [ $v = new ] && SRCROOT="$CACHE/trixie"
+    S=$(pgo_fetch) || return 1
+    build "$pd/bin/$v-line" "$c $dip" && build "$pd/bin/$v-probe" "$c $probe" || return 1
+    profile line "$pd/bin/$v-line" "$pd/prof/$v-line.prof" &&
+      profile probe "$pd/bin/$v-probe" "$pd/prof/$v-probe.prof" || return 1
+  done
+  S=$(SRCROOT="$CACHE/trixie" pgo_fetch)
+  local k base pgo=1
+  [ -n "${STALE_PGO:-}" ] && [[ ",$STALE_PGO," != *",$name,"* ]] && pgo=0
+  echo $pgo > "$pd/pgo"
+  for k in $KINDS; do
+    base="$c $dip"; [ $k = probe ] && base="$c $probe"
+    # matching: as it is, carried (timed: acceptance 4 on the largest)
+    "$SPGO" stale --profile "$pd/prof/old-$k.prof" --binary "$pd/bin/new-$k" --old-binary "$pd/bin/old-$k" \
+      > "$pd/log/stale-$k.txt" 2>&1
+    /usr/bin/time -f "%e %M" -o "$pd/log/stale-$k.time" "$SPGO" stale --profile "$pd/prof/old-$k.prof" \
+      --binary "$pd/bin/new-$k" > /dev/null 2>&1
+    /usr/bin/time -f "%e %M" -o "$pd/log/carry-$k.time" "$SPGO" carry --profile "$pd/prof/old-$k.prof" \
+      --old-binary "$pd/bin/old-$k" --binary "$pd/bin/new-$k" -o "$pd/prof/carried-$k.new" \
+      > "$pd/log/carry-$k.txt" 2>&1 || { log "$name: carry $k failed: $(tail -n1 "$pd/log/carry-$k.txt")"; return 1; }
+    # (the same profile again: kept, so its build is not redone)
+    if cmp -s "$pd/prof/carried-$k.new" "$pd/prof/carried-$k.prof"; then rm -f "$pd/prof/carried-$k.new"
+    else mv "$pd/prof/carried-$k.new" "$pd/prof/carried-$k.prof"; fi
+    "$SPGO" stale --profile "$pd/prof/carried-$k.prof" --binary "$pd/bin/new-$k" > "$pd/log/stale-carried-$k.txt" 2>&1
+    for v in stale carried; do
+      local p="$pd/prof/old-$k.prof"; [ $v = carried ] && p="$pd/prof/carried-$k.prof"
+      "$SPGO" overlap "$pd/prof/new-$k.prof" "$p" | awk '/profile similarity/ { print $NF }' > "$pd/log/sim-$v-$k"
+    done
+    [ $pgo = 1 ] || continue
+    build "$pd/bin/$k-none" "$base" &&
+      build "$pd/bin/$k-fresh" "$base -fprofile-sample-use=$pd/prof/new-$k.prof" &&
+      build "$pd/bin/$k-stale" "$base -fprofile-sample-use=$pd/prof/old-$k.prof" &&
+      build "$pd/bin/$k-carried" "$base -fprofile-sample-use=$pd/prof/carried-$k.prof" &&
+      build "$pd/bin/$k-salvage" "$base -fprofile-sample-use=$pd/prof/old-$k.prof -mllvm -salvage-stale-profile" ||
+      return 1
+  done
+}
+
+progs=()
+for pr in $PAIRS; do
+  IFS=: read -r n pkg glob <<< "$pr"
+  [ -n "${STALE_ONLY:-}" ] && [[ ",$STALE_ONLY," != *",$n,"* ]] && continue
+  log "== $n"
+  if (prepare "$n" "$pkg" "$glob"); then progs+=("$n"); else log "$n: left out"; fi
+done
+[ ${#progs[@]} -gt 0 ] || { echo "stale: no program prepared" >&2; exit 1; }
+[ "${STALE_NO_TIME:-0}" = 1 ] && exit 0
+
+# ---- timing ----------------------------------------------------------------------
+
+cc -O2 -o "$W/utime" "$here/utime.c" || exit 1
+runs=()
+tprogs=()
+for n in "${progs[@]}"; do
+  [ "$(cat "$W/$n/pgo")" = 1 ] || continue
+  tprogs+=("$n")
+  [ "${STALE_APPEND:-0}" = 1 ] || rm -rf "$W/$n/times"
+  mkdir -p "$W/$n/times"
+  for k in $KINDS; do for v in $VARIANTS; do runs+=("$n $k-$v"); done; done
+done
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+log "timing: $REPEATS rounds of ${#runs[@]} binaries (load average $load0)"
+for ((r = 0; r < REPEATS; r++)); do
+  nr=${#runs[@]}
+  for ((i = 0; i < nr; i++)); do
+    read -r n v <<< "${runs[$(((i + r * 7) % nr))]}"
+    read -r -a targs < "$W/$n/time.args"
+    rm -f "$W/run.bin"
+    if cp "$W/$n/bin/$v" "$W/run.bin" && s=$(cd "$W/$n/data" && "$W/utime" "$W/run.bin" "${targs[@]}"); then
+      echo "$s" >> "$W/$n/times/$v"
+    else
+      echo FAIL >> "$W/$n/times/$v"
+    fi
+  done
+  log "round $((r + 1))/$REPEATS"
+done
+load1=$(cut -d' ' -f1-3 /proc/loadavg)
+nruns=$(grep -vc FAIL "$W/${tprogs[0]}/times/line-none" 2>/dev/null || echo 0)
+
+# ---- report ----------------------------------------------------------------------
+
+stats() {  # FILE -> "median min max n"
+  awk '$1 != "FAIL" { v[++n] = $1 }
+       END { if (!n) { print "NA NA NA 0"; exit }
+             for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+             print (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2, v[1], v[n], n }' "$1"
+}
+pct_of() { sed -n "s/^$2 \([0-9.]*\)%.*/\1/p" "$1" | head -n1; }
+speed_table() {  # median|min
+  local st=$1 n k v
+  echo "| program | kind | none (s) | noise (none: min, max) | fresh | stale | carried | salvage | carried: gain recovered | salvage: gain recovered |"
+  echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+  for n in "${tprogs[@]}"; do
+    for k in $KINDS; do
+      local bm bmin bmax bn
+      read -r bm bmin bmax bn < <(stats "$W/$n/times/$k-none")
+      local noise
+      noise=$(awk -v m="$bm" -v a="$bmin" -v b="$bmax" 'BEGIN { if (m == "NA") print "n/a"; else printf "-%.1f%%/+%.1f%%", (m - a) / m * 100, (b - m) / m * 100 }')
+      local base=$bm; [ "$st" = min ] && base=$bmin
+      declare -A sp=()
+      for v in fresh stale carried salvage; do
+        local m mn
+        read -r m mn _ _ < <(stats "$W/$n/times/$k-$v")
+        [ "$st" = min ] && m=$mn
+        sp[$v]=$(awk -v b="$base" -v m="$m" 'BEGIN { if (m == "NA" || b == "NA") print "NA"; else printf "%.3f", b / m }')
+      done
+      rec() { awk -v f="${sp[fresh]}" -v c="$1" 'BEGIN { if (f == "NA" || c == "NA") print "n/a"; else if (f - 1 < 0.01) print "fresh gain < 1%"; else printf "%.0f%%", (c - 1) / (f - 1) * 100 }'; }
+      echo "| $n | $k | $base | $noise | ${sp[fresh]} | ${sp[stale]} | ${sp[carried]} | ${sp[salvage]} | $(rec "${sp[carried]}") | $(rec "${sp[salvage]}") |"
+      unset sp
+    done
+  done
+}
+{
+  echo "# Stale profiles across releases (#30)"
+  echo
+  echo "$(date -u +%Y-%m-%d), \`make bench BENCH=stale\` (bench/bench_stale.sh).  Debian 12 -> 13"
+  echo "source packages of programs of the PGO suite (recipes bench/pgo/NAME.sh), clang-19."
+  echo "Profiles from \`spgo emulate\` (LBR under QEMU) of TRAIN on the OLD and on the NEW build;"
+  echo "line: AutoFDO (-fdebug-info-for-profiling, spgo gen); probe: CSSPGO"
+  echo "(-fpseudo-probe-for-profiling, spgo gen --cs --preinline)."
+  echo
+  echo "**The machine was loaded by other work during this run** (2 cores shared by several"
+  echo "engineers; load average $load0 at the start of the last timing run, $load1 at"
+  echo "its end; with STALE_APPEND the runs of earlier rounds are included): the best-of-N"
+  echo "table is the steadier one, and a speedup inside the noise band (the none runs'"
+  echo "spread) is not a measured effect."
+  np=""
+  for n in "${progs[@]}"; do [ "$(cat "$W/$n/pgo")" = 1 ] || np="${np:+$np, }$n"; done
+  if [ -n "$np" ]; then
+    echo
+    echo "Matching and speed only (STALE_PGO): $np."
+  fi
+  echo
+  echo "## Matching"
+  echo
+  echo "Share of the OLD profile's samples that land in NEW: as it is (\`spgo stale\`: what"
+  echo "clang finds without salvaging), carried (\`spgo carry\`: written at a place of NEW),"
+  echo "and the carried profile checked again by \`spgo stale\`; similarity to the fresh"
+  echo "profile of NEW (\`spgo overlap\`) of the profile as it is and carried."
+  echo
+  echo "| program | versions | kind | matched as it is | carried | carried, spgo stale | similarity to fresh: as it is | carried |"
+  echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"
+  for n in "${progs[@]}"; do
+    for k in $KINDS; do
+      echo "| $n | $(cat "$W/$n/versions") | $k | $(sed -n 's/^matched: \([0-9.]*%\).*/\1/p' "$W/$n/log/stale-$k.txt") |" \
+        "$(sed -n 's/^carried: \([0-9.]*%\).*/\1/p' "$W/$n/log/carry-$k.txt") |" \
+        "$(sed -n 's/^matched: \([0-9.]*%\).*/\1/p' "$W/$n/log/stale-carried-$k.txt") |" \
+        "$(cat "$W/$n/log/sim-stale-$k") | $(cat "$W/$n/log/sim-carried-$k") |"
+    done
+  done
+  echo
+  echo "## PGO effect on NEW, medians of $nruns interleaved runs"
+  echo
+  echo "User CPU seconds of TIME (wait4 rusage), each run a fresh copy of the binary under"
+  echo "one path, the order rotated each round.  Cells: speedup median(none) / median(variant)"
+  echo "(>1 faster).  Gain recovered: (speedup - 1) / (fresh speedup - 1).  none: no profile;"
+  echo "fresh: NEW's own profile; stale: OLD's as it is; carried: \`spgo carry\` of it; salvage:"
+  echo "OLD's with clang's \`-mllvm -salvage-stale-profile\`."
+  echo
+  speed_table median
+  echo
+  echo "## The same, best of $nruns"
+  echo
+  speed_table min
+  echo
+  echo "## Speed of spgo stale and spgo carry (acceptance 4)"
+  echo
+  echo "Wall seconds and peak RSS (/usr/bin/time), one run each, loaded machine."
+  echo
+  echo "| program | kind | NEW text bytes | spgo stale (s, MB) | spgo carry (s, MB) |"
+  echo "| --- | --- | ---: | ---: | ---: |"
+  for n in "${progs[@]}"; do
+    for k in $KINDS; do
+      sz=$(size -A "$W/$n/bin/new-$k" 2>/dev/null | awk '$1 == ".text" { print $2 }')
+      # (the last line: /usr/bin/time says a non-zero exit first, and spgo
+      # stale exits 1 on a stale profile)
+      read -r s1 m1 < <(tail -n 1 "$W/$n/log/stale-$k.time")
+      read -r s2 m2 < <(tail -n 1 "$W/$n/log/carry-$k.time")
+      echo "| $n | $k | $sz | $s1, $((m1 / 1024)) | $s2, $((m2 / 1024)) |"
+    done
+  done
+  echo
+  echo "Programs (TRAIN -> TIME):"
+  echo
+  for n in "${progs[@]}"; do
+    ( source "$here/$n.sh"; echo "- **$n** ($(cat "$W/$n/versions")): TRAIN \`$TRAIN\`, TIME \`$TIME\`" )
+  done
+  echo
+  echo "zstd and pcre2grep: train.in is the first 8 MB of the lua 5.4.4 and OLD trees' files,"
+  echo "time.in those of the NEW and lua 5.4.7 trees (made here; the suite's corpora need sqlite)."
+} > "$out"
+cat "$out"
