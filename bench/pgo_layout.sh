@@ -47,10 +47,12 @@ prepare_layout() {  # in prepare_program: uses build, train, gen, err, bin, prof
         gen "$prof/c-lay.order" "$SPGO" gen --binary "$bin/c-lay" --perf-data "$prof/c.lay.data" \
           --format order -o "$prof/c-lay.order"
     fi
+    # (c-ord first, with c-lay's compile flags, the map included: it only
+    # adds a section; a program built by make relinks c-lay's objects)
+    wanted c-ord && [ -s "$prof/c-lay.order" ] &&
+      build c-ord clang-19 "$c $lay -fbasic-block-sections=labels -Wl,--symbol-ordering-file=$prof/c-lay.order" "$prof/c-lay.order"
     wanted c-prop && [ -s "$prof/c-lay.prop" ] &&
       build c-prop clang-19 "$c $lay -fbasic-block-sections=list=$prof/c-lay.prop -Wl,--symbol-ordering-file=$prof/c-lay.prop.order" "$prof/c-lay.prop"
-    wanted c-ord && [ -s "$prof/c-lay.order" ] &&
-      build c-ord clang-19 "$c $lay -Wl,--symbol-ordering-file=$prof/c-lay.order" "$prof/c-lay.order"
     if wanted c-bolt && [ -s "$prof/c-lay.fdata" ] && stale "$bin/c-bolt" "$prof/c-lay.fdata" "$bin/c-lay"; then
       log "$name: llvm-bolt-19 (c-bolt)"
       rm -f "$bin/c-bolt"

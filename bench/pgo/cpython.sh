@@ -3,7 +3,8 @@
 # of Modules/Setup.bootstrap), `make python` only.  Unlike the others it runs
 # configure (once per compiler, under BENCH_WORK/pgo/cpython-cfg) and make;
 # each variant builds from a fresh copy of the configured tree, with the
-# variant's flags as OPT and LDFLAGS (a build is ~5 min on 2 loaded cores).
+# variant's flags as OPT and LDFLAGS (a build is 5-12 min on 2 loaded cores),
+# or relinks the last build's objects when only its link flags differ.
 # The stdlib is found through the configured prefix, a directory of links
 # to the source tree's Lib/ (the binary runs from elsewhere).
 HALF=report
@@ -19,13 +20,23 @@ pgo_inputs() {
   for f in "$S"/Lib/*; do ln -sfn "$f" "$h/"; done
 }
 pgo_build() {
-  local out=$1 cfg="$W/cpython-cfg/$CC"
+  local out=$1 cfg="$W/cpython-cfg/$CC" f opt="" ld=""
+  # link-only flags to the link (clang warns of them unused when compiling)
+  for f in $CFLAGS; do
+    case $f in -Wl,*|-fuse-ld=*|-no-pie) ld="$ld $f" ;; *) opt="$opt $f"; ld="$ld $f" ;; esac
+  done
   if [ ! -s "$cfg/Makefile" ]; then
     rm -rf "$cfg" && mkdir -p "$cfg" &&
       (cd "$cfg" && "$S/configure" -q CC="$CC" --prefix="$W/cpython-home" --disable-shared \
         --without-ensurepip) || return 1
   fi
-  rm -rf obj && cp -a "$cfg" obj &&
-    make -C obj -j2 python OPT="-DNDEBUG -fwrapv -Wall $CFLAGS" LDFLAGS="$CFLAGS $LDFLAGS" &&
-    cp obj/python "$1" && rm -rf obj
+  # The objects of the last build are kept: a variant that differs from it
+  # only in link flags (a function order) is a relink.
+  if [ -s obj/python ] && [ "$(cat obj/opt 2>/dev/null)" = "$opt" ]; then
+    rm -f obj/python
+  else
+    rm -rf obj && cp -a "$cfg" obj && echo "$opt" > obj/opt || return 1
+  fi
+  make -C obj -j2 python OPT="-DNDEBUG -fwrapv -Wall$opt" LDFLAGS="$ld $LDFLAGS" &&
+    cp obj/python "$out"
 }
