@@ -142,7 +142,7 @@ layout_report() {
   echo
   local pairs=""
   for v in c-prop c-bolt c-ord c-lbr; do wanted "$v" && [ "$v" != c-lay ] && pairs="$pairs c-lay:$v"; done
-  wanted c-lbr && pairs="$pairs c-O2:c-lbr c-O2:c-lay"
+  for v in c-instr c-lbr c-record c-lay; do wanted "$v" && pairs="$pairs c-O2:$v"; done
   wanted g-ord && pairs="$pairs g-fs:g-ord"
   layout_pairs "$pairs"
   echo
@@ -155,11 +155,11 @@ layout_report() {
       echo "- $n spgo gen $l: \`$(grep -v '^$' "$W/$n/log/$l.log" | tail -n 2 | paste -sd ' ' | sed "s|$W/||g; s|$BENCH_WORK/||g" | cut -c1-300)\`"
     done
     for v in c-prop c-ord g-ord; do
-      [ -s "$W/$n/log/$v.log" ] || continue
-      echo "- $n $v build: $(grep -c -i 'warning' "$W/$n/log/$v.log") warnings$(grep -m1 -i 'warning' "$W/$n/log/$v.log" | sed "s|$W/||g; s|$BENCH_WORK/||g; s|^|: \`|; s|$|\`|" | cut -c1-240)"
+      [ -e "$W/$n/log/$v.log" ] || continue
+      echo "- $n $v build: $(grep -c -i 'warning:' "$W/$n/log/$v.log") warnings$(grep -m1 -i 'warning:' "$W/$n/log/$v.log" | sed "s|$W/||g; s|$BENCH_WORK/||g; s|^|: \`|; s|$|\`|" | cut -c1-240)"
     done
     [ -s "$W/$n/log/c-bolt.log" ] &&
-      echo "- $n llvm-bolt-19: \`$(grep -m3 -E 'BOLT-INFO: (basic block reordering|.*profile|.*functions)' "$W/$n/log/c-bolt.log" | paste -sd ' ' | cut -c1-300)\`"
+      echo "- $n llvm-bolt-19: \`$(grep -E 'have non-empty execution profile|could not be optimized|basic block reordering modified|functions were reordered' "$W/$n/log/c-bolt.log" | paste -sd ' ' | cut -c1-300)\`"
   done
   echo
   if [ -s "$here/layout-findings.md" ]; then cat "$here/layout-findings.md"; echo; fi

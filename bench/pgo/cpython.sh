@@ -37,6 +37,8 @@ pgo_build() {
   else
     rm -rf obj && cp -a "$cfg" obj && echo "$opt" > obj/opt || return 1
   fi
-  make -C obj -j2 python OPT="-DNDEBUG -fwrapv -Wall$opt" LDFLAGS="$ld $LDFLAGS" &&
+  # (CFLAGS= : make would take the variant's CFLAGS from the environment
+  # too, link flags included, into every compile)
+  make -C obj -j2 python OPT="-DNDEBUG -fwrapv -Wall$opt" CFLAGS= LDFLAGS="$ld $LDFLAGS" &&
     cp obj/python "$out"
 }
