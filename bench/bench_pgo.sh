@@ -490,7 +490,7 @@ cs_table() {  # median|min: the CSSPGO comparison of #15 AP3
 }
 
 if [ "${PGO_REPORT:-}" = layout ]; then
-  layout_report > "$out.tmp" && mv "$out.tmp" "$out" && cat "$out"
+  layout_report > "$out.tmp"; mv "$out.tmp" "$out" && cat "$out"
   exit 0
 fi
 {
