@@ -64,7 +64,10 @@
 #          PGO_TIMES=DIR (time into NAME/DIR, not NAME/times: experiments
 #          beside the suite's runs)
 #          experimental variants, built and timed only when PGO_VARIANTS
-#          names them: c-rec20k (spgo record -F 20000)
+#          names them: c-rec20k (spgo record -F 20000); the layout ones of
+#          bench/pgo_layout.sh (c-lay c-prop c-bolt c-ord g-fs g-ord, #29)
+#          PGO_REPORT=layout: write the layout tables (bench/pgo_layout.sh)
+#          to bench/results/layout.md instead of the suite's
 # Writes bench/results/pgo.md (PGO_OUT to write elsewhere).
 set -uo pipefail
 : "${SPGO:?}" "${SPGO_SRC:?}" "${BENCH_WORK:?}"
@@ -75,6 +78,7 @@ W="$BENCH_WORK/pgo"
 SRCROOT="$W/src"
 mkdir -p "$W" "$SRCROOT"
 out=${PGO_OUT:-"$SPGO_SRC/bench/results/pgo.md"}
+[ "${PGO_REPORT:-}" = layout ] && out=${PGO_OUT:-"$SPGO_SRC/bench/results/layout.md"}
 here="$SPGO_SRC/bench/pgo"
 
 CLANG_VARIANTS="c-O2 c-instr c-exact c-lbr c-record c-perf c-cs-spgo c-cs-profgen c-cs-ip"
@@ -86,6 +90,7 @@ log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 # ---- helpers for the program descriptions (bench/pgo_lib.sh) ------------
 
 source "$SPGO_SRC/bench/pgo_lib.sh"
+source "$SPGO_SRC/bench/pgo_layout.sh"
 
 # ---- variants --------------------------------------------------------------
 
@@ -94,7 +99,7 @@ wanted() {  # VARIANT: in PGO_VARIANTS (an -O2 baseline is with any variant of i
     [ -z "${PGO_VARIANTS:-}" ] || [[ ",$PGO_VARIANTS," == *",${1%%-*}-"* ]]; return ;;
   esac
   # (experiments: only when named)
-  case $1 in c-rec20k) [[ ",${PGO_VARIANTS:-}," == *",$1,"* ]]; return ;; esac
+  case $1 in c-rec20k|c-lay|c-prop|c-bolt|c-ord|g-fs|g-ord) [[ ",${PGO_VARIANTS:-}," == *",$1,"* ]]; return ;; esac
   [ -z "${PGO_VARIANTS:-}" ] && return 0
   [[ ",$PGO_VARIANTS," == *",$1,"* ]]
 }
@@ -166,8 +171,10 @@ prepare_program() {  # NAME
 
   # gcc: DWARF 4, which create_gcov 0.19 reads (not gcc 12's default 5)
   local c="-O2 -g" gc="-O2 -gdwarf-4" dip="-fdebug-info-for-profiling"
-  build c-O2 clang-19 "$c"
-  build g-O2 gcc-12 "$gc"
+  # (a baseline only when a variant of its compiler is wanted: builds of
+  # the large programs take minutes)
+  wanted c-O2 && build c-O2 clang-19 "$c"
+  wanted g-O2 && build g-O2 gcc-12 "$gc"
 
   # clang instrumentation PGO
   if wanted c-instr; then
@@ -295,6 +302,7 @@ prepare_program() {  # NAME
       wanted $v && [ -s "$prof/$v.afdo" ] && build $v gcc-12 "$gc -fauto-profile=$prof/$v.afdo" "$prof/$v.afdo"
     done
   fi
+  prepare_layout
   return 0
 }
 
@@ -334,6 +342,7 @@ done
 
 [[ ",${PGO_VARIANTS:-}," == *",c-rec20k,"* ]] && CLANG_VARIANTS="$CLANG_VARIANTS c-rec20k"
 all_variants="$CLANG_VARIANTS $GCC_VARIANTS"
+for v in $LAYOUT_VARIANTS; do wanted "$v" && all_variants="$all_variants $v"; done
 declare -A vlist
 for n in "${progs[@]}"; do
   pd="$W/$n"
@@ -480,6 +489,10 @@ cs_table() {  # median|min: the CSSPGO comparison of #15 AP3
   done
 }
 
+if [ "${PGO_REPORT:-}" = layout ]; then
+  layout_report > "$out.tmp"; mv "$out.tmp" "$out" && cat "$out"
+  exit 0
+fi
 {
   echo "# PGO effect across a suite of real C programs (#17, #15 AP3)"
   echo

@@ -17,7 +17,8 @@
 #    `m FILE` line, laid out as asked; the name once in the order, no
 #    warning from lld;
 #  - the inputs Propeller cannot use get one-line errors naming the flag:
-#    a binary without the BB address map, and IP samples (--mode ip);
+#    a binary without the BB address map, and IP samples (--mode ip, and
+#    a perf capture without branch stacks);
 #    `-o -` is refused (two files).
 . "$(dirname "$0")/lib/common.sh" || exit 1
 : "${SPGO:?}" "${SPGO_SRC:?}"
@@ -123,6 +124,20 @@ if "$SPGO" gen --binary minivm --perf-data e.data --mode ip --format propeller -
   bad "IP samples were accepted"
 else
   [ "$(wc -l < err.txt)" = 1 ] && grep -q 'Propeller needs LBR' err.txt || { cat err.txt; bad "no error saying LBR is needed"; }
+fi
+# A capture without branch stacks (perf's IP samples), no --mode given: the
+# same one-line error, and no output left.
+if command -v perf > /dev/null && perf record -q -e cpu-clock:u -o ip.data -- ./minivm 1 > /dev/null 2>&1 &&
+   [ -s ip.data ]; then
+  if "$SPGO" gen --binary minivm --perf-data ip.data --format propeller -o p4.txt 2>err.txt; then
+    bad "a capture without branch stacks was accepted"
+  else
+    [ "$(wc -l < err.txt)" = 1 ] && grep -q 'no branch stacks.*Propeller needs LBR.*perf record -b' err.txt ||
+      { cat err.txt; bad "no one-line error saying the capture needs LBR"; }
+  fi
+  [ -e p4.txt ] || [ -e p4.txt.order ] && bad "an output was left after the error on IP samples"
+else
+  echo "layout_propeller: perf cannot record here: the IP-capture case skipped"
 fi
 "$SPGO" gen --binary minivm --perf-data e.data --format propeller -o - > out.txt 2>err.txt &&
   bad "-o - accepted (two files are written)"
