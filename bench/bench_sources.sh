@@ -24,7 +24,7 @@
 # Programs: minivm (bundled) and the PGO suite's bzip2 and lua5.4 (Debian
 # sources, orig tarballs cached in $SOURCES_CACHE), each with a short input
 # so that one emulated run takes seconds.
-# Writes bench/results/sources.md.  Not measured here: the PGO effect of
+# Writes bench/results/sources.md (about 3 minutes: 60 emulated runs).  Not measured here: the PGO effect of
 # each source (the issue's second half of the table).
 set -euo pipefail
 : "${SPGO:?}" "${SPGO_SRC:?}" "${BENCH_WORK:?}"
@@ -61,8 +61,9 @@ build_programs() {
   fetch_orig lua5.4 'lua-5*' lua-src
   # The string-hash seed fixed (it mixes in time and addresses): every run
   # of the script then executes the same instructions as the truth's.
+  # shellcheck disable=SC2046  # the file list is split on purpose
   [ -x lua ] || (cd lua-src/src && clang-19 $flags -DLUA_USE_LINUX '-Dluai_makeseed(L)=0' -o ../../lua \
-    $(ls ./*.c | grep -v luac.c) -lm -ldl)
+    $(printf '%s\n' ./*.c | grep -v luac.c) -lm -ldl)
   cat > lua.in.lua << 'EOF'
 local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end
 local t, s = {}, 0
@@ -87,10 +88,9 @@ args_of() {
   esac
 }
 
-rows=()
 one_capture() {  # PROG KEY LABEL EMULATE-OPTIONS [--mode ip]
   local p=$1 key=$2 label=$3 opts=$4 mode=${5:-} n sim
-  # shellcheck disable=SC2086
+  # shellcheck disable=SC2086,SC2046  # options and arguments split on purpose
   [ -s "$p.$key.data" ] || "$SPGO" emulate $opts -o "$p.$key.data" -- "./$p" $(args_of "$p") \
     > /dev/null 2> "$p.$key.err" || { cat "$p.$key.err" >&2; return 1; }
   n=$(sed -n 's/.*: \([0-9]*\) \(samples\|records\).*/\1/p' "$p.$key.err" | tail -1)
@@ -107,7 +107,7 @@ one_program() {  # PROG [extra emulate options for every capture]
   local p=$1 x=${2:-} bin
   bin="./$p"
   echo "-- $p"
-  # shellcheck disable=SC2086
+  # shellcheck disable=SC2086,SC2046  # options and arguments split on purpose
   [ -s "$p.gt" ] || "$SPGO" emulate $x --ground-truth "$p.gt" -o "$p.lbr.data" -- "$bin" $(args_of "$p") \
     > /dev/null 2> "$p.lbr.err"
   "$SPGO" gen --binary "$bin" --ground-truth "$p.gt" -o "$p.truth.txt" --format text 2> /dev/null
@@ -129,7 +129,10 @@ one_program() {  # PROG [extra emulate options for every capture]
   done
 }
 
+# Fresh captures each run; they are deleted at the end (400 MB) unless
+# SOURCES_KEEP=1, and SOURCES_REUSE=1 then redoes the table from them.
 rm -f results.txt
+[ "${SOURCES_REUSE:-0}" = 1 ] || rm -f ./*.data ./*.gt ./*.err
 build_programs
 progs=(minivm bzip2 lua)
 for p in "${progs[@]}"; do one_program "$p"; done
@@ -222,10 +225,43 @@ out="$SPGO_SRC/bench/results/sources.md"
   echo "$(cut -d' ' -f1 /proc/loadavg) at the end); the figures are counts, not times, so the load"
   echo "does not change them.  Captures are emulated; seed 1 for every run."
   echo
-  echo "**Not measured yet:** the PGO-effect columns of issue 26 (clang-19 and gcc-12"
-  echo "rebuilt with each source's profile against instrumentation PGO, interleaved"
-  echo "medians with the noise band), the per-context (CS) similarity, IP + fp stacks,"
-  echo "the PGO suite's other programs, and the samples needed to reach 95% of each"
-  echo "source's asymptotic similarity (only three sampling rates per source here)."
+  cat << 'EOF'
+
+## Findings (the run of 2026-11-29; this text is not regenerated)
+
+- **BRS shape** (16 entries, no stacks) keeps 99.4% of LBR 32's similarity at
+  the same period: half the stack costs little here.  **AMD LbrExtV2** keeps
+  97.9%; its wrong-path records (1 in 32 fall-throughs, the emulator's
+  default) cost bzip2 5 points (92.7% against BRS's 97.2%).
+- **SPE** records one branch per sample, so it needs far more samples: at 1 in
+  1000 branches (19k-173k records on these runs) it reaches 99.5% of LBR's
+  similarity, at 1 in 10000 (1.9k-17k) 92%, at 1 in 100000 (200-1800) 80%.
+  The previous-branch-target packet adds up to 8 points at the two lower
+  rates (bzip2 at 1/100000: 78.0% -> 86.2%; minivm at 1/10000: nothing) and
+  moves the highest by less than a point.
+- **IP only** at the modelled perf default rate (120-1000 samples on these
+  short runs) reaches 82% of LBR's similarity; 4x the samples 93%, 16x 98%,
+  64x 99.9%.  For the same similarity IP needs about 10-30x the samples of
+  LBR 32 at these sizes, SPE 30x or more.
+- Samples for 95% of the best figure of the program: LBR 600-5000 (its
+  smallest capture already does), IP 4200-7700, SPE 19k-173k (only its 1/1000
+  captures; with the PBT packet bzip2 needs 6.4k).  At 3 GHz and one branch in
+  five instructions, 1 in 1000 branches is about 600k SPE records per second,
+  so a fraction of a second of SPE recording at that rate, or seconds at
+  sparser SPE intervals; IP needs 1-2 s at perf's default 4000 Hz.
+- **AArch64**: minivm's BRBE 64 capture scores 99.4% and its IP captures
+  track x86's, but its SPE captures level off at 94.8% at 1/1000 where x86's
+  reach 98.9%: a loss in the AArch64 SPE path (emulation or the inferred
+  fall-through ranges), not investigated here.
+
+**Not measured yet:** the PGO-effect columns of issue 26 (clang-19 and gcc-12
+rebuilt with each source's profile against instrumentation PGO, interleaved
+medians with the noise band); the per-context (CS) similarity and IP + fp
+stacks; LBR 16 as a real capture length rather than the BRS shape; the PGO
+suite's other programs (only three here, with inputs far shorter than the
+suite's training runs); a finer sweep of rates for each source's asymptote
+(three or four rates per source here, the best capture standing in for it).
+EOF
 } > "$out"
 cat "$out"
+[ "${SOURCES_KEEP:-0}" = 1 ] || rm -f ./*.data ./*.gt
