@@ -24,7 +24,9 @@
 # Programs: minivm (bundled) and the PGO suite's bzip2 and lua5.4 (Debian
 # sources, orig tarballs cached in $SOURCES_CACHE), each with a short input
 # so that one emulated run takes seconds.
-# Writes bench/results/sources.md (about 3 minutes: 60 emulated runs).  Not measured here: the PGO effect of
+# Each capture is made with SOURCES_SEEDS (default 3) seeds; the table gives
+# the median and half the spread.
+# Writes bench/results/sources.md (about 6 minutes: 170 emulated runs).  Not measured here: the PGO effect of
 # each source (the issue's second half of the table).
 set -euo pipefail
 : "${SPGO:?}" "${SPGO_SRC:?}" "${BENCH_WORK:?}"
@@ -35,6 +37,7 @@ cd "$w"
 flags="-O2 -g -fdebug-info-for-profiling"
 spe_periods=(1000 10000 100000)
 ip_base=750000
+seeds=${SOURCES_SEEDS:-3}
 
 fetch_orig() {  # fetch_orig PKG GLOB DIR: unpack PKG's orig tarball into DIR
   local pkg=$1 glob=$2 dir=$3 t
@@ -88,19 +91,29 @@ args_of() {
   esac
 }
 
-one_capture() {  # PROG KEY LABEL EMULATE-OPTIONS [--mode ip]
-  local p=$1 key=$2 label=$3 opts=$4 mode=${5:-} n sim
-  # shellcheck disable=SC2086,SC2046  # options and arguments split on purpose
-  [ -s "$p.$key.data" ] || "$SPGO" emulate $opts -o "$p.$key.data" -- "./$p" $(args_of "$p") \
-    > /dev/null 2> "$p.$key.err" || { cat "$p.$key.err" >&2; return 1; }
-  n=$(sed -n 's/.*: \([0-9]*\) \(samples\|records\).*/\1/p' "$p.$key.err" | tail -1)
-  # shellcheck disable=SC2086
-  "$SPGO" gen --binary "./$p" --use-dwarf-correlation --format text $mode \
-    --perf-data "$p.$key.data" -o "$p.$key.txt" --quiet 2> "$p.$key.gen.err" ||
-    { cat "$p.$key.gen.err" >&2; return 1; }
-  sim=$("$SPGO" overlap "$p.truth.txt" "$p.$key.txt" | sed -n 's/.*profile similarity: \([0-9.]*\)%.*/\1/p')
-  echo "$p $key ${n:-?} $sim" >> results.txt
-  echo "  $p $label: $n samples, similarity $sim%"
+emu() {  # emu OPTIONS...: spgo emulate in a fixed, empty environment, so that
+  # the dynamic loader's work (and with it the random draw) is the same
+  # whoever runs the bench
+  env -i PATH="$PATH" "$SPGO" emulate "$@"
+}
+
+one_capture() {  # PROG KEY LABEL EMULATE-OPTIONS [--mode ip]: SEEDS captures
+  local p=$1 key=$2 label=$3 opts=$4 mode=${5:-} n sim seed f
+  for ((seed = 1; seed <= seeds; seed++)); do
+    f="$p.$key.s$seed"
+    # shellcheck disable=SC2086,SC2046  # options and arguments split on purpose
+    [ -s "$f.data" ] || emu $opts --seed "$seed" -o "$f.data" -- "./$p" $(args_of "$p") \
+      > /dev/null 2> "$f.err" || { cat "$f.err" >&2; return 1; }
+    n=$(sed -n 's/.*: \([0-9]*\) \(samples\|records\).*/\1/p' "$f.err" | tail -1)
+    # shellcheck disable=SC2086
+    "$SPGO" gen --binary "./$p" --use-dwarf-correlation --format text $mode \
+      --perf-data "$f.data" -o "$f.txt" --quiet 2> "$f.gen.err" ||
+      { cat "$f.gen.err" >&2; return 1; }
+    [ "${SOURCES_KEEP:-0}" = 1 ] || rm -f "$f.data"
+    sim=$("$SPGO" overlap "$p.truth.txt" "$f.txt" | sed -n 's/.*profile similarity: \([0-9.]*\)%.*/\1/p')
+    echo "$p $key $seed ${n:-?} $sim" >> results.txt
+    echo "  $p $label seed $seed: $n samples, similarity $sim%"
+  done
 }
 
 one_program() {  # PROG [extra emulate options for every capture]
@@ -108,8 +121,9 @@ one_program() {  # PROG [extra emulate options for every capture]
   bin="./$p"
   echo "-- $p"
   # shellcheck disable=SC2086,SC2046  # options and arguments split on purpose
-  [ -s "$p.gt" ] || "$SPGO" emulate $x --ground-truth "$p.gt" -o "$p.lbr.data" -- "$bin" $(args_of "$p") \
-    > /dev/null 2> "$p.lbr.err"
+  [ -s "$p.gt" ] || emu $x --ground-truth "$p.gt" -o "$p.gt.data" -- "$bin" $(args_of "$p") \
+    > /dev/null 2> "$p.gt.err"
+  rm -f "$p.gt.data"
   "$SPGO" gen --binary "$bin" --ground-truth "$p.gt" -o "$p.truth.txt" --format text 2> /dev/null
   if [ "$p" = minivm-a64 ]; then
     one_capture "$p" lbr "BRBE 64" "$x"
@@ -129,14 +143,18 @@ one_program() {  # PROG [extra emulate options for every capture]
   done
 }
 
-# Fresh captures each run; they are deleted at the end (400 MB) unless
-# SOURCES_KEEP=1, and SOURCES_REUSE=1 then redoes the table from them.
+# Fresh captures each run; they are deleted as soon as measured (400 MB in
+# all) unless SOURCES_KEEP=1, and SOURCES_REUSE=1 then measures them again.
+# SOURCES_TABLE_ONLY=1 redoes the table from the last run's results.txt.
+progs=(minivm bzip2 lua)
+a64=""
+if [ "${SOURCES_TABLE_ONLY:-0}" = 1 ]; then
+  grep -q '^minivm-a64 ' results.txt && a64=1
+else
 rm -f results.txt
 [ "${SOURCES_REUSE:-0}" = 1 ] || rm -f ./*.data ./*.gt ./*.err
 build_programs
-progs=(minivm bzip2 lua)
 for p in "${progs[@]}"; do one_program "$p"; done
-a64=""
 if command -v qemu-aarch64 > /dev/null && [ -d /usr/aarch64-linux-gnu ] &&
    clang-19 --target=aarch64-linux-gnu -fuse-ld=lld $flags -fno-omit-frame-pointer \
      -o minivm-a64 "$SPGO_SRC/examples/minivm/minivm.c" 2> a64.err; then
@@ -144,13 +162,39 @@ if command -v qemu-aarch64 > /dev/null && [ -d /usr/aarch64-linux-gnu ] &&
 else
   echo "-- minivm-a64: no AArch64 cross toolchain or qemu-aarch64; skipped"
 fi
+fi
 
 # --- the table -----------------------------------------------------------------
 cols=(lbr lbr10 brs amd spe1000 pbt1000 spe10000 pbt10000 spe100000 pbt100000 ip1 ip4 ip16 ip64)
 heads=("LBR 32" "LBR 32, 10x" "BRS (16)" "AMD LbrExtV2 (16)" "SPE 1/1000" "SPE+PBT 1/1000"
        "SPE 1/10000" "SPE+PBT 1/10000" "SPE 1/100000" "SPE+PBT 1/100000"
        "IP default" "IP 4x" "IP 16x" "IP 64x")
-cell() { awk -v p="$1" -v k="$2" -v f="$3" '$1 == p && $2 == k { print $f; exit }' results.txt; }
+# Per program and source: the median over the seeds of the similarity
+# (and of the samples), and half the spread of the similarity.
+summary() {  # summary PROG KEY -> "median-sim half-range median-samples"
+  local sims ns
+  sims=$(awk -v p="$1" -v k="$2" '$1 == p && $2 == k { print $5 }' results.txt | sort -g)
+  [ -n "$sims" ] || return 0
+  ns=$(awk -v p="$1" -v k="$2" '$1 == p && $2 == k { print $4 }' results.txt | sort -n)
+  printf '%s\n' "$sims" | awk -v n="$(printf '%s\n' "$ns" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')" \
+    '{ s[NR] = $1 } END { printf "%.1f %.1f %d\n", s[int((NR + 1) / 2)], (s[NR] - s[1]) / 2, n }'
+}
+cell() {  # cell PROG KEY: the table's cell
+  local r; r=$(summary "$1" "$2")
+  if [ -z "$r" ]; then printf ' - |'; return; fi
+  # shellcheck disable=SC2086
+  set -- $r
+  printf ' %s%% ±%s (%s) |' "$1" "$2" "$3"
+}
+summaries() {  # one line per program and source: PROG KEY median-sim half-range samples
+  local p k
+  for p in "${progs[@]}" ${a64:+minivm-a64}; do
+    for k in "${cols[@]}"; do
+      r=$(summary "$p" "$k"); [ -n "$r" ] && echo "$p $k $r"
+    done
+  done > summary.txt
+}
+summaries
 out="$SPGO_SRC/bench/results/sources.md"
 {
   echo "# Profile quality by sample source ($(date -u +%Y-%m-%d); first, partial table)"
@@ -159,7 +203,9 @@ out="$SPGO_SRC/bench/results/sources.md"
   echo "measure, flat AutoFDO line profiles) of the profile each source gives against"
   echo "the exact counts of the same run (\`spgo emulate --ground-truth\`, \`spgo gen"
   echo "--ground-truth\`); every capture emulated on x86 (QEMU) from the same"
-  echo "training input; samples each capture held in parentheses.  clang-19 $flags."
+  echo "training input.  Each cell: the median over $seeds random seeds (\`--seed\`),"
+  echo "± half the spread of the seeds, and the samples the median capture held."
+  echo "clang-19 $flags."
   echo
   echo "Programs and inputs: minivm \`minivm 2\` (bundled), bzip2 1.0.8 \`bzip2 -9\` of"
   echo "its own sources x3 (about 1 MB), lua 5.4.4 on a 10-line script (fib, sort,"
@@ -173,19 +219,12 @@ out="$SPGO_SRC/bench/results/sources.md"
   echo
   printf '| program |'; printf ' %s |' "${heads[@]}"; echo
   printf '| --- |'; for _ in "${heads[@]}"; do printf ' ---: |'; done; echo
-  for p in "${progs[@]}"; do
-    printf '| %s |' "$p"
-    for k in "${cols[@]}"; do printf ' %s%% (%s) |' "$(cell "$p" "$k" 4)" "$(cell "$p" "$k" 3)"; done
+  for p in "${progs[@]}" ${a64:+minivm-a64}; do
+    if [ "$p" = minivm-a64 ]; then printf '| minivm, AArch64 (BRBE 64 in the LBR column) |'
+    else printf '| %s |' "$p"; fi
+    for k in "${cols[@]}"; do cell "$p" "$k"; done
     echo
   done
-  if [ -n "$a64" ]; then
-    printf '| minivm, AArch64 (BRBE 64 in the LBR column) |'
-    for k in "${cols[@]}"; do
-      v=$(cell minivm-a64 "$k" 4)
-      if [ -n "$v" ]; then printf ' %s%% (%s) |' "$v" "$(cell minivm-a64 "$k" 3)"; else printf ' - |'; fi
-    done
-    echo
-  fi
   echo
   echo "Share of LBR 32's similarity each source reaches (mean over the x86 programs):"
   echo
@@ -193,10 +232,10 @@ out="$SPGO_SRC/bench/results/sources.md"
   echo "| --- | ---: |"
   for i in "${!cols[@]}"; do
     awk -v k="${cols[$i]}" -v h="${heads[$i]}" '
-      { s[$1 " " $2] = $4; if ($1 !~ /-a64$/) p[$1] = 1 }
+      { s[$1 " " $2] = $3; if ($1 !~ /-a64$/) p[$1] = 1 }
       END { t = 0; n = 0
             for (q in p) if ((q " " k) in s && s[q " lbr"] > 0) { t += s[q " " k] / s[q " lbr"]; n++ }
-            if (n) printf "| %s | %.1f%% |\n", h, 100 * t / n }' results.txt
+            if (n) printf "| %s | %.1f%% |\n", h, 100 * t / n }' summary.txt
   done
   echo
   echo "Samples to reach 95% of the best similarity any capture of the program"
@@ -207,9 +246,9 @@ out="$SPGO_SRC/bench/results/sources.md"
   echo "| --- | ---: | ---: | ---: | ---: |"
   for p in "${progs[@]}" ${a64:+minivm-a64}; do
     awk -v p="$p" '
-      $1 == p { if ($4 > best) best = $4
-                f = $2; sub(/[0-9]+$/, "", f); if (f == "lbr") f = "lbr"
-                if (f == "lbr" || f == "spe" || f == "pbt" || f == "ip") { n[++m] = $3; s[m] = $4; fam[m] = f } }
+      $1 == p { if ($3 > best) best = $3
+                f = $2; sub(/[0-9]+$/, "", f)
+                if (f == "lbr" || f == "spe" || f == "pbt" || f == "ip") { n[++m] = $5; s[m] = $3; fam[m] = f } }
       END { printf "| %s |", p
             split("lbr spe pbt ip", fs, " ")
             for (j = 1; j <= 4; j++) {
@@ -218,41 +257,45 @@ out="$SPGO_SRC/bench/results/sources.md"
                 if (n[i] + 0 > mx) mx = n[i] + 0
                 if (s[i] >= 0.95 * best && (need == "" || n[i] + 0 < need)) need = n[i] + 0 }
               printf " %s |", need != "" ? need : (mx ? ">" mx : "-") }
-            printf "\n" }' results.txt
+            printf "\n" }' summary.txt
   done
   echo
   echo "Machine: $(nproc) cores shared with other engineers' jobs (load average"
   echo "$(cut -d' ' -f1 /proc/loadavg) at the end); the figures are counts, not times, so the load"
-  echo "does not change them.  Captures are emulated; seed 1 for every run."
+  echo "does not change them.  Captures are emulated, in an empty environment (the"
+  echo "same loader work, so the same random draw, whoever runs the bench)."
   echo
   cat << 'EOF'
 
-## Findings (the run of 2026-11-29; this text is not regenerated)
+## Findings (the run of 2026-11-29, medians of 3 seeds; this text is not regenerated)
 
 - **BRS shape** (16 entries, no stacks) keeps 99.4% of LBR 32's similarity at
   the same period: half the stack costs little here.  **AMD LbrExtV2** keeps
-  97.9%; its wrong-path records (1 in 32 fall-throughs, the emulator's
-  default) cost bzip2 5 points (92.7% against BRS's 97.2%).
+  98.0%; its wrong-path records (1 in 32 fall-throughs, the emulator's
+  default) cost bzip2 4 points (93.0% against BRS's 97.4%).
 - **SPE** records one branch per sample, so it needs far more samples: at 1 in
-  1000 branches (19k-173k records on these runs) it reaches 99.5% of LBR's
-  similarity, at 1 in 10000 (1.9k-17k) 92%, at 1 in 100000 (200-1800) 80%.
-  The previous-branch-target packet adds up to 8 points at the two lower
-  rates (bzip2 at 1/100000: 78.0% -> 86.2%; minivm at 1/10000: nothing) and
-  moves the highest by less than a point.
+  1000 branches (19k-174k records on these runs) it reaches 99.0% of LBR's
+  similarity, at 1 in 10000 (2k-17k) 94%, at 1 in 100000 (170-1800) 77%.
+  The previous-branch-target packet adds up to 8 points at the lowest rate
+  (bzip2 at 1/100000: 77.2% -> 85.1%), 1-3 points at 1/10000 on bzip2 and
+  lua, nothing on minivm, and less than a point at the highest rate.
 - **IP only** at the modelled perf default rate (120-1000 samples on these
-  short runs) reaches 82% of LBR's similarity; 4x the samples 93%, 16x 98%,
-  64x 99.9%.  For the same similarity IP needs about 10-30x the samples of
-  LBR 32 at these sizes, SPE 30x or more.
-- Samples for 95% of the best figure of the program: LBR 600-5000 (its
-  smallest capture already does), IP 4200-7700, SPE 19k-173k (only its 1/1000
-  captures; with the PBT packet bzip2 needs 6.4k).  At 3 GHz and one branch in
+  short runs) reaches 82% of LBR's similarity (bzip2 ±4.5 points between
+  seeds); 4x the samples 94%, 16x 97.5%, 64x 99.9%.  For the same similarity
+  IP needs more than 10x (up to about 35x) the samples of LBR 32 at these
+  sizes, SPE 30x or more.
+- Samples for 95% of the best figure of the program: LBR 620-5000 (its
+  smallest capture already does), IP 4200-7700, SPE 19k-174k (only its 1/1000
+  captures; with the PBT packet bzip2 needs 6.5k).  At 3 GHz and one branch in
   five instructions, 1 in 1000 branches is about 600k SPE records per second,
   so a fraction of a second of SPE recording at that rate, or seconds at
   sparser SPE intervals; IP needs 1-2 s at perf's default 4000 Hz.
-- **AArch64**: minivm's BRBE 64 capture scores 99.4% and its IP captures
-  track x86's, but its SPE captures level off at 94.8% at 1/1000 where x86's
-  reach 98.9%: a loss in the AArch64 SPE path (emulation or the inferred
-  fall-through ranges), not investigated here.
+- **AArch64**: minivm's BRBE 64 capture scores 99.0% and its IP captures
+  track x86's, but its SPE captures level off at 94.0% at 1/1000 where x86's
+  reach 98.9%.  The loss depends on the process's environment: the same
+  capture made from a shell's environment (instead of the bench's empty one)
+  scores 99.0% against the same truth.  A defect of the AArch64 SPE path
+  (emulation or the inferred fall-through ranges), not investigated here.
 
 **Not measured yet:** the PGO-effect columns of issue 26 (clang-19 and gcc-12
 rebuilt with each source's profile against instrumentation PGO, interleaved
@@ -264,4 +307,4 @@ suite's training runs); a finer sweep of rates for each source's asymptote
 EOF
 } > "$out"
 cat "$out"
-[ "${SOURCES_KEEP:-0}" = 1 ] || rm -f ./*.data ./*.gt
+[ "${SOURCES_KEEP:-0}" = 1 ] || rm -f ./*.gt
