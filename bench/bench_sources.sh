@@ -22,7 +22,8 @@
 # Quality: `spgo overlap TRUTH PROFILE` "profile similarity" (llvm-profdata
 # overlap's measure), flat line profiles (--use-dwarf-correlation, text).
 # Programs: minivm (bundled) and the PGO suite's bzip2 and lua5.4 (Debian
-# sources, orig tarballs cached in $SOURCES_CACHE), each with a short input
+# sources, orig tarballs cached in $BENCH_CACHE/debian-src, default
+# BENCH_WORK/cache), each with a short input
 # so that one emulated run takes seconds.
 # Each capture is made with SOURCES_SEEDS (default 3) seeds; the table gives
 # the median and half the spread.
@@ -31,7 +32,7 @@
 set -euo pipefail
 : "${SPGO:?}" "${SPGO_SRC:?}" "${BENCH_WORK:?}"
 w="$BENCH_WORK/sources"
-cache=${SOURCES_CACHE:-/work/cache/debian-src}
+cache="${BENCH_CACHE:-$BENCH_WORK/cache}/debian-src"
 mkdir -p "$w" "$cache"
 cd "$w"
 flags="-O2 -g -fdebug-info-for-profiling"
