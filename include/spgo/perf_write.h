@@ -103,6 +103,11 @@ int spgo_pw_open(struct spgo_perf_writer **out, const char *path);
 int spgo_pw_add_attr(struct spgo_perf_writer *w, const struct perf_event_attr *attr,
 		     const char *name, const uint64_t *ids, size_t n_ids);
 
+/* The bits `perf record -- CMD` sets for a user-space event that follows
+ * its task and children: exclude_kernel and _hv, sample_id_all, comm,
+ * comm_exec, mmap, mmap2, task, inherit. */
+void spgo_pw_attr_user_tasks(struct perf_event_attr *attr);
+
 /* Append a complete record (header.size bytes, a multiple of 8) as is. */
 int spgo_pw_record(struct spgo_perf_writer *w, const struct perf_event_header *rec);
 

@@ -596,15 +596,7 @@ static int add_event(struct conv *c)
 	attr.branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY;
 	if (opt->shape == SPGO_EMU_SHAPE_BRBE)
 		attr.branch_sample_type |= PERF_SAMPLE_BRANCH_TYPE_SAVE | PERF_SAMPLE_BRANCH_PRIV_SAVE;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	attr.sample_id_all = 1;
-	attr.comm = 1;
-	attr.mmap = 1;
-	attr.mmap2 = 1;
-	attr.comm_exec = 1;
-	attr.task = 1;
-	attr.inherit = 1;
+	spgo_pw_attr_user_tasks(&attr);
 	/* BRBE and BRS have no precise IP (perf falls back to 0 on them) */
 	attr.precise_ip = opt->skid || opt->shape == SPGO_EMU_SHAPE_BRBE || opt->shape == SPGO_EMU_SHAPE_BRS ? 0 : 2;
 	return spgo_pw_add_attr(c->w, &attr, name, NULL, 0);

@@ -67,15 +67,7 @@ int spe_out_begin(struct spe_out *o, uint64_t period)
 	attr.sample_period = period;
 	/* no TIME: perf decodes the trace of a queue at its end ("timeless") */
 	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	attr.sample_id_all = 1;
-	attr.comm = 1;
-	attr.mmap = 1;
-	attr.mmap2 = 1;
-	attr.comm_exec = 1;
-	attr.task = 1;
-	attr.inherit = 1;
+	spgo_pw_attr_user_tasks(&attr);
 	uint64_t id = 1;
 	if (spgo_pw_add_attr(o->w, &attr, "arm_spe_0/branch_filter=1/u", &id, 1) < 0)
 		return -1;

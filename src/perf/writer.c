@@ -92,6 +92,19 @@ int spgo_pw_open(struct spgo_perf_writer **out, const char *path)
 	return 0;
 }
 
+void spgo_pw_attr_user_tasks(struct perf_event_attr *attr)
+{
+	attr->exclude_kernel = 1;
+	attr->exclude_hv = 1;
+	attr->sample_id_all = 1;
+	attr->comm = 1;
+	attr->comm_exec = 1;
+	attr->mmap = 1;
+	attr->mmap2 = 1;
+	attr->task = 1;
+	attr->inherit = 1;
+}
+
 int spgo_pw_add_attr(struct spgo_perf_writer *w, const struct perf_event_attr *attr,
 		     const char *name, const uint64_t *ids, size_t n_ids)
 {
