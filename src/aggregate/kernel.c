@@ -91,6 +91,17 @@ static int same_id(const struct spgo_perf_dso *d, const struct spgo_agg_impl *I)
 	return !memcmp(d->build_id, I->build_id, n);
 }
 
+/* The data's build-id d differs from the binary's: kept for the error
+ * spgo_agg_check_matched gives when nothing matched. */
+static int id_differs(struct spgo_agg_impl *I, const struct spgo_perf_dso *d)
+{
+	char hex[41];
+	spgo_build_id_hex(d->build_id, d->build_id_size, hex);
+	free(I->kernel_id_differs);
+	I->kernel_id_differs = xstrdup(hex);
+	return VERDICT_NO;
+}
+
 int agg_kernel_verdict(struct spgo_aggregate *a, struct spgo_perf_dso *d, const char **how)
 {
 	struct spgo_agg_impl *I = a->impl;
@@ -102,13 +113,8 @@ int agg_kernel_verdict(struct spgo_aggregate *a, struct spgo_perf_dso *d, const 
 		*how = "kernel image name";
 		const struct spgo_perf_dso *id = kernel_id(I);
 		if (id && I->build_id_len) {
-			if (!same_id(id, I)) {
-				char hex[41];
-				spgo_build_id_hex(id->build_id, id->build_id_size, hex);
-				free(I->kernel_id_differs);
-				I->kernel_id_differs = xstrdup(hex);
-				return VERDICT_NO;
-			}
+			if (!same_id(id, I))
+				return id_differs(I, id);
 			*how = "kernel image name and build-id";
 		}
 		return VERDICT_YES;
@@ -119,13 +125,8 @@ int agg_kernel_verdict(struct spgo_aggregate *a, struct spgo_perf_dso *d, const 
 		return VERDICT_NO;
 	*how = "module name";
 	if (d->build_id_size && I->build_id_len) {
-		if (!same_id(d, I)) {
-			char hex[41];
-			spgo_build_id_hex(d->build_id, d->build_id_size, hex);
-			free(I->kernel_id_differs);
-			I->kernel_id_differs = xstrdup(hex);
-			return VERDICT_NO;
-		}
+		if (!same_id(d, I))
+			return id_differs(I, d);
 		*how = "module name and build-id";
 	}
 	return VERDICT_YES;
