@@ -75,6 +75,8 @@ struct spgo_agg_stats {
 	uint64_t samples_other_event; /* left out: not the selected event
 					 (spgo_agg_select_event), not in samples */
 	uint64_t lbr_samples;	    /* samples with a branch stack */
+	uint64_t lbr_single;	    /* ... of those: with a single entry (SPE's
+				       form in perf script text, read as LBR) */
 	uint64_t lbr_leaf_proepi;   /* ... of those: left out, their call stack's
 				       leaf in a prologue or epilogue
 				       (spgo_agg_drop_proepi_leaves) */

@@ -679,6 +679,7 @@ static uint64_t feed_lbr(struct spgo_aggregate *a, const struct spgo_perf_sample
 		n = 0;
 	} else if (n) {
 		a->stats.lbr_samples += times;
+		a->stats.lbr_single += n == 1 ? times : 0;
 		VEC_GROW(&I->mf, 2 * n);
 		VEC_GROW(&I->ks, n);
 		uint64_t *mf = I->mf.v;

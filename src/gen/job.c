@@ -713,6 +713,15 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 	if (rc == 0)
 		rc = check_event(agg, &j.opts, j.perf_script ? j.perf_script : j.perf_data ? j.perf_data
 						 : j.ncaptures ? j.captures[0] : j.unsym[0]);
+	/* One entry per branch stack is how perf script --itrace=bl1 prints
+	 * Arm SPE's branch records; read as LBR such an entry makes no range,
+	 * and the profile holds branch counts alone. */
+	if (rc == 0 && !j.spe && agg->stats.lbr_samples && agg->stats.lbr_single == agg->stats.lbr_samples)
+		spgo_warn("%s: every one of the %llu branch stacks has a single entry, as perf script "
+			  "--itrace=bl1 prints Arm SPE's branch records; read as LBR they give no "
+			  "ranges: if this is SPE, give --spe",
+			  j.perf_script ? j.perf_script : j.perf_data ? j.perf_data : "the input",
+			  (unsigned long long)agg->stats.lbr_samples);
 	if (j.skip_symbolization) {
 		spgo_gen_icalls_free(icalls);
 		rc = rc < 0 ? -1 : j.cs ? write_unsymbolized_cs(&j, agg, stream) : write_unsymbolized(&j, agg);

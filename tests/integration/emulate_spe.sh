@@ -97,7 +97,8 @@ if command -v clang-19 > /dev/null; then
   awk -v s="$s" 'BEGIN { exit !(s >= 97) }' || fail "probe profile from SPE: similarity $s%"
 fi
 # without --spe the text is read as LBR: one entry gives no range
-"$SPGO" gen --binary br --perf-script spe.txt -o lbr.tprof --format text 2> /dev/null || true
+"$SPGO" gen --binary br --perf-script spe.txt -o lbr.tprof --format text 2> lbr.err || true
+grep -q 'single entry.*give --spe' lbr.err || { cat lbr.err; fail "one-entry branch stacks read as LBR without a word"; }
 s=$(similarity lbr.tprof 2> /dev/null || echo 0)
 awk -v s="${s:-0}" 'BEGIN { exit !(s < 90) }' || fail "one-entry branch stacks read as LBR reach $s%"
 
