@@ -15,8 +15,6 @@
 #include "spgo/binary.h"
 #include "aggregate_impl.h"
 
-enum { VERDICT_UNKNOWN = 0, VERDICT_YES = 1, VERDICT_NO = 2 };
-
 
 static inline size_t ctab_slot(uint64_t a, uint64_t b, size_t mask)
 {
@@ -134,190 +132,6 @@ const struct spgo_agg_match *spgo_agg_matches(const struct spgo_aggregate *a, si
 	return a->impl->matches.v;
 }
 
-/*
- * Do the data's build-id (d, dn bytes) and the binary's (b, bn) name the
- * same file?  perf keeps build-ids in 20-byte fields and pads a shorter one
- * (lld's 8-byte --build-id=fast, Go's, many vendors') with zeros; its
- * build-id table may say 20 bytes for it, or the true size.  So the ids are
- * compared on the binary's own length: 1 if they agree there and the data
- * has nothing but zeros past it (or stops there), -1 if they agree there
- * but the data goes on with other bytes (or stops short of the binary's
- * length with only zeros missing: the name must decide), 0 if they differ.
- */
-static int build_id_match(const uint8_t *d, size_t dn, const uint8_t *b, size_t bn)
-{
-	size_t n = dn < bn ? dn : bn;
-	if (memcmp(d, b, n))
-		return 0;
-	if (dn == bn)
-		return 1;
-	const uint8_t *rest = dn > bn ? d + bn : b + dn;
-	for (size_t i = 0, k = dn > bn ? dn - bn : bn - dn; i < k; i++)
-		if (rest[i])
-			return dn > bn ? -1 : 0;
-	return dn > bn ? 1 : -1;
-}
-
-/* Is this dso the profiled binary?  Build-id when both have one, else name. */
-static int verdict(struct spgo_aggregate *a, struct spgo_perf_dso *d)
-{
-	struct spgo_agg_impl *I = a->impl;
-	uintptr_t v = (uintptr_t)d->user;
-	if (v != VERDICT_UNKNOWN)
-		return (int)v;
-	const char *how = NULL;
-	if (I->space != SPGO_AGG_SPACE_USER) { /* the kernel's code (kernel.c) */
-		v = (uintptr_t)agg_kernel_verdict(a, d, &how);
-	} else if (d->kernel || d->anon) {
-		v = VERDICT_NO;
-	} else if (d->build_id_size && I->build_id_len) {
-		int m = build_id_match(d->build_id, d->build_id_size, I->build_id, I->build_id_len);
-		v = m > 0 ? VERDICT_YES : VERDICT_NO;
-		how = "build-id";
-		if (m < 0) { /* the same id but for what follows it: the name decides */
-			const char *slash = strrchr(d->name, '/');
-			v = !strcmp(slash ? slash + 1 : d->name, I->base) ? VERDICT_YES : VERDICT_NO;
-			how = "file name (build-ids differ only past the binary's own length)";
-		}
-	} else {
-		const char *slash = strrchr(d->name, '/');
-		v = !strcmp(slash ? slash + 1 : d->name, I->base) ? VERDICT_YES : VERDICT_NO;
-		how = "file name";
-	}
-	d->user = (void *)v;
-	if (v == VERDICT_YES) {
-		struct spgo_agg_match m = {xstrdup(d->name), how};
-		VEC_PUSH(&I->matches, m);
-		spgo_info("%s: matched '%s' in the data by %s", spgo_binary_path(a->bin), d->name,
-			  how);
-	}
-	return (int)v;
-}
-
-/* addr as the binary's own address, at its preferred base: in one of its
- * executable segments? */
-static int in_own_segment(const struct spgo_agg_impl *I, uint64_t addr)
-{
-	for (size_t i = 0; i < I->nsegs; i++) {
-		const struct spgo_segment *s = &I->segs[i];
-		if ((s->flags & 1) && addr >= s->vaddr && addr < s->vaddr + s->filesz)
-			return 1;
-	}
-	return 0;
-}
-
-/*
- * llvm-profgen, given perf script text whose mmap events never name the
- * binary, takes the addresses as the binary's own, at its preferred base.
- * So does spgo for an address in a mapping d that is not the binary by
- * file name alone (neither has a build-id) while no mapping of the data
- * has matched the binary so far: a --binary renamed since the recording.
- * Counted and warned about (spgo_agg_read_text); never cached, so a
- * mapping matched later ends it.
- */
-static int own_by_default(struct spgo_agg_impl *I, const struct spgo_perf_dso *d, uint64_t addr)
-{
-	if (!I->text || I->matches.n || I->build_id_len || d->build_id_size || d->kernel ||
-	    d->anon || !in_own_segment(I, addr))
-		return 0;
-	if (!I->assumed_name)
-		I->assumed_name = xstrdup(d->name);
-	I->assumed++;
-	return 1;
-}
-
-/* Translate without the cache; fills the cache.  *dso = -1 if unmapped. */
-static int map_slow(struct spgo_aggregate *a, uint32_t pid, unsigned cpumode, uint64_t addr,
-		    uint64_t *vaddr, int64_t *dso)
-{
-	struct spgo_agg_impl *I = a->impl;
-	*dso = -1;
-	int kmode = cpumode == PERF_RECORD_MISC_KERNEL;
-	if (kmode) /* (the kernel's mappings are every process's) */
-		pid = UINT32_MAX;
-	if (I->v_valid && pid == I->v_pid && addr - I->v_lo < I->v_len && I->v_mode == (uint32_t)kmode) {
-		/* The previous entry: swap it back in. */
-		int valid = I->c_valid, in = I->c_in;
-		uint32_t cpid = I->c_pid, cdso = I->c_dso, cmode = I->c_mode;
-		uint64_t lo = I->c_lo, len = I->c_len, delta = I->c_delta;
-		I->c_valid = 1, I->c_in = I->v_in, I->c_pid = I->v_pid, I->c_dso = I->v_dso;
-		I->c_mode = I->v_mode, I->c_lo = I->v_lo, I->c_len = I->v_len, I->c_delta = I->v_delta;
-		I->v_valid = valid, I->v_in = in, I->v_pid = cpid, I->v_dso = cdso;
-		I->v_mode = cmode, I->v_lo = lo, I->v_len = len, I->v_delta = delta;
-		*dso = I->c_dso;
-		if (!I->c_in)
-			return -1;
-		*vaddr = addr + I->c_delta;
-		return 0;
-	}
-	if (I->c_valid) { /* (kept as the previous entry) */
-		I->v_valid = 1, I->v_in = I->c_in, I->v_pid = I->c_pid, I->v_dso = I->c_dso;
-		I->v_mode = I->c_mode, I->v_lo = I->c_lo, I->v_len = I->c_len, I->v_delta = I->c_delta;
-	}
-	const struct spgo_perf_map *m = spgo_perf_machine_find(I->machine, pid, cpumode, addr);
-	if (!m) {
-		/* perf script text without mmap events: take the addresses as
-		 * the binary's own (the preferred base), as llvm-profgen does. */
-		if (I->text && in_own_segment(I, addr)) {
-			*vaddr = addr;
-			return 0;
-		}
-		return -1;
-	}
-	size_t nd;
-	struct spgo_perf_dso *d = &spgo_perf_machine_dsos(I->machine, &nd)[m->dso];
-	*dso = m->dso;
-	I->c_valid = 1;
-	I->c_pid = pid;
-	I->c_mode = cpumode == PERF_RECORD_MISC_KERNEL;
-	I->c_dso = m->dso;
-	if (I->space != SPGO_AGG_SPACE_USER) { /* kernel.c: the first executable segment */
-		I->c_in = 0, I->c_lo = m->start, I->c_len = m->end - m->start;
-		if (verdict(a, d) == VERDICT_YES && agg_kernel_map(I, m, addr, vaddr) == 0)
-			return 0;
-		if (verdict(a, d) == VERDICT_YES)
-			I->c_valid = 0; /* (ours, between its segments: not cached) */
-		return -1;
-	}
-	if (verdict(a, d) != VERDICT_YES && own_by_default(I, d, addr)) {
-		I->c_valid = 0;
-		*vaddr = addr;
-		return 0;
-	}
-	if (verdict(a, d) != VERDICT_YES ||
-	    spgo_segments_map(I->segs, I->nsegs, m->start, m->pgoff, addr, vaddr) < 0) {
-		/* Cache "outside" for the whole mapping when it is not ours; for
-		 * our mapping but no segment, do not cache. */
-		if (verdict(a, d) != VERDICT_YES) {
-			I->c_in = 0;
-			I->c_lo = m->start;
-			I->c_len = m->end - m->start;
-		} else {
-			I->c_valid = 0;
-		}
-		return -1;
-	}
-	/* The interval where the same segment (same delta) applies. */
-	uint64_t file_off = addr - m->start + m->pgoff;
-	for (size_t i = 0; i < I->nsegs; i++) {
-		const struct spgo_segment *s = &I->segs[i];
-		if (!(s->flags & 1) || file_off < s->offset || file_off >= s->offset + s->filesz ||
-		    *vaddr != file_off - s->offset + s->vaddr)
-			continue;
-		uint64_t lo = addr - (file_off - s->offset), hi = addr + (s->offset + s->filesz - file_off);
-		if (lo < m->start)
-			lo = m->start;
-		if (hi > m->end)
-			hi = m->end;
-		I->c_in = 1;
-		I->c_lo = lo;
-		I->c_len = hi - lo;
-		I->c_delta = *vaddr - addr;
-		return 0;
-	}
-	I->c_valid = 0;
-	return 0;
-}
 
 static inline int map_addr(struct spgo_aggregate *a, uint32_t pid, unsigned cpumode,
 			   uint64_t addr, uint64_t *vaddr)
@@ -333,7 +147,7 @@ static inline int map_addr(struct spgo_aggregate *a, uint32_t pid, unsigned cpum
 		return 0;
 	}
 	int64_t dso;
-	return map_slow(a, pid, cpumode, addr, vaddr, &dso);
+	return agg_map_slow(a, pid, cpumode, addr, vaddr, &dso);
 }
 
 int spgo_agg_map(struct spgo_aggregate *a, uint32_t pid, unsigned cpumode, uint64_t addr,
@@ -576,7 +390,7 @@ static uint32_t pid_of_pidless(struct spgo_aggregate *a)
 		const struct spgo_perf_map *m = spgo_perf_machine_proc(I->machine, i, &p, &nm);
 		int ours = np == 1;
 		for (size_t k = 0; k < nm && !ours; k++)
-			ours = verdict(a, &spgo_perf_machine_dsos(I->machine, &nd)[m[k].dso]) ==
+			ours = agg_verdict(a, &spgo_perf_machine_dsos(I->machine, &nd)[m[k].dso]) ==
 			       VERDICT_YES;
 		if (ours) {
 			pid = p;
@@ -655,7 +469,7 @@ static void feed_ip(struct spgo_aggregate *a, const struct spgo_perf_record *rec
 		int64_t dso;
 		a->stats.samples_unmatched += times;
 		I->c_valid = 0;
-		map_slow(a, pid, s->cpumode, s->ip, &v, &dso);
+		agg_map_slow(a, pid, s->cpumode, s->ip, &v, &dso);
 		if (dso < 0) {
 			a->stats.samples_unmapped += times;
 		} else {
@@ -824,7 +638,7 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 	else
 		I->incl_user = 1;
 	/* perf script text without the pid field: place it (see above); with
-	 * no process to take, the addresses are the binary's own (map_slow) */
+	 * no process to take, the addresses are the binary's own (agg_map_slow) */
 	if (I->text && !(s->sample_type & PERF_SAMPLE_TID) && spgo_perf_machine_nprocs(I->machine) &&
 	    I->space == SPGO_AGG_SPACE_USER) { /* (the kernel's mappings are everyone's) */
 		pid = pid_of_pidless(a);
@@ -1021,122 +835,4 @@ int spgo_agg_check_matched(struct spgo_aggregate *a)
 		   msg.v);
 	VEC_FREE(&msg);
 	return -1;
-}
-
-static void dump_map(FILE *fp, const char *tag, const struct spgo_kmap *m)
-{
-	uint64_t *rows = spgo_kmap_sorted(m);
-	unsigned w = m->kw + 1;
-	for (size_t i = 0; i < m->n; i++) {
-		fprintf(fp, "%s", tag);
-		for (unsigned k = 0; k < m->kw; k++) {
-			uint64_t x = rows[i * w + k];
-			if (x == SPGO_AGG_EXTERNAL)
-				fprintf(fp, " ext");
-			else
-				fprintf(fp, " %llx", (unsigned long long)x);
-		}
-		fprintf(fp, " %llu\n", (unsigned long long)rows[i * w + m->kw]);
-	}
-	free(rows);
-}
-
-static const uint64_t *g_pool;
-static int cmp_stack(const void *x, const void *y)
-{
-	const uint64_t *a = g_pool + *(const size_t *)x, *b = g_pool + *(const size_t *)y;
-	size_t na = 2 * (a[1] >> 32) + (uint32_t)a[1], nb = 2 * (b[1] >> 32) + (uint32_t)b[1];
-	if (a[1] != b[1])
-		return a[1] < b[1] ? -1 : 1;
-	for (size_t i = 0; i < na && i < nb; i++)
-		if (a[2 + i] != b[2 + i])
-			return a[2 + i] < b[2 + i] ? -1 : 1;
-	return 0;
-}
-
-void spgo_agg_dump(const struct spgo_aggregate *a, FILE *fp)
-{
-	const struct spgo_agg_stats *s = &a->stats;
-	fprintf(fp, "# spgo aggregate of %s\n", spgo_binary_path(a->bin));
-	size_t nm;
-	const struct spgo_agg_match *m = spgo_agg_matches(a, &nm);
-	for (size_t i = 0; i < nm; i++)
-		fprintf(fp, "# matched %s by %s\n", m[i].name, m[i].how);
-	fprintf(fp,
-		"stats samples %llu matched %llu unmatched %llu unmapped %llu lbr %llu "
-		"branches %llu ranges %llu reversed %llu external %llu crossing %llu stacks %llu "
-		"lost %llu\n",
-		(unsigned long long)s->samples, (unsigned long long)s->samples_matched,
-		(unsigned long long)s->samples_unmatched, (unsigned long long)s->samples_unmapped,
-		(unsigned long long)s->lbr_samples, (unsigned long long)s->branches,
-		(unsigned long long)s->ranges, (unsigned long long)s->ranges_reversed,
-		(unsigned long long)s->ranges_external, (unsigned long long)s->ranges_crossing,
-		(unsigned long long)s->stack_samples,
-		(unsigned long long)s->lost);
-	for (size_t i = 0; i < a->events.n; i++)
-		fprintf(fp, "# event %zu: %s, %llu samples, period %llu\n", i, a->events.v[i].name,
-			(unsigned long long)a->events.v[i].samples,
-			(unsigned long long)a->events.v[i].period);
-	dump_map(fp, "range", &a->ranges);
-	dump_map(fp, "branch", &a->branches);
-	for (size_t i = 0; i < a->events.n; i++) {
-		char *tag = xasprintf("ip %zu", i);
-		dump_map(fp, tag, &a->events.v[i].ips);
-		free(tag);
-	}
-	VEC(size_t) offs = {0};
-	for (size_t it = 0; it < a->impl->pool.n;) {
-		VEC_PUSH(&offs, it);
-		struct spgo_agg_stack st;
-		spgo_agg_next_stack(a, &it, &st);
-	}
-	g_pool = a->impl->pool.v;
-	if (offs.n)
-		spgo_sort(offs.v, offs.n, sizeof *offs.v, cmp_stack);
-	for (size_t i = 0; i < offs.n; i++) {
-		size_t it = offs.v[i];
-		struct spgo_agg_stack st = {0};
-		spgo_agg_next_stack(a, &it, &st);
-		fprintf(fp, "stack %llu", (unsigned long long)st.count);
-		for (uint32_t k = 0; k < st.nframes; k++) {
-			if (st.frames[k] == SPGO_AGG_EXTERNAL)
-				fprintf(fp, " ext");
-			else
-				fprintf(fp, " %llx", (unsigned long long)st.frames[k]);
-		}
-		fprintf(fp, " |");
-		for (uint32_t k = 0; k < 2 * st.nbranches; k++) {
-			if (st.branches[k] == SPGO_AGG_EXTERNAL)
-				fprintf(fp, "%sext", k % 2 ? "/" : " ");
-			else
-				fprintf(fp, "%s%llx", k % 2 ? "/" : " ", (unsigned long long)st.branches[k]);
-		}
-		fprintf(fp, "\n");
-	}
-	VEC_FREE(&offs);
-}
-
-int spgo_agg_map_samples(struct spgo_aggregate *a, const char *path, FILE *fp)
-{
-	struct spgo_perf_reader *r;
-	if (spgo_perf_open(&r, path, SPGO_PERF_ORDERED) < 0)
-		return -1;
-	if (spgo_agg_begin(a, r) < 0) {
-		spgo_perf_close(r);
-		return -1;
-	}
-	struct spgo_perf_record rec;
-	int rc;
-	while ((rc = spgo_perf_next(r, &rec)) > 0) {
-		spgo_agg_feed(a, &rec);
-		if (rec.type != PERF_RECORD_SAMPLE)
-			continue;
-		uint64_t v;
-		if (spgo_agg_map(a, rec.sample.pid, rec.sample.cpumode, rec.sample.ip, &v) == 0)
-			fprintf(fp, "%llx\n", (unsigned long long)v);
-		else
-			fputs("-\n", fp);
-	}
-	spgo_perf_close(r);
-	return rc < 0 ? -1 : 0;
 }

@@ -29,7 +29,7 @@ struct spgo_agg_impl {
 	const uint8_t *build_id;
 	size_t build_id_len;
 	const char *base; /* base name of the binary */
-	int text;	  /* input is perf script text (see map_slow) */
+	int text;	  /* input is perf script text (see agg_map_slow) */
 	int text_abs;	  /* its stack lines: 0 not known yet (file offsets), 1 runtime
 			   * addresses, -1 file offsets (text_frames_absolute) */
 	uint64_t text_abs_line;	 /* ... the line of the sample that told */
@@ -93,7 +93,7 @@ struct spgo_agg_impl {
 
 	/* Text whose mmap events never name the binary, neither side having a
 	 * build-id: addresses in a mapping of another name taken as the
-	 * binary's own (map_slow, own_by_default); how many, the first such
+	 * binary's own (agg_map.c: agg_map_slow, own_by_default); how many, the first such
 	 * mapping's name (for the warning). */
 	uint64_t assumed;
 	char *assumed_name;
@@ -117,6 +117,16 @@ struct spgo_agg_impl {
 	int excl_kernel, incl_kernel, excl_user, incl_user;
 	char *kernel_id_differs; /* the data's build-id, in hex, or NULL */
 };
+
+/* agg_map.c: is dso d the profiled binary?  The verdict is kept on the
+ * dso (d->user), so each is decided once and said once. */
+enum { VERDICT_UNKNOWN = 0, VERDICT_YES = 1, VERDICT_NO = 2 };
+int agg_verdict(struct spgo_aggregate *a, struct spgo_perf_dso *d);
+/* agg_map.c: translate addr of (pid, cpumode) to the binary's own address
+ * without the cache, and fill the cache: 0 and *vaddr, or -1 (not the
+ * binary's code); *dso is the mapping's dso, -1 if unmapped. */
+int agg_map_slow(struct spgo_aggregate *a, uint32_t pid, unsigned cpumode, uint64_t addr,
+		 uint64_t *vaddr, int64_t *dso);
 
 /* kernel.c: the verdict on dso d in kernel or module space (1 yes, 2 no;
  * *how says why), and its address translation: 0 (*vaddr, and the cache

@@ -20,8 +20,6 @@
 #include "spgo/binary.h"
 #include "aggregate_impl.h"
 
-enum { VERDICT_YES = 1, VERDICT_NO = 2 };
-
 static int is_kernel_image(const char *name)
 {
 	return !strcmp(name, "[kernel.kallsyms]_text") || !strcmp(name, "[kernel.kallsyms]_stext") ||
