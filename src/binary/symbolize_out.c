@@ -16,204 +16,7 @@
 #include "spgo/probe.h"
 #include "spgo/symbolize.h"
 
-/*
- * The output buffer.  Symbolizing many addresses is mostly printing, and
- * the kernel's copy of the text into the output file costs as much as
- * making it: a writer thread writes one buffer while the next one fills.
- * A buffer made with ob_init_grow() has no writer: it grows instead (the
- * text of one chunk, see struct pool).
- */
-#define OBUF_SIZE (1u << 20)
-struct obuf {
-	FILE *fp;
-	char *buf; /* being filled */
-	size_t n, cap;
-	unsigned long flushes;
-	int grow;    /* grows instead of being flushed */
-	char *other; /* being written (while pending) or free */
-	const char *pending;
-	size_t pending_n;
-	int threaded, done, write_error;
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-};
-
-static void *writer(void *arg)
-{
-	struct obuf *o = arg;
-	pthread_mutex_lock(&o->mu);
-	for (;;) {
-		while (!o->pending && !o->done)
-			pthread_cond_wait(&o->cv, &o->mu);
-		if (!o->pending)
-			break;
-		const char *p = o->pending;
-		size_t len = o->pending_n;
-		pthread_mutex_unlock(&o->mu);
-		int bad = fwrite(p, 1, len, o->fp) != len || fflush(o->fp) != 0;
-		pthread_mutex_lock(&o->mu);
-		o->write_error |= bad;
-		o->pending = NULL;
-		pthread_cond_broadcast(&o->cv);
-	}
-	pthread_mutex_unlock(&o->mu);
-	return NULL;
-}
-
-static void ob_init(struct obuf *o, FILE *fp, int threads)
-{
-	memset(o, 0, sizeof *o);
-	o->fp = fp;
-	o->cap = OBUF_SIZE;
-	o->buf = xmalloc(OBUF_SIZE);
-	o->other = xmalloc(OBUF_SIZE);
-	pthread_mutex_init(&o->mu, NULL);
-	pthread_cond_init(&o->cv, NULL);
-	o->threaded = threads && pthread_create(&o->thread, NULL, writer, o) == 0;
-}
-
-static void ob_init_grow(struct obuf *o, size_t cap)
-{
-	memset(o, 0, sizeof *o);
-	o->grow = 1;
-	o->cap = cap ? cap : 1;
-	o->buf = xmalloc(o->cap);
-}
-
-static void ob_flush(struct obuf *o)
-{
-	o->flushes++;
-	if (!o->n)
-		return;
-	if (!o->threaded) {
-		/* Flushed too: a coprocess waits for each answer. */
-		o->write_error |= fwrite(o->buf, 1, o->n, o->fp) != o->n || fflush(o->fp) != 0;
-		o->n = 0;
-		return;
-	}
-	pthread_mutex_lock(&o->mu);
-	while (o->pending)
-		pthread_cond_wait(&o->cv, &o->mu);
-	o->pending = o->buf;
-	o->pending_n = o->n;
-	char *t = o->buf;
-	o->buf = o->other;
-	o->other = t;
-	o->n = 0;
-	pthread_cond_broadcast(&o->cv);
-	pthread_mutex_unlock(&o->mu);
-}
-
-/* Flush and wait until the writer has written everything. */
-static void ob_drain(struct obuf *o)
-{
-	ob_flush(o);
-	if (!o->threaded)
-		return;
-	pthread_mutex_lock(&o->mu);
-	while (o->pending)
-		pthread_cond_wait(&o->cv, &o->mu);
-	pthread_mutex_unlock(&o->mu);
-}
-
-/* Flush, stop the writer, free; returns non-zero after a write error. */
-static int ob_finish(struct obuf *o)
-{
-	ob_flush(o);
-	if (o->threaded) {
-		pthread_mutex_lock(&o->mu);
-		o->done = 1;
-		pthread_cond_broadcast(&o->cv);
-		pthread_mutex_unlock(&o->mu);
-		pthread_join(o->thread, NULL);
-	}
-	pthread_mutex_destroy(&o->mu);
-	pthread_cond_destroy(&o->cv);
-	free(o->buf);
-	free(o->other);
-	return o->write_error;
-}
-
-static void ob_mem_slow(struct obuf *o, const char *s, size_t len)
-{
-	if (o->grow) {
-		while (o->cap - o->n < len)
-			o->cap *= 2;
-		o->buf = xrealloc(o->buf, o->cap);
-	} else {
-		ob_flush(o);
-		while (len > o->cap) {
-			memcpy(o->buf, s, o->cap);
-			o->n = o->cap;
-			ob_flush(o);
-			s += o->cap;
-			len -= o->cap;
-		}
-	}
-	memcpy(o->buf + o->n, s, len);
-	o->n += len;
-}
-
-static void ob_mem(struct obuf *o, const char *s, size_t len)
-{
-	if (SPGO_LIKELY(len <= o->cap - o->n)) {
-		memcpy(o->buf + o->n, s, len);
-		o->n += len;
-		return;
-	}
-	ob_mem_slow(o, s, len);
-}
-
-static void ob_str(struct obuf *o, const char *s)
-{
-	ob_mem(o, s, strlen(s));
-}
-
-static void ob_char(struct obuf *o, char c)
-{
-	if (SPGO_UNLIKELY(o->n == o->cap)) {
-		ob_mem_slow(o, &c, 1);
-		return;
-	}
-	o->buf[o->n++] = c;
-}
-
-/* Decimal, two digits at a time (line and column numbers, many of them). */
-static void ob_u64(struct obuf *o, uint64_t v)
-{
-	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-				    "8081828384858687888990919293949596979899";
-	char tmp[24];
-	int i = sizeof tmp;
-	while (v >= 100) {
-		unsigned r = (unsigned)(v % 100);
-		v /= 100;
-		tmp[--i] = pairs[2 * r + 1];
-		tmp[--i] = pairs[2 * r];
-	}
-	if (v >= 10) {
-		tmp[--i] = pairs[2 * v + 1];
-		tmp[--i] = pairs[2 * v];
-	} else {
-		tmp[--i] = (char)('0' + v);
-	}
-	ob_mem(o, tmp + i, sizeof tmp - (size_t)i);
-}
-
-static void ob_hex(struct obuf *o, uint64_t v)
-{
-	char tmp[24];
-	int i = sizeof tmp;
-	do {
-		tmp[--i] = "0123456789abcdef"[v & 15];
-		v >>= 4;
-	} while (v);
-	ob_str(o, "0x");
-	for (; i < (int)sizeof tmp; i++)
-		ob_char(o, tmp[i]);
-}
+#include "binary/obuf.h"
 
 #define MAX_FRAMES 256
 
@@ -736,7 +539,7 @@ static void *pool_work(void *arg)
 			c->out.buf = buf;
 			c->out.cap = p->spare_cap;
 		} else {
-			ob_init_grow(&c->out, p->spare_cap);
+			spgo_ob_init_grow(&c->out, p->spare_cap);
 		}
 		int rc = symbolize_lines(f, c->begin, c->end, &c->out);
 		char *err = rc < 0 ? xstrdup(spgo_errmsg()) : NULL;
@@ -829,14 +632,14 @@ struct spgo_symout *spgo_symout_new(struct spgo_binary *bin, enum spgo_sym_mode 
 	s->mode = (int)mode & ~SPGO_SYM_RAW_NAMES;
 	s->raw = (int)mode & SPGO_SYM_RAW_NAMES;
 	s->threads = threads;
-	ob_init(&s->o, out, threads);
+	spgo_ob_init(&s->o, out, threads);
 	s->f = fmt_new(bin, s->mode | s->raw);
 	return s;
 }
 
 int spgo_symout_finish(struct spgo_symout *s)
 {
-	int werr = ob_finish(&s->o) | s->write_error;
+	int werr = spgo_ob_finish(&s->o) | s->write_error;
 	FILE *fp = s->o.fp;
 	fmt_free(s->f);
 	free(s);
@@ -869,7 +672,7 @@ int spgo_symout_text(struct spgo_symout *s, char *text, size_t len)
 	/* Nothing of this block is buffered yet: the pool can write to the
 	 * file itself once what is buffered is out. */
 	if (len > 2 * CHUNK_BYTES && s->threads && s->mode != PROBES) {
-		ob_drain(&s->o);
+		spgo_ob_drain(&s->o);
 		rc = symbolize_parallel(s->bin, s->mode | s->raw, text, len, s->o.fp, &s->write_error);
 	}
 	if (rc == 1)
@@ -889,7 +692,7 @@ int spgo_symout_stream(struct spgo_symout *s, FILE *in)
 		/* Answer interactive callers line by line: flush when
 		 * glibc's buffer of in holds no further line. */
 		if (s->o.n && !feof(in) && in->_IO_read_ptr == in->_IO_read_end)
-			ob_flush(&s->o);
+			spgo_ob_flush(&s->o);
 	}
 	free(line);
 	return rc;
