@@ -40,8 +40,11 @@
  * kernel with target 0, back with source 0) and the system call numbers.
  *
  * One callback per executed TB does all this; nothing is done per
- * instruction.  The plugin writes two files (see src/emulate/trace.h);
- * `spgo emulate` turns them into perf.data and the ground-truth file.
+ * instruction.  The plugin writes the trace and the counts files (see
+ * src/emulate/trace.h); `spgo emulate` turns them into perf.data and the
+ * ground-truth file.  This file samples; emu_truth.c holds the tables of
+ * the ground truth behind their fast paths here, and writes the counts
+ * (emu.h is what the two share).
  *
  * Arguments (plugin args, key=value): trace=FILE (required), counts=FILE,
  * cscounts=FILE, entries=FILE, csdepth=N, event=branches|instructions,
@@ -68,69 +71,9 @@
 
 #include <qemu/qemu-plugin.h>
 
-#include "isa.h"
-#include "trace.h"
+#include "emu.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
-
-#define LBR_MAX 64 /* ring size; a power of two */
-#define STACK_MAX 1024
-#define MAX_VCPUS 4096
-
-#define LIKELY(x) __builtin_expect(!!(x), 1)
-#define UNLIKELY(x) __builtin_expect(!!(x), 0)
-
-struct smap;
-
-/* One translated block. */
-struct tb {
-	/* The first 64 bytes (one cache line) are all an execution touches. */
-	uint64_t start; /* address of the first instruction */
-	uint64_t last;  /* address of the last instruction */
-	uint64_t count; /* executions (kept only for ground truth) */
-	struct {
-		uint64_t to, n;
-	} succ[2]; /* edge cache: the first two successors */
-	uint32_t n_insns;
-	uint8_t cls;       /* enum emu_cls of the last instruction */
-	uint8_t last_size; /* so the fall-through address is last + last_size */
-	struct tb *next;   /* all blocks, for the dump at exit */
-	/* Context-sensitive counts (cscounts=): the pair this block's call or
-	 * tail call last led from and to (+ 1; 0 none). */
-	uint32_t step_from, step_to;
-	uint32_t cc_pair; /* the block's current (pair, count) slot */
-	uint64_t cc_n;
-	struct smap *cmap, *emap; /* (pair) -> count; (pair, to) -> count */
-	uint32_t dump_idx; /* index in the dump's block table, + 1 */
-	uint64_t taken_to; /* a conditional last instruction: where it went when taken */
-	uint8_t entry;     /* starts at a function entry of the main binary */
-	uint32_t insn[]; /* offset << 16 | size << 8 | cls */
-};
-
-struct lbr_entry {
-	uint64_t from, to, cls; /* cls: enum emu_cls of the record */
-};
-
-struct vcpu {
-	struct tb *prev;
-	int64_t countdown;    /* events to the next sample */
-	uint64_t cur_period;  /* the period counting down now */
-	int32_t skid_left;    /* blocks to wait once the counter overflowed; -1 none */
-	uint32_t lbr_pos;     /* next slot in lbr[] */
-	uint32_t lbr_n;       /* valid entries (<= LBR_MAX) */
-	uint32_t tid;
-	uint64_t depth;       /* shadow stack depth (may exceed STACK_MAX) */
-	uint64_t rng;
-	int64_t sys_num;      /* syscall in flight */
-	uint64_t sys_a[6];
-	struct lbr_entry lbr[LBR_MAX];
-	uint64_t stack[STACK_MAX]; /* ring: the innermost STACK_MAX frames */
-	/* Contexts (cscounts=): the current (fp, true) pair id and, per
-	 * shadow-stack depth, the pair id to restore when that frame returns. */
-	uint32_t pair;
-	uint32_t *saved;
-	uint64_t saved_cap;
-};
 
 /* Settings. */
 static const struct emu_isa *isa;
@@ -145,18 +88,18 @@ static uint32_t wrong_path; /* 1 in N fall-throughs of a conditional get a wrong
 static int want_counts;
 
 static int want_cs;            /* context-sensitive counts */
-static uint32_t cs_depth = 126; /* call sites kept per context */
+uint32_t emu_cs_depth = 126; /* call sites kept per context */
 
 static char *trace_path, *counts_path, *cscounts_path, *entries_path;
 static int trace_fd = -1;
 static pid_t our_pid;
 static int disabled; /* in a forked child: write nothing */
-static int mt;       /* more than one thread seen: atomic counts, locked edges */
+int emu_mt;       /* more than one thread seen: atomic counts, locked edges */
 static int started;
 
 static struct vcpu *vcpus[MAX_VCPUS];
-static struct tb *all_tbs;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+struct tb *emu_all_tbs;
+pthread_mutex_t emu_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- output buffer ---------------------------------------------------------- */
 
@@ -269,7 +212,7 @@ __attribute__((noinline, cold)) static void thread_start(struct vcpu *v, struct 
 	v->tid = (uint32_t)syscall(SYS_gettid);
 	if (disabled)
 		return;
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&emu_lock);
 	if (!started) {
 		started = 1;
 		const char *path = qemu_plugin_path_to_binary();
@@ -290,9 +233,9 @@ __attribute__((noinline, cold)) static void thread_start(struct vcpu *v, struct 
 		t.ppid = (uint32_t)getppid();
 		t.ptid = (uint32_t)our_pid;
 		out_rec(&t, sizeof t);
-		mt = 1;
+		emu_mt = 1;
 	}
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&emu_lock);
 }
 
 /* ---- samples ----------------------------------------------------------------------- */
@@ -326,57 +269,14 @@ static void take_sample(struct vcpu *v, uint64_t ip)
 		s->data[n + 3 * i + 2] = e->cls;
 	}
 	s->n_br = nb;
-	if (mt)
-		pthread_mutex_lock(&lock);
+	if (emu_mt)
+		pthread_mutex_lock(&emu_lock);
 	out_rec(s, sizeof *s + 8 * (n + 3 * (uint64_t)nb));
-	if (mt)
-		pthread_mutex_unlock(&lock);
+	if (emu_mt)
+		pthread_mutex_unlock(&emu_lock);
 }
 
-/* ---- ground-truth edges --------------------------------------------------------------- */
-
-struct edge {
-	uint64_t from, to, n;
-};
-static struct edge *edges;
-static size_t edges_cap, edges_n;
-
-__attribute__((noinline)) static void edge_slow(uint64_t from, uint64_t to)
-{
-	if (edges_n * 2 >= edges_cap) {
-		size_t cap = edges_cap ? edges_cap * 2 : 4096;
-		struct edge *e = calloc(cap, sizeof *e);
-		if (!e) {
-			fprintf(stderr, "spgo-emulate: out of memory\n");
-			_exit(70);
-		}
-		for (size_t i = 0; i < edges_cap; i++) {
-			if (!edges[i].n)
-				continue;
-			size_t h = (size_t)((edges[i].from * 0x9E3779B97F4A7C15ULL) ^ edges[i].to) *
-				   0xff51afd7ed558ccdULL >> 20;
-			while (e[h & (cap - 1)].n)
-				h++;
-			e[h & (cap - 1)] = edges[i];
-		}
-		free(edges);
-		edges = e;
-		edges_cap = cap;
-	}
-	size_t h = (size_t)((from * 0x9E3779B97F4A7C15ULL) ^ to) * 0xff51afd7ed558ccdULL >> 20;
-	for (;; h++) {
-		struct edge *e = &edges[h & (edges_cap - 1)];
-		if (!e->n) {
-			e->from = from, e->to = to, e->n = 1;
-			edges_n++;
-			return;
-		}
-		if (e->from == from && e->to == to) {
-			e->n++;
-			return;
-		}
-	}
-}
+/* ---- ground truth: the fast paths (the rest in emu_truth.c) ------------------------------ */
 
 static inline void edge_add(struct tb *p, uint64_t to)
 {
@@ -389,205 +289,7 @@ static inline void edge_add(struct tb *p, uint64_t to)
 	else if (!p->succ[1].n)
 		p->succ[1].to = to, p->succ[1].n = 1;
 	else
-		edge_slow(p->last, to);
-}
-
-
-/* ---- calling contexts (cscounts=) ------------------------------------------------------------ */
-
-/* A small open-addressing table of three-word keys; an entry is in use when
- * v != 0, so callers store counts (>= 1) or ids + 1.  Caller holds lock
- * when mt. */
-struct kent {
-	uint64_t a, b, c, v;
-};
-struct ktab {
-	struct kent *e;
-	size_t cap, n;
-};
-
-static inline size_t khash(uint64_t a, uint64_t b, uint64_t c)
-{
-	uint64_t h = a * 0x9E3779B97F4A7C15ULL ^ b * 0xC2B2AE3D27D4EB4FULL ^ c * 0x165667B19E3779F9ULL;
-	h ^= h >> 29;
-	return (size_t)(h * 0xff51afd7ed558ccdULL >> 17);
-}
-
-static void *xcalloc_or_die(size_t n, size_t size)
-{
-	void *p = calloc(n, size);
-	if (!p) {
-		fprintf(stderr, "spgo-emulate: out of memory\n");
-		_exit(70);
-	}
-	return p;
-}
-
-/* The value slot of key (a, b, c), inserted with v = 0 if new: the caller
- * then sets it non-zero before the next call. */
-static uint64_t *ktab_get(struct ktab *t, uint64_t a, uint64_t b, uint64_t c)
-{
-	if ((t->n + 1) * 2 > t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 1024;
-		struct kent *e = xcalloc_or_die(cap, sizeof *e);
-		for (size_t i = 0; i < t->cap; i++) {
-			if (!t->e[i].v)
-				continue;
-			size_t h = khash(t->e[i].a, t->e[i].b, t->e[i].c);
-			while (e[h & (cap - 1)].v)
-				h++;
-			e[h & (cap - 1)] = t->e[i];
-		}
-		free(t->e);
-		t->e = e;
-		t->cap = cap;
-	}
-	for (size_t h = khash(a, b, c);; h++) {
-		struct kent *x = &t->e[h & (t->cap - 1)];
-		if (!x->v) {
-			x->a = a, x->b = b, x->c = c;
-			t->n++;
-			return &x->v;
-		}
-		if (x->a == a && x->b == b && x->c == c)
-			return &x->v;
-	}
-}
-
-/* Context lists: id -> sites[off .. off + len), call sites root first (the
- * address of the call or tail-call jump).  Id 0 is the empty context. */
-struct ctx {
-	uint64_t off;
-	uint32_t len;
-};
-static struct ctx *ctxs;
-static uint32_t ctxs_n, ctxs_cap;
-static uint64_t *ctx_sites;
-static size_t ctx_sites_n, ctx_sites_cap;
-static uint32_t *ctx_index; /* content hash: id + 1, open addressing */
-static size_t ctx_index_cap;
-
-/* Pairs: id -> (frame-pointer context, true context); pair 0 is (0, 0). */
-struct pair {
-	uint32_t fp, tv;
-};
-static struct pair *pairs;
-static uint32_t pairs_n, pairs_cap;
-static struct ktab pair_index; /* (fp, tv) -> pair + 1 */
-static struct ktab pair_next;  /* (pair, site, 0 call | 1 tail call) -> pair + 1 */
-
-static size_t sites_hash(const uint64_t *s, uint32_t n)
-{
-	uint64_t h = n;
-	for (uint32_t i = 0; i < n; i++)
-		h = (h ^ s[i]) * 0x100000001B3ULL + (h >> 31);
-	return khash(h, n, 0);
-}
-
-static uint32_t ctx_intern(const uint64_t *s, uint32_t n)
-{
-	if ((ctxs_n + 1) * 2 > ctx_index_cap) {
-		size_t cap = ctx_index_cap ? ctx_index_cap * 2 : 1024;
-		uint32_t *ix = xcalloc_or_die(cap, sizeof *ix);
-		for (uint32_t id = 0; id < ctxs_n; id++) {
-			size_t h = sites_hash(ctx_sites + ctxs[id].off, ctxs[id].len);
-			while (ix[h & (cap - 1)])
-				h++;
-			ix[h & (cap - 1)] = id + 1;
-		}
-		free(ctx_index);
-		ctx_index = ix;
-		ctx_index_cap = cap;
-	}
-	size_t h = sites_hash(s, n);
-	for (;; h++) {
-		uint32_t *slot = &ctx_index[h & (ctx_index_cap - 1)];
-		if (!*slot) {
-			if (ctxs_n == ctxs_cap) {
-				ctxs_cap = ctxs_cap ? ctxs_cap * 2 : 1024;
-				ctxs = realloc(ctxs, ctxs_cap * sizeof *ctxs);
-			}
-			if (ctx_sites_n + n > ctx_sites_cap || !ctx_sites) {
-				while (ctx_sites_n + n > ctx_sites_cap || !ctx_sites_cap)
-					ctx_sites_cap = ctx_sites_cap ? ctx_sites_cap * 2 : 4096;
-				ctx_sites = realloc(ctx_sites, ctx_sites_cap * sizeof *ctx_sites);
-			}
-			if (!ctxs || !ctx_sites) {
-				fprintf(stderr, "spgo-emulate: out of memory\n");
-				_exit(70);
-			}
-			if (n)
-				memcpy(ctx_sites + ctx_sites_n, s, n * sizeof *s);
-			ctxs[ctxs_n].off = ctx_sites_n;
-			ctxs[ctxs_n].len = n;
-			ctx_sites_n += n;
-			*slot = ++ctxs_n;
-			return ctxs_n - 1;
-		}
-		const struct ctx *c = &ctxs[*slot - 1];
-		if (c->len == n && (!n || !memcmp(ctx_sites + c->off, s, n * sizeof *s)))
-			return *slot - 1;
-	}
-}
-
-/*
- * The context of parent followed by site.  Parent has no adjacent repeated
- * sequence, so one can only end at the new site: the shortest one found is
- * removed (what is left is a prefix of parent, free of repeats again).
- * Then only the innermost cs_depth sites are kept.
- */
-static uint32_t ctx_child(uint32_t parent, uint64_t site)
-{
-	static uint64_t buf[STACK_MAX + 1];
-	uint32_t n = ctxs[parent].len;
-	memcpy(buf, ctx_sites + ctxs[parent].off, n * sizeof *buf);
-	buf[n++] = site;
-	for (uint32_t len = 1; 2 * len <= n; len++)
-		if (!memcmp(buf + n - 2 * len, buf + n - len, len * sizeof *buf)) {
-			n -= len;
-			break;
-		}
-	uint32_t from = n > cs_depth ? n - cs_depth : 0;
-	return ctx_intern(buf + from, n - from);
-}
-
-static uint32_t pair_of(uint32_t fp, uint32_t tv)
-{
-	uint64_t *v = ktab_get(&pair_index, fp, tv, 0);
-	if (!*v) {
-		if (pairs_n == pairs_cap) {
-			pairs_cap = pairs_cap ? pairs_cap * 2 : 1024;
-			pairs = realloc(pairs, pairs_cap * sizeof *pairs);
-			if (!pairs) {
-				fprintf(stderr, "spgo-emulate: out of memory\n");
-				_exit(70);
-			}
-		}
-		pairs[pairs_n] = (struct pair){fp, tv};
-		*v = ++pairs_n;
-	}
-	return (uint32_t)(*v - 1);
-}
-
-/* The pair after a call (tail = 0: both views push the site) or a tail call
- * (tail = 1: only the true view does). */
-__attribute__((noinline)) static uint32_t pair_step(uint32_t pair, uint64_t site, int tail)
-{
-	if (mt)
-		pthread_mutex_lock(&lock);
-	uint64_t *v = ktab_get(&pair_next, pair, site, (uint64_t)tail);
-	if (!*v) {
-		struct pair p = pairs[pair];
-		uint32_t fp = tail ? p.fp : ctx_child(p.fp, site);
-		uint32_t tv = ctx_child(p.tv, site);
-		uint32_t next = pair_of(fp, tv);
-		v = ktab_get(&pair_next, pair, site, (uint64_t)tail); /* the table may have grown */
-		*v = (uint64_t)next + 1;
-	}
-	uint32_t r = (uint32_t)(*v - 1);
-	if (mt)
-		pthread_mutex_unlock(&lock);
-	return r;
+		emu_edge_slow(p->last, to);
 }
 
 /* pair_step through the cache in the block p whose last instruction is the
@@ -596,14 +298,14 @@ static inline uint32_t pair_step_at(struct tb *p, uint32_t pair, int tail)
 {
 	if (p->step_from == pair + 1 && p->step_to)
 		return p->step_to - 1;
-	uint32_t r = pair_step(pair, p->last, tail);
-	if (!mt)
+	uint32_t r = emu_pair_step(pair, p->last, tail);
+	if (!emu_mt)
 		p->step_from = pair + 1, p->step_to = r + 1;
 	return r;
 }
 
 /* A call at site: remember the pair to restore when this frame returns. */
-static void cs_call(struct vcpu *v, struct tb *p)
+static inline void cs_call(struct vcpu *v, struct tb *p)
 {
 	if (UNLIKELY(v->depth >= v->saved_cap)) {
 		uint64_t cap = v->saved_cap ? v->saved_cap * 2 : 1024;
@@ -621,69 +323,20 @@ static void cs_call(struct vcpu *v, struct tb *p)
 	v->pair = pair_step_at(p, v->pair, 0);
 }
 
-/*
- * Counts live with their block: a slot for the pair it ran under last (its
- * cache line is loaded anyway, and a loop runs its blocks in one context),
- * then a small hash table per block, (pair) -> count, which stays hot with
- * the block.  Edges go to a table per source block, (pair, to) -> count,
- * but for fall-throughs out of a conditional branch (spgo derives them
- * from the counts).
- */
-struct sent {
-	uint64_t to, pair, n;
-};
-struct smap {
-	uint32_t cap, n;
-	struct sent e[];
-};
-
-__attribute__((noinline)) static void smap_add(struct smap **mp, uint64_t to, uint32_t pair, uint64_t n)
-{
-	struct smap *m = *mp;
-	if (!m || (m->n + 1) * 4 > m->cap * 3) {
-		uint32_t cap = m ? m->cap * 2 : 4;
-		struct smap *x = xcalloc_or_die(1, sizeof *x + cap * sizeof(struct sent));
-		x->cap = cap;
-		for (uint32_t i = 0; m && i < m->cap; i++) {
-			if (!m->e[i].n)
-				continue;
-			size_t h = khash(m->e[i].to, m->e[i].pair, 0);
-			while (x->e[h & (cap - 1)].n)
-				h++;
-			x->e[h & (cap - 1)] = m->e[i];
-			x->n++;
-		}
-		free(m);
-		*mp = m = x;
-	}
-	for (size_t h = khash(to, pair, 0);; h++) {
-		struct sent *e = &m->e[h & (m->cap - 1)];
-		if (!e->n) {
-			e->to = to, e->pair = pair, e->n = n;
-			m->n++;
-			return;
-		}
-		if (e->to == to && e->pair == pair) {
-			e->n += n;
-			return;
-		}
-	}
-}
-
 /* Count an execution of tb under pair, and the edge from p (run under
- * p_pair) to tb; caller holds lock when mt. */
+ * p_pair) to tb; caller holds lock when emu_mt. */
 static inline void cs_count(struct tb *p, uint32_t p_pair, struct tb *tb, uint32_t pair)
 {
 	if (LIKELY(tb->cc_pair == pair && tb->cc_n)) {
 		tb->cc_n++;
 	} else {
 		if (tb->cc_n)
-			smap_add(&tb->cmap, 0, tb->cc_pair, tb->cc_n);
+			emu_smap_add(&tb->cmap, 0, tb->cc_pair, tb->cc_n);
 		tb->cc_pair = pair, tb->cc_n = 1;
 	}
 	if (!p || (tb->start == p->last + p->last_size && p->cls == EMU_CLS_COND))
 		return;
-	smap_add(&p->emap, tb->start, p_pair, 1);
+	emu_smap_add(&p->emap, tb->start, p_pair, 1);
 }
 
 /* Function entries of the main binary (entries=FILE from spgo: u64 lowest
@@ -838,16 +491,16 @@ __attribute__((noinline, cold)) static void overflow(struct vcpu *v, struct tb *
  */
 __attribute__((noinline, cold)) static void drop_partial_insn(struct tb *p)
 {
-	if (mt)
-		pthread_mutex_lock(&lock);
+	if (emu_mt)
+		pthread_mutex_lock(&emu_lock);
 	if (p->n_insns > 1) {
 		uint32_t w = p->insn[--p->n_insns - 1];
 		p->last = p->start + (w >> 16);
 		p->last_size = (uint8_t)(w >> 8);
 		p->cls = (uint8_t)w;
 	}
-	if (mt)
-		pthread_mutex_unlock(&lock);
+	if (emu_mt)
+		pthread_mutex_unlock(&emu_lock);
 }
 
 static void tb_exec(unsigned int vi, void *udata)
@@ -859,7 +512,7 @@ static void tb_exec(unsigned int vi, void *udata)
 	if (UNLIKELY(!v))
 		v = vcpu_new(vi);
 	if (want_counts) {
-		if (LIKELY(!mt))
+		if (LIKELY(!emu_mt))
 			tb->count++;
 		else
 			__atomic_fetch_add(&tb->count, 1, __ATOMIC_RELAXED);
@@ -883,22 +536,22 @@ static void tb_exec(unsigned int vi, void *udata)
 		else if (UNLIKELY(wrong_path) && p->cls == EMU_CLS_COND)
 			maybe_wrong_path(v, p);
 		if (want_counts) {
-			if (LIKELY(!mt)) {
+			if (LIKELY(!emu_mt)) {
 				edge_add(p, tb->start);
 			} else {
-				pthread_mutex_lock(&lock);
+				pthread_mutex_lock(&emu_lock);
 				edge_add(p, tb->start);
-				pthread_mutex_unlock(&lock);
+				pthread_mutex_unlock(&emu_lock);
 			}
 		}
 	}
 	if (want_cs) {
-		if (LIKELY(!mt)) {
+		if (LIKELY(!emu_mt)) {
 			cs_count(p, p_pair, tb, v->pair);
 		} else {
-			pthread_mutex_lock(&lock);
+			pthread_mutex_lock(&emu_lock);
 			cs_count(p, p_pair, tb, v->pair);
-			pthread_mutex_unlock(&lock);
+			pthread_mutex_unlock(&emu_lock);
 		}
 	}
 
@@ -939,10 +592,10 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *qtb)
 			tb->cls = cls;
 		}
 	}
-	pthread_mutex_lock(&lock);
-	tb->next = all_tbs;
-	all_tbs = tb;
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_lock(&emu_lock);
+	tb->next = emu_all_tbs;
+	emu_all_tbs = tb;
+	pthread_mutex_unlock(&emu_lock);
 	qemu_plugin_register_vcpu_tb_exec_cb(qtb, tb_exec, QEMU_PLUGIN_CB_NO_REGS, tb);
 }
 
@@ -965,16 +618,16 @@ static void sys_enter(qemu_plugin_id_t id, unsigned int vi, int64_t num, uint64_
 		 * the trace is written out now. */
 		struct emu_child c = {.exec = 1};
 		rec_head(&c.h, EMU_REC_CHILD, v->tid ? v->tid : (uint32_t)syscall(SYS_gettid));
-		pthread_mutex_lock(&lock);
+		pthread_mutex_lock(&emu_lock);
 		out_rec(&c, sizeof c);
 		out_flush();
-		pthread_mutex_unlock(&lock);
+		pthread_mutex_unlock(&emu_lock);
 	} else if (num == isa->sys_exit_group) {
 		struct emu_exit e = {.code = (int32_t)a1};
 		rec_head(&e.h, EMU_REC_EXIT, v->tid ? v->tid : (uint32_t)syscall(SYS_gettid));
-		pthread_mutex_lock(&lock);
+		pthread_mutex_lock(&emu_lock);
 		out_rec(&e, sizeof e);
-		pthread_mutex_unlock(&lock);
+		pthread_mutex_unlock(&emu_lock);
 	}
 }
 
@@ -998,9 +651,9 @@ static void sys_exit(qemu_plugin_id_t id, unsigned int vi, int64_t num, int64_t 
 		} else if (ret > 0) {
 			struct emu_child c = {.exec = 0};
 			rec_head(&c.h, EMU_REC_CHILD, v->tid ? v->tid : (uint32_t)syscall(SYS_gettid));
-			pthread_mutex_lock(&lock);
+			pthread_mutex_lock(&emu_lock);
 			out_rec(&c, sizeof c);
-			pthread_mutex_unlock(&lock);
+			pthread_mutex_unlock(&emu_lock);
 		}
 		return;
 	}
@@ -1030,175 +683,24 @@ static void sys_exit(qemu_plugin_id_t id, unsigned int vi, int64_t num, int64_t 
 	m->min = minor(st.st_dev);
 	m->ino = st.st_ino;
 	memcpy(m->path, path, (size_t)len + 1);
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&emu_lock);
 	out_rec(m, sizeof *m + (size_t)len + 1);
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&emu_lock);
 	free(m);
-}
-
-/* ---- exit: flush the trace, dump the counts ----------------------------------------------------- */
-
-static int write_all(int fd, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	while (n) {
-		ssize_t k = write(fd, b, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		b += k, n -= (size_t)k;
-	}
-	return 0;
-}
-
-/* Buffered writes for the counts dump. */
-static uint8_t cbuf[1 << 16];
-static size_t cbuf_n;
-static int cfd = -1, cbad;
-static void cput(const void *p, size_t n)
-{
-	if (cbuf_n + n > sizeof cbuf) {
-		if (write_all(cfd, cbuf, cbuf_n) < 0)
-			cbad = 1;
-		cbuf_n = 0;
-	}
-	memcpy(cbuf + cbuf_n, p, n);
-	cbuf_n += n;
-}
-
-static void dump_counts(void)
-{
-	cfd = open(counts_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (cfd < 0) {
-		fprintf(stderr, "spgo-emulate: %s: %s\n", counts_path, strerror(errno));
-		return;
-	}
-	uint64_t magic = EMU_COUNTS_MAGIC, nb = 0, ne = 0;
-	for (struct tb *t = all_tbs; t; t = t->next)
-		if (t->count)
-			nb++;
-	cput(&magic, 8);
-	cput(&nb, 8);
-	for (struct tb *t = all_tbs; t; t = t->next) {
-		if (!t->count)
-			continue;
-		uint32_t hdr[2] = {t->n_insns, 0};
-		cput(&t->start, 8);
-		cput(&t->count, 8);
-		cput(hdr, 8);
-		cput(t->insn, 4 * (size_t)t->n_insns);
-		if (t->n_insns & 1)
-			cput(hdr + 1, 4);
-		for (int i = 0; i < 2; i++)
-			ne += t->succ[i].n != 0;
-	}
-	ne += edges_n;
-	cput(&ne, 8);
-	for (struct tb *t = all_tbs; t; t = t->next)
-		for (int i = 0; i < 2; i++)
-			if (t->succ[i].n) {
-				uint64_t e[3] = {t->last, t->succ[i].to, t->succ[i].n};
-				cput(e, sizeof e);
-			}
-	for (size_t i = 0; i < edges_cap; i++)
-		if (edges[i].n) {
-			uint64_t e[3] = {edges[i].from, edges[i].to, edges[i].n};
-			cput(e, sizeof e);
-		}
-	if (write_all(cfd, cbuf, cbuf_n) < 0)
-		cbad = 1;
-	if (close(cfd) < 0 || cbad)
-		fprintf(stderr, "spgo-emulate: %s: write failed\n", counts_path);
-}
-
-/*
- * The context-sensitive counts (layout in emulate_trace.h): contexts, pairs,
- * the blocks that ran with their instructions, then (block, pair) and
- * (from, to, pair) counts, the tb caches and the tables together.
- */
-static void dump_cscounts(void)
-{
-	cfd = open(cscounts_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (cfd < 0) {
-		fprintf(stderr, "spgo-emulate: %s: %s\n", cscounts_path, strerror(errno));
-		return;
-	}
-	cbuf_n = 0;
-	cbad = 0;
-	uint64_t magic = EMU_CSCOUNTS_MAGIC, n = ctxs_n;
-	cput(&magic, 8);
-	cput(&n, 8);
-	for (uint32_t i = 0; i < ctxs_n; i++) {
-		uint64_t len = ctxs[i].len;
-		cput(&len, 8);
-		cput(ctx_sites + ctxs[i].off, 8 * len);
-	}
-	n = pairs_n;
-	cput(&n, 8);
-	for (uint32_t i = 0; i < pairs_n; i++)
-		cput(&pairs[i], 8);
-	/* The blocks that ran, numbered, then their counts and edges. */
-	n = 0;
-	for (struct tb *t = all_tbs; t; t = t->next) {
-		if (t->cc_n)
-			smap_add(&t->cmap, 0, t->cc_pair, t->cc_n);
-		t->cc_n = 0;
-		if (t->cmap)
-			t->dump_idx = (uint32_t)++n;
-	}
-	cput(&n, 8);
-	for (struct tb *t = all_tbs; t; t = t->next) {
-		if (!t->dump_idx)
-			continue;
-		uint32_t hdr[2] = {t->n_insns, t->dump_idx - 1};
-		cput(&t->start, 8);
-		cput(hdr, 8);
-		cput(t->insn, 4 * (size_t)t->n_insns);
-		if (t->n_insns & 1)
-			cput(hdr + 1, 4);
-	}
-	n = 0;
-	for (struct tb *t = all_tbs; t; t = t->next)
-		n += t->cmap ? t->cmap->n : 0;
-	cput(&n, 8);
-	for (struct tb *t = all_tbs; t; t = t->next)
-		for (uint32_t i = 0; t->cmap && i < t->cmap->cap; i++)
-			if (t->cmap->e[i].n) {
-				uint32_t r[2] = {t->dump_idx - 1, (uint32_t)t->cmap->e[i].pair};
-				cput(r, 8);
-				cput(&t->cmap->e[i].n, 8);
-			}
-	n = 0;
-	for (struct tb *t = all_tbs; t; t = t->next)
-		n += t->emap ? t->emap->n : 0;
-	cput(&n, 8);
-	for (struct tb *t = all_tbs; t; t = t->next)
-		for (uint32_t i = 0; t->emap && i < t->emap->cap; i++)
-			if (t->emap->e[i].n) {
-				const struct sent *e = &t->emap->e[i];
-				uint64_t r[4] = {t->last, e->to, e->pair, e->n};
-				cput(r, sizeof r);
-			}
-	if (write_all(cfd, cbuf, cbuf_n) < 0)
-		cbad = 1;
-	cbuf_n = 0;
-	if (close(cfd) < 0 || cbad)
-		fprintf(stderr, "spgo-emulate: %s: write failed\n", cscounts_path);
 }
 
 static void at_exit(qemu_plugin_id_t id, void *p)
 {
 	if (disabled || getpid() != our_pid)
 		return;
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&emu_lock);
 	out_flush();
 	close(trace_fd);
 	if (want_counts)
-		dump_counts();
+		emu_dump_counts(counts_path);
 	if (want_cs)
-		dump_cscounts();
-	pthread_mutex_unlock(&lock);
+		emu_dump_cscounts(cscounts_path);
+	pthread_mutex_unlock(&emu_lock);
 }
 
 /* ---- installation ------------------------------------------------------------------------------ */
@@ -1271,7 +773,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		} else if (KEY("seed")) {
 			seed = u;
 		} else if (KEY("csdepth") && u >= 1 && u <= STACK_MAX) {
-			cs_depth = (uint32_t)u;
+			emu_cs_depth = (uint32_t)u;
 		} else {
 			goto bad;
 		}
@@ -1294,16 +796,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	if (!obuf)
 		return -1;
 	uint64_t magic = EMU_TRACE_MAGIC;
-	if (write_all(trace_fd, &magic, 8) < 0)
+	if (emu_write_all(trace_fd, &magic, 8) < 0)
 		return -1;
 	if (entries_path && load_entries(entries_path) < 0) {
 		fprintf(stderr, "spgo-emulate: %s: cannot read the function entries\n", entries_path);
 		return -1;
 	}
-	if (want_cs) { /* context 0 is the empty one, pair 0 is (0, 0) */
-		ctx_intern(NULL, 0);
-		pair_of(0, 0);
-	}
+	if (want_cs)
+		emu_cs_init();
 	our_pid = getpid();
 
 	qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
