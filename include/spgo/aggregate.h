@@ -341,6 +341,11 @@ void spgo_agg_add_stack(struct spgo_aggregate *agg, const uint64_t *frames, uint
  * every branch executed is sampled alike).
  */
 void spgo_agg_spe(struct spgo_aggregate *agg, int on);
+/* Would SPE count code run from addr (the binary's address)?  1 if the
+ * range search above finds a branch instruction from addr on, 0 if it stops
+ * first (a trap, a gap ...): code there never gets a count from SPE, however
+ * often it runs, where code that can be counted and has none ran rarely. */
+int spgo_agg_spe_countable(struct spgo_aggregate *agg, uint64_t addr);
 
 /* Text dump (sorted; for tests and debugging): stats, ranges, branches,
  * ips per event, stacks. */

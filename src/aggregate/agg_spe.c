@@ -143,6 +143,11 @@ void agg_feed_spe(struct spgo_aggregate *a, const struct spgo_perf_sample *s, ui
 	}
 }
 
+int spgo_agg_spe_countable(struct spgo_aggregate *a, uint64_t addr)
+{
+	return next_branch(a, addr) != NO_END;
+}
+
 void spgo_agg_spe(struct spgo_aggregate *a, int on)
 {
 	a->impl->spe_text = on;

@@ -6,18 +6,36 @@
  * SPE samples one branch in N; a stretch of code between two branches that
  * ran less often than about N times may have no sample at all, where an
  * LBR sample (16-32 branches in a row) would have covered it.  The range
- * counts of gen_lbr.c become block weights (a block without a count is
- * unknown, not zero: unsampled is not unexecuted), and the inference
- * algorithm of IP mode (profi by default, --infer, --no-infer) makes them
- * a consistent flow, filling the unsampled blocks from their neighbours.
- * As in IP mode, a result that keeps under a quarter of the sampled weight
- * is dropped for the counts as they were.
+ * counts of gen_lbr.c become block weights, and the inference algorithm of
+ * IP mode (profi by default, --infer, --no-infer) makes them a consistent
+ * flow, giving unsampled blocks a count where the flow needs one.  As in
+ * IP mode, a result that keeps under a quarter of the sampled weight is
+ * dropped for the counts as they were.
+ *
+ * A block without a count weighs 0, not unknown: every run through a block
+ * follows one branch (taken to it, or not taken just before it), sampled
+ * like any other, so its count estimates its executions as well as any
+ * block's does, and no count says it ran fewer than about N times.  As
+ * unknown, profi split a sampled branch's flow evenly over the paths
+ * through it (rebalance.c): the then-block of an if that went unsampled
+ * after hundreds of samples of its branch got half of them.  Only blocks
+ * SPE cannot count at all (spgo_agg_spe_countable: no branch straight on
+ * from them) are unknown.
+ *
+ * The weights go to profi in 1/SPE_INFER_SCALE sample, and its counts come
+ * back rounded to samples.  Its flow is in whole units: in samples, a hot
+ * loop in a function entered fewer than N times still needs one sample on
+ * the path from the entry to it, for which profi raised every unsampled
+ * block of that path to 1 or, where that cost more, dropped the loop's
+ * small counts to 0.  A sixteenth of a sample rounds back to 0.
  */
 #include <string.h>
 
 #include "gen_impl.h"
 #include "spgo/aggregate.h"
 #include "spgo/infer.h"
+
+#define SPE_INFER_SCALE 16
 
 /* The instructions of blk: [*lo, *hi) in g->insns. */
 static void block_span(const struct gen *g, const struct spgo_cfg_block *blk, size_t *lo, size_t *hi)
@@ -45,7 +63,8 @@ static void infer_function(struct gen *g, uint64_t entry, enum spgo_algo algo)
 		for (size_t i = lo; i < hi; i++)
 			if (g->count[i] > w)
 				w = g->count[i];
-		blk->weight = w ? w : SPGO_WEIGHT_UNKNOWN;
+		int countable = w || spgo_agg_spe_countable(g->agg, blk->addr);
+		blk->weight = countable ? w * SPE_INFER_SCALE : SPGO_WEIGHT_UNKNOWN;
 		blk->cost_scale = 0;
 		wsum += w * (hi - lo);
 		known += w != 0;
@@ -59,6 +78,7 @@ static void infer_function(struct gen *g, uint64_t entry, enum spgo_algo algo)
 	spgo_infer(&cfg, &opts);
 	uint64_t fsum = 0;
 	for (size_t b = 0; b < cfg.nblocks; b++) {
+		cfg.blocks[b].count = (cfg.blocks[b].count + SPE_INFER_SCALE / 2) / SPE_INFER_SCALE;
 		size_t lo, hi;
 		block_span(g, &cfg.blocks[b], &lo, &hi);
 		fsum += cfg.blocks[b].count * (hi - lo);
