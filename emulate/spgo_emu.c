@@ -192,7 +192,12 @@ __attribute__((noinline, cold)) static struct vcpu *vcpu_new(unsigned int vi)
 		v->saved = saved;
 		v->saved_cap = cap;
 	}
+	/* xorshift's state must not be 0: the low bit is set.  That once made
+	 * seeds 2k and 2k + 1 draw the same periods, so an even seed now also
+	 * flips high bits (odd seeds, the default 1 among them, keep theirs). */
 	v->rng = (seed ^ (0x9E3779B97F4A7C15ULL * (vi + 1))) | 1;
+	if (!(seed & 1))
+		v->rng ^= 0xD1B54A32D192ED02ULL;
 	v->skid_left = -1;
 	v->sys_num = -1;
 	new_period(v);

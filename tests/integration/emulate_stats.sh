@@ -19,6 +19,14 @@ awk '{ n++; s += $1; if ($1 < 498 || $1 > 1496) bad++; v[$1] = 1 } END {
   for (k in v) d++; m = s / n; printf "periods: %d samples, mean %.1f, %d distinct\n", n, m, d
   exit !(bad == 0 && m > 960 && m < 1035 && d > 500) }' periods.txt || fail "sampling periods not randomized as documented"
 
+# Every seed its own sampling: seeds 2 and 3 once drew the same periods
+# (xorshift's state had its low bit forced to 1).
+for sd in 2 3; do
+  "$SPGO" emulate -c 997 --seed $sd -o s$sd.data -- ./prog 300 > /dev/null
+  perf script -i s$sd.data -F period > s$sd.txt
+done
+! cmp -s s2.txt s3.txt || fail "--seed 2 and --seed 3 sample the same periods"
+
 # A 16-entry LBR gives half the ranges per sample and still a faithful estimate.
 "$SPGO" emulate -c 997 --lbr 16 --seed 7 -o p16.data -- ./prog 3000 > /dev/null
 perf script -i p16.data -F brstack > br16.txt
