@@ -271,6 +271,11 @@ int spgo_agg_next_stack(const struct spgo_aggregate *agg, size_t *iter, struct s
  * them memory and time are those of ranges, branches and ips alone. */
 void spgo_agg_keep_stacks(struct spgo_aggregate *agg, int keep);
 
+/* Keep each stack sample's LBR with it (the default) or the call stack
+ * alone (gen --cs --mode ip: IP samples with call stacks, as from a
+ * machine without LBR, out of data that has branch stacks too). */
+void spgo_agg_keep_stack_branches(struct spgo_aggregate *agg, int keep);
+
 /* Fill ranges and branches from the samples' LBRs (the default) or not
  * (their statistics still count): the context stage unwinds the LBRs
  * itself and does not read them. */

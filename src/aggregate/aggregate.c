@@ -178,6 +178,7 @@ static struct spgo_agg_event *event_at(struct spgo_aggregate *a, size_t i,
 }
 
 void spgo_agg_keep_stacks(struct spgo_aggregate *a, int keep) { a->impl->no_stacks = !keep; }
+void spgo_agg_keep_stack_branches(struct spgo_aggregate *a, int keep) { a->impl->no_stack_lbr = !keep; }
 
 void spgo_agg_keep_ranges(struct spgo_aggregate *a, int keep) { a->impl->no_lbr_maps = !keep; }
 
@@ -605,7 +606,9 @@ static void feed_stack(struct spgo_aggregate *a, const struct spgo_perf_sample *
 		/* No frame inside (a library leaf whose frame chain broke
 		 * before the binary): its LBR still says where the binary ran,
 		 * unwound from an external root. */
-		if (inside || a->stats.branches != branches_before) {
+		if (I->no_stack_lbr) /* (IP mode: the stack alone, as --call-graph fp gives it) */
+			n = 0;
+		if (inside || (n && a->stats.branches != branches_before)) {
 			VEC_GROW(&I->scratch, nf + 2 * n);
 			if (n)
 				memcpy(I->scratch.v + nf, I->mf.v, 2 * n * 8);

@@ -36,6 +36,7 @@ struct spgo_agg_impl {
 	uint64_t text_undecided; /* ... stack samples read before it, as offsets */
 	int no_stacks;	  /* spgo_agg_keep_stacks(agg, 0): call stacks ignored */
 	int no_lbr_maps;  /* spgo_agg_keep_ranges(agg, 0): ranges, branches not kept */
+	int no_stack_lbr; /* spgo_agg_keep_stack_branches(agg, 0): stacks kept without their LBR */
 	uint64_t period;  /* spgo_agg_sample_period, or 0 */
 	const uint64_t *proepi; /* spgo_agg_drop_proepi_leaves, or NULL */
 	size_t nproepi;

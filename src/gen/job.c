@@ -503,6 +503,7 @@ static int read_captures(struct spgo_aggregate *agg, const struct spgo_gen_job *
 		if ((rc = spgo_agg_new(&a, j->binary, j->debug)) < 0)
 			break;
 		spgo_agg_keep_stacks(a, j->cs);
+		spgo_agg_keep_stack_branches(a, !(j->cs && j->opts.mode == SPGO_GEN_IP));
 		if (j->opts.event_name || j->opts.event >= 0)
 			spgo_agg_select_event(a, j->opts.event, j->opts.event_name);
 		if (j->opts.filter_build_id) /* (each capture, as the one-capture path) */
@@ -671,6 +672,7 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 	if (j.sample_period)
 		spgo_agg_sample_period(agg, j.sample_period);
 	spgo_agg_spe(agg, j.spe);
+	spgo_agg_keep_stack_branches(agg, !(j.cs && j.opts.mode == SPGO_GEN_IP));
 	/* --ignore-stack-samples: llvm-profgen's check of hybrid samples */
 	uint64_t *proepi = NULL;
 	if (j.ignore_stacks && !j.cs) {

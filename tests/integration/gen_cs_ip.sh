@@ -90,6 +90,15 @@ echo "probe-keyed profile against the probe-keyed exact counts: $pc% (context vi
 atleast "${pc:-0}" 40 || bad "probe-keyed context view $pc% < 40%"
 atleast "${pi:-0}" 50 || bad "probe-keyed post-inline view $pi% < 50%"
 
+# --mode ip on data with branch stacks too (the emulated capture): the IP
+# path, from the call stacks alone, not the LBR unwinder.
+"$SPGO" gen --cs --cs-flat --no-preinline --mode ip --use-dwarf-correlation --binary minivm --perf-data e.data \
+  -o emu-ip.txt --format text 2>emu-ip.err || { cat emu-ip.err; bad "spgo gen --cs --mode ip"; }
+grep -q 'IP mode: no branch stacks' emu-ip.err || { cat emu-ip.err; bad "--cs --mode ip: no IP-mode note"; }
+grep -q 'IP samples with call stacks, [1-9]' emu-ip.err || bad "--cs --mode ip: no IP samples counted"
+grep -q 'LBR entries' emu-ip.err && bad "--cs --mode ip unwound the LBR"
+grep -q '^\[main' emu-ip.txt || bad "--cs --mode ip: no contexts"
+
 # spgo record --call-graph fp gives such data (cpu-clock here).
 "$SPGO" record --call-graph fp -F 10000 -o rec.data -- ./minivm 1 >/dev/null 2>rec.err ||
   { cat rec.err; bad "spgo record --call-graph fp"; }
