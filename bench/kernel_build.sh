@@ -121,6 +121,24 @@ nin=$(wc -l < "$w/inobjs")
 nused=$(comm -12 "$w/inobjs" "$w/applied" | wc -l)
 napplied=$(wc -l < "$w/applied")
 nprof=$(wc -l < "$w/pfuncs")
+# Where the code went: .text.hot and .text.unlikely are clang's sections
+# for the functions a profile finds hot and cold (none without a profile).
+secs() {  # secs TAG: bytes in .text, .text.hot*, .text.unlikely* of the objects
+  for ob in $objs; do llvm-readelf-19 -SW "$w/obj-$1/$ob"; done |
+    awk 'function hex(x,   i, v) { for (i = 1; i <= length(x); i++) v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1; return v }
+         { for (i = 1; i < NF; i++) if ($i ~ /^\.text/) { n = $i; z = hex($(i + 4)); break } }
+         n == ".text" { t += z } n ~ /^\.text\.hot/ { h += z } n ~ /^\.text\.unlikely/ { u += z }
+         { n = "" } END { printf "%d %d %d\n", t, h, u }'
+}
+read -r tx_b hot_b unl_b < <(secs base)
+read -r tx_p hot_p unl_p < <(secs prof)
+# The whole kernel (vmlinux and modules) of this config: the C objects a
+# `make -n all` of the base tree would still compile, and these.
+# (make -n stops at the first rule whose input a real build would have made
+# first: -k goes on, and its status says nothing here)
+make -C "$tree" -n -k LLVM=-19 O="$w/obj-base" KCFLAGS="$afdo" all > "$w/dryrun" 2>&1 || true
+nall=$(( $(grep -oE ' -c -o [^ ]+\.o [^ ]+\.c' "$w/dryrun" | awk '{ print $3 }' | sort -u | wc -l) + nobj ))
+rm -f "$w/dryrun"
 read -r tb ub sb < "$w/base.time"
 read -r tp up_ sp < "$w/prof.time"
 cpu() { awk -v u="$1" -v s="$2" 'BEGIN { printf "%.0f", u + s }'; }
@@ -138,6 +156,12 @@ clangv=$(clang-19 --version | head -1)
   echo "| --- | ---: | ---: | ---: | --- |"
   echo "| without the profile | $tb | $(cpu "$ub" "$sb") | $wb | $(paste -sd';' "$w/base.load") |"
   echo "| -fprofile-sample-use=spgo's | $tp | $(cpu "$up_" "$sp") | $wp | $(paste -sd';' "$w/prof.load") |"
+  echo
+  echo "Code bytes (.text; .text.hot; .text.unlikely): without the profile $tx_b; $hot_b; $unl_b,"
+  echo "with it $tx_p; $hot_p; $unl_p."
+  echo "The whole kernel of this config (vmlinux and modules) is $nall C objects: at these"
+  echo "objects' $(awk -v c="$(cpu "$ub" "$sb")" -v n="$nobj" 'BEGIN { printf "%.1f", c / n }') CPU s each, $(awk -v c="$(cpu "$ub" "$sb")" -v n="$nobj" -v a="$nall" 'BEGIN { printf "%.1f", c / n * a / 3600 }') CPU hours for one build:"
+  echo "too long for make bench, so no whole build and no run against exact counts of it."
   echo
   echo "Warnings naming the profile, samples, debug info or discriminators: $pw;"
   echo "warnings in the profiled build and not in the other: $new."
