@@ -119,6 +119,17 @@ x() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else pr
 x2() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3fx", a / b; else print "n/a" }'; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 out="$SPGO_SRC/bench/results/kernel.md"
+# KERNEL_BUILD=1: clang-19 builds kernel objects with the profile (bench/kernel_build.sh,
+# many minutes); without it, the last such section of kernel.md is kept.
+build_md="$w/build.md"
+rm -f "$build_md"
+if [ "${KERNEL_BUILD:-0}" = 1 ]; then
+  # (the profile of a gcc-built vmlinux in clang's format: spgo warns about it)
+  "$SPGO" gen --kernel --binary "$vmlinux" --perf-data big.data -o spgo.prof --format extbinary --quiet 2> /dev/null
+  bash "$SPGO_SRC/bench/kernel_build.sh" "$w/spgo.prof" "$w/spgo.txt" "$vmlinux" "$build_md" ||
+    echo "bench_kernel: the kernel build failed"
+fi
+[ -s "$build_md" ] || awk '/^## Building the kernel/ { p = 1 } p' "$out" > "$build_md" 2> /dev/null || true
 {
   echo "# spgo gen --kernel: a real vmlinux, a ${mb} MiB system-wide capture"
   echo
@@ -141,4 +152,10 @@ out="$SPGO_SRC/bench/results/kernel.md"
   echo
   echo "Module (a capture of 20000 samples entering ext4 from the kernel's indirect calls):"
   echo "$mod."
-} | tee "$out"
+  if [ -s "$build_md" ]; then
+    echo
+    cat "$build_md"
+  fi
+} > "$out.tmp"
+mv "$out.tmp" "$out"
+cat "$out"
