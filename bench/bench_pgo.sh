@@ -68,6 +68,12 @@
 #          bench/pgo_layout.sh (c-lay c-prop c-bolt c-ord g-fs g-ord, #29)
 #          PGO_REPORT=layout: write the layout tables (bench/pgo_layout.sh)
 #          to bench/results/layout.md instead of the suite's
+#          the sample-source ones of bench/pgo_sources.sh (c-brs c-spe c-ip
+#          c-ip4 g-brs g-spe g-ip g-ip4, issue 26); PGO_REPORT=sources
+#          writes their section of bench/results/sources.md to PGO_OUT
+#          (bench/bench_sources.sh appends it there)
+#          PGO_REPORT_ONLY=1 (no builds, no timing: the report of the runs
+#          there are)
 # Writes bench/results/pgo.md (PGO_OUT to write elsewhere).
 set -uo pipefail
 : "${SPGO:?}" "${SPGO_SRC:?}" "${BENCH_WORK:?}"
@@ -79,6 +85,7 @@ SRCROOT="$W/src"
 mkdir -p "$W" "$SRCROOT"
 out=${PGO_OUT:-"$SPGO_SRC/bench/results/pgo.md"}
 [ "${PGO_REPORT:-}" = layout ] && out=${PGO_OUT:-"$SPGO_SRC/bench/results/layout.md"}
+[ "${PGO_REPORT:-}" = sources ] && out=${PGO_OUT:-"$W/sources-pgo.md"}
 here="$SPGO_SRC/bench/pgo"
 
 CLANG_VARIANTS="c-O2 c-instr c-exact c-lbr c-record c-perf c-cs-spgo c-cs-profgen c-cs-ip"
@@ -91,6 +98,7 @@ log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 
 source "$SPGO_SRC/bench/pgo_lib.sh"
 source "$SPGO_SRC/bench/pgo_layout.sh"
+source "$SPGO_SRC/bench/pgo_sources.sh"
 
 # ---- variants --------------------------------------------------------------
 
@@ -99,7 +107,7 @@ wanted() {  # VARIANT: in PGO_VARIANTS (an -O2 baseline is with any variant of i
     [ -z "${PGO_VARIANTS:-}" ] || [[ ",$PGO_VARIANTS," == *",${1%%-*}-"* ]]; return ;;
   esac
   # (experiments: only when named)
-  case $1 in c-rec20k|c-lay|c-prop|c-bolt|c-ord|g-fs|g-ord) [[ ",${PGO_VARIANTS:-}," == *",$1,"* ]]; return ;; esac
+  case $1 in c-rec20k|c-lay|c-prop|c-bolt|c-ord|g-fs|g-ord|c-brs|c-spe|c-ip|c-ip4|g-brs|g-spe|g-ip|g-ip4) [[ ",${PGO_VARIANTS:-}," == *",$1,"* ]]; return ;; esac
   [ -z "${PGO_VARIANTS:-}" ] && return 0
   [[ ",$PGO_VARIANTS," == *",$1,"* ]]
 }
@@ -303,6 +311,7 @@ prepare_program() {  # NAME
     done
   fi
   prepare_layout
+  prepare_sources
   return 0
 }
 
@@ -327,7 +336,7 @@ est=$(for n in "${progs[@]}"; do
 log "programs: ${progs[*]}; REPEATS=$REPEATS; timing estimate ~$((est / 60)) min $((est % 60)) s (from cached -O2 times, else 1.5 s a run), plus builds and profiles where not cached (~1-3 min per program and variant on 2 loaded cores)"
 
 for n in "${progs[@]}"; do
-  [ "${PGO_TIME_ONLY:-0}" = 1 ] && [ -s "$W/$n/time.args" ] && continue
+  [ "${PGO_TIME_ONLY:-0}" = 1 ] || [ "${PGO_REPORT_ONLY:-0}" = 1 ] && [ -s "$W/$n/time.args" ] && continue
   log "== $n"
   (
     HALF="" CSSPGO=0 TRAIN="" TIME=""
@@ -342,8 +351,9 @@ done
 
 [[ ",${PGO_VARIANTS:-}," == *",c-rec20k,"* ]] && CLANG_VARIANTS="$CLANG_VARIANTS c-rec20k"
 all_variants="$CLANG_VARIANTS $GCC_VARIANTS"
-for v in $LAYOUT_VARIANTS; do wanted "$v" && all_variants="$all_variants $v"; done
+for v in $LAYOUT_VARIANTS $SOURCE_VARIANTS; do wanted "$v" && all_variants="$all_variants $v"; done
 declare -A vlist
+[ "${PGO_REPORT_ONLY:-0}" = 1 ] && REPEATS=0 PGO_APPEND=1
 for n in "${progs[@]}"; do
   pd="$W/$n"
   # (PGO_APPEND=1: these rounds are added to the runs already there)
@@ -356,6 +366,9 @@ for n in "${progs[@]}"; do
   vlist[$n]=$vs
 done
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
+# (PGO_REPORT_ONLY=1: the load of the timing, kept with its runs)
+if [ "$REPEATS" -gt 0 ]; then echo "$load0" > "$W/load.$TD"
+else load0=$(cat "$W/load.$TD" 2>/dev/null || echo "$load0"); fi
 log "timing: $REPEATS rounds (load average $load0)"
 t0=$(date +%s)
 for ((r = 0; r < REPEATS; r++)); do
@@ -491,6 +504,10 @@ cs_table() {  # median|min: the CSSPGO comparison of #15 AP3
 
 if [ "${PGO_REPORT:-}" = layout ]; then
   layout_report > "$out.tmp"; mv "$out.tmp" "$out" && cat "$out"
+  exit 0
+fi
+if [ "${PGO_REPORT:-}" = sources ]; then
+  sources_report > "$out.tmp"; mv "$out.tmp" "$out" && cat "$out"
   exit 0
 fi
 {

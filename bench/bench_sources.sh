@@ -27,8 +27,16 @@
 # so that one emulated run takes seconds.
 # Each capture is made with SOURCES_SEEDS (default 3) seeds; the table gives
 # the median and half the spread.
-# Writes bench/results/sources.md (about 6 minutes: 170 emulated runs).  Not measured here: the PGO effect of
-# each source (the issue's second half of the table).
+# Writes bench/results/sources.md (about 6 minutes: 170 emulated runs).
+# Then the PGO effect of each source (the table's second half): the PGO
+# suite (bench/bench_pgo.sh) with the source variants of
+# bench/pgo_sources.sh on its reporting half less cpython, clang-19 and
+# gcc-12, timed interleaved (PGO_TIMES=sources), its section appended to
+# sources.md (about 80 builds and 30 emulated training runs the first time,
+# cached in BENCH_WORK/pgo; then REPEATS rounds of 56 timed runs, ~20 min).
+# SOURCES_PGO=0 leaves it out; SOURCES_PGO_ONLY=1 redoes only it, keeping
+# the similarity half of sources.md as it is; with SOURCES_TABLE_ONLY=1 the
+# PGO section is rewritten from the runs timed before (PGO_REPORT_ONLY=1).
 set -euo pipefail
 : "${SPGO:?}" "${SPGO_SRC:?}" "${BENCH_WORK:?}"
 w="$BENCH_WORK/sources"
@@ -147,6 +155,24 @@ one_program() {  # PROG [extra emulate options for every capture]
 # Fresh captures each run; they are deleted as soon as measured (400 MB in
 # all) unless SOURCES_KEEP=1, and SOURCES_REUSE=1 then measures them again.
 # SOURCES_TABLE_ONLY=1 redoes the table from the last run's results.txt.
+# --- the PGO effect of each source ----------------------------------------------
+out="$SPGO_SRC/bench/results/sources.md"
+pgo_section() {
+  local e=(PGO_ONLY=lua5.4,zstd,pcre2grep,gzip-libdeflate PGO_TIMES=sources PGO_REPORT=sources
+           PGO_OUT="$w/pgo.md"
+           PGO_VARIANTS=c-instr,c-lbr,c-brs,c-spe,c-ip,c-ip4,g-instr,g-lbr,g-brs,g-spe,g-ip,g-ip4)
+  [ "${SOURCES_TABLE_ONLY:-0}" = 1 ] && e+=(PGO_REPORT_ONLY=1)
+  echo "-- PGO effect (bench/bench_pgo.sh; log in $w/pgo.log)"
+  env "${e[@]}" bash "$SPGO_SRC/bench/bench_pgo.sh" > "$w/pgo.log" 2>&1 ||
+    { tail -n 20 "$w/pgo.log" >&2; echo "sources: the PGO part failed" >&2; return 1; }
+  # (the similarity half up to the PGO section, then the new section)
+  sed '/^## PGO effect by sample source/,$d' "$out" > "$out.tmp"
+  { cat "$out.tmp"; cat "$w/pgo.md"; } > "$out.tmp2" && mv "$out.tmp2" "$out"
+  rm -f "$out.tmp"
+  cat "$w/pgo.md"
+}
+if [ "${SOURCES_PGO_ONLY:-0}" = 1 ]; then pgo_section; exit; fi
+
 progs=(minivm bzip2 lua)
 a64=""
 if [ "${SOURCES_TABLE_ONLY:-0}" = 1 ]; then
@@ -196,7 +222,6 @@ summaries() {  # one line per program and source: PROG KEY median-sim half-range
   done > summary.txt
 }
 summaries
-out="$SPGO_SRC/bench/results/sources.md"
 {
   echo "# Profile quality by sample source ($(date -u +%Y-%m-%d); first, partial table)"
   echo
@@ -298,14 +323,14 @@ out="$SPGO_SRC/bench/results/sources.md"
   scores 99.0% against the same truth.  A defect of the AArch64 SPE path
   (emulation or the inferred fall-through ranges), not investigated here.
 
-**Not measured yet:** the PGO-effect columns of issue 26 (clang-19 and gcc-12
-rebuilt with each source's profile against instrumentation PGO, interleaved
-medians with the noise band); the per-context (CS) similarity and IP + fp
+**Not measured yet:** the per-context (CS) similarity and IP + fp
 stacks; LBR 16 as a real capture length rather than the BRS shape; the PGO
 suite's other programs (only three here, with inputs far shorter than the
 suite's training runs); a finer sweep of rates for each source's asymptote
 (three or four rates per source here, the best capture standing in for it).
 EOF
+  echo
 } > "$out"
 cat "$out"
 [ "${SOURCES_KEEP:-0}" = 1 ] || rm -f ./*.gt
+[ "${SOURCES_PGO:-1}" = 1 ] && pgo_section
