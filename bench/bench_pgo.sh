@@ -323,6 +323,11 @@ for f in "$here"/*.sh; do
   if [ -n "${PGO_ONLY:-}" ] && [[ ",$PGO_ONLY," != *",$n,"* ]]; then continue; fi
   progs+=("$n")
 done
+if [ "${PGO_REPORT_ONLY:-0}" = 1 ]; then  # (only the programs timed before)
+  kept=()
+  for n in "${progs[@]}"; do [ -n "$(ls "$W/$n/$TD" 2>/dev/null)" ] && kept+=("$n"); done
+  progs=("${kept[@]}")
+fi
 [ ${#progs[@]} -gt 0 ] || { echo "pgo: no program selected" >&2; exit 1; }
 
 cc -O2 -o "$W/utime" "$here/utime.c" || exit 1
@@ -336,7 +341,8 @@ est=$(for n in "${progs[@]}"; do
 log "programs: ${progs[*]}; REPEATS=$REPEATS; timing estimate ~$((est / 60)) min $((est % 60)) s (from cached -O2 times, else 1.5 s a run), plus builds and profiles where not cached (~1-3 min per program and variant on 2 loaded cores)"
 
 for n in "${progs[@]}"; do
-  [ "${PGO_TIME_ONLY:-0}" = 1 ] || [ "${PGO_REPORT_ONLY:-0}" = 1 ] && [ -s "$W/$n/time.args" ] && continue
+  [ "${PGO_REPORT_ONLY:-0}" = 1 ] && continue
+  [ "${PGO_TIME_ONLY:-0}" = 1 ] && [ -s "$W/$n/time.args" ] && continue
   log "== $n"
   (
     HALF="" CSSPGO=0 TRAIN="" TIME=""
@@ -367,8 +373,9 @@ for n in "${progs[@]}"; do
 done
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 # (PGO_REPORT_ONLY=1: the load of the timing, kept with its runs)
-if [ "$REPEATS" -gt 0 ]; then echo "$load0" > "$W/load.$TD"
-else load0=$(cat "$W/load.$TD" 2>/dev/null || echo "$load0"); fi
+if [ "$REPEATS" -gt 0 ]; then for n in "${progs[@]}"; do echo "$load0" > "$W/$n/$TD.load"; done
+else load0=$(for n in "${progs[@]}"; do [ -s "$W/$n/$TD.load" ] && echo "$(cat "$W/$n/$TD.load") ($n)"; done | paste -sd ';' | sed 's/;/; /g')
+     [ -n "$load0" ] || load0=$(cut -d' ' -f1-3 /proc/loadavg); fi
 log "timing: $REPEATS rounds (load average $load0)"
 t0=$(date +%s)
 for ((r = 0; r < REPEATS; r++)); do
