@@ -45,7 +45,7 @@
 # (default 11) interleaved round-robin over programs and variants (the
 # variant order rotated each round), user CPU time of the child
 # (bench/pgo/utime.c: wait4's rusage).  Each run executes a fresh copy of
-# the binary under one path (W/run.bin): run in place, byte-identical code
+# the binary under one path (W/run.PID.bin): run in place, byte-identical code
 # kept a bias of up to 8% per file across interleaved runs (the file's
 # pages in the page cache, found with identical pairs; the same path also
 # keeps argv and the environment the same size).  Median per variant, speedup =
@@ -378,6 +378,11 @@ else load0=$(for n in "${progs[@]}"; do [ -s "$W/$n/$TD.load" ] && echo "$(cat "
      [ -n "$load0" ] || load0=$(cut -d' ' -f1-3 /proc/loadavg); fi
 log "timing: $REPEATS rounds (load average $load0)"
 t0=$(date +%s)
+# (one path per timing process: two timings at once, e.g. the suite's and
+# bench_sources.sh's, sharing W/run.bin ran each other's binaries on their
+# arguments, gzip compressing lua's time.lua away)
+runbin="$W/run.$$.bin"
+trap 'rm -f "$runbin"' EXIT
 for ((r = 0; r < REPEATS; r++)); do
   for n in "${progs[@]}"; do
     pd="$W/$n"
@@ -386,9 +391,9 @@ for ((r = 0; r < REPEATS; r++)); do
     read -r -a targs < "$pd/time.args"
     for ((i = 0; i < k; i++)); do
       v=${arr[$(((i + r) % k))]}
-      rm -f "$W/run.bin"
-      if cp "$pd/bin/$v" "$W/run.bin" &&
-         s=$(cd "$pd/data" && "$W/utime" "$W/run.bin" "${targs[@]}"); then
+      rm -f "$runbin"
+      if cp "$pd/bin/$v" "$runbin" &&
+         s=$(cd "$pd/data" && "$W/utime" "$runbin" "${targs[@]}"); then
         echo "$s" >> "$pd/$TD/$v"
       else
         echo "FAIL" >> "$pd/$TD/$v"

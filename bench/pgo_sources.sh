@@ -105,8 +105,16 @@ src_shares() {  # CC(c|g) median|min: share of LBR's and of instr's gain
   echo " $cc-lbr / instr |"
   printf '| --- |'; for k in brs spe ip ip4; do printf ' ---: | ---: |'; done; echo ' ---: |'
   declare -A lg=()
+  local nz nzmax=0
   for n in "${progs[@]}" geomean; do
     declare -A s=()
+    # (the noise: half the -O2 runs' interquartile range, relative to their
+    # median; the geomean row takes the largest of the programs')
+    if [ $n = geomean ]; then nz=$nzmax
+    else
+      nz=$(stats "$W/$n/$TD/$cc-O2" | awk '$1 == "NA" {print 0; exit} {printf "%.4f", ($7 - $6) / 2 / $1}')
+      nzmax=$(awk -v a="$nz" -v b="$nzmax" 'BEGIN {print (a > b) ? a : b}')
+    fi
     for v in lbr instr brs spe ip ip4; do
       if [ $n = geomean ]; then
         s[$v]=$(printf '%s\n' ${lg[$v]:-} | awk '$1 != "NA" {p += log($1); c++} END {if (c) printf "%.3f", exp(p / c); else print "NA"}')
@@ -119,9 +127,9 @@ src_shares() {  # CC(c|g) median|min: share of LBR's and of instr's gain
     for k in brs spe ip ip4 lbr; do
       for v in lbr instr; do
         [ $k = lbr ] && [ $v = lbr ] && continue
-        awk -v a="${s[$k]}" -v b="${s[$v]}" 'BEGIN {
+        awk -v a="${s[$k]}" -v b="${s[$v]}" -v z="$nz" 'BEGIN {
           if (a == "NA" || b == "NA") {printf " – |"; exit}
-          if (b - 1 < 0.01) {printf " (gain %+.1f%%) |", (b - 1) * 100; exit}
+          if (b - 1 < 0.01 || b - 1 <= z) {printf " (gain %+.1f%%) |", (b - 1) * 100; exit}
           printf " %.0f%% |", (a - 1) / (b - 1) * 100 }'
       done
     done
@@ -170,7 +178,7 @@ sources_report() {
   echo "path, as bench_pgo.sh does).  Cells: speedup median(-O2) / median(variant); noise:"
   echo "the -O2 runs' min and max, and quartiles, around their median.  **The machine was"
   echo "loaded** by other engineers' builds on its 2 cores: load average $load0 at the start"
-  echo "of the timing, $(cut -d' ' -f1-3 /proc/loadavg) at the end; the best-of-N tables (each binary's"
+  echo "of the timing, $(cut -d' ' -f1-3 /proc/loadavg) $([ "${PGO_REPORT_ONLY:-0}" = 1 ] && echo "when this report was written" || echo "at the end"); the best-of-N tables (each binary's"
   echo "fastest run: load only ever adds time) are the steadier figures."
   echo
   echo "### Speedups, medians"
@@ -187,8 +195,10 @@ sources_report() {
   echo
   echo "### Share of the gain"
   echo
-  echo "(speedup(source) - 1) / (speedup(lbr or instr) - 1); \"(gain x%)\" where the"
-  echo "reference gains under 1%, too little to share.  From the best-of-N speedups:"
+  echo "(speedup(source) - 1) / (speedup(lbr or instr) - 1); \"(gain x%)\": the reference's"
+  echo "own gain, where it is under 1% or within the noise (half the -O2 runs' interquartile"
+  echo "range; the geomean row: the largest of the programs'), too little to share.  From the"
+  echo "best-of-N speedups:"
   echo
   src_shares c min
   echo
