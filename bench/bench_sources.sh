@@ -333,4 +333,4 @@ EOF
 } > "$out"
 cat "$out"
 [ "${SOURCES_KEEP:-0}" = 1 ] || rm -f ./*.gt
-[ "${SOURCES_PGO:-1}" = 1 ] && pgo_section
+if [ "${SOURCES_PGO:-1}" = 1 ]; then pgo_section; fi
