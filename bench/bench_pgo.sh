@@ -45,7 +45,7 @@
 # (default 11) interleaved round-robin over programs and variants (the
 # variant order rotated each round), user CPU time of the child
 # (bench/pgo/utime.c: wait4's rusage).  Each run executes a fresh copy of
-# the binary under one path (W/run.bin): run in place, byte-identical code
+# the binary under one path (W/run.PID.bin): run in place, byte-identical code
 # kept a bias of up to 8% per file across interleaved runs (the file's
 # pages in the page cache, found with identical pairs; the same path also
 # keeps argv and the environment the same size).  Median per variant, speedup =
@@ -68,6 +68,12 @@
 #          bench/pgo_layout.sh (c-lay c-prop c-bolt c-ord g-fs g-ord, #29)
 #          PGO_REPORT=layout: write the layout tables (bench/pgo_layout.sh)
 #          to bench/results/layout.md instead of the suite's
+#          the sample-source ones of bench/pgo_sources.sh (c-brs c-spe c-ip
+#          c-ip4 g-brs g-spe g-ip g-ip4, issue 26); PGO_REPORT=sources
+#          writes their section of bench/results/sources.md to PGO_OUT
+#          (bench/bench_sources.sh appends it there)
+#          PGO_REPORT_ONLY=1 (no builds, no timing: the report of the runs
+#          there are)
 # Writes bench/results/pgo.md (PGO_OUT to write elsewhere).
 set -uo pipefail
 : "${SPGO:?}" "${SPGO_SRC:?}" "${BENCH_WORK:?}"
@@ -79,6 +85,7 @@ SRCROOT="$W/src"
 mkdir -p "$W" "$SRCROOT"
 out=${PGO_OUT:-"$SPGO_SRC/bench/results/pgo.md"}
 [ "${PGO_REPORT:-}" = layout ] && out=${PGO_OUT:-"$SPGO_SRC/bench/results/layout.md"}
+[ "${PGO_REPORT:-}" = sources ] && out=${PGO_OUT:-"$W/sources-pgo.md"}
 here="$SPGO_SRC/bench/pgo"
 
 CLANG_VARIANTS="c-O2 c-instr c-exact c-lbr c-record c-perf c-cs-spgo c-cs-profgen c-cs-ip"
@@ -91,6 +98,7 @@ log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 
 source "$SPGO_SRC/bench/pgo_lib.sh"
 source "$SPGO_SRC/bench/pgo_layout.sh"
+source "$SPGO_SRC/bench/pgo_sources.sh"
 
 # ---- variants --------------------------------------------------------------
 
@@ -99,7 +107,7 @@ wanted() {  # VARIANT: in PGO_VARIANTS (an -O2 baseline is with any variant of i
     [ -z "${PGO_VARIANTS:-}" ] || [[ ",$PGO_VARIANTS," == *",${1%%-*}-"* ]]; return ;;
   esac
   # (experiments: only when named)
-  case $1 in c-rec20k|c-lay|c-prop|c-bolt|c-ord|g-fs|g-ord) [[ ",${PGO_VARIANTS:-}," == *",$1,"* ]]; return ;; esac
+  case $1 in c-rec20k|c-lay|c-prop|c-bolt|c-ord|g-fs|g-ord|c-brs|c-spe|c-ip|c-ip4|g-brs|g-spe|g-ip|g-ip4) [[ ",${PGO_VARIANTS:-}," == *",$1,"* ]]; return ;; esac
   [ -z "${PGO_VARIANTS:-}" ] && return 0
   [[ ",$PGO_VARIANTS," == *",$1,"* ]]
 }
@@ -303,6 +311,7 @@ prepare_program() {  # NAME
     done
   fi
   prepare_layout
+  prepare_sources
   return 0
 }
 
@@ -314,6 +323,11 @@ for f in "$here"/*.sh; do
   if [ -n "${PGO_ONLY:-}" ] && [[ ",$PGO_ONLY," != *",$n,"* ]]; then continue; fi
   progs+=("$n")
 done
+if [ "${PGO_REPORT_ONLY:-0}" = 1 ]; then  # (only the programs timed before)
+  kept=()
+  for n in "${progs[@]}"; do [ -n "$(ls "$W/$n/$TD" 2>/dev/null)" ] && kept+=("$n"); done
+  progs=("${kept[@]}")
+fi
 [ ${#progs[@]} -gt 0 ] || { echo "pgo: no program selected" >&2; exit 1; }
 
 cc -O2 -o "$W/utime" "$here/utime.c" || exit 1
@@ -327,6 +341,7 @@ est=$(for n in "${progs[@]}"; do
 log "programs: ${progs[*]}; REPEATS=$REPEATS; timing estimate ~$((est / 60)) min $((est % 60)) s (from cached -O2 times, else 1.5 s a run), plus builds and profiles where not cached (~1-3 min per program and variant on 2 loaded cores)"
 
 for n in "${progs[@]}"; do
+  [ "${PGO_REPORT_ONLY:-0}" = 1 ] && continue
   [ "${PGO_TIME_ONLY:-0}" = 1 ] && [ -s "$W/$n/time.args" ] && continue
   log "== $n"
   (
@@ -342,8 +357,9 @@ done
 
 [[ ",${PGO_VARIANTS:-}," == *",c-rec20k,"* ]] && CLANG_VARIANTS="$CLANG_VARIANTS c-rec20k"
 all_variants="$CLANG_VARIANTS $GCC_VARIANTS"
-for v in $LAYOUT_VARIANTS; do wanted "$v" && all_variants="$all_variants $v"; done
+for v in $LAYOUT_VARIANTS $SOURCE_VARIANTS; do wanted "$v" && all_variants="$all_variants $v"; done
 declare -A vlist
+[ "${PGO_REPORT_ONLY:-0}" = 1 ] && REPEATS=0 PGO_APPEND=1
 for n in "${progs[@]}"; do
   pd="$W/$n"
   # (PGO_APPEND=1: these rounds are added to the runs already there)
@@ -356,8 +372,17 @@ for n in "${progs[@]}"; do
   vlist[$n]=$vs
 done
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
+# (PGO_REPORT_ONLY=1: the load of the timing, kept with its runs)
+if [ "$REPEATS" -gt 0 ]; then for n in "${progs[@]}"; do echo "$load0" > "$W/$n/$TD.load"; done
+else load0=$(for n in "${progs[@]}"; do [ -s "$W/$n/$TD.load" ] && echo "$(cat "$W/$n/$TD.load") ($n)"; done | paste -sd ';' | sed 's/;/; /g')
+     [ -n "$load0" ] || load0=$(cut -d' ' -f1-3 /proc/loadavg); fi
 log "timing: $REPEATS rounds (load average $load0)"
 t0=$(date +%s)
+# (one path per timing process: two timings at once, e.g. the suite's and
+# bench_sources.sh's, sharing W/run.bin ran each other's binaries on their
+# arguments, gzip compressing lua's time.lua away)
+runbin="$W/run.$$.bin"
+trap 'rm -f "$runbin"' EXIT
 for ((r = 0; r < REPEATS; r++)); do
   for n in "${progs[@]}"; do
     pd="$W/$n"
@@ -366,9 +391,9 @@ for ((r = 0; r < REPEATS; r++)); do
     read -r -a targs < "$pd/time.args"
     for ((i = 0; i < k; i++)); do
       v=${arr[$(((i + r) % k))]}
-      rm -f "$W/run.bin"
-      if cp "$pd/bin/$v" "$W/run.bin" &&
-         s=$(cd "$pd/data" && "$W/utime" "$W/run.bin" "${targs[@]}"); then
+      rm -f "$runbin"
+      if cp "$pd/bin/$v" "$runbin" &&
+         s=$(cd "$pd/data" && "$W/utime" "$runbin" "${targs[@]}"); then
         echo "$s" >> "$pd/$TD/$v"
       else
         echo "FAIL" >> "$pd/$TD/$v"
@@ -491,6 +516,10 @@ cs_table() {  # median|min: the CSSPGO comparison of #15 AP3
 
 if [ "${PGO_REPORT:-}" = layout ]; then
   layout_report > "$out.tmp"; mv "$out.tmp" "$out" && cat "$out"
+  exit 0
+fi
+if [ "${PGO_REPORT:-}" = sources ]; then
+  sources_report > "$out.tmp"; mv "$out.tmp" "$out" && cat "$out"
   exit 0
 fi
 {

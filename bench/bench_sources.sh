@@ -32,9 +32,16 @@
 # bzip2 and lua (x86) and minivm (AArch64), SOURCES_SEEDS_NEW (default 2)
 # for the others; the table gives the median and half the spread.
 # Writes bench/results/sources.md (about 45 minutes on a loaded 2-core
-# machine: 365 emulated runs, SOURCES_JOBS=2 programs at a time).  Not
-# measured here: the PGO effect of each source (the issue's second half of
-# the table).
+# machine: 365 emulated runs, SOURCES_JOBS=2 programs at a time).
+# Then the PGO effect of each source (the table's second half): the PGO
+# suite (bench/bench_pgo.sh) with the source variants of
+# bench/pgo_sources.sh on its reporting half less cpython, clang-19 and
+# gcc-12, timed interleaved (PGO_TIMES=sources), its section appended to
+# sources.md (about 80 builds and 30 emulated training runs the first time,
+# cached in BENCH_WORK/pgo; then REPEATS rounds of 56 timed runs, ~20 min).
+# SOURCES_PGO=0 leaves it out; SOURCES_PGO_ONLY=1 redoes only it, keeping
+# the similarity half of sources.md as it is; with SOURCES_TABLE_ONLY=1 the
+# PGO section is rewritten from the runs timed before (PGO_REPORT_ONLY=1).
 set -euo pipefail
 : "${SPGO:?}" "${SPGO_SRC:?}" "${BENCH_WORK:?}"
 w="$BENCH_WORK/sources"
@@ -107,9 +114,9 @@ emu() {  # emu OPTIONS...: spgo emulate in a fixed, empty environment, so that
   env -i PATH="$PATH" "$SPGO" emulate "$@"
 }
 
-# The emulator's random state is (seed ^ K) | 1, so seeds 2k and 2k + 1
-# give the same draw: the captures' seeds are 1, 2, 4, 6 ...
-seed_arg() { if [ "$1" = 1 ]; then echo 1; else echo $((2 * ($1 - 1))); fi; }
+# The captures' seeds are 1, 2, 3 ... (before the emulator's fix of
+# 2026-11-29, seeds 2k and 2k + 1 drew the same periods).
+seed_arg() { echo "$1"; }
 
 one_capture() {  # PROG KEY LABEL EMULATE-OPTIONS [--mode ip]: SEEDS captures
   local p=$1 key=$2 label=$3 opts=$4 mode=${5:-} n sim seed f
@@ -292,6 +299,24 @@ run_programs() {  # run_programs PROG...: one_program each, SOURCES_JOBS (2) at 
 # Fresh captures each run; they are deleted as soon as measured (400 MB in
 # all) unless SOURCES_KEEP=1, and SOURCES_REUSE=1 then measures them again.
 # SOURCES_TABLE_ONLY=1 redoes the table from the last run's results.txt.
+# --- the PGO effect of each source ----------------------------------------------
+out="$SPGO_SRC/bench/results/sources.md"
+pgo_section() {
+  local e=(PGO_ONLY=lua5.4,zstd,pcre2grep,gzip-libdeflate PGO_TIMES=sources PGO_REPORT=sources
+           PGO_OUT="$w/pgo.md"
+           PGO_VARIANTS=c-instr,c-lbr,c-brs,c-spe,c-ip,c-ip4,g-instr,g-lbr,g-brs,g-spe,g-ip,g-ip4)
+  [ "${SOURCES_TABLE_ONLY:-0}" = 1 ] && e+=(PGO_REPORT_ONLY=1)
+  echo "-- PGO effect (bench/bench_pgo.sh; log in $w/pgo.log)"
+  env "${e[@]}" bash "$SPGO_SRC/bench/bench_pgo.sh" > "$w/pgo.log" 2>&1 ||
+    { tail -n 20 "$w/pgo.log" >&2; echo "sources: the PGO part failed" >&2; return 1; }
+  # (the similarity half up to the PGO section, then the new section)
+  sed '/^## PGO effect by sample source/,$d' "$out" > "$out.tmp"
+  { cat "$out.tmp"; cat "$w/pgo.md"; } > "$out.tmp2" && mv "$out.tmp2" "$out"
+  rm -f "$out.tmp"
+  cat "$w/pgo.md"
+}
+if [ "${SOURCES_PGO_ONLY:-0}" = 1 ]; then pgo_section; exit; fi
+
 # SOURCES_PROGS="P..." measures those programs again (PROG-a64 for an
 # AArch64 build), keeping the other programs' lines of the last run; with
 # SOURCES_SEED_FROM=K, only their seeds K and up.
@@ -530,14 +555,15 @@ programs and the AArch64 builds other than minivm have 2 seeds, to keep
 the run within the session (about 365 emulated runs in all, two at a time,
 about 45 minutes on this loaded machine).
 
-**Not measured here:** the PGO-effect columns of issue 26 (another part of
-the bench); the PGO suite's speedtest1 and gzip-libdeflate (libdeflate's
+**Not measured here:** the PGO suite's speedtest1 and gzip-libdeflate (libdeflate's
 x86 sources have no AArch64 twin here; sqlite3 not fetched in this run);
 BRBE at 10x the samples; LBR 16 as a real capture length rather than the
 BRS shape; inputs as long as the suite's training runs; a finer sweep of
 rates for each source's own asymptote (the best capture of the program
 stands in for it).
 EOF
+  echo
 } > "$out"
 cat "$out"
 [ "${SOURCES_KEEP:-0}" = 1 ] || rm -f ./*.gt ./*.gtcs
+if [ "${SOURCES_PGO:-1}" = 1 ]; then pgo_section; fi
