@@ -505,62 +505,70 @@ na=${#a64_progs[@]}
 Recording advice first, then the figures behind it.  Rates assume a 3 GHz
 core at IPC 1 that takes a branch every 10 instructions and executes one
 every 5 (300 M taken, 600 M executed branches a second); the sample counts
-are from the table above, the seconds follow from them.
+are from the tables above, the seconds follow from them.
 
 - **LBR 32 at the default period** (20011 taken branches, about 15,000
-  samples a second) reaches 95% of the best figure of every program with
-  its smallest capture (290-5000 samples: under half a second of
-  recording), 94.6-98.9% similarity on x86; ten times the samples give
-  98.7-99.6%.  **BRS's 16 entries** keep 99.2% of LBR 32's figure, **AMD
-  LbrExtV2** 97.4%: its wrong-path records (1 in 32 fall-throughs, the
-  emulator's default) cost pcre2grep 4.7 points and bzip2 3.2 against BRS.
-- **BRBE 64 on AArch64** scores 96.0-99.3%, above LBR 32 on the x86
-  build of every program (by 0.1-1.6 points; zstd 96.0 against 94.6).
-- **SPE** needs far more records than LBR samples: only its 1/1000
-  captures (12k-175k records, 30-80x LBR 32's samples) reach 95% of the
-  best figure (xmlwf's without the PBT packet just misses it), with
-  99.4% of LBR 32's similarity (x86; AArch64 97.9%);
-  1/10000 (1.2k-17k records) 92%, 1/100000 75%.  At 1/1000 that is about
-  600,000 records a second, so a fraction of a second of recording; at a
-  sparser interval the recording must be as much longer.  The
-  previous-branch-target packet adds 4.7 points of share at 1/100000
-  (zstd 54.6 -> 62.9%), 1.4 at 1/10000 and nothing at 1/1000.
-- **IP only** at perf's default rate (4000 Hz; 115-1100 samples on these
-  short runs) reaches 79% of LBR 32's figure (x86; AArch64 81%), 4x the
-  samples 92%, 16x 97.6%, 64x 100%.  95% of the best figure takes
-  1.8k-14k samples, 2.5-33x LBR 32's (BRBE's) on all programs but
-  minivm: 0.5-3.6 s of recording at 4000 Hz, or `-F 16000` for a quarter
-  of that.
+  samples a second) gives 92.5-99.0% similarity on x86 from 295-4958
+  samples; its smallest capture already reaches 95% of the program's best
+  figure on all programs but zstd (295 samples: 92.5%, where 10x the
+  samples give 98.6%).  Ten times the samples give 98.6-99.6%.  A few
+  seconds of recording are plenty.  **BRS's 16 entries** keep 99.1% of
+  LBR 32's figure, **AMD LbrExtV2** 98.1%: its wrong-path records (1 in 32
+  fall-throughs, the emulator's default) cost pcre2grep 4.7 points and
+  bzip2 3.2 against BRS.
+- **BRBE 64 on AArch64** scores 96.5-99.2%, at or above LBR 32 on the x86
+  build of every program (zstd 96.5 against 92.5 from the same 290-295
+  samples: twice the branches per sample).
+- **SPE** needs far more records than LBR samples, and gets them: at 1 in
+  1000 branches (12k-175k records) it reaches 101.4% of LBR 32's
+  similarity on x86 and 100.2% of BRBE's on AArch64 (more records than
+  LBR's samples, each worth less); at 1 in 10000 (1.2k-17.6k records)
+  97.2% / 96.0%; at 1 in 100000 85.0% / 80.5%.  95% of the best figure
+  takes 2.5k-31k records.  SPE's interval counts operations and each
+  branch is as likely to be sampled as any operation, so `-c N` samples
+  about 1 branch in N: the recipe's `-c 10007` records about 60,000
+  branches a second, so the 2.5k-31k records take under a second of a
+  long enough run; `-c 1009` matches LBR's figure in short runs.  The previous-branch-target packet adds 3.6 points of share at
+  1/100000 (x86; AArch64 2.4), 0.4 at 1/10000 and nothing at 1/1000.
+- **IP only** at perf's default rate (4000 Hz; 117-1121 samples on these
+  short runs) reaches 80% of LBR 32's figure (x86 and AArch64 alike), 4x
+  the samples 92.5% (AArch64 88.7%), 16x 97.6% (96.0%), 64x 101% (99%).
+  95% of the best figure takes 1.8k-14k samples: 0.5-3.6 s of recording
+  at 4000 Hz, or `-F 16000` for a quarter of that.  Record IP samples at
+  4x perf's default density at least (`-F 16000`, or a run four times as
+  long; `spgo record` repeats the run until 10,000 samples).
 - **Per context** (CS sources, CS block overlap against the exact
-  per-context counts): LBR 32 + stacks scores 90.4-96.7% at the default
+  per-context counts): LBR 32 + stacks scores 90.4-98.0% at the default
   period, 91.4-99.1% with 10x the samples.  IP + frame-pointer stacks
-  reaches 84% of that at perf's default rate, 92% at 4x, 99% at 16x and
-  102% at 64x (x86; AArch64 85 / 92 / 98 / 102%): it needs 1.8k-18k samples
-  (0.5-4.5 s at 4000 Hz) for 95% of the best per-context figure, about
-  what the flat IP profile needs.  minivm is the exception on the LBR
-  side: its LBR CS profile levels off at 90-91% (5k and 50k samples on
-  x86, 91.2% from BRBE) where its IP + stacks profile reaches 96.8% at 64x;
-  the same 91% as bench/results/cs_ip.md, not investigated here.  lua's
-  IP + stacks profile stays lowest (93.4% at 64x).
-- **AArch64 SPE on minivm** stays below x86's: 95.0% ±2.1 at 1/1000
-  against 98.9% ±0.1 (the other five programs' AArch64 SPE figures are
-  at most a point below x86's).  The first table saw the same loss and found
-  it depends on the process's environment; here it also varies with the
-  seed.  Not investigated.
+  reaches 85% of that at perf's default rate, 92% at 4x, 98-99% at 16x and
+  102% at 64x (x86 and AArch64 alike): it needs 1.8k-17.8k samples (0.5-4.5
+  s at 4000 Hz) for 95% of the best per-context figure, about what the
+  flat IP profile needs.  minivm is the exception on the LBR side: its LBR
+  CS profile levels off at 90-91% (5k and 50k samples on x86, 91.0% from
+  BRBE) where its IP + stacks profile reaches 96.9% at 64x; the same 91%
+  as bench/results/cs_ip.md, not investigated here.  lua's IP + stacks
+  profile stays lowest (93.4% at 64x).
+- **AArch64 and x86 agree** within a point or two for every source at the
+  same density.  The first table's AArch64 SPE loss on minivm (95.0% at
+  1/1000 against 98.9% on x86) was profi spreading flow through blocks
+  SPE had not sampled; since 662bc21 such blocks weigh 0 and minivm's
+  AArch64 SPE scores 99.2%.
 
-Changes from the first table (same date): the emulator's random state is
-(seed ^ K) | 1, so `--seed 2` and `--seed 3` gave the same draw and its
-"3 seeds" were two; the captures now use seeds 1, 2 and 4.  The new
-programs and the AArch64 builds other than minivm have 2 seeds, to keep
-the run within the session (about 365 emulated runs in all, two at a time,
-about 45 minutes on this loaded machine).
+Changes from the first table (same date): the emulator drew the same
+sampling for `--seed 2k` and `--seed 2k+1` (fixed in the plugin), so the
+first table's "3 seeds" were two; this run's seeds are 1, 2 and 3, all
+distinct.  SPE rows are after the profi fix above; the PGO section
+below is not: its c-spe and g-spe profiles were made before 662bc21.  The programs other
+than minivm, bzip2 and lua (x86) and minivm (AArch64) have 2 seeds
+(about 365 emulated runs in all, two at a time, 20 minutes on this
+loaded machine).
 
-**Not measured here:** the PGO suite's speedtest1 and gzip-libdeflate (libdeflate's
-x86 sources have no AArch64 twin here; sqlite3 not fetched in this run);
-BRBE at 10x the samples; LBR 16 as a real capture length rather than the
-BRS shape; inputs as long as the suite's training runs; a finer sweep of
-rates for each source's own asymptote (the best capture of the program
-stands in for it).
+**Not measured here:** the PGO suite's speedtest1 and gzip-libdeflate
+(libdeflate's x86 sources have no AArch64 twin here; sqlite3 not fetched
+in this run); BRBE at 10x the samples; LBR 16 as a real capture length
+rather than the BRS shape; inputs as long as the suite's training runs; a
+finer sweep of rates for each source's own asymptote (the best capture of
+the program stands in for it).
 EOF
   echo
 } > "$out"
