@@ -12,8 +12,9 @@
 # with a sources list and state directory of its own under STALE_CACHE
 # (nothing under /etc/apt changes).
 #
-# TRAIN here is a short run of the TIME workload (STRAIN below: what a
-# release process does when it profiles its production load), not the
+# TRAIN here is a run of the TIME workload (the same script or regexes, at
+# a size of its own: what a release process does when it profiles its
+# production load; set in prepare below), not the
 # suite's TRAIN: the question is how much of the profile's value survives
 # the version change, and the suite's lua5.4 TRAIN does not carry to TIME
 # at all (bench/pgo/findings.md), which leaves no gain to recover.
@@ -112,6 +113,14 @@ build() {
   if [ -x "$o" ] && [ "$(cat "$o.cmd" 2>/dev/null)" = "$S $flags" ] && { [ -z "$p" ] || [ "$o" -nt "$p" ]; }; then
     return 0
   fi
+  # (the same sources and flags built before under another name: none is
+  # the build of NEW that was profiled)
+  local c
+  for c in "$pd"/bin/*.cmd; do
+    [ -z "$p" ] && [ "$c" != "$o.cmd" ] && [ -x "${c%.cmd}" ] && [ "$(cat "$c")" = "$S $flags" ] || continue
+    log "$name: $(basename "$o") = $(basename "${c%.cmd}")"
+    cp "${c%.cmd}" "$o" && cp "$c" "$o.cmd" && return 0
+  done
   log "$name: build $(basename "$o")"
   mkdir -p "$bd" && rm -f "$bd/prog" "$o"
   (cd "$bd" && CC=clang-19 CFLAGS="$flags" LDFLAGS="" pgo_build "$bd/prog") > "$pd/log/$(basename "$o").log" 2>&1 &&
@@ -182,9 +191,9 @@ prepare() {  # NAME PKG GLOB
         '$CC $CFLAGS -DZSTD_NOBENCH -DZSTD_NODICT -DZSTD_NODECOMPRESS -DZSTD_NOTRACE -DZSTD_DISABLE_ASM -DZSTD_LEGACY_SUPPORT=0 -I"$S/lib" -I"$S/lib/common" -c -o "$0/$2.o" "$1"' "$od" &&
       $CC $CFLAGS -o "$1" "$od"/*.o $LDFLAGS && rm -rf "$od"
   }
-  # TRAIN: a short run of the TIME workload (see the head of this file)
+  # TRAIN: a run of the TIME workload (see the head of this file)
   case $name in
-    lua5.4) TRAIN="time.lua 1" TIME="time.lua 1" ;;
+    lua5.4) TRAIN="time.lua 1" TIME="time.lua 0.3" ;;
     pcre2grep) TRAIN="${TIME% time.in} train.in" ;;
     zstd) TRAIN="-9 -c -q train.in" ;;
   esac
@@ -268,7 +277,9 @@ for n in "${progs[@]}"; do
   for k in $KINDS; do for v in $VARIANTS; do runs+=("$n $k-$v"); done; done
 done
 if [ "${STALE_REPORT_ONLY:-0}" != 1 ]; then
-cc -O2 -o "$W/utime" "$here/utime.c" || exit 1
+# (one utime and one run.bin a program: timing runs of other programs may
+# go on beside this one)
+cc -O2 -o "$W/utime.$$" "$here/utime.c" && mv "$W/utime.$$" "$W/utime" || exit 1
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 log "timing: $REPEATS rounds of ${#runs[@]} binaries (load average $load0)"
 for ((r = 0; r < REPEATS; r++)); do
@@ -276,8 +287,8 @@ for ((r = 0; r < REPEATS; r++)); do
   for ((i = 0; i < nr; i++)); do
     read -r n v <<< "${runs[$(((i + r * 7) % nr))]}"
     read -r -a targs < "$W/$n/time.args"
-    rm -f "$W/run.bin"
-    if cp "$W/$n/bin/$v" "$W/run.bin" && s=$(cd "$W/$n/data" && "$W/utime" "$W/run.bin" "${targs[@]}"); then
+    rm -f "$W/$n/run.bin"
+    if cp "$W/$n/bin/$v" "$W/$n/run.bin" && s=$(cd "$W/$n/data" && "$W/utime" "$W/$n/run.bin" "${targs[@]}"); then
       echo "$s" >> "$W/$n/times/$v"
     else
       echo FAIL >> "$W/$n/times/$v"
@@ -353,6 +364,46 @@ speed_table() {  # median|min
     done
   done
 }
+# paired NONE V: the per-round speedups none / V (the two runs of a round
+# lie seconds apart: the load's drift between rounds cancels) -> "median
+# q1 q3 n"
+paired() {
+  paste -d' ' "$1" "$2" | awk '$1 != "FAIL" && $2 != "FAIL" && $2 > 0 { v[++n] = $1 / $2 }
+    END { if (!n) { print "NA NA NA 0"; exit }
+          for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+          m = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+          h = int(n / 2); if (h < 1) h = 1; o = n - h
+          q1 = (h % 2) ? v[(h + 1) / 2] : (v[h / 2] + v[h / 2 + 1]) / 2
+          q3 = (h % 2) ? v[o + (h + 1) / 2] : (v[o + h / 2] + v[o + h / 2 + 1]) / 2
+          printf "%.3f %.3f %.3f %d\n", m, q1, q3, n }'
+}
+paired_table() {
+  local n k v
+  echo "| program | kind | rounds | same (IQR) | fresh (IQR) | stale | carried | salvage | gain recovered: stale | carried | salvage |"
+  echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+  for n in "${tprogs[@]}"; do
+    for k in $KINDS; do
+      declare -A sp=() q1=() q3=()
+      local rn=0 m a b c
+      for v in same fresh stale carried salvage; do
+        read -r m a b c < <(paired "$W/$n/times/$k-none" "$W/$n/times/$k-$v")
+        sp[$v]=$m q1[$v]=$a q3[$v]=$b rn=$c
+      done
+      local r1 r2 r3
+      # (measured: the fresh build faster than none in three rounds of
+      # four, by more than 1% and than the same binary's difference)
+      if awk -v q="${q1[fresh]}" 'BEGIN { exit !(q != "NA" && q > 1) }' &&
+         [ "$(measured "${sp[fresh]}" "${sp[same]}" 0)" = 1 ]; then
+        r1=$(recovered "${sp[fresh]}" "${sp[stale]}") r2=$(recovered "${sp[fresh]}" "${sp[carried]}")
+        r3=$(recovered "${sp[fresh]}" "${sp[salvage]}")
+      else
+        r1="fresh in noise" r2=$r1 r3=$r1
+      fi
+      echo "| $n | $k | $rn | ${sp[same]} (${q1[same]}-${q3[same]}) | ${sp[fresh]} (${q1[fresh]}-${q3[fresh]}) | ${sp[stale]} | ${sp[carried]} | ${sp[salvage]} | $r1 | $r2 | $r3 |"
+      unset sp q1 q3
+    done
+  done
+}
 # salvage_note: what -salvage-stale-profile changed in the code, per kind
 salvage_note() {
   local n k a b
@@ -376,7 +427,7 @@ salvage_note() {
   echo "line: AutoFDO (-fdebug-info-for-profiling, spgo gen); probe: CSSPGO"
   echo "(-fpseudo-probe-for-profiling, spgo gen --cs --preinline)."
   echo
-  echo "TRAIN is a short run of the TIME workload (its list at the end): how much of a"
+  echo "TRAIN is a run of the TIME workload (its list at the end): how much of a"
   echo "profile's value survives the version change is the question here, not whether a"
   echo "training input stands for another (the suite's lua5.4 TRAIN does not carry to"
   echo "its TIME: bench/pgo/findings.md)."
@@ -385,8 +436,8 @@ salvage_note() {
   echo "engineers; 1-minute load average after each timed round: $(for n in "${tprogs[@]}"; do
     echo "$n $(sort -n "$W/$n/times/load" 2>/dev/null | awk '{ v[NR] = $1 } END { if (NR) printf "min %s, median %s, max %s", v[1], v[int((NR + 1) / 2)], v[NR]; else printf "n/a" }')"
   done | paste -sd ';' | sed 's/;/; /g')): a speedup inside the"
-  echo "noise band is not a measured effect, and the best-of-N table is the one less"
-  echo "touched by the load."
+  echo "noise band is not a measured effect, and the table paired by round is the one"
+  echo "the load's drift touches least."
   np=""
   for n in "${progs[@]}"; do [ "$(cat "$W/$n/pgo")" = 1 ] || np="${np:+$np, }$n"; done
   if [ -n "$np" ]; then
@@ -430,6 +481,16 @@ salvage_note() {
   echo "What \`-salvage-stale-profile\` changed in the code (.text of the salvage build against"
   echo "the stale one): $(salvage_note)."
   echo
+  echo "## The same, paired by round"
+  echo
+  echo "The load changed during the run (rounds appended at another load): each cell is the"
+  echo "median over rounds of that round's none / variant (IQR in brackets), which cancels"
+  echo "the drift between rounds.  Gain recovered given only where the fresh build was"
+  echo "faster than none in three rounds of four (its lower quartile above 1), by more than"
+  echo "1% and more than the same binary's difference."
+  echo
+  paired_table
+  echo
   echo "## The same, best of $nruns"
   echo
   speed_table min
@@ -460,5 +521,6 @@ salvage_note() {
   echo
   echo "zstd and pcre2grep: train.in is the first 8 MB of the lua 5.4.4 and OLD trees' files,"
   echo "time.in those of the NEW and lua 5.4.7 trees (made here; the suite's corpora need sqlite)."
+  echo "zstd is its compressor alone (upstream's \`make zstd-compress\`: TIME only compresses)."
 } > "$out"
 cat "$out"
