@@ -12,6 +12,12 @@
 # with a sources list and state directory of its own under STALE_CACHE
 # (nothing under /etc/apt changes).
 #
+# TRAIN here is a run of the TIME workload (the same script or regexes, at
+# a size of its own: what a release process does when it profiles its
+# production load; set in prepare below), not the
+# suite's TRAIN: the question is how much of the profile's value survives
+# the version change, and the suite's lua5.4 TRAIN does not carry to TIME
+# at all (bench/pgo/findings.md), which leaves no gain to recover.
 # Two kinds of profile, each from `spgo emulate` of TRAIN (LBR, QEMU):
 #   line:  clang-19 -O2 -g -fdebug-info-for-profiling, spgo gen (AutoFDO)
 #   probe: -fpseudo-probe-for-profiling (frame pointers, no PIE), spgo gen
@@ -22,25 +28,33 @@
 #   stale    the profile of OLD as it is
 #   carried  spgo carry of it (OLD -> NEW)
 #   salvage  the profile of OLD with clang's -mllvm -salvage-stale-profile
+#   same     a second copy of none, timed as a variant of its own: the
+#            difference two identical binaries show (noise of a median)
 # Matching: `spgo stale` of the OLD profile and of the carried one against
 # NEW (matched share of samples), and each one's similarity to the fresh
 # profile (spgo overlap).  Speed: spgo stale and spgo carry on the largest
 # program, wall seconds and peak RSS (/usr/bin/time).
 #
-# Timing as bench_pgo.sh: REPEATS rounds (default 7) interleaved over all
+# Timing as bench_pgo.sh: REPEATS rounds (default 11) interleaved over all
 # programs and variants (order rotated each round), user CPU time of a
 # fresh copy of the binary under one path; medians and best-of-N; the
-# noise band is the `none` runs' spread around their median.  The gain
-# recovered = (speedup(carried) - 1) / (speedup(fresh) - 1).
+# noise band is the `none` runs' spread around their median (range and
+# interquartile range).  The gain recovered = (speedup(V) - 1) /
+# (speedup(fresh) - 1), given only where the fresh gain is measured: the
+# fresh median below the none runs' lower quartile and the fresh gain
+# above the `same` binary's difference from none (else "fresh in noise").
 #
 # Options: STALE_ONLY=lua5.4,zstd  REPEATS=N  STALE_NO_TIME=1
 #          STALE_APPEND=1 (add these rounds to the runs already timed)
+#          STALE_JOBS=N (zstd: compilers at once, default 2)
+#          STALE_REPORT_ONLY=1 (no timing: the report from the runs there are,
+#          e.g. after timing programs in separate runs with STALE_ONLY)
 #          STALE_PGO=lua5.4,pcre2grep (the programs built with the profiles
 #          and timed; default all; the others: matching and speed only)
 # Writes bench/results/stale.md (STALE_OUT to write elsewhere).
 set -uo pipefail
 : "${SPGO:?}" "${SPGO_SRC:?}" "${BENCH_WORK:?}"
-REPEATS=${REPEATS:-7}
+REPEATS=${REPEATS:-11}
 W="$BENCH_WORK/stale"
 CACHE=${STALE_CACHE:-"$W/src"}
 mkdir -p "$W" "$CACHE/bookworm" "$CACHE/trixie"
@@ -51,7 +65,7 @@ source "$SPGO_SRC/bench/pgo_lib.sh"   # pgo_orig, used by the recipes' pgo_fetch
 
 # NAME SRCPKG DIRGLOB: the programs (bench/pgo/NAME.sh) and their packages
 PAIRS="lua5.4:lua5.4:lua-5.4* zstd:libzstd:zstd-* pcre2grep:pcre2:pcre2-*"
-VARIANTS="none fresh stale carried salvage"
+VARIANTS="none same fresh stale carried salvage"
 KINDS="line probe"
 
 # ---- sources -------------------------------------------------------------------
@@ -99,6 +113,14 @@ build() {
   if [ -x "$o" ] && [ "$(cat "$o.cmd" 2>/dev/null)" = "$S $flags" ] && { [ -z "$p" ] || [ "$o" -nt "$p" ]; }; then
     return 0
   fi
+  # (the same sources and flags built before under another name: none is
+  # the build of NEW that was profiled)
+  local c
+  for c in "$pd"/bin/*.cmd; do
+    [ -z "$p" ] && [ "$c" != "$o.cmd" ] && [ -x "${c%.cmd}" ] && [ "$(cat "$c")" = "$S $flags" ] || continue
+    log "$name: $(basename "$o") = $(basename "${c%.cmd}")"
+    cp "${c%.cmd}" "$o" && cp "$c" "$o.cmd" && return 0
+  done
   log "$name: build $(basename "$o")"
   mkdir -p "$bd" && rm -f "$bd/prog" "$o"
   (cd "$bd" && CC=clang-19 CFLAGS="$flags" LDFLAGS="" pgo_build "$bd/prog") > "$pd/log/$(basename "$o").log" 2>&1 &&
@@ -112,11 +134,13 @@ train() {  # PREFIX... -- BIN
   read -r -a targs <<< "$TRAIN"
   (cd "$pd/data" && "${pre[@]}" "$1" "${targs[@]}" > /dev/null 2>> "$pd/log/train.stderr")
 }
-# profile KIND BIN OUT: spgo emulate of TRAIN on BIN, spgo gen
+# profile KIND BIN OUT: spgo emulate of TRAIN on BIN, spgo gen (redone
+# when BIN or TRAIN changed: OUT.train keeps the TRAIN it ran)
 profile() {
   local k=$1 b=$2 o=$3
-  [ -s "$o" ] && [ "$o" -nt "$b" ] && return 0
+  [ -s "$o" ] && [ "$o" -nt "$b" ] && [ "$(cat "$o.train" 2>/dev/null)" = "$TRAIN" ] && return 0
   log "$name: profile $(basename "$o")"
+  echo "$TRAIN" > "$o.train"
   train "$SPGO" emulate -o "$o.data" -- "$b" || { log "$name: emulate $(basename "$b") failed"; return 1; }
   if [ "$k" = probe ]; then
     "$SPGO" gen --binary "$b" --perf-data "$o.data" --cs --preinline -o "$o" --quiet
@@ -154,6 +178,25 @@ prepare() {  # NAME PKG GLOB
       -DHAVE_UNISTD_H -DHAVE_DIRENT_H -DHAVE_SYS_STAT_H -DHAVE_SYS_TYPES_H -DHAVE_STRERROR \
       -DHAVE_MEMMOVE -DHAVE_INTTYPES_H -DHAVE_STDINT_H -I"$S" -o "$1" $files "$S/pcre2grep.c" $LDFLAGS
   }
+  # zstd: the compressor alone (upstream's `make zstd-compress`: TIME only
+  # compresses; a third of the recipe's code to compile ten times over),
+  # compiled STALE_JOBS files at a time
+  [ "$name" = zstd ] && pgo_build() {
+    local od="$1.o" f
+    rm -rf "$od" && mkdir -p "$od" || return 1
+    for f in "$S"/lib/common/*.c "$S"/lib/compress/*.c "$S"/programs/{zstdcli,util,timefn,fileio,fileio_asyncio}.c; do
+      echo "$f"
+    done | awk '{ n = split($0, a, "/"); print $0 " " a[n - 1] "_" a[n] }' |
+      CC=$CC CFLAGS=$CFLAGS S=$S xargs -P "${STALE_JOBS:-2}" -L 1 sh -c \
+        '$CC $CFLAGS -DZSTD_NOBENCH -DZSTD_NODICT -DZSTD_NODECOMPRESS -DZSTD_NOTRACE -DZSTD_DISABLE_ASM -DZSTD_LEGACY_SUPPORT=0 -I"$S/lib" -I"$S/lib/common" -c -o "$0/$2.o" "$1"' "$od" &&
+      $CC $CFLAGS -o "$1" "$od"/*.o $LDFLAGS && rm -rf "$od"
+  }
+  # TRAIN: a run of the TIME workload (see the head of this file)
+  case $name in
+    lua5.4) TRAIN="time.lua 1" TIME="time.lua 0.3" ;;
+    pcre2grep) TRAIN="${TIME% time.in} train.in" ;;
+    zstd) TRAIN="-9 -c -q train.in" ;;
+  esac
   local told tnew
   told=$(tree bookworm "$pkg" "$glob") && tnew=$(tree trixie "$pkg" "$glob") || return 1
   echo "$(basename "$told") -> $(basename "$tnew")" > "$pd/versions"
@@ -167,6 +210,7 @@ prepare() {  # NAME PKG GLOB
     touch "$pd/data/.ready"
   fi
   echo "$TIME" > "$pd/time.args"
+  echo "$TRAIN" > "$pd/train.args"
   local c="-O2 -g" dip="-fdebug-info-for-profiling"
   local probe="-fpseudo-probe-for-profiling -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-pie -no-pie"
   local v
@@ -201,7 +245,7 @@ prepare() {  # NAME PKG GLOB
       "$SPGO" overlap "$pd/prof/new-$k.prof" "$p" | awk '/profile similarity/ { print $NF }' > "$pd/log/sim-$v-$k"
     done
     [ $pgo = 1 ] || continue
-    build "$pd/bin/$k-none" "$base" &&
+    build "$pd/bin/$k-none" "$base" && cp "$pd/bin/$k-none" "$pd/bin/$k-same" &&
       build "$pd/bin/$k-fresh" "$base -fprofile-sample-use=$pd/prof/new-$k.prof" &&
       build "$pd/bin/$k-stale" "$base -fprofile-sample-use=$pd/prof/old-$k.prof" &&
       build "$pd/bin/$k-carried" "$base -fprofile-sample-use=$pd/prof/carried-$k.prof" &&
@@ -222,16 +266,20 @@ done
 
 # ---- timing ----------------------------------------------------------------------
 
-cc -O2 -o "$W/utime" "$here/utime.c" || exit 1
 runs=()
 tprogs=()
 for n in "${progs[@]}"; do
   [ "$(cat "$W/$n/pgo")" = 1 ] || continue
   tprogs+=("$n")
+  [ "${STALE_REPORT_ONLY:-0}" = 1 ] && continue
   [ "${STALE_APPEND:-0}" = 1 ] || rm -rf "$W/$n/times"
   mkdir -p "$W/$n/times"
   for k in $KINDS; do for v in $VARIANTS; do runs+=("$n $k-$v"); done; done
 done
+if [ "${STALE_REPORT_ONLY:-0}" != 1 ]; then
+# (one utime and one run.bin a program: timing runs of other programs may
+# go on beside this one)
+cc -O2 -o "$W/utime.$$" "$here/utime.c" && mv "$W/utime.$$" "$W/utime" || exit 1
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 log "timing: $REPEATS rounds of ${#runs[@]} binaries (load average $load0)"
 for ((r = 0; r < REPEATS; r++)); do
@@ -239,50 +287,136 @@ for ((r = 0; r < REPEATS; r++)); do
   for ((i = 0; i < nr; i++)); do
     read -r n v <<< "${runs[$(((i + r * 7) % nr))]}"
     read -r -a targs < "$W/$n/time.args"
-    rm -f "$W/run.bin"
-    if cp "$W/$n/bin/$v" "$W/run.bin" && s=$(cd "$W/$n/data" && "$W/utime" "$W/run.bin" "${targs[@]}"); then
+    rm -f "$W/$n/run.bin"
+    if cp "$W/$n/bin/$v" "$W/$n/run.bin" && s=$(cd "$W/$n/data" && "$W/utime" "$W/$n/run.bin" "${targs[@]}"); then
       echo "$s" >> "$W/$n/times/$v"
     else
       echo FAIL >> "$W/$n/times/$v"
     fi
   done
-  log "round $((r + 1))/$REPEATS"
+  # (the 1-minute load average after each round, kept with the times)
+  for n in "${tprogs[@]}"; do cut -d' ' -f1 /proc/loadavg >> "$W/$n/times/load"; done
+  log "round $((r + 1))/$REPEATS (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 done
-load1=$(cut -d' ' -f1-3 /proc/loadavg)
-nruns=$(grep -vc FAIL "$W/${tprogs[0]}/times/line-none" 2>/dev/null || echo 0)
+fi
+nruns=$(for n in "${tprogs[@]}"; do grep -vc FAIL "$W/$n/times/line-none" 2>/dev/null || echo 0; done |
+  sort -nu | paste -sd / -)
 
 # ---- report ----------------------------------------------------------------------
 
-stats() {  # FILE -> "median min max n"
+stats() {  # FILE -> "median min max n q1 q3"
   awk '$1 != "FAIL" { v[++n] = $1 }
-       END { if (!n) { print "NA NA NA 0"; exit }
+       END { if (!n) { print "NA NA NA 0 NA NA"; exit }
              for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-             print (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2, v[1], v[n], n }' "$1"
+             m = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+             # quartiles: the medians of the lower and upper halves
+             h = int(n / 2); if (h < 1) h = 1; o = n - h
+             q1 = (h % 2) ? v[(h + 1) / 2] : (v[h / 2] + v[h / 2 + 1]) / 2
+             q3 = (h % 2) ? v[o + (h + 1) / 2] : (v[o + h / 2] + v[o + h / 2 + 1]) / 2
+             print m, v[1], v[n], n, q1, q3 }' "$1"
 }
-pct_of() { sed -n "s/^$2 \([0-9.]*\)%.*/\1/p" "$1" | head -n1; }
+# speedup B V: B / V to 3 places (NA when either is)
+speedup() { awk -v b="$1" -v m="$2" 'BEGIN { if (m == "NA" || b == "NA") print "NA"; else printf "%.3f", b / m }'; }
+# The fresh gain is measured when it is larger than 1%, than the `same`
+# binary's difference from none (identical code) and, for medians, than
+# the none runs' lower half of the interquartile range (the fresh median
+# below their lower quartile).  measured FRESH SAME LOWQ -> 1 or 0
+measured() {
+  awk -v f="$1" -v s="$2" -v q="$3" 'BEGIN { if (f == "NA" || s == "NA") { print 0; exit }
+    d = s - 1; if (d < 0) d = -d
+    print (f - 1 > 0.01 && f - 1 > d && f - 1 > q) ? 1 : 0 }'
+}
+recovered() {  # FRESH V -> the share of the fresh gain
+  awk -v f="$1" -v c="$2" 'BEGIN { if (c == "NA") print "n/a"; else printf "%.0f%%", (c - 1) / (f - 1) * 100 }'
+}
 speed_table() {  # median|min
   local st=$1 n k v
-  echo "| program | kind | none (s) | noise (none: min, max) | fresh | stale | carried | salvage | carried: gain recovered | salvage: gain recovered |"
-  echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+  if [ "$st" = median ]; then
+    echo "| program | kind | none median (s) | noise: none range, IQR | same | fresh | stale | carried | salvage | gain recovered: stale | carried | salvage |"
+  else
+    echo "| program | kind | none best (s) | runs | same | fresh | stale | carried | salvage | gain recovered: stale | carried | salvage |"
+  fi
+  echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
   for n in "${tprogs[@]}"; do
     for k in $KINDS; do
-      local bm bmin bmax bn
-      read -r bm bmin bmax bn < <(stats "$W/$n/times/$k-none")
-      local noise
-      noise=$(awk -v m="$bm" -v a="$bmin" -v b="$bmax" 'BEGIN { if (m == "NA") print "n/a"; else printf "-%.1f%%/+%.1f%%", (m - a) / m * 100, (b - m) / m * 100 }')
-      local base=$bm; [ "$st" = min ] && base=$bmin
+      local bm bmin bmax bn bq1 bq3 noise base lowq
+      read -r bm bmin bmax bn bq1 bq3 < <(stats "$W/$n/times/$k-none")
+      noise=$(awk -v m="$bm" -v a="$bmin" -v b="$bmax" -v c="$bq1" -v d="$bq3" 'BEGIN { if (m == "NA") print "n/a"
+        else printf "-%.1f%%/+%.1f%%, -%.1f%%/+%.1f%%", (m - a) / m * 100, (b - m) / m * 100, (m - c) / m * 100, (d - m) / m * 100 }')
+      base=$bm lowq=$(awk -v m="$bm" -v c="$bq1" 'BEGIN { print (m == "NA") ? 0 : (m - c) / c }')
+      [ "$st" = min ] && { base=$bmin noise=$bn lowq=0; }
       declare -A sp=()
-      for v in fresh stale carried salvage; do
+      for v in same fresh stale carried salvage; do
         local m mn
-        read -r m mn _ _ < <(stats "$W/$n/times/$k-$v")
+        read -r m mn _ < <(stats "$W/$n/times/$k-$v")
         [ "$st" = min ] && m=$mn
-        sp[$v]=$(awk -v b="$base" -v m="$m" 'BEGIN { if (m == "NA" || b == "NA") print "NA"; else printf "%.3f", b / m }')
+        sp[$v]=$(speedup "$base" "$m")
       done
-      rec() { awk -v f="${sp[fresh]}" -v c="$1" 'BEGIN { if (f == "NA" || c == "NA") print "n/a"; else if (f - 1 < 0.01) print "fresh gain < 1%"; else printf "%.0f%%", (c - 1) / (f - 1) * 100 }'; }
-      echo "| $n | $k | $base | $noise | ${sp[fresh]} | ${sp[stale]} | ${sp[carried]} | ${sp[salvage]} | $(rec "${sp[carried]}") | $(rec "${sp[salvage]}") |"
+      local r1 r2 r3
+      if [ "$(measured "${sp[fresh]}" "${sp[same]}" "$lowq")" = 1 ]; then
+        r1=$(recovered "${sp[fresh]}" "${sp[stale]}") r2=$(recovered "${sp[fresh]}" "${sp[carried]}")
+        r3=$(recovered "${sp[fresh]}" "${sp[salvage]}")
+      else
+        r1="fresh in noise" r2=$r1 r3=$r1
+      fi
+      echo "| $n | $k | $base | $noise | ${sp[same]} | ${sp[fresh]} | ${sp[stale]} | ${sp[carried]} | ${sp[salvage]} | $r1 | $r2 | $r3 |"
       unset sp
     done
   done
+}
+# paired NONE V: the per-round speedups none / V (the two runs of a round
+# lie seconds apart: the load's drift between rounds cancels) -> "median
+# q1 q3 n"
+paired() {
+  paste -d' ' "$1" "$2" | awk '$1 != "FAIL" && $2 != "FAIL" && $2 > 0 { v[++n] = $1 / $2 }
+    END { if (!n) { print "NA NA NA 0"; exit }
+          for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+          m = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+          h = int(n / 2); if (h < 1) h = 1; o = n - h
+          q1 = (h % 2) ? v[(h + 1) / 2] : (v[h / 2] + v[h / 2 + 1]) / 2
+          q3 = (h % 2) ? v[o + (h + 1) / 2] : (v[o + h / 2] + v[o + h / 2 + 1]) / 2
+          printf "%.3f %.3f %.3f %d\n", m, q1, q3, n }'
+}
+paired_table() {
+  local n k v
+  echo "| program | kind | rounds | same (IQR) | fresh (IQR) | stale | carried | salvage | gain recovered: stale | carried | salvage |"
+  echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+  for n in "${tprogs[@]}"; do
+    for k in $KINDS; do
+      declare -A sp=() q1=() q3=()
+      local rn=0 m a b c
+      for v in same fresh stale carried salvage; do
+        read -r m a b c < <(paired "$W/$n/times/$k-none" "$W/$n/times/$k-$v")
+        sp[$v]=$m q1[$v]=$a q3[$v]=$b rn=$c
+      done
+      local r1 r2 r3
+      # (measured: the fresh build faster than none in three rounds of
+      # four, by more than 1% and than the same binary's difference)
+      if awk -v q="${q1[fresh]}" 'BEGIN { exit !(q != "NA" && q > 1) }' &&
+         [ "$(measured "${sp[fresh]}" "${sp[same]}" 0)" = 1 ]; then
+        r1=$(recovered "${sp[fresh]}" "${sp[stale]}") r2=$(recovered "${sp[fresh]}" "${sp[carried]}")
+        r3=$(recovered "${sp[fresh]}" "${sp[salvage]}")
+      else
+        r1="fresh in noise" r2=$r1 r3=$r1
+      fi
+      echo "| $n | $k | $rn | ${sp[same]} (${q1[same]}-${q3[same]}) | ${sp[fresh]} (${q1[fresh]}-${q3[fresh]}) | ${sp[stale]} | ${sp[carried]} | ${sp[salvage]} | $r1 | $r2 | $r3 |"
+      unset sp q1 q3
+    done
+  done
+}
+# salvage_note: what -salvage-stale-profile changed in the code, per kind
+salvage_note() {
+  local n k a b
+  for n in "${tprogs[@]}"; do
+    for k in $KINDS; do
+      a=$(mktemp) b=$(mktemp)
+      objcopy -O binary -j .text "$W/$n/bin/$k-stale" "$a" 2>/dev/null
+      objcopy -O binary -j .text "$W/$n/bin/$k-salvage" "$b" 2>/dev/null
+      if cmp -s "$a" "$b"; then echo "$n $k: identical .text to stale"
+      else echo "$n $k: .text $(stat -c %s "$a") bytes stale, $(stat -c %s "$b") salvage"; fi
+      rm -f "$a" "$b"
+    done
+  done | paste -sd ';' | sed 's/;/; /g'
 }
 {
   echo "# Stale profiles across releases (#30)"
@@ -293,11 +427,17 @@ speed_table() {  # median|min
   echo "line: AutoFDO (-fdebug-info-for-profiling, spgo gen); probe: CSSPGO"
   echo "(-fpseudo-probe-for-profiling, spgo gen --cs --preinline)."
   echo
+  echo "TRAIN is a run of the TIME workload (its list at the end): how much of a"
+  echo "profile's value survives the version change is the question here, not whether a"
+  echo "training input stands for another (the suite's lua5.4 TRAIN does not carry to"
+  echo "its TIME: bench/pgo/findings.md)."
+  echo
   echo "**The machine was loaded by other work during this run** (2 cores shared by several"
-  echo "engineers; load average $load0 at the start of the last timing run, $load1 at"
-  echo "its end; with STALE_APPEND the runs of earlier rounds are included): the best-of-N"
-  echo "table is the steadier one, and a speedup inside the noise band (the none runs'"
-  echo "spread) is not a measured effect."
+  echo "engineers; 1-minute load average after each timed round: $(for n in "${tprogs[@]}"; do
+    echo "$n $(sort -n "$W/$n/times/load" 2>/dev/null | awk '{ v[NR] = $1 } END { if (NR) printf "min %s, median %s, max %s", v[1], v[int((NR + 1) / 2)], v[NR]; else printf "n/a" }')"
+  done | paste -sd ';' | sed 's/;/; /g')): a speedup inside the"
+  echo "noise band is not a measured effect, and the table paired by round is the one"
+  echo "the load's drift touches least."
   np=""
   for n in "${progs[@]}"; do [ "$(cat "$W/$n/pgo")" = 1 ] || np="${np:+$np, }$n"; done
   if [ -n "$np" ]; then
@@ -327,16 +467,35 @@ speed_table() {  # median|min
   echo
   echo "User CPU seconds of TIME (wait4 rusage), each run a fresh copy of the binary under"
   echo "one path, the order rotated each round.  Cells: speedup median(none) / median(variant)"
-  echo "(>1 faster).  Gain recovered: (speedup - 1) / (fresh speedup - 1).  none: no profile;"
-  echo "fresh: NEW's own profile; stale: OLD's as it is; carried: \`spgo carry\` of it; salvage:"
-  echo "OLD's with clang's \`-mllvm -salvage-stale-profile\`."
+  echo "(>1 faster).  none: no profile; same: a second copy of none (identical code: how"
+  echo "far two medians of the same code lie apart); fresh: NEW's own profile; stale: OLD's"
+  echo "as it is; carried: \`spgo carry\` of it; salvage: OLD's with clang's \`-mllvm"
+  echo "-salvage-stale-profile\`.  Noise: the none runs' range and interquartile range"
+  echo "around their median.  Gain recovered: (speedup - 1) / (fresh speedup - 1), given only"
+  echo "where the fresh gain is measured: above 1%, above the same binary's difference from"
+  echo "none, and (medians) the fresh median below the none runs' lower quartile; else"
+  echo "\"fresh in noise\"."
   echo
   speed_table median
+  echo
+  echo "What \`-salvage-stale-profile\` changed in the code (.text of the salvage build against"
+  echo "the stale one): $(salvage_note)."
+  echo
+  echo "## The same, paired by round"
+  echo
+  echo "The load changed during the run (rounds appended at another load): each cell is the"
+  echo "median over rounds of that round's none / variant (IQR in brackets), which cancels"
+  echo "the drift between rounds.  Gain recovered given only where the fresh build was"
+  echo "faster than none in three rounds of four (its lower quartile above 1), by more than"
+  echo "1% and more than the same binary's difference."
+  echo
+  paired_table
   echo
   echo "## The same, best of $nruns"
   echo
   speed_table min
   echo
+  [ -s "$here/stale-findings.md" ] && { cat "$here/stale-findings.md"; echo; }
   echo "## Speed of spgo stale and spgo carry (acceptance 4)"
   echo
   echo "Wall seconds and peak RSS (/usr/bin/time), one run each, loaded machine."
@@ -357,10 +516,11 @@ speed_table() {  # median|min
   echo "Programs (TRAIN -> TIME):"
   echo
   for n in "${progs[@]}"; do
-    ( source "$here/$n.sh"; echo "- **$n** ($(cat "$W/$n/versions")): TRAIN \`$TRAIN\`, TIME \`$TIME\`" )
+    echo "- **$n** ($(cat "$W/$n/versions")): TRAIN \`$(cat "$W/$n/train.args")\`, TIME \`$(cat "$W/$n/time.args")\`"
   done
   echo
   echo "zstd and pcre2grep: train.in is the first 8 MB of the lua 5.4.4 and OLD trees' files,"
   echo "time.in those of the NEW and lua 5.4.7 trees (made here; the suite's corpora need sqlite)."
+  echo "zstd is its compressor alone (upstream's \`make zstd-compress\`: TIME only compresses)."
 } > "$out"
 cat "$out"
