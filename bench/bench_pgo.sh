@@ -426,6 +426,8 @@ stats() {  # FILE -> "median min max n fails q1 q3"
        }' "$1"
 }
 for n in "${progs[@]}"; do
+  # (a run timing gcc only has no c-O2 runs: keep the cached time)
+  [ -s "$W/$n/$TD/c-O2" ] || continue
   read -r m _ < <(stats "$W/$n/$TD/c-O2")
   [ "$m" != NA ] && echo "$m" > "$W/$n/O2.secs"
 done
