@@ -63,8 +63,11 @@
 #          PGO_APPEND=1 (add these rounds to the runs already timed)
 #          PGO_TIMES=DIR (time into NAME/DIR, not NAME/times: experiments
 #          beside the suite's runs)
+#          PGO_BLD_TAG=T (build in NAME/bld.CC.T: two runs building one
+#          compiler's variants side by side)
 #          experimental variants, built and timed only when PGO_VARIANTS
-#          names them: c-rec20k (spgo record -F 20000); the layout ones of
+#          names them: c-rec20k (spgo record -F 20000); c-lbr10, g-lbr10
+#          (the emulated LBR capture at 10x the samples: spgo emulate -c 2003); the layout ones of
 #          bench/pgo_layout.sh (c-lay c-prop c-bolt c-ord g-fs g-ord, #29)
 #          PGO_REPORT=layout: write the layout tables (bench/pgo_layout.sh)
 #          to bench/results/layout.md instead of the suite's
@@ -107,7 +110,7 @@ wanted() {  # VARIANT: in PGO_VARIANTS (an -O2 baseline is with any variant of i
     [ -z "${PGO_VARIANTS:-}" ] || [[ ",$PGO_VARIANTS," == *",${1%%-*}-"* ]]; return ;;
   esac
   # (experiments: only when named)
-  case $1 in c-rec20k|c-lay|c-prop|c-bolt|c-ord|g-fs|g-ord|c-brs|c-spe|c-ip|c-ip4|g-brs|g-spe|g-ip|g-ip4) [[ ",${PGO_VARIANTS:-}," == *",$1,"* ]]; return ;; esac
+  case $1 in c-rec20k|c-lbr10|g-lbr10|c-lay|c-prop|c-bolt|c-ord|g-fs|g-ord|c-brs|c-spe|c-ip|c-ip4|g-brs|g-spe|g-ip|g-ip4) [[ ",${PGO_VARIANTS:-}," == *",$1,"* ]]; return ;; esac
   [ -z "${PGO_VARIANTS:-}" ] && return 0
   [[ ",$PGO_VARIANTS," == *",$1,"* ]]
 }
@@ -154,7 +157,9 @@ prepare_program() {  # NAME
       rm -f "$bin/$v"
       # (always under one output name: gcc names the .gcda files after it;
       # one directory per compiler)
-      local bd="$pd/bld.$cc"
+      # (PGO_BLD_TAG: another directory, for two builds of one compiler
+      # side by side; a gcc instrumented build and its use need the same)
+      local bd="$pd/bld.$cc${PGO_BLD_TAG:+.$PGO_BLD_TAG}"
       mkdir -p "$bd" && rm -f "$bd/$name"
       (cd "$bd" && CC=$cc CFLAGS="$flags" LDFLAGS="" pgo_build "$bd/$name") > "$pd/log/$v.log" 2>&1 &&
         mv "$bd/$name" "$bin/$v" && echo "$cc $flags" > "$bin/$v.cmd" ||
@@ -196,7 +201,12 @@ prepare_program() {  # NAME
   fi
 
   # clang sample PGO from the profiled build (DWARF lines)
-  build c-prof clang-19 "$c $dip"
+  # (only for a variant profiled on it: a gcc-only run of a large program
+  # builds no clang binary)
+  if wanted c-exact || wanted c-lbr || wanted c-record || wanted c-perf || wanted c-rec20k || wanted c-lbr10 ||
+     wanted c-lay || wanted c-prop || wanted c-bolt || wanted c-ord; then
+    build c-prof clang-19 "$c $dip"
+  fi
   if [ -x "$bin/c-prof" ]; then
     if { wanted c-exact || wanted c-lbr; } && stale "$prof/c.gt" "$bin/c-prof"; then
       log "$name: spgo emulate (c-prof)"
@@ -229,7 +239,14 @@ prepare_program() {  # NAME
         err "spgo record -F 20000 failed: $(tail -n1 "$pd/log/train.stderr")"
       gen "$prof/c-rec20k.prof" "$SPGO" gen --binary "$bin/c-prof" --perf-data "$prof/c.rec20k.data" -o "$prof/c-rec20k.prof"
     fi
-    for v in c-exact c-lbr c-record c-perf c-rec20k; do
+    # (opt-in) the emulated LBR capture at 10x the samples (period 2003)
+    if [ -n "${PGO_VARIANTS:-}" ] && wanted c-lbr10 && stale "$prof/c-lbr10.prof" "$bin/c-prof"; then
+      log "$name: spgo emulate -c 2003 (c-prof)"
+      train "$SPGO" emulate -c 2003 -o "$prof/c.lbr10.data" -- "$bin/c-prof" ||
+        err "spgo emulate -c 2003 c-prof failed: $(tail -n1 "$pd/log/train.stderr")"
+      gen "$prof/c-lbr10.prof" "$SPGO" gen --binary "$bin/c-prof" --perf-data "$prof/c.lbr10.data" -o "$prof/c-lbr10.prof"
+    fi
+    for v in c-exact c-lbr c-record c-perf c-rec20k c-lbr10; do
       wanted $v && [ -s "$prof/$v.prof" ] && build $v clang-19 "$c $dip -fprofile-sample-use=$prof/$v.prof" "$prof/$v.prof"
     done
   fi
@@ -281,7 +298,7 @@ prepare_program() {  # NAME
   fi
 
   # gcc AutoFDO: emulated capture of g-O2
-  if [ -x "$bin/g-O2" ] && { wanted g-exact || wanted g-lbr || wanted g-create_gcov; }; then
+  if [ -x "$bin/g-O2" ] && { wanted g-exact || wanted g-lbr || wanted g-create_gcov || wanted g-lbr10; }; then
     if stale "$prof/g.gt" "$bin/g-O2"; then
       log "$name: spgo emulate (g-O2)"
       train "$SPGO" emulate -o "$prof/g.lbr.data" --ground-truth "$prof/g.gt" -- "$bin/g-O2" ||
@@ -306,7 +323,16 @@ prepare_program() {  # NAME
       [ -s "$prof/g.cg.raw" ] &&
         gen "$prof/g-create_gcov.afdo" "$SPGO" convert "$prof/g.cg.raw" --format gcov -o "$prof/g-create_gcov.afdo"
     fi
-    for v in g-exact g-lbr g-create_gcov; do
+    if [ -n "${PGO_VARIANTS:-}" ] && wanted g-lbr10; then
+      if stale "$prof/g.lbr10.data" "$bin/g-O2"; then
+        log "$name: spgo emulate -c 2003 (g-O2)"
+        train "$SPGO" emulate -c 2003 -o "$prof/g.lbr10.data" -- "$bin/g-O2" ||
+          err "spgo emulate -c 2003 g-O2 failed: $(tail -n1 "$pd/log/train.stderr")"
+      fi
+      [ -s "$prof/g.lbr10.data" ] && stale "$prof/g-lbr10.afdo" "$prof/g.lbr10.data" &&
+        gen "$prof/g-lbr10.afdo" "$SPGO" gen --binary "$bin/g-O2" --perf-data "$prof/g.lbr10.data" --format gcov -o "$prof/g-lbr10.afdo"
+    fi
+    for v in g-exact g-lbr g-create_gcov g-lbr10; do
       wanted $v && [ -s "$prof/$v.afdo" ] && build $v gcc-12 "$gc -fauto-profile=$prof/$v.afdo" "$prof/$v.afdo"
     done
   fi
@@ -356,6 +382,8 @@ done
 # ---- timing ------------------------------------------------------------------
 
 [[ ",${PGO_VARIANTS:-}," == *",c-rec20k,"* ]] && CLANG_VARIANTS="$CLANG_VARIANTS c-rec20k"
+[[ ",${PGO_VARIANTS:-}," == *",c-lbr10,"* ]] && CLANG_VARIANTS="$CLANG_VARIANTS c-lbr10"
+[[ ",${PGO_VARIANTS:-}," == *",g-lbr10,"* ]] && GCC_VARIANTS="$GCC_VARIANTS g-lbr10"
 all_variants="$CLANG_VARIANTS $GCC_VARIANTS"
 for v in $LAYOUT_VARIANTS $SOURCE_VARIANTS; do wanted "$v" && all_variants="$all_variants $v"; done
 declare -A vlist
@@ -423,6 +451,8 @@ stats() {  # FILE -> "median min max n fails q1 q3"
        }' "$1"
 }
 for n in "${progs[@]}"; do
+  # (a run timing gcc only has no c-O2 runs: keep the cached time)
+  [ -s "$W/$n/$TD/c-O2" ] || continue
   read -r m _ < <(stats "$W/$n/$TD/c-O2")
   [ "$m" != NA ] && echo "$m" > "$W/$n/O2.secs"
 done
@@ -603,7 +633,7 @@ fi
   echo
   anyw=0
   for n in "${progs[@]}"; do
-    for v in c-instr c-exact c-lbr c-record c-perf c-cs-spgo c-cs-profgen c-cs-ip g-instr g-exact g-lbr g-create_gcov; do
+    for v in c-instr c-exact c-lbr c-record c-perf c-rec20k c-lbr10 c-cs-spgo c-cs-profgen c-cs-ip g-instr g-exact g-lbr g-create_gcov g-lbr10; do
       l="$W/$n/log/$v.log"
       [ -s "$l" ] || continue
       k=$(warn_note "$n" "$v")

@@ -5,6 +5,8 @@
 # each variant builds from a fresh copy of the configured tree, with the
 # variant's flags as OPT and LDFLAGS (a build is 5-12 min on 2 loaded cores),
 # or relinks the last build's objects when only its link flags differ.
+# PGO_JOBS (default 2): make's -j, 1 to run a clang and a gcc build side
+# by side on 2 cores.
 # The stdlib is found through the configured prefix, a directory of links
 # to the source tree's Lib/ (the binary runs from elsewhere).
 HALF=report
@@ -39,6 +41,6 @@ pgo_build() {
   fi
   # (CFLAGS= : make would take the variant's CFLAGS from the environment
   # too, link flags included, into every compile)
-  make -C obj -j2 python OPT="-DNDEBUG -fwrapv -Wall$opt" CFLAGS= LDFLAGS="$ld $LDFLAGS" &&
+  make -C obj -j"${PGO_JOBS:-2}" python OPT="-DNDEBUG -fwrapv -Wall$opt" CFLAGS= LDFLAGS="$ld $LDFLAGS" &&
     cp obj/python "$out"
 }
