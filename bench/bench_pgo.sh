@@ -660,6 +660,11 @@ fi
     cat "$here/findings.md"
     echo
   fi
+  # (CPython's runs of #28, timed apart with PGO_TIMES and written by hand)
+  if [ -s "$here/cpython-findings.md" ]; then
+    cat "$here/cpython-findings.md"
+    echo
+  fi
   echo "## Errors"
   echo
   any=0
