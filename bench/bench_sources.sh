@@ -557,8 +557,8 @@ are from the tables above, the seconds follow from them.
 Changes from the first table (same date): the emulator drew the same
 sampling for `--seed 2k` and `--seed 2k+1` (fixed in the plugin), so the
 first table's "3 seeds" were two; this run's seeds are 1, 2 and 3, all
-distinct.  SPE rows are after the profi fix above; the PGO section
-below is not: its c-spe and g-spe profiles were made before 662bc21.  The programs other
+distinct.  SPE rows are after the profi fix above, and so is the PGO
+section below (re-timed at 04:19-04:30 on both compilers).  The programs other
 than minivm, bzip2 and lua (x86) and minivm (AArch64) have 2 seeds
 (about 365 emulated runs in all, two at a time, 20 minutes on this
 loaded machine).
