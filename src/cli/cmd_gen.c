@@ -379,6 +379,52 @@ static int settle_profgen(const struct cli_parser *op, struct spgo_gen_job *j, c
  * --help) with *status its exit status.  unsym gets the --unsymbolized
  * files (room for argc).
  */
+/*
+ * The rules between gen's inputs, once the options are read: the default
+ * input (./perf.data, as perf report), exactly one kind of input, --module
+ * and --pid with what they need, --cs with an LLVM format.  0, or the exit
+ * status of the usage error said.
+ */
+static int check_inputs(struct cli_parser *op, struct spgo_gen_job *j, const char **unsym, size_t nunsym,
+			const char **caps, unsigned char *text, size_t *ncaps, const char **mods)
+{
+	if (j->cs < 0 && (j->fmt == SPGO_FMT_GCOV || j->truth || j->truth_cs))
+		j->cs = 0; /* (GCC reads no contexts; those inputs have no stacks) */
+	if (!j->binary || !j->out)
+		return cli_usage(op, "--binary BIN and -o OUT are needed");
+	j->unsym = unsym;
+	j->nunsym = nunsym;
+	if (!*ncaps && !nunsym && !j->truth && !j->truth_cs && !j->llvm_profile) { /* perf report's default */
+		if (access("perf.data", F_OK) != 0)
+			return cli_usage(op, "no input given, and no ./perf.data to read (perf report's default): "
+					      "--perf-data P, --perf-script S, --unsymbolized F or --ground-truth GT");
+		fprintf(stderr, "spgo gen: no input given: reading ./perf.data (as perf report does)\n");
+		caps[(*ncaps)++] = "perf.data";
+	}
+	if (*ncaps == 1)
+		*(text[0] ? &j->perf_script : &j->perf_data) = caps[0];
+	else if (*ncaps > 1)
+		j->captures = caps, j->capture_text = text, j->ncaptures = *ncaps;
+	if ((*ncaps > 0) + (j->truth != NULL) + (j->truth_cs != NULL) + (nunsym > 0) + (j->llvm_profile != NULL) != 1)
+		return cli_usage(op, "one input: --perf-data, --perf-script, --unsymbolized, "
+				 "--ground-truth, --ground-truth-cs or --llvm-sample-profile");
+	j->modules = mods;
+	if (j->nmodules && !j->kernel)
+		return cli_usage(op, "--module goes with --kernel (a module's samples are the kernel's)");
+	if (j->kernel && (j->cs > 0 || !(j->perf_data || (j->perf_script && !j->nmodules)) ||
+			 j->fmt == SPGO_FMT_GCOV))
+		return cli_usage(op, "--kernel reads one --perf-data (or, without --module, one "
+				     "--perf-script) and writes an LLVM profile without contexts (as "
+				     "llvm-profgen --kernel)");
+	if (j->kernel)
+		j->cs = 0;
+	if (j->have_pid && memchr(text, 1, *ncaps))
+		return cli_usage(op, "--pid works with --perf-data only");
+	if (j->cs > 0 && (j->truth || j->truth_cs || j->fmt == SPGO_FMT_GCOV))
+		return cli_usage(op, "--cs needs --perf-data or --perf-script and an LLVM format");
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_split *sp, const char **unsym,
 		 const char **caps, unsigned char *text, enum spgo_layout_format *layout, int *status,
 		 const char **mods)
@@ -501,43 +547,9 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 			break;
 		}
 	}
-	if ((*status = settle_profgen(&op, &j, &pg)) != 0)
+	if ((*status = settle_profgen(&op, &j, &pg)) != 0 ||
+	    (*status = check_inputs(&op, &j, unsym, nunsym, caps, text, &ncaps, mods)) != 0)
 		return -1;
-	if (j.cs < 0 && (j.fmt == SPGO_FMT_GCOV || j.truth || j.truth_cs))
-		j.cs = 0; /* (GCC reads no contexts; those inputs have no stacks) */
-	if (!j.binary || !j.out)
-		{ *status = cli_usage(&op, "--binary BIN and -o OUT are needed"); return -1; }
-	j.unsym = unsym;
-	j.nunsym = nunsym;
-	if (!ncaps && !nunsym && !j.truth && !j.truth_cs && !j.llvm_profile) { /* perf report's default */
-		if (access("perf.data", F_OK) != 0)
-			{ *status = cli_usage(&op, "no input given, and no ./perf.data to read (perf report's default): "
-					      "--perf-data P, --perf-script S, --unsymbolized F or --ground-truth GT");
-			  return -1; }
-		fprintf(stderr, "spgo gen: no input given: reading ./perf.data (as perf report does)\n");
-		caps[ncaps++] = "perf.data";
-	}
-	if (ncaps == 1)
-		*(text[0] ? &j.perf_script : &j.perf_data) = caps[0];
-	else if (ncaps > 1)
-		j.captures = caps, j.capture_text = text, j.ncaptures = ncaps;
-	if ((ncaps > 0) + (j.truth != NULL) + (j.truth_cs != NULL) + (nunsym > 0) + (j.llvm_profile != NULL) != 1)
-		{ *status = cli_usage(&op, "one input: --perf-data, --perf-script, --unsymbolized, "
-				 "--ground-truth, --ground-truth-cs or --llvm-sample-profile"); return -1; }
-	j.modules = mods;
-	if (j.nmodules && !j.kernel)
-		{ *status = cli_usage(&op, "--module goes with --kernel (a module's samples are the kernel's)"); return -1; }
-	if (j.kernel && (j.cs > 0 || !(j.perf_data || (j.perf_script && !j.nmodules)) ||
-			 j.fmt == SPGO_FMT_GCOV))
-		{ *status = cli_usage(&op, "--kernel reads one --perf-data (or, without --module, one "
-				     "--perf-script) and writes an LLVM profile without contexts (as "
-				     "llvm-profgen --kernel)"); return -1; }
-	if (j.kernel)
-		j.cs = 0;
-	if (j.have_pid && memchr(text, 1, ncaps))
-		{ *status = cli_usage(&op, "--pid works with --perf-data only"); return -1; }
-	if (j.cs > 0 && (j.truth || j.truth_cs || j.fmt == SPGO_FMT_GCOV))
-		{ *status = cli_usage(&op, "--cs needs --perf-data or --perf-script and an LLVM format"); return -1; }
 	*sp = split; /* the job points into the caller's copy */
 	j.dwp = sp->dwp;
 	j.dwo_dirs = sp->dirs;
