@@ -323,7 +323,8 @@ static int check_event(struct spgo_aggregate *agg, struct spgo_gen_opts *o, cons
 /*
  * The output format: without --format, gcov for a binary gcc built (gcc
  * reads no LLVM profile: "AutoFDO profile magic number does not match"),
- * else extbinary; --cs and the options of extbinary (--target-llvm,
+ * else extbinary; --kernel always extbinary (only clang has kernel
+ * AutoFDO, and --kernel refuses gcov); --cs and the options of extbinary (--target-llvm,
  * --use-md5, --compress-all-sections) are LLVM's alone.  A format given
  * (or so implied) that the binary's
  * compiler does not read is warned about, with its DW_AT_producer.
@@ -336,7 +337,14 @@ static void choose_format(struct spgo_gen_job *j, struct spgo_binary *bin)
 	int extbinary = j->wo.target_llvm || j->wo.compress || j->wo.md5;
 	if (j->fmt == SPGO_FMT_UNKNOWN && extbinary)
 		j->fmt = SPGO_FMT_EXTBINARY;
-	if (j->fmt == SPGO_FMT_UNKNOWN) {
+	if (j->fmt == SPGO_FMT_UNKNOWN && j->kernel) {
+		/* Kernel AutoFDO is clang's (CONFIG_AUTOFDO_CLANG), whoever built
+		 * the vmlinux profiled; as llvm-profgen --kernel. */
+		j->fmt = SPGO_FMT_EXTBINARY;
+		if (who == SPGO_PRODUCER_GCC && j->report)
+			fprintf(j->report, "spgo: gen: vmlinux built by gcc (%s): writing extbinary for "
+					   "clang's kernel AutoFDO (--format to choose)\n", name);
+	} else if (j->fmt == SPGO_FMT_UNKNOWN) {
 		j->fmt = who == SPGO_PRODUCER_GCC && !j->cs ? SPGO_FMT_GCOV : SPGO_FMT_EXTBINARY;
 		if (j->fmt == SPGO_FMT_GCOV && j->report)
 			fprintf(j->report, "spgo: gen: binary built by gcc (%s): writing gcov (--format to "
@@ -344,7 +352,7 @@ static void choose_format(struct spgo_gen_job *j, struct spgo_binary *bin)
 	} else if (j->fmt == SPGO_FMT_GCOV && who == SPGO_PRODUCER_LLVM) {
 		spgo_warn("%s was built by clang (%s), which reads LLVM profiles (--format extbinary "
 			  "or text), not gcov", j->binary, name);
-	} else if (j->fmt == SPGO_FMT_EXTBINARY && who == SPGO_PRODUCER_GCC) {
+	} else if (j->fmt == SPGO_FMT_EXTBINARY && who == SPGO_PRODUCER_GCC && !j->kernel) {
 		/* (text is a form for reading too: not warned about) */
 		spgo_warn("%s was built by gcc (%s), which reads gcov profiles (--format gcov), not "
 			  "LLVM's extbinary", j->binary, name);

@@ -149,5 +149,19 @@ expect_err "another kernel's build-id" "build-id is not that of the kernel" --ke
 expect_err "a kernel capture without --kernel" "give --kernel" --binary vmlinux --perf-data k0.data
 expect_err "--module without --kernel" "goes with --kernel" --binary vmlinux --module ktest_mod.ko --perf-data k0.data
 echo "ok   errors: user-only, without :k, no kernel mapping, another build, no --kernel"
+# 6. A gcc-built vmlinux: without --format, --kernel still writes extbinary
+# (kernel AutoFDO is clang's; --kernel refuses gcov) and says so.  It wrote
+# gcov, the gcc rule for user programs, which clang's kernel build cannot read.
+mkdir g
+if (cd g && gcc -O2 -g -ffreestanding -fno-pie -mcmodel=kernel -fno-asynchronous-unwind-tables \
+	-c "$lib/kern.c" -o kern.o && ld -static -nostdlib -T "$lib/kern.lds" -e k_syscall --build-id \
+	-o vmlinux kern.o && capture kg --samples 300 --build-id "$(readelf -n vmlinux | awk '/Build ID/ { print $3 }')" &&
+	"$SPGO" gen --kernel --binary vmlinux --perf-data kg.data -o kg.prof 2> kg.err); then
+	grep -q 'writing extbinary for clang' g/kg.err && llvm-profdata-19 show --sample g/kg.prof > /dev/null 2>&1 &&
+		echo "ok   gcc-built vmlinux: extbinary by default, and said" ||
+		{ bad "gcc-built vmlinux: not extbinary by default"; cat g/kg.err; }
+else
+	bad "gcc-built vmlinux: build, capture or gen failed"; cat g/kg.err 2>/dev/null
+fi
 [ $fail -eq 0 ] && echo "gen_kernel: ok"
 exit $fail
