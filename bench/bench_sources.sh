@@ -389,6 +389,17 @@ share_rows() {  # share_rows BASE-KEY KEY HEAD: a row of the share table
       return n ? sprintf("%.1f%% (%d)", 100 * t / n, n) : "-" }
     END { printf "| %s | %s | %s |\n", h, mean(x), mean(a) }' summary.txt
 }
+cell_table() {  # cell_table HEADS COLS (array names): a row per program, a cell per key
+  local -n hs=$1 ks=$2
+  local p k
+  printf '| program |'; printf ' %s |' "${hs[@]}"; echo
+  printf '| --- |'; for _ in "${hs[@]}"; do printf ' ---: |'; done; echo
+  for p in "${all[@]}"; do
+    printf '| %s |' "$(label "$p")"
+    for k in "${ks[@]}"; do cell "$p" "$k"; done
+    echo
+  done
+}
 out="$SPGO_SRC/bench/results/sources.md"
 all=("${progs[@]}" "${a64_progs[@]}")
 nx=${#progs[@]}
@@ -423,13 +434,7 @@ na=${#a64_progs[@]}
   echo "packet; IP: \`-e instructions -c $ip_base\` (perf's default 4000 Hz on a 3 GHz,"
   echo "IPC-1 machine), then 4x, 16x and 64x the samples, made with \`spgo gen --mode ip\`."
   echo
-  printf '| program |'; printf ' %s |' "${heads[@]}"; echo
-  printf '| --- |'; for _ in "${heads[@]}"; do printf ' ---: |'; done; echo
-  for p in "${all[@]}"; do
-    printf '| %s |' "$(label "$p")"
-    for k in "${cols[@]}"; do cell "$p" "$k"; done
-    echo
-  done
+  cell_table heads cols
   echo
   echo "## Per context (the CS sources)"
   echo
@@ -446,13 +451,7 @@ na=${#a64_progs[@]}
   echo "what a frame-pointer unwinder reports on a -fno-omit-frame-pointer build."
   echo "A different measure from the table above: compare rows, not the two tables."
   echo
-  printf '| program |'; printf ' %s |' "${cs_heads[@]}"; echo
-  printf '| --- |'; for _ in "${cs_heads[@]}"; do printf ' ---: |'; done; echo
-  for p in "${all[@]}"; do
-    printf '| %s |' "$(label "$p")"
-    for k in "${cs_cols[@]}"; do cell "$p" "$k"; done
-    echo
-  done
+  cell_table cs_heads cs_cols
   echo
   echo "## Share of LBR's similarity each source reaches"
   echo

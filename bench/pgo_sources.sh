@@ -176,8 +176,8 @@ sources_report() {
   echo "User CPU time of the TIME run (a different input from TRAIN), $nruns interleaved rounds"
   echo "(variant order rotated each round, each run a fresh copy of the binary under one"
   echo "path, as bench_pgo.sh does).  Cells: speedup median(-O2) / median(variant); noise:"
-  echo "the -O2 runs' min and max, and quartiles, around their median.  **The machine was"
-  echo "loaded** by other engineers' builds on its 2 cores: load average $load0 at the start"
+  echo "the -O2 runs' min and max, and quartiles, around their median.  The machine (2 cores,"
+  echo "shared with other engineers' jobs): load average $load0 at the start"
   echo "of the timing, $(cut -d' ' -f1-3 /proc/loadavg) $([ "${PGO_REPORT_ONLY:-0}" = 1 ] && echo "when this report was written" || echo "at the end"); the best-of-N tables (each binary's"
   echo "fastest run: load only ever adds time) are the steadier figures."
   echo
