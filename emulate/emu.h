@@ -93,6 +93,9 @@ extern struct tb *emu_all_tbs;     /* every translated block */
  *    an error is said on stderr.
  *  - emu_write_all: write(2) all of p, -1 on error.
  */
+/* Out of memory: said on stderr, exit 70 (the plugin runs inside qemu:
+ * nothing to unwind). */
+__attribute__((noreturn, cold)) void emu_oom(void);
 void emu_edge_slow(uint64_t from, uint64_t to);
 uint32_t emu_pair_step(uint32_t pair, uint64_t site, int tail);
 void emu_cs_init(void);

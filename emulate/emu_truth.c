@@ -33,10 +33,8 @@ void emu_edge_slow(uint64_t from, uint64_t to)
 	if (edges_n * 2 >= edges_cap) {
 		size_t cap = edges_cap ? edges_cap * 2 : 4096;
 		struct edge *e = calloc(cap, sizeof *e);
-		if (!e) {
-			fprintf(stderr, "spgo-emulate: out of memory\n");
-			_exit(70);
-		}
+		if (!e)
+			emu_oom();
 		for (size_t i = 0; i < edges_cap; i++) {
 			if (!edges[i].n)
 				continue;
@@ -85,13 +83,17 @@ static inline size_t khash(uint64_t a, uint64_t b, uint64_t c)
 	return (size_t)(h * 0xff51afd7ed558ccdULL >> 17);
 }
 
+void emu_oom(void)
+{
+	fprintf(stderr, "spgo-emulate: out of memory\n");
+	_exit(70);
+}
+
 static void *xcalloc_or_die(size_t n, size_t size)
 {
 	void *p = calloc(n, size);
-	if (!p) {
-		fprintf(stderr, "spgo-emulate: out of memory\n");
-		_exit(70);
-	}
+	if (!p)
+		emu_oom();
 	return p;
 }
 
@@ -184,10 +186,8 @@ static uint32_t ctx_intern(const uint64_t *s, uint32_t n)
 					ctx_sites_cap = ctx_sites_cap ? ctx_sites_cap * 2 : 4096;
 				ctx_sites = realloc(ctx_sites, ctx_sites_cap * sizeof *ctx_sites);
 			}
-			if (!ctxs || !ctx_sites) {
-				fprintf(stderr, "spgo-emulate: out of memory\n");
-				_exit(70);
-			}
+			if (!ctxs || !ctx_sites)
+				emu_oom();
 			if (n)
 				memcpy(ctx_sites + ctx_sites_n, s, n * sizeof *s);
 			ctxs[ctxs_n].off = ctx_sites_n;
@@ -230,10 +230,8 @@ static uint32_t pair_of(uint32_t fp, uint32_t tv)
 		if (pairs_n == pairs_cap) {
 			pairs_cap = pairs_cap ? pairs_cap * 2 : 1024;
 			pairs = realloc(pairs, pairs_cap * sizeof *pairs);
-			if (!pairs) {
-				fprintf(stderr, "spgo-emulate: out of memory\n");
-				_exit(70);
-			}
+			if (!pairs)
+				emu_oom();
 		}
 		pairs[pairs_n] = (struct pair){fp, tv};
 		*v = ++pairs_n;

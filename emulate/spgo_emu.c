@@ -180,10 +180,8 @@ __attribute__((noinline, cold)) static struct vcpu *vcpu_new(unsigned int vi)
 	struct vcpu *v = vcpus[vi];
 	if (!v) {
 		v = calloc(1, sizeof *v);
-		if (!v) {
-			fprintf(stderr, "spgo-emulate: out of memory\n");
-			_exit(70);
-		}
+		if (!v)
+			emu_oom();
 		vcpus[vi] = v;
 	} else {
 		uint32_t *saved = v->saved; /* keep the context stack's memory */
@@ -317,10 +315,8 @@ static inline void cs_call(struct vcpu *v, struct tb *p)
 		while (cap <= v->depth)
 			cap *= 2;
 		uint32_t *s = realloc(v->saved, cap * sizeof *s);
-		if (!s) {
-			fprintf(stderr, "spgo-emulate: out of memory\n");
-			_exit(70);
-		}
+		if (!s)
+			emu_oom();
 		v->saved = s;
 		v->saved_cap = cap;
 	}
@@ -577,10 +573,8 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *qtb)
 	struct tb *tb = aligned_alloc(64, size);
 	if (tb)
 		memset(tb, 0, size);
-	if (!tb) {
-		fprintf(stderr, "spgo-emulate: out of memory\n");
-		_exit(70);
-	}
+	if (!tb)
+		emu_oom();
 	tb->start = qemu_plugin_tb_vaddr(qtb);
 	tb->n_insns = (uint32_t)n;
 	if (want_cs)
