@@ -67,18 +67,15 @@ fi
 mb=$(( $(stat -c %s big.data) / 1024 / 1024 ))
 nsamples=$(awk '$1 == "sample"' walk.spec | wc -l)
 
-measure() {  # measure N CMD...: median "wall rss_kb" of N runs
-  local n=$1 i; shift
-  for ((i = 0; i < n; i++)); do
-    /usr/bin/time -f '%e %M' -o t.txt "$@" > /dev/null 2> /dev/null || true
-    tail -n1 t.txt
-  done | sort -n | awk '{ t[NR] = $1; m[NR] = $2 } END { i = int((NR + 1) / 2); print t[i], m[i] }'
-}
+source "$SPGO_SRC/bench/measure_lib.sh"
+MEASURE_DIR=$PWD
 load=$(cut -d' ' -f1-3 /proc/loadavg)
-read -r t_spgo m_spgo < <(measure "$REPEATS" "$SPGO" gen --kernel --binary "$vmlinux" --perf-data big.data \
+read -r t_spgo m_spgo _ < <(measure "$REPEATS" "$SPGO" gen --kernel --binary "$vmlinux" --perf-data big.data \
   -o spgo.txt --format text --quiet)
-read -r t_ps m_ps < <(measure 1 sh -c 'perf script -i big0.data -F ip,brstack > big.script')
-read -r t_pg m_pg < <(measure 1 llvm-profgen-19 --binary="$vmlinux" --perfscript=big.script --format=text -o profgen.txt)
+read -r t_ps m_ps _ < <(measure 1 sh -c 'perf script -i big0.data -F ip,brstack > big.script')
+read -r t_pg m_pg _ < <(measure 1 llvm-profgen-19 --binary="$vmlinux" --perfscript=big.script --format=text -o profgen.txt)
+[ -n "$t_spgo" ] && [ -n "$t_ps" ] && [ -n "$t_pg" ] ||
+  { echo "kernel: a timed run failed (its error above)" >&2; exit 1; }
 rm -f big.script
 same="differ"
 cmp -s spgo.txt profgen.txt && same="byte-identical"

@@ -74,23 +74,7 @@ fi
 size=$(stat -c %s "$big")
 mb=$(awk -v s="$size" 'BEGIN { printf "%.0f", s / 1e6 }')
 
-measure() {  # measure REPS CMD...: prints "median_wall_s max_rss_kb median_cpu_s"
-  local n=$1; shift
-  local ts=() cs=() rss=0
-  for _ in $(seq "$n"); do
-    # output into a pipe drained by wc: /dev/null is not always a device
-    # (on some sandboxes it is a regular file, and writing it costs)
-    /usr/bin/time -f '%e %M %U %S' -o "$BENCH_WORK/time.txt" "$@" 2> "$BENCH_WORK/err.txt" |
-      wc -c > "$BENCH_WORK/bytes.txt" || { cat "$BENCH_WORK/err.txt" >&2; return 1; }
-    read -r t m u sy < "$BENCH_WORK/time.txt"
-    ts+=("$t"); cs+=("$(awk -v u="$u" -v s="$sy" 'BEGIN { print u + s }')")
-    [ "$m" -gt "$rss" ] && rss=$m
-  done
-  local mt mc
-  mt=$(printf '%s\n' "${ts[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
-  mc=$(printf '%s\n' "${cs[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
-  echo "$mt $rss $mc"
-}
+source "$SPGO_SRC/bench/measure_lib.sh"
 
 # Same output?  Checked on the whole file via checksums (not timed).
 h1=$(perf script -i "$big" -F ip,brstack 2>/dev/null | md5sum | cut -c1-32)

@@ -20,21 +20,8 @@ data="$w/spe-$iters.data"
 size=$(stat -c %s "$data")
 mb=$(awk -v s="$size" 'BEGIN { printf "%.0f", s / 1e6 }')
 
-measure() {  # measure REPS CMD...: prints "median_wall_s max_rss_kb median_cpu_s"
-  local n=$1; shift
-  local ts=() cs=() rss=0
-  for _ in $(seq "$n"); do
-    /usr/bin/time -f '%e %M %U %S' -o "$w/time.txt" "$@" 2> "$w/err.txt" |
-      wc -c > "$w/bytes.txt" || { cat "$w/err.txt" >&2; return 1; }
-    read -r t m u sy < "$w/time.txt"
-    ts+=("$t"); cs+=("$(awk -v u="$u" -v s="$sy" 'BEGIN { print u + s }')")
-    [ "$m" -gt "$rss" ] && rss=$m
-  done
-  local mt mc
-  mt=$(printf '%s\n' "${ts[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
-  mc=$(printf '%s\n' "${cs[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
-  echo "$mt $rss $mc"
-}
+source "$SPGO_SRC/bench/measure_lib.sh"
+MEASURE_DIR=$w
 
 # The same records?  (perf 6.1 hands out one empty record, ip 0, first.)
 h1=$(perf script -i "$data" --itrace=i1i -F ip 2> /dev/null | awk '$1 != "0"' | md5sum | cut -c1-32)
@@ -68,7 +55,7 @@ out="$SPGO_SRC/bench/results/spe.md"
   echo
   echo "The aggregation does more than perf script: per record two address"
   echo "translations, the range-end lookup and three counting-table updates (ip,"
-  echo "branch, range); about half of its CPU time is the decoding \\`spgo script\\`"
+  echo "branch, range); about half of its CPU time is the decoding \`spgo script\`"
   echo "does too (profile: the decoder's jump on each packet's header, then the"
   echo "counting tables' probes)."
   echo
