@@ -102,6 +102,7 @@ log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 source "$SPGO_SRC/bench/pgo_lib.sh"
 source "$SPGO_SRC/bench/pgo_layout.sh"
 source "$SPGO_SRC/bench/pgo_sources.sh"
+OPT_IN_VARIANTS="c-rec20k c-lbr10 g-lbr10 $LAYOUT_VARIANTS $SOURCE_VARIANTS"
 
 # ---- variants --------------------------------------------------------------
 
@@ -109,8 +110,9 @@ wanted() {  # VARIANT: in PGO_VARIANTS (an -O2 baseline is with any variant of i
   case $1 in c-O2|g-O2)
     [ -z "${PGO_VARIANTS:-}" ] || [[ ",$PGO_VARIANTS," == *",${1%%-*}-"* ]]; return ;;
   esac
-  # (experiments: only when named)
-  case $1 in c-rec20k|c-lbr10|g-lbr10|c-lay|c-prop|c-bolt|c-ord|g-fs|g-ord|c-brs|c-spe|c-ip|c-ip4|g-brs|g-spe|g-ip|g-ip4) [[ ",${PGO_VARIANTS:-}," == *",$1,"* ]]; return ;; esac
+  # (experiments, and the variants of pgo_layout.sh and pgo_sources.sh:
+  # only when named)
+  if [[ " $OPT_IN_VARIANTS " == *" $1 "* ]]; then [[ ",${PGO_VARIANTS:-}," == *",$1,"* ]]; return; fi
   [ -z "${PGO_VARIANTS:-}" ] && return 0
   [[ ",$PGO_VARIANTS," == *",$1,"* ]]
 }
