@@ -3,9 +3,9 @@
  * CSPreInliner with SampleContextTracker and ProfiledCallGraph): global
  * top-down inline decisions on a flat CS profile, written back into it.
  *
- *  - The contexts form a trie ([main:3 @ foo] under [main]); a node may
- *    hold a profile, which here is a list of input contexts merged into it
- *    (counts are summed only when the output is written).
+ *  - The contexts form a trie ([main:3 @ foo] under [main]; preinline_trie.c);
+ *    a node may hold a profile, which here is a list of input contexts
+ *    merged into it (counts are summed only when the output is written).
  *  - Call graph: one node per function of the trie, an edge caller ->
  *    callee per trie edge, weighing max(call-target count at the site in
  *    the caller's profile, the callee's entry estimate) summed over
@@ -40,340 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context/context_impl.h"
-
-enum { ST_RAW = 1, ST_SYNTH = 2, ST_INLINED = 4, ST_MERGED = 8 };
-
-struct pnode {
-	uint32_t name;       /* name id in the input profile */
-	uint32_t line, disc; /* call site in the parent frame (0 at the top) */
-	uint32_t parent;     /* SPGO_NONE for the root */
-	uint32_t child, sibling;
-	uint32_t prof;       /* profile here, or SPGO_NONE */
-};
-
-struct pprof {
-	uint32_t node;
-	uint32_t first, last; /* input contexts merged here (next_member list) */
-	uint32_t attrs;
-	uint8_t state;
-};
-
-typedef VEC(char) charbuf;
-
-struct kid {
-	uint64_t hash;
-	uint32_t node;
-};
-
-struct cand {
-	uint32_t prof;
-	uint64_t count, size;
-	uint64_t guid;
-};
-
-struct pre {
-	struct spgo_profile *in;
-	const struct spgo_inline_sizes *sizes;
-	const struct spgo_preinline_opts *o;
-	struct spgo_preinline_stats *st;
-	VEC(struct pnode) nodes;
-	VEC(struct pprof) profs;
-	uint32_t *next_member;   /* per input function */
-	struct spgo_kmap index;  /* {parent, disc << 32 | line, name} -> node + 1 (0: moved away) */
-	struct spgo_kmap byname; /* {name} -> head of the name's profile list + 1 */
-	uint32_t *name_next;     /* per profile: next profile of the same function */
-	uint64_t cold_count;
-	double norm_upper;
-	VEC(struct cand) heap;
-	VEC(struct spgo_size_frame) frames;
-	VEC(struct kid) kids; /* children_by_hash's result */
-};
-
-/* ---- the context trie --------------------------------------------------------------- */
-
-static uint32_t child_find(const struct pre *r, uint32_t parent, uint32_t line, uint32_t disc,
-			   uint32_t name)
-{
-	uint64_t key[3] = {parent, (uint64_t)disc << 32 | line, name};
-	uint64_t *v = spgo_kmap_find(&r->index, key);
-	return v && *v ? (uint32_t)(*v - 1) : SPGO_NONE;
-}
-
-static void link_child(struct pre *r, uint32_t parent, uint32_t k)
-{
-	struct pnode *n = &r->nodes.v[k];
-	n->parent = parent;
-	n->sibling = r->nodes.v[parent].child;
-	r->nodes.v[parent].child = k;
-	uint64_t key[3] = {parent, (uint64_t)n->disc << 32 | n->line, n->name};
-	*spgo_kmap_upsert(&r->index, key) = (uint64_t)k + 1;
-}
-
-static void unlink_child(struct pre *r, uint32_t k)
-{
-	struct pnode *n = &r->nodes.v[k];
-	uint32_t parent = n->parent;
-	uint32_t *pp = &r->nodes.v[parent].child;
-	while (*pp != SPGO_NONE && *pp != k)
-		pp = &r->nodes.v[*pp].sibling;
-	if (*pp == k)
-		*pp = n->sibling;
-	uint64_t key[3] = {parent, (uint64_t)n->disc << 32 | n->line, n->name};
-	uint64_t *v = spgo_kmap_find(&r->index, key);
-	if (v && *v == (uint64_t)k + 1)
-		*v = 0;
-	n->sibling = SPGO_NONE;
-}
-
-static uint32_t node_get(struct pre *r, uint32_t parent, uint32_t line, uint32_t disc, uint32_t name)
-{
-	uint32_t k = child_find(r, parent, line, disc, name);
-	if (k != SPGO_NONE)
-		return k;
-	struct pnode nd = {name, line, disc, SPGO_NONE, SPGO_NONE, SPGO_NONE, SPGO_NONE};
-	VEC_PUSH(&r->nodes, nd);
-	k = (uint32_t)(r->nodes.n - 1);
-	link_child(r, parent, k);
-	return k;
-}
-
-/* The children of node k in LLVM's order (ContextTrieNode keeps them in a
- * std::map by spgo_callsite_hash) into r->kids; their number. */
-static int cmp_kid(const void *a, const void *b)
-{
-	uint64_t x = ((const struct kid *)a)->hash, y = ((const struct kid *)b)->hash;
-	return x < y ? -1 : x > y;
-}
-
-static size_t children_by_hash(struct pre *r, uint32_t k)
-{
-	r->kids.n = 0;
-	for (uint32_t c = r->nodes.v[k].child; c != SPGO_NONE; c = r->nodes.v[c].sibling) {
-		const struct pnode *n = &r->nodes.v[c];
-		struct kid x = {spgo_callsite_hash(r->in, n->name, n->line, n->disc), c};
-		VEC_PUSH(&r->kids, x);
-	}
-	spgo_sort(r->kids.v, r->kids.n, sizeof *r->kids.v, cmp_kid);
-	return r->kids.n;
-}
-
-/* Parse "a:1 @ b:2.3 @ c" into trie nodes; the leaf node, or SPGO_NONE. */
-static uint32_t add_context(struct pre *r, const char *s)
-{
-	uint32_t cur = 0, line = 0, disc = 0;
-	for (;;) {
-		const char *end = strstr(s, " @ ");
-		size_t len = end ? (size_t)(end - s) : strlen(s);
-		size_t nlen = len;
-		uint32_t fl = 0, fd = 0;
-		if (end) { /* name:line[.disc] */
-			const char *colon = NULL;
-			for (const char *q = s; q < s + len; q++)
-				if (*q == ':')
-					colon = q;
-			if (!colon)
-				return SPGO_NONE;
-			nlen = (size_t)(colon - s);
-			char *e;
-			fl = (uint32_t)strtoul(colon + 1, &e, 10);
-			if (*e == '.')
-				fd = (uint32_t)strtoul(e + 1, &e, 10);
-		}
-		uint32_t name = spgo_name_id(r->in, s, nlen);
-		cur = node_get(r, cur, line, disc, name);
-		if (!end)
-			return cur;
-		line = fl;
-		disc = fd;
-		s = end + 3;
-	}
-}
-
-/* ---- profile queries (sums over the merged input contexts) ----------------------------- */
-
-static uint64_t prof_head(const struct pre *r, uint32_t p)
-{
-	uint64_t h = 0;
-	for (uint32_t m = r->profs.v[p].first; m != SPGO_NONE; m = r->next_member[m])
-		h += r->in->funcs.v[m].head;
-	return h;
-}
-
-static uint64_t prof_total(const struct pre *r, uint32_t p)
-{
-	uint64_t t = 0;
-	for (uint32_t m = r->profs.v[p].first; m != SPGO_NONE; m = r->next_member[m])
-		t += r->in->funcs.v[m].total;
-	return t;
-}
-
-/* LLVM's getHeadSamplesEstimate for a CS profile: head samples, else the
- * body sample at the smallest location, else 1 if the total is not 0. */
-static uint64_t head_estimate(const struct pre *r, uint32_t p)
-{
-	uint64_t h = prof_head(r, p);
-	if (h)
-		return h;
-	const struct spgo_profile *in = r->in;
-	uint64_t best = UINT64_MAX, count = 0;
-	for (uint32_t m = r->profs.v[p].first; m != SPGO_NONE; m = r->next_member[m])
-		for (uint32_t b = in->funcs.v[m].bodies; b != SPGO_NONE; b = in->bodies.v[b].next) {
-			const struct spgo_body *x = &in->bodies.v[b];
-			uint64_t loc = (uint64_t)x->line << 32 | x->disc;
-			if (loc < best) {
-				best = loc;
-				count = 0;
-			}
-			if (loc == best)
-				count += x->count;
-		}
-	return count ? count : prof_total(r, p) > 0;
-}
-
-/* The call-target count to callee at (line, disc) in profile p. */
-static uint64_t site_count(const struct pre *r, uint32_t p, uint32_t line, uint32_t disc,
-			   uint32_t callee)
-{
-	const struct spgo_profile *in = r->in;
-	uint64_t c = 0;
-	for (uint32_t m = r->profs.v[p].first; m != SPGO_NONE; m = r->next_member[m])
-		for (uint32_t b = in->funcs.v[m].bodies; b != SPGO_NONE; b = in->bodies.v[b].next) {
-			const struct spgo_body *x = &in->bodies.v[b];
-			if (x->line != line || x->disc != disc)
-				continue;
-			for (uint32_t t = x->targets; t != SPGO_NONE; t = in->targets.v[t].next)
-				if (in->targets.v[t].name == callee)
-					c += in->targets.v[t].count;
-		}
-	return c;
-}
-
-/* max(call-site count, entry estimate) of the profiled child k of the
- * profiled node holding caller profile cp. */
-static uint64_t call_count(const struct pre *r, uint32_t cp, uint32_t k)
-{
-	const struct pnode *n = &r->nodes.v[k];
-	uint64_t entry = head_estimate(r, n->prof);
-	uint64_t site = site_count(r, cp, n->line, n->disc, n->name);
-	return site > entry ? site : entry;
-}
-
-static uint64_t ctx_size(struct pre *r, uint32_t k)
-{
-	if (!r->o->context_cost) {
-		uint64_t nb = 0; /* distinct body locations */
-		struct spgo_kmap locs;
-		spgo_kmap_init(&locs, 1);
-		const struct spgo_profile *in = r->in;
-		for (uint32_t m = r->profs.v[r->nodes.v[k].prof].first; m != SPGO_NONE; m = r->next_member[m])
-			for (uint32_t b = in->funcs.v[m].bodies; b != SPGO_NONE; b = in->bodies.v[b].next) {
-				uint64_t key = (uint64_t)in->bodies.v[b].line << 32 | in->bodies.v[b].disc;
-				uint64_t *v = spgo_kmap_upsert(&locs, &key);
-				nb += !*v;
-				*v = 1;
-			}
-		spgo_kmap_free(&locs);
-		return nb;
-	}
-	r->frames.n = 0;
-	uint32_t line = 0, disc = 0;
-	for (uint32_t x = k; x != 0 && x != SPGO_NONE; x = r->nodes.v[x].parent) {
-		struct spgo_size_frame f = {spgo_name(r->in, r->nodes.v[x].name), line, disc};
-		VEC_PUSH(&r->frames, f);
-		line = r->nodes.v[x].line;
-		disc = r->nodes.v[x].disc;
-	}
-	int64_t s = spgo_inline_sizes_get(r->sizes, r->frames.v, r->frames.n, NULL);
-	if (s < 0) {
-		r->st->size_unknown++;
-		s = 0;
-	}
-	return (uint64_t)s;
-}
-
-/* ---- promotion (SampleContextTracker::promoteMergeContextSamplesTree) ------------------- */
-
-static void set_state_subtree(struct pre *r, uint32_t k)
-{
-	if (r->nodes.v[k].prof != SPGO_NONE)
-		r->profs.v[r->nodes.v[k].prof].state |= ST_SYNTH;
-	for (uint32_t c = r->nodes.v[k].child; c != SPGO_NONE; c = r->nodes.v[c].sibling)
-		set_state_subtree(r, c);
-}
-
-static void merge_node(struct pre *r, uint32_t from, uint32_t to)
-{
-	uint32_t fp = r->nodes.v[from].prof, tp = r->nodes.v[to].prof;
-	if (fp != SPGO_NONE && tp != SPGO_NONE) {
-		struct pprof *f = &r->profs.v[fp], *t = &r->profs.v[tp];
-		/* t may be a profile merged away already (a recursive context
-		 * promoted into its own parent): what goes there is lost, as
-		 * in llvm-profgen */
-		if (f->first == SPGO_NONE) {
-		} else if (t->first == SPGO_NONE) {
-			t->first = f->first;
-			t->last = f->last;
-		} else {
-			r->next_member[t->last] = f->first;
-			t->last = f->last;
-		}
-		f->first = f->last = SPGO_NONE;
-		t->state |= ST_SYNTH;
-		f->state |= ST_MERGED;
-		t->attrs |= f->attrs & SPGO_ATTR_SHOULD_INLINE;
-	} else if (fp != SPGO_NONE) {
-		r->nodes.v[to].prof = fp;
-		r->nodes.v[from].prof = SPGO_NONE;
-		r->profs.v[fp].node = to;
-		r->profs.v[fp].state |= ST_SYNTH;
-	}
-}
-
-static uint32_t promote(struct pre *r, uint32_t from, uint32_t to_parent, int depth)
-{
-	struct pnode *fn = &r->nodes.v[from];
-	int to_root = to_parent == 0;
-	uint32_t line = to_root ? 0 : fn->line, disc = to_root ? 0 : fn->disc;
-	uint32_t to = child_find(r, to_parent, line, disc, fn->name);
-	if (to == SPGO_NONE) {
-		unlink_child(r, from);
-		fn = &r->nodes.v[from];
-		fn->line = line;
-		fn->disc = disc;
-		link_child(r, to_parent, from);
-		set_state_subtree(r, from);
-		return from;
-	}
-	merge_node(r, from, to);
-	if (depth < 10000)
-		for (uint32_t c = r->nodes.v[from].child, next; c != SPGO_NONE; c = next) {
-			next = r->nodes.v[c].sibling;
-			promote(r, c, to, depth + 1);
-		}
-	r->nodes.v[from].child = SPGO_NONE;
-	if (to_root)
-		unlink_child(r, from);
-	return to;
-}
-
-/* SampleContextTracker::getBaseSamplesFor with merging. */
-static uint32_t base_profile(struct pre *r, uint32_t name)
-{
-	uint32_t node = child_find(r, 0, 0, 0, name);
-	uint64_t key = name;
-	uint64_t *v = spgo_kmap_find(&r->byname, &key);
-	for (uint32_t p = v ? (uint32_t)(*v - 1) : SPGO_NONE; p != SPGO_NONE; p = r->name_next[p]) {
-		if (r->profs.v[p].state & (ST_INLINED | ST_MERGED))
-			continue;
-		uint32_t from = r->profs.v[p].node;
-		if (from == node)
-			continue;
-		node = promote(r, from, 0, 0);
-		r->st->promoted++;
-	}
-	return node == SPGO_NONE ? SPGO_NONE : r->nodes.v[node].prof;
-}
+#include "context/preinline_impl.h"
 
 /* ---- the candidate queue (a max-heap, as std::priority_queue) ---------------------------- */
 
@@ -440,12 +107,12 @@ static struct cand heap_pop(struct pre *r)
  * depends on the order they went in. */
 static void add_candidates(struct pre *r, uint32_t cp)
 {
-	size_t nk = children_by_hash(r, r->profs.v[cp].node);
+	size_t nk = pre_children_by_hash(r, r->profs.v[cp].node);
 	for (size_t i = 0; i < nk; i++) {
 		uint32_t c = r->kids.v[i].node;
 		if (r->nodes.v[c].prof == SPGO_NONE)
 			continue;
-		struct cand x = {r->nodes.v[c].prof, call_count(r, cp, c), ctx_size(r, c),
+		struct cand x = {r->nodes.v[c].prof, pre_call_count(r, cp, c), pre_ctx_size(r, c),
 				 spgo_guid(spgo_name(r->in, r->nodes.v[c].name))};
 		heap_push(r, x);
 	}
@@ -476,11 +143,11 @@ static int should_inline(struct pre *r, const struct cand *c)
 
 static void process_function(struct pre *r, uint32_t name)
 {
-	uint32_t base = base_profile(r, name);
+	uint32_t base = pre_base_profile(r, name);
 	if (base == SPGO_NONE)
 		return;
 	const struct spgo_preinline_opts *o = r->o;
-	uint32_t size = (uint32_t)ctx_size(r, r->profs.v[base].node), final = size;
+	uint32_t size = (uint32_t)pre_ctx_size(r, r->profs.v[base].node), final = size;
 	uint32_t limit = size * o->growth_limit;
 	if (limit > o->limit_max)
 		limit = o->limit_max;
@@ -558,7 +225,7 @@ static void build_graph(struct pre *r, struct cs_callgraph *g)
 		for (uint32_t c = n->child; c != SPGO_NONE; c = r->nodes.v[c].sibling) {
 			uint64_t w = 0;
 			if (n->prof != SPGO_NONE && r->nodes.v[c].prof != SPGO_NONE)
-				w = call_count(r, n->prof, c);
+				w = pre_call_count(r, n->prof, c);
 			uint64_t a = n->name, b = r->nodes.v[c].name;
 			uint64_t key[2] = {*spgo_kmap_find(&fns, &a) - 1, *spgo_kmap_find(&fns, &b) - 1};
 			uint64_t *v = spgo_kmap_upsert(&edges, key);
@@ -731,8 +398,8 @@ struct spgo_profile *spgo_cs_preinline(struct spgo_profile *in, const struct spg
 	for (size_t i = 0; i < in->top.n; i++) {
 		uint32_t f = in->top.v[i];
 		const struct spgo_func *fn = &in->funcs.v[f];
-		uint32_t k = fn->ctx == SPGO_NONE ? node_get(&r, 0, 0, 0, fn->name)
-						  : add_context(&r, spgo_strtab_get(&in->contexts, fn->ctx));
+		uint32_t k = fn->ctx == SPGO_NONE ? pre_node_get(&r, 0, 0, 0, fn->name)
+						  : pre_add_context(&r, spgo_strtab_get(&in->contexts, fn->ctx));
 		if (k == SPGO_NONE)
 			continue;
 		if (r.nodes.v[k].prof == SPGO_NONE) {
@@ -768,7 +435,7 @@ struct spgo_profile *spgo_cs_preinline(struct spgo_profile *in, const struct spg
 					r.name_next[*t - 1] = n->prof;
 				*t = (uint64_t)n->prof + 1;
 			}
-			size_t nk = children_by_hash(&r, k);
+			size_t nk = pre_children_by_hash(&r, k);
 			for (size_t i = 0; i < nk; i++)
 				queue[qt++] = r.kids.v[i].node;
 		}
