@@ -262,6 +262,10 @@ void spgo_out_abort(struct spgo_out *o);
  * place (direct) cannot wait: they are written at once. */
 void spgo_out_hold(void);
 int spgo_out_release(int keep);
+/* Do output paths a and b name one file ("./x" and "x", a link and what
+ * it names, two hard links), so that one output would replace the
+ * other's?  "-" is stdout, one file with itself only. */
+int spgo_out_same(const char *a, const char *b);
 
 /* ---- small helpers ----------------------------------------------------- */
 

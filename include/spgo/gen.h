@@ -273,6 +273,15 @@ void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_agg
  * atomically in fmt (gcov implies opts.gcc).  Exactly one input must be
  * set.  0, or -1 with spgo_error() set and no output file.
  *
+ * Several outputs of one read (spgo gen with several -o): more[] are the
+ * same profile written again in other formats (fmt SPGO_FMT_UNKNOWN: the
+ * format out gets; gcov and LLVM's formats are two profiles, an error when
+ * both are asked); tap another consumer of the same samples (the layout
+ * stage's outputs, spgo/layout.h).  Every output is complete before the
+ * first is renamed into place, and none is when one fails (spgo_out_hold;
+ * an output written in place, stdout or a device, cannot wait: it is
+ * written last).
+ *
  * Several captures (captures[], perf script text where capture_text[k],
  * perf.data otherwise; instead of perf_data and perf_script) are each
  * aggregated on their own, as one host, and added up as spgo aggregate
@@ -341,8 +350,32 @@ struct spgo_gen_job {
 	struct spgo_cs_opts cs_opts;   /* cs_opts.dwarf_lines follows opts.dwarf_lines */
 	const char *out;
 	enum spgo_format fmt; /* SPGO_FMT_UNKNOWN: gcov if gcc built the binary, else extbinary */
+	const struct spgo_gen_out *more; /* the profile's other outputs (see above) */
+	size_t nmore;
+	const struct spgo_gen_tap *tap;  /* or NULL */
 	struct spgo_write_opts wo;
 	FILE *report;
+};
+struct spgo_gen_out {
+	const char *out;
+	enum spgo_format fmt;
+};
+/*
+ * A consumer of the samples gen reads, beside the profile: one --perf-data
+ * read, no --kernel, --skip-symbolization or --sample-period (an error
+ * otherwise, before anything is read).  begin: the aggregate is set up (its
+ * binary free to use), nothing read yet; sample: each sample of the
+ * process(es) read, before the aggregate takes it (it may map addresses
+ * with spgo_agg_map; the binary may be in use by --cs's unwinding thread:
+ * not to be touched); end: the profile is made, the reading done, the
+ * binary free again: write the consumer's outputs (spgo_out_*: they are
+ * held with the profile's).  begin and end: 0, or -1 with spgo_error().
+ */
+struct spgo_gen_tap {
+	void *ctx;
+	int (*begin)(void *ctx, struct spgo_aggregate *agg);
+	void (*sample)(void *ctx, const struct spgo_perf_sample *s);
+	int (*end)(void *ctx);
 };
 int spgo_gen_job_run(const struct spgo_gen_job *job);
 

@@ -32,6 +32,11 @@
  *    without either, an error naming what to add.  It writes two files:
  *    the cluster profile to out, the symbol order to out + ".order".
  *  - The output file is written whole or not at all (spgo_out_*).
+ *  - Several outputs (outs[]) come from one read, their LBR counted once;
+ *    with gen, the read is that of spgo_gen_job_run() (spgo/gen.h: its
+ *    tap), which makes the compiler profile from the same aggregate: one
+ *    read, one aggregation, for the profile and the layouts.  The outputs
+ *    are all written, or none (spgo_out_hold).
  */
 #ifndef SPGO_LAYOUT_H
 #define SPGO_LAYOUT_H
@@ -53,9 +58,20 @@ enum spgo_layout_format {
  * is not a layout format (no error set). */
 int spgo_layout_format_parse(const char *name, enum spgo_layout_format *out);
 
+struct spgo_gen_job;
+struct spgo_layout_out {
+	enum spgo_layout_format fmt;
+	const char *out;
+};
+
 /* What to read and write; the fields spgo gen's options fill. */
 struct spgo_layout_job {
-	enum spgo_layout_format fmt;
+	enum spgo_layout_format fmt; /* the output (fmt, out), or several: */
+	const struct spgo_layout_out *outs; /* nouts > 0: these instead */
+	size_t nouts;
+	/* also the compiler profile of this job (its binary and perf_data
+	 * those above), from the same read; NULL: none */
+	const struct spgo_gen_job *gen;
 	const char *binary, *debug;
 	const char *perf_data;   /* perf.data ("-" = stdin) */
 	int have_pid;
@@ -67,7 +83,8 @@ struct spgo_layout_job {
 	FILE *report;            /* statistics and notes, NULL = quiet */
 };
 
-/* Read, build the layout profile, write it.  0, or -1 with spgo_error(). */
+/* Read, build the layout profiles (and gen's), write them.  0, or -1 with
+ * spgo_error() and no output written. */
 int spgo_layout_run(const struct spgo_layout_job *job);
 
 #endif

@@ -17,6 +17,7 @@
 static const char usage_text[] =
 	"usage: spgo gen --binary BIN [--debug-binary DBG] [--dwp F] [--dwo-dir D] (--perf-data P | --perf-script S)\n"
 	"                -o OUT [--format text|extbinary|gcov|bolt|bolt-pa|order|order-ld|propeller]\n"
+	"                [[--format F] -o OUT]...\n"
 	"                [--pid PID] [--mode auto|lbr|ip]\n"
 	"                [--event N|NAME] [--infer ALGO | --no-infer] [--target-llvm 14|19]\n"
 	"                [--gcov-version 1|2] [--update-total-samples] [--use-dwarf-correlation]\n"
@@ -49,6 +50,11 @@ static const char usage_text[] =
 	"  --truth-view V      its frame-pointer view (fp, default) or true view\n"
 	"  -o OUT              the profile to write (\"-\" = stdout; also --output, and\n"
 	"                      create_llvm_prof's --out and --gcov: the format is --format's)\n"
+	"  -o OUT ... -o OUT   several outputs from one read of the samples (up to 8): each\n"
+	"                      -o in the --format given last before it (none: the default\n"
+	"                      format): the profile and layouts of one --perf-data, as\n"
+	"                      -o a.prof --format bolt -o a.fdata --format order -o a.order;\n"
+	"                      all written, or none\n"
 	"  (no input)          ./perf.data, as perf report reads it (said on stderr)\n"
 	"  --profile P         create_llvm_prof's --perf-data (--profiler perf: accepted)\n"
 	"  --format F          extbinary (clang -fprofile-sample-use; the default unless\n"
@@ -386,11 +392,11 @@ static int settle_profgen(const struct cli_parser *op, struct spgo_gen_job *j, c
  * status of the usage error said.
  */
 static int check_inputs(struct cli_parser *op, struct spgo_gen_job *j, const char **unsym, size_t nunsym,
-			const char **caps, unsigned char *text, size_t *ncaps, const char **mods)
+			const char **caps, unsigned char *text, size_t *ncaps, const char **mods, size_t nouts)
 {
 	if (j->cs < 0 && (j->fmt == SPGO_FMT_GCOV || j->truth || j->truth_cs))
 		j->cs = 0; /* (GCC reads no contexts; those inputs have no stacks) */
-	if (!j->binary || !j->out)
+	if (!j->binary || !nouts)
 		return cli_usage(op, "--binary BIN and -o OUT are needed");
 	j->unsym = unsym;
 	j->nunsym = nunsym;
@@ -425,9 +431,134 @@ static int check_inputs(struct cli_parser *op, struct spgo_gen_job *j, const cha
 	return 0;
 }
 
+/*
+ * The outputs as given: each -o with the --format given last before it
+ * (NULL: none); with one -o, the last --format anywhere (as always:
+ * `-o OUT --format F` too).  Settled into the job's and the layouts'.
+ */
+struct outs {
+	const char **path, **fmt;
+	size_t n;
+	const char *last_fmt; /* the last --format given */
+	int fmt_after;        /* a --format after the last -o */
+	/* settled */
+	struct spgo_gen_out *more; /* the profile's outputs after j->out */
+	struct spgo_layout_out *lay;
+	size_t nlay, nprof;
+};
+
+#define GEN_MAX_OUTPUTS 8 /* (spgo_out_hold's table holds 16 files: propeller writes two) */
+
+/* The name of output k's second file (propeller's OUT.order), or NULL;
+ * buf: room for it. */
+static const char *second_file(const struct outs *o, size_t k, char *buf, size_t len)
+{
+	enum spgo_layout_format lf;
+	if (!o->fmt[k] || spgo_layout_format_parse(o->fmt[k], &lf) < 0 || lf != SPGO_LAYOUT_PROPELLER)
+		return NULL;
+	snprintf(buf, len, "%s.order", o->path[k]);
+	return buf;
+}
+
+/* Two outputs of one file (propeller's OUT.order counted): 0, or the usage
+ * status. */
+static int check_same(const struct cli_parser *op, const struct outs *o)
+{
+	for (size_t a = 0; a < o->n; a++)
+		for (size_t b = 0; b < o->n; b++) {
+			char buf[4096];
+			const char *sb = second_file(o, b, buf, sizeof buf);
+			if ((a < b && spgo_out_same(o->path[a], o->path[b])) || (sb && a != b && spgo_out_same(o->path[a], sb)))
+				return cli_usage(op, "-o %s and -o %s%s name one file: each output needs its own",
+						 o->path[a], o->path[b], a < b && spgo_out_same(o->path[a], o->path[b])
+						 ? "" : " (its .order)");
+		}
+	return 0;
+}
+
+/*
+ * The outputs settled: formats given to each -o (several -o: a --format
+ * after the last is an error, it would be unused), the layouts apart, the
+ * profile's first output (one without --format first: it takes the
+ * default, as the others without one) into j->out, the others into
+ * o->more.  0, or the usage status.
+ */
+static int settle_outputs(const struct cli_parser *op, struct spgo_gen_job *j, struct outs *o)
+{
+	if (o->n > GEN_MAX_OUTPUTS)
+		return cli_usage(op, "%zu outputs: at most %d in one run", o->n, GEN_MAX_OUTPUTS);
+	if (o->n > 1 && o->fmt_after)
+		return cli_usage(op, "--format %s after the last -o names no output: with several -o, each "
+				 "takes the --format given before it", o->last_fmt);
+	if (o->n == 1 && o->last_fmt)
+		o->fmt[0] = o->last_fmt;
+	int r = check_same(op, o);
+	if (r)
+		return r;
+	const enum spgo_format implied = j->fmt; /* (--gcov-version: gcov) */
+	int gcov = 0, llvm = 0;
+	size_t first = o->n;
+	for (size_t k = 0; k < o->n; k++) {
+		enum spgo_layout_format lf;
+		enum spgo_format f = implied;
+		if (o->fmt[k] && spgo_layout_format_parse(o->fmt[k], &lf) == 0) {
+			o->lay[o->nlay++] = (struct spgo_layout_out){lf, o->path[k]};
+			continue;
+		}
+		if (o->fmt[k])
+			spgo_format_parse(o->fmt[k], &f); /* (checked when given) */
+		gcov |= f == SPGO_FMT_GCOV;
+		llvm |= f == SPGO_FMT_TEXT || f == SPGO_FMT_EXTBINARY;
+		if (first == o->n || (!o->fmt[k] && o->fmt[first]))
+			first = k; /* (a default one first) */
+	}
+	if (gcov && llvm)
+		return cli_usage(op, "gcov and an LLVM format (text, extbinary) are two profiles (gcov is made "
+				 "by GCC's conventions): one of them per run");
+	for (size_t k = 0; k < o->n; k++) {
+		enum spgo_layout_format lf;
+		enum spgo_format f = implied;
+		if (o->fmt[k] && spgo_layout_format_parse(o->fmt[k], &lf) == 0)
+			continue;
+		if (o->fmt[k])
+			spgo_format_parse(o->fmt[k], &f);
+		if (k == first)
+			j->out = o->path[k], j->fmt = f;
+		else
+			o->more[j->nmore++] = (struct spgo_gen_out){o->path[k], f == implied ? SPGO_FMT_UNKNOWN : f};
+		o->nprof++;
+	}
+	j->more = o->more;
+	if (o->nprof > 1 && j->skip_symbolization)
+		return cli_usage(op, "--skip-symbolization writes the samples, not a profile: one -o");
+	return 0;
+}
+
+/*
+ * Layout outputs with the rest, once the inputs are settled: they come from
+ * one --perf-data read (with the profile's, when there is one).  0, or the
+ * usage status.
+ */
+static int check_layouts(const struct cli_parser *op, const struct spgo_gen_job *j, const struct outs *o)
+{
+	if (!o->nlay)
+		return 0;
+	const char *why = j->kernel ? "--kernel" : j->nunsym ? "--unsymbolized" : j->truth ? "--ground-truth"
+			  : j->truth_cs ? "--ground-truth-cs" : j->llvm_profile ? "--llvm-sample-profile"
+			  : j->perf_script ? "--perf-script" : j->ncaptures ? "several captures"
+			  : j->skip_symbolization ? "--skip-symbolization" : j->sample_period ? "--sample-period"
+			  : NULL;
+	if (why)
+		return cli_usage(op, "the layout formats (bolt, bolt-pa, order, order-ld, propeller) are made "
+				 "from one --perf-data read: not with %s", why);
+	if (!o->nprof && j->cs > 0)
+		return cli_usage(op, "--cs is the compiler profile's: a layout format alone does not take it "
+				 "(add -o OUT for the profile)");
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_split *sp, const char **unsym,
-		 const char **caps, unsigned char *text, enum spgo_layout_format *layout, int *status,
-		 const char **mods)
+		 const char **caps, unsigned char *text, struct outs *outs, int *status, const char **mods)
 {
 	struct spgo_gen_job j = *jp;
 	struct cli_split split = {0};
@@ -439,10 +570,15 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 	struct cli_parser op;
 	cli_init(&op, &cmd, argc, argv);
 	while ((k = cli_next(&op)) != CLI_END) {
-		if (k == CLI_KEY_FORMAT && spgo_layout_format_parse(op.val, layout) == 0)
-			continue; /* a layout profile (src/layout/) */
-		if (k == CLI_KEY_FORMAT)
-			*layout = SPGO_LAYOUT_NONE;
+		if (k == CLI_KEY_FORMAT) { /* a profile's, or a layout's (src/layout/) */
+			enum spgo_layout_format lf;
+			enum spgo_format f;
+			if (spgo_layout_format_parse(op.val, &lf) < 0 && spgo_format_parse(op.val, &f) < 0)
+				{ *status = cli_usage(&op, "option '%s': %s; or a layout format: bolt, bolt-pa, "
+						    "order, order-ld, propeller", op.opt, spgo_errmsg()); return -1; }
+			outs->last_fmt = op.val, outs->fmt_after = 1;
+			continue;
+		}
 		if ((r = cli_split_take(&split, &op, k)) != 0 || (r = cli_write_take(&op, k, &j.fmt, &j.wo)) != 0) {
 			if (r == CLI_ERR)
 				{ *status = 2; return -1; }
@@ -484,7 +620,11 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 			if (cli_choice(&op, "fp\0true\0", &j.truth_view) < 0)
 				{ *status = 2; return -1; }
 			break;
-		case 'o': j.out = op.val; break;
+		case 'o':
+			outs->path[outs->n] = op.val;
+			outs->fmt[outs->n++] = outs->fmt_after ? outs->last_fmt : NULL;
+			outs->fmt_after = 0;
+			break;
 		case G_PID:
 			if (cli_u64(&op, 0, UINT32_MAX, &v) < 0)
 				{ *status = 2; return -1; }
@@ -547,8 +687,9 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 			break;
 		}
 	}
-	if ((*status = settle_profgen(&op, &j, &pg)) != 0 ||
-	    (*status = check_inputs(&op, &j, unsym, nunsym, caps, text, &ncaps, mods)) != 0)
+	if ((*status = settle_outputs(&op, &j, outs)) != 0 || (*status = settle_profgen(&op, &j, &pg)) != 0 ||
+	    (*status = check_inputs(&op, &j, unsym, nunsym, caps, text, &ncaps, mods, outs->n)) != 0 ||
+	    (*status = check_layouts(&op, &j, outs)) != 0)
 		return -1;
 	*sp = split; /* the job points into the caller's copy */
 	j.dwp = sp->dwp;
@@ -558,18 +699,14 @@ static int parse(int argc, char **argv, struct spgo_gen_job *jp, struct cli_spli
 	return 0;
 }
 
-/* --format bolt|bolt-pa|order|order-ld|propeller: the layout stage, same inputs. */
-static int run_layout(const struct spgo_gen_job *g, enum spgo_layout_format fmt)
+/* Layout outputs (--format bolt, bolt-pa, order, order-ld, propeller): the
+ * layout stage, same inputs; with the profile's outputs, from one read. */
+static int run_layout(const struct spgo_gen_job *g, const struct outs *o)
 {
-	struct spgo_layout_job l = {.fmt = fmt, .binary = g->binary, .debug = g->debug, .perf_data = g->perf_data,
+	struct spgo_layout_job l = {.outs = o->lay, .nouts = o->nlay, .gen = o->nprof ? g : NULL,
+				    .binary = g->binary, .debug = g->debug, .perf_data = g->perf_data,
 				    .have_pid = g->have_pid, .pid = g->pid, .mode = (int)g->opts.mode,
-				    .event = g->opts.event, .event_name = g->opts.event_name, .out = g->out,
-				    .report = g->report};
-	if (!g->perf_data || g->cs > 0) /* (cs < 0: not chosen, as layouts want) */
-	{
-		spgo_error("gen: --format bolt, bolt-pa, order, order-ld and propeller read one --perf-data (not --perf-script, several captures or --cs)");
-		return cli_fail();
-	}
+				    .event = g->opts.event, .event_name = g->opts.event_name, .report = g->report};
 	return spgo_layout_run(&l) < 0 ? cli_fail() : 0;
 }
 
@@ -583,20 +720,30 @@ int cmd_gen(int argc, char **argv)
 	if (nthreads && strcmp(nthreads, "1") == 0)
 		j.cs_opts.unwind_thread = 0; /* (the profile is the same) */
 	j.wo.gcov_version = 2;
-	const char **unsym = xcalloc((size_t)argc + 1, sizeof *unsym);
-	const char **caps = xcalloc((size_t)argc + 1, sizeof *caps);
-	unsigned char *text = xcalloc((size_t)argc + 1, 1);
-	const char **mods = xcalloc((size_t)argc + 1, sizeof *mods);
+	size_t room = (size_t)argc + 1;
+	const char **unsym = xcalloc(room, sizeof *unsym);
+	const char **caps = xcalloc(room, sizeof *caps);
+	unsigned char *text = xcalloc(room, 1);
+	const char **mods = xcalloc(room, sizeof *mods);
+	struct outs outs = {.path = xcalloc(room, sizeof *outs.path), .fmt = xcalloc(room, sizeof *outs.fmt),
+			    .more = xcalloc(room, sizeof *outs.more), .lay = xcalloc(room, sizeof *outs.lay)};
 	struct cli_split split;
 	int status = 0;
-	enum spgo_layout_format layout = SPGO_LAYOUT_NONE;
-	/* The output is opened first: one that cannot be written fails now. */
-	if (parse(argc, argv, &j, &split, unsym, caps, text, &layout, &status, mods) == 0)
-		status = spgo_out_reserve(j.out) < 0 ? cli_fail()
-			 : layout ? run_layout(&j, layout) : spgo_gen_job_run(&j) < 0 ? cli_fail() : 0;
+	/* The outputs are opened first: one that cannot be written fails now. */
+	if (parse(argc, argv, &j, &split, unsym, caps, text, &outs, &status, mods) == 0) {
+		for (size_t k = 0; k < outs.n && status == 0; k++)
+			if (spgo_out_reserve(outs.path[k]) < 0)
+				status = cli_fail();
+		if (status == 0)
+			status = outs.nlay ? run_layout(&j, &outs) : spgo_gen_job_run(&j) < 0 ? cli_fail() : 0;
+	}
 	free(unsym);
 	free(caps);
 	free(text);
 	free(mods);
+	free(outs.path);
+	free(outs.fmt);
+	free(outs.more);
+	free(outs.lay);
 	return status;
 }

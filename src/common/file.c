@@ -176,7 +176,7 @@ void spgo_file_unmap(struct spgo_file *f)
  * behind.  A fixed table (a process writes a few outputs at a time), read
  * by the handler with unlink() only, which is async-signal-safe.
  */
-#define MAX_PENDING 16
+#define MAX_PENDING 32
 static char *volatile pending[MAX_PENDING];
 
 void spgo_out_remove_pending(void)
@@ -385,7 +385,7 @@ static int out_create(struct spgo_out *o, const char *path)
  * the spgo_out_open() that writes them.  Their temporary files are pending
  * like any other; one never written is removed at exit.
  */
-#define MAX_RESERVED 8
+#define MAX_RESERVED 16
 static struct spgo_out reserved[MAX_RESERVED];
 
 int spgo_out_reserve(const char *path)
@@ -543,6 +543,39 @@ void spgo_out_abort(struct spgo_out *o)
 		spgo_tmp_untrack(o->tmp);
 	}
 	out_free(o);
+}
+
+/* path with its directory resolved (symbolic links, "." and ".."), and
+ * path itself when it exists (what a link names): allocated. */
+static char *canonical(const char *path)
+{
+	char *c = realpath(path, NULL);
+	if (c)
+		return c;
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xstrndup(path, (size_t)(slash - path + 1)) : xstrdup(".");
+	char *d = realpath(dir, NULL);
+	c = d ? xasprintf("%s/%s", d, slash ? slash + 1 : path) : xstrdup(path);
+	free(d);
+	free(dir);
+	return c;
+}
+
+/* (the same path resolved, or the same inode) */
+int spgo_out_same(const char *a, const char *b)
+{
+	if (!strcmp(a, b))
+		return 1;
+	if (!strcmp(a, "-") || !strcmp(b, "-"))
+		return 0;
+	struct stat x, y;
+	if (stat(a, &x) == 0 && stat(b, &y) == 0)
+		return x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+	char *ca = canonical(a), *cb = canonical(b);
+	int same = !strcmp(ca, cb);
+	free(ca);
+	free(cb);
+	return same;
 }
 
 int spgo_parse_u64(const char *s, uint64_t *out)

@@ -95,4 +95,15 @@ int gen_kernel_profile(const struct spgo_gen_job *j, struct spgo_aggregate *agg,
 		       struct spgo_aggregate **mods, struct spgo_profile **out, struct spgo_gen_stats *st);
 void gen_kernel_free(const struct spgo_gen_job *j, struct spgo_aggregate **mods);
 
+/* job_out.c: the job's profile p, finished.  trim_cold: non-CS
+ * --trim-cold-profile (p freed, the trimmed profile returned); check_more:
+ * the formats of the other outputs against out's, once chosen (0, or -1
+ * with spgo_error()); finish_out: --show-density, then write_out: p (which
+ * these free) to every output of the job and its tap's, all or none (bin:
+ * for --populate-profile-symbol-list, or NULL). */
+struct spgo_profile *gen_job_trim_cold(const struct spgo_gen_job *j, struct spgo_profile *p);
+int gen_job_check_more(const struct spgo_gen_job *j);
+int gen_job_finish_out(const struct spgo_gen_job *j, struct spgo_profile *p, struct spgo_binary *bin);
+int gen_job_write_out(const struct spgo_gen_job *j, struct spgo_profile *p);
+
 #endif

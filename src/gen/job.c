@@ -34,131 +34,6 @@ static void apply_split(const struct spgo_gen_job *j, struct spgo_binary *bin)
 		spgo_binary_add_dwo_dir(bin, j->dwo_dirs[k]);
 }
 
-/* ---- llvm-profgen's options on the finished profile ---------------------- */
-
-/* Body samples and body entries of profile f and its inlinees (llvm-profgen's
- * calculateBodySamplesAndSize: the entries stand for its size). */
-static void body_and_size(const struct spgo_profile *p, uint32_t f, uint64_t *sum, uint64_t *size)
-{
-	const struct spgo_func *fn = &p->funcs.v[f];
-	*size += fn->nbodies;
-	for (uint32_t b = fn->bodies; b != SPGO_NONE; b = p->bodies.v[b].next)
-		*sum += p->bodies.v[b].count;
-	for (uint32_t c = fn->children; c != SPGO_NONE; c = p->funcs.v[c].sibling)
-		body_and_size(p, c, sum, size);
-}
-
-struct density { double d; uint64_t sum; };
-static int cmp_density(const void *a, const void *b)
-{
-	const struct density *x = a, *y = b;
-	if (x->d != y->d)
-		return x->d > y->d ? -1 : 1;
-	return x->sum < y->sum ? -1 : x->sum > y->sum;
-}
-
-/*
- * llvm-profgen's --show-density line: top-level profiles by density (body
- * samples per body entry) descending; the density of the one at which they
- * reach cutoff per million of all the body samples (compared in float, as
- * llvm-profgen does).  On stdout, or stderr when the profile goes there.
- */
-static void show_density(const struct spgo_gen_job *j, const struct spgo_profile *p)
-{
-	struct density *v = xmalloc((p->top.n + 1) * sizeof *v);
-	size_t n = 0;
-	uint64_t all = 0;
-	for (size_t i = 0; i < p->top.n; i++) {
-		uint64_t sum = 0, size = 0;
-		body_and_size(p, p->top.v[i], &sum, &size);
-		if (!size)
-			continue;
-		v[n].d = (double)sum / (double)size;
-		v[n++].sum = sum;
-		all += sum;
-	}
-	spgo_sort(v, n, sizeof *v, cmp_density); /* (ties are equal entries) */
-	double density = 0;
-	uint64_t acc = 0;
-	float goal = (float)all * (float)j->density_cutoff / 1000000;
-	for (size_t i = 0; (float)acc < goal && i < n; i++) {
-		acc += v[i].sum;
-		density = v[i].d;
-	}
-	free(v);
-	FILE *fp = strcmp(j->out, "-") ? stdout : stderr;
-	fprintf(fp, "Functions with density >= %.1f account for %.2f%% total sample counts.\n", density,
-		(double)j->density_cutoff / 10000);
-	fflush(fp);
-}
-
-/* Non-CS --trim-cold-profile: top-level profiles under the cold count go
- * (llvm-profgen's ProfileGenerator::trimColdProfiles).  p is finalized;
- * returns the new profile (p freed). */
-static struct spgo_profile *trim_cold(const struct spgo_gen_job *j, struct spgo_profile *p)
-{
-	uint64_t thr = j->cold_count >= 0 ? (uint64_t)j->cold_count
-					   : spgo_summary_min_count(&p->summary, j->cutoff_cold, 0);
-	struct spgo_profile *q = spgo_profile_new();
-	q->flags = p->flags;
-	uint32_t *namemap = xmalloc((p->names.n + 1) * sizeof *namemap);
-	memset(namemap, 0xff, (p->names.n + 1) * sizeof *namemap);
-	size_t dropped = 0;
-	for (size_t i = 0; i < p->top.n; i++) {
-		uint32_t f = p->top.v[i];
-		const struct spgo_func *fn = spgo_fn(p, f);
-		if (fn->total < thr) {
-			dropped++;
-			continue;
-		}
-		spgo_func_merge(q, spgo_func_get(q, spgo_name(p, fn->name)), p, f, 1, namemap);
-	}
-	free(namemap);
-	if (j->report)
-		fprintf(j->report, "spgo: gen: --trim-cold-profile: %zu function profiles under the cold count "
-				   "%llu dropped\n", dropped, (unsigned long long)thr);
-	spgo_profile_free(p);
-	spgo_profile_finalize(q, 0);
-	return q;
-}
-
-/* --populate-profile-symbol-list (extbinary): the name of every function
- * with debug information, as llvm-profgen's populateSymbolListFromDWARF,
- * so that the compiler knows the functions the profile has no samples of
- * were there (and are cold) rather than new. */
-static void add_symbols(struct spgo_profile *p, struct spgo_binary *bin)
-{
-	size_t n;
-	const struct spgo_function *f = spgo_binary_functions(bin, &n);
-	struct spgo_kmap seen;
-	spgo_kmap_init(&seen, 1);
-	for (size_t i = 0; i < n; i++) {
-		if (!f[i].has_debug)
-			continue;
-		uint32_t id = spgo_name_id(p, f[i].name, strlen(f[i].name));
-		uint64_t k = id;
-		uint64_t *v = spgo_kmap_upsert(&seen, &k);
-		if (!*v) {
-			*v = 1;
-			VEC_PUSH(&p->symbols, id);
-		}
-	}
-	spgo_kmap_free(&seen);
-}
-
-/* The options above on p, then p (which this frees) written to the job's
- * output. */
-static int finish_out(const struct spgo_gen_job *j, struct spgo_profile *p, struct spgo_binary *bin)
-{
-	if (j->symbol_list && j->fmt == SPGO_FMT_EXTBINARY)
-		add_symbols(p, bin);
-	if (j->show_density)
-		show_density(j, p);
-	int rc = spgo_profile_write(p, j->out, j->fmt, &j->wo);
-	spgo_profile_free(p);
-	return rc;
-}
-
 /* Is virtual address a an instruction llvm-profgen knows: one starting
  * there, in a function (it disassembles symbol by symbol, .plt never)? */
 static int profgen_code(struct spgo_binary *bin, uint64_t a)
@@ -240,14 +115,6 @@ static int write_unsymbolized_cs(const struct spgo_gen_job *j, struct spgo_aggre
 	return rc;
 }
 
-/* Write p (which this frees) to the job's output. */
-static int write_out(const struct spgo_gen_job *j, struct spgo_profile *p)
-{
-	int rc = spgo_profile_write(p, j->out, j->fmt, &j->wo);
-	spgo_profile_free(p);
-	return rc;
-}
-
 /*
  * Read perf.data into agg, only samples of pid when have_pid.  Call stacks
  * are kept for context-sensitive work only: an AutoFDO profile does not use
@@ -277,6 +144,8 @@ static int read_perf(struct spgo_aggregate *agg, const struct spgo_gen_job *j, c
 				continue;
 			if (rec.sample.callchain_nr && rec.sample.branch_nr)
 				*stacks_lbr = 1;
+			if (j->tap)
+				j->tap->sample(j->tap->ctx, &rec.sample);
 			if (!j->cs && !j->proepi) /* (see spgo_agg_drop_proepi_leaves) */
 				rec.sample.callchain_nr = 0;
 		}
@@ -329,7 +198,7 @@ static int check_event(struct spgo_aggregate *agg, struct spgo_gen_opts *o, cons
  * (or so implied) that the binary's
  * compiler does not read is warned about, with its DW_AT_producer.
  */
-static void choose_format(struct spgo_gen_job *j, struct spgo_binary *bin)
+static int choose_format(struct spgo_gen_job *j, struct spgo_binary *bin)
 {
 	const char *name;
 	enum spgo_producer who = spgo_binary_producer(bin, &name);
@@ -359,6 +228,7 @@ static void choose_format(struct spgo_gen_job *j, struct spgo_binary *bin)
 	}
 	if (j->fmt == SPGO_FMT_GCOV)
 		j->opts.gcc = 1;
+	return gen_job_check_more(j);
 }
 
 /* --ground-truth-cs: the reference CS profile of one view. */
@@ -370,14 +240,15 @@ static int run_truth_cs(struct spgo_gen_job *j)
 	if (spgo_binary_open(&bin, j->binary, j->debug) < 0)
 		return -1;
 	apply_split(j, bin);
-	choose_format(j, bin);
-	int rc = spgo_gt_cs_read(&gt, j->truth_cs);
+	int rc = choose_format(j, bin);
+	if (rc == 0)
+		rc = spgo_gt_cs_read(&gt, j->truth_cs);
 	if (rc == 0) {
 		rc = spgo_gen_truth_cs(bin, &gt.views[j->truth_view], -1, j->opts.dwarf_lines, &p);
 		spgo_gt_cs_free(&gt);
 	}
 	spgo_binary_close(bin);
-	return rc < 0 ? -1 : write_out(j, p);
+	return rc < 0 ? -1 : gen_job_write_out(j, p);
 }
 
 /* --ground-truth: the reference profile from exact counts. */
@@ -388,8 +259,7 @@ static int run_truth(struct spgo_gen_job *j)
 	if (spgo_binary_open(&bin, j->binary, j->debug) < 0)
 		return -1;
 	apply_split(j, bin);
-	choose_format(j, bin);
-	if (spgo_gt_read(&gt, j->truth) < 0) {
+	if (choose_format(j, bin) < 0 || spgo_gt_read(&gt, j->truth) < 0) {
 		spgo_binary_close(bin);
 		return -1;
 	}
@@ -407,7 +277,7 @@ static int run_truth(struct spgo_gen_job *j)
 	if (j->report)
 		fprintf(j->report, "spgo: gen: ground truth: %llu executed instructions, %llu functions\n",
 			(unsigned long long)st.insns_counted, (unsigned long long)st.functions);
-	return write_out(j, p);
+	return gen_job_write_out(j, p);
 }
 
 /* --cs: the context stage (spgo/context.h) on an aggregate that kept its
@@ -446,7 +316,7 @@ static int run_cs(const struct spgo_gen_job *j, struct spgo_aggregate *agg,
 			return -1;
 		p = n;
 	}
-	return finish_out(j, p, agg->bin);
+	return gen_job_finish_out(j, p, agg->bin);
 }
 
 /* --llvm-sample-profile: an existing CS profile post-processed again. */
@@ -470,7 +340,7 @@ static int run_rerun(const struct spgo_gen_job *j, struct spgo_binary *bin)
 			return -1;
 		q = n;
 	}
-	return finish_out(j, q, bin);
+	return gen_job_finish_out(j, q, bin);
 }
 
 /* What IP mode learned of indirect calls from the samples' stacks. */
@@ -632,9 +502,41 @@ static void report_icalls(FILE *fp, const struct spgo_gen_icalls *icalls, const 
 			(unsigned long long)st->icall_count);
 }
 
+/* The job's options on the aggregate, before reading; --ignore-stack-samples:
+ * the prologue and epilogue addresses (j->proepi, returned to be freed). */
+static uint64_t *set_up_agg(struct spgo_gen_job *j, struct spgo_aggregate *agg)
+{
+	if (j->opts.event_name || j->opts.event >= 0)
+		spgo_agg_select_event(agg, j->opts.event, j->opts.event_name);
+	if (j->opts.filter_build_id)
+		spgo_agg_filter_build_id(agg, j->opts.filter_build_id);
+	if (j->sample_period)
+		spgo_agg_sample_period(agg, j->sample_period);
+	spgo_agg_spe(agg, j->spe);
+	spgo_agg_keep_stack_branches(agg, !(j->cs && j->opts.mode == SPGO_GEN_IP));
+	/* --ignore-stack-samples: llvm-profgen's check of hybrid samples */
+	uint64_t *proepi = NULL;
+	if (j->ignore_stacks && !j->cs) {
+		struct spgo_cs_code code;
+		if (spgo_cs_code_init(&code, agg->bin) == 0) {
+			proepi = spgo_cs_code_proepi(&code, &j->nproepi);
+			spgo_cs_code_free(&code);
+		}
+		j->proepi = proepi;
+		spgo_agg_drop_proepi_leaves(agg, proepi, j->nproepi);
+		spgo_agg_keep_stacks(agg, 0); /* (their leaves are looked at, not kept) */
+	}
+	return proepi;
+}
+
 int spgo_gen_job_run(const struct spgo_gen_job *job)
 {
 	struct spgo_gen_job j = *job;
+	if (j.tap && (!j.perf_data || j.kernel || j.skip_symbolization || j.sample_period || j.llvm_profile ||
+		      j.nunsym || j.truth || j.truth_cs))
+		return spgo_error("gen: the layout outputs come from the one read of a --perf-data: not with "
+				  "--kernel, --perf-script, several captures, --unsymbolized, --ground-truth, "
+				  "--llvm-sample-profile, --skip-symbolization or --sample-period");
 	if (j.truth_cs)
 		return run_truth_cs(&j);
 	if (j.truth)
@@ -659,7 +561,11 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 	}
 	if (j.cs < 0) /* (before the format: a CS profile is LLVM's) */
 		choose_cs(&j, agg->bin, unsym);
-	choose_format(&j, agg->bin);
+	if (choose_format(&j, agg->bin) < 0) {
+		spgo_unsym_free(unsym);
+		spgo_agg_free(agg);
+		return -1;
+	}
 	int rc, stacks_lbr = 0;
 	struct spgo_gen_icalls *icalls = NULL;
 	if (j.llvm_profile) {
@@ -673,25 +579,13 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 		spgo_agg_free(agg);
 		return -1;
 	}
-	if (j.opts.event_name || j.opts.event >= 0)
-		spgo_agg_select_event(agg, j.opts.event, j.opts.event_name);
-	if (j.opts.filter_build_id)
-		spgo_agg_filter_build_id(agg, j.opts.filter_build_id);
-	if (j.sample_period)
-		spgo_agg_sample_period(agg, j.sample_period);
-	spgo_agg_spe(agg, j.spe);
-	spgo_agg_keep_stack_branches(agg, !(j.cs && j.opts.mode == SPGO_GEN_IP));
-	/* --ignore-stack-samples: llvm-profgen's check of hybrid samples */
-	uint64_t *proepi = NULL;
-	if (j.ignore_stacks && !j.cs) {
-		struct spgo_cs_code code;
-		if (spgo_cs_code_init(&code, agg->bin) == 0) {
-			proepi = spgo_cs_code_proepi(&code, &j.nproepi);
-			spgo_cs_code_free(&code);
-		}
-		j.proepi = proepi;
-		spgo_agg_drop_proepi_leaves(agg, proepi, j.nproepi);
-		spgo_agg_keep_stacks(agg, 0); /* (their leaves are looked at, not kept) */
+	uint64_t *proepi = set_up_agg(&j, agg);
+	/* The tap's turn with the binary, before --cs's thread may take it. */
+	if (j.tap && j.tap->begin(j.tap->ctx, agg) < 0) {
+		gen_kernel_free(&j, mods);
+		spgo_agg_free(agg);
+		free(proepi);
+		return -1;
 	}
 	/* --cs: each stack sample is unwound as it is read, none is kept (when
 	 * the binary cannot be used, spgo_cs_gen says why after reading). */
@@ -759,7 +653,7 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 		rc = spgo_gen(agg, &j.opts, &p, &st);
 	gen_kernel_free(&j, mods);
 	if (rc == 0 && j.trim_cold)
-		p = trim_cold(&j, p);
+		p = gen_job_trim_cold(&j, p);
 	if (rc == 0 && j.report) {
 		spgo_gen_print_stats(&st, agg, j.report);
 		if (agg->stats.lbr_leaf_proepi)
@@ -777,7 +671,7 @@ int spgo_gen_job_run(const struct spgo_gen_job *job)
 				  (unsigned long long)st.count_debug, spgo_gen_more_samples(agg));
 	}
 	spgo_gen_icalls_free(icalls);
-	rc = rc < 0 ? -1 : finish_out(&j, p, agg->bin);
+	rc = rc < 0 ? -1 : gen_job_finish_out(&j, p, agg->bin);
 	spgo_agg_free(agg);
 	free(proepi);
 	return rc;

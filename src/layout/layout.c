@@ -9,11 +9,14 @@
  * call) is treated differently from one entered by a local jump (BOLT may
  * extend it back over the call before it).  The aggregate keeps neither.
  * The aggregate still sees every record (mappings, IP samples, statistics);
- * its own LBR tables are turned off so the work is not done twice.
+ * its own LBR tables are turned off so the work is not done twice.  With
+ * gen's compiler profile, gen reads and aggregates (its tap calls
+ * lay_sample), and the layouts take its aggregate.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "spgo/gen.h"
 #include "layout/layout_impl.h"
 
 static const char *const format_names[] = {
@@ -113,6 +116,17 @@ static void count_lbr(struct lay *L, const struct spgo_perf_sample *s, uint64_t 
 	T->entries += n * times;
 }
 
+/* A sample of the process(es) read, before the aggregate takes it: its
+ * LBR counted (not with --mode ip).  gen's tap too. */
+static void lay_sample(void *ctx, const struct spgo_perf_sample *s)
+{
+	struct lay *L = ctx;
+	if (!s->branch_nr || L->job->mode == 2)
+		return;
+	VEC_GROW(&L->map, 2 * s->branch_nr);
+	count_lbr(L, s, s->count ? s->count : 1, L->map.v, L->taken_cache, L->traces_cache);
+}
+
 /* Read the perf.data of the job into L->agg and L->lbr. */
 static int read_perf(struct lay *L)
 {
@@ -125,8 +139,6 @@ static int read_perf(struct lay *L)
 		return -1;
 	}
 	struct spgo_perf_record rec;
-	VEC(uint64_t) map = {0};
-	struct lbr_cache *taken = xcalloc(1, sizeof *taken), *traces = xcalloc(1, sizeof *traces);
 	int rc;
 	while ((rc = spgo_perf_next(r, &rec)) > 0) {
 		if (rec.type == PERF_RECORD_SAMPLE) {
@@ -134,23 +146,11 @@ static int read_perf(struct lay *L)
 			if (j->have_pid && s->pid != j->pid)
 				continue;
 			s->callchain_nr = 0;
-			if (j->mode == 2)
-				s->branch_nr = 0;
-			if (s->branch_nr && L->lbr_mode) {
-				VEC_GROW(&map, 2 * s->branch_nr);
-				count_lbr(L, s, s->count ? s->count : 1, map.v, taken, traces);
-				s->branch_nr = 0; /* (the aggregate need not map them again) */
-			}
-			spgo_agg_feed(L->agg, &rec);
-			continue;
+			lay_sample(L, s);
+			s->branch_nr = 0; /* (counted; the aggregate need not map them again) */
 		}
 		spgo_agg_feed(L->agg, &rec);
 	}
-	VEC_FREE(&map);
-	cache_flush(taken, &L->lbr.taken);
-	cache_flush(traces, &L->lbr.traces);
-	free(taken);
-	free(traces);
 	spgo_agg_finish(L->agg);
 	L->agg->stats.bytes += spgo_perf_bytes_read(r);
 	spgo_perf_close(r);
@@ -173,12 +173,11 @@ static long pick_event(const struct spgo_aggregate *agg)
  * both renamed into place only when both are complete. */
 static int write_propeller(struct lay *L)
 {
-	const struct spgo_layout_job *j = L->job;
-	size_t len = strlen(j->out) + sizeof ".order";
+	size_t len = strlen(L->out) + sizeof ".order";
 	char *ld_path = xmalloc(len);
-	snprintf(ld_path, len, "%s.order", j->out);
+	snprintf(ld_path, len, "%s.order", L->out);
 	struct spgo_out o, ld;
-	int rc = spgo_out_open(&o, j->out);
+	int rc = spgo_out_open(&o, L->out);
 	if (rc == 0 && (rc = spgo_out_open(&ld, ld_path)) < 0)
 		spgo_out_abort(&o);
 	if (rc == 0 && (rc = lay_write_propeller(L, o.fp, ld.fp)) < 0) {
@@ -193,16 +192,15 @@ static int write_propeller(struct lay *L)
 	return rc;
 }
 
-static int write_output(struct lay *L)
+static int write_output(struct lay *L, enum spgo_layout_format fmt)
 {
-	const struct spgo_layout_job *j = L->job;
-	if (j->fmt == SPGO_LAYOUT_PROPELLER)
+	if (fmt == SPGO_LAYOUT_PROPELLER)
 		return write_propeller(L);
 	struct spgo_out o;
-	if (spgo_out_open(&o, j->out) < 0)
+	if (spgo_out_open(&o, L->out) < 0)
 		return -1;
 	int rc;
-	switch (j->fmt) {
+	switch (fmt) {
 	case SPGO_LAYOUT_BOLT: rc = lay_write_fdata(L, o.fp); break;
 	case SPGO_LAYOUT_BOLT_PA: rc = lay_write_preagg(L, o.fp); break;
 	case SPGO_LAYOUT_ORDER: rc = lay_write_order(L, o.fp, 0); break;
@@ -216,20 +214,28 @@ static int write_output(struct lay *L)
 	return spgo_out_commit(&o);
 }
 
-static void report(const struct lay *L)
+/* The counts once, after the outputs named: "spgo: gen: a.fdata, a.order: ..." */
+static void report(const struct lay *L, FILE *fp)
 {
-	FILE *fp = L->job->report;
-	if (!fp)
-		return;
 	const struct spgo_agg_stats *st = spgo_agg_stats(L->agg);
+	fputs("spgo: gen: ", fp);
+	for (size_t k = 0; k < L->nouts; k++)
+		fprintf(fp, "%s%s", k ? ", " : "", L->outs[k].out);
 	if (L->lbr_mode)
-		fprintf(fp, "spgo: gen: %s: %llu LBR samples, %llu branch entries; %zu distinct branches, "
-			    "%zu fall-through ranges\n", L->job->out, (unsigned long long)L->lbr.samples,
+		fprintf(fp, ": %llu LBR samples, %llu branch entries; %zu distinct branches, "
+			    "%zu fall-through ranges\n", (unsigned long long)L->lbr.samples,
 			(unsigned long long)L->lbr.entries, L->lbr.taken.n, L->lbr.traces.n);
 	else
-		fprintf(fp, "spgo: gen: %s: %llu IP samples in the binary (event %s)\n", L->job->out,
-			(unsigned long long)st->samples_matched,
+		fprintf(fp, ": %llu IP samples in the binary (event %s)\n", (unsigned long long)st->samples_matched,
 			L->ip_event >= 0 ? L->agg->events.v[(size_t)L->ip_event].name : "-");
+}
+
+static int wants(const struct lay *L, enum spgo_layout_format fmt)
+{
+	for (size_t k = 0; k < L->nouts; k++)
+		if (L->outs[k].fmt == fmt)
+			return 1;
+	return 0;
 }
 
 /* Propeller's inputs, checked before perf.data is read: a file to write
@@ -237,8 +243,9 @@ static void report(const struct lay *L)
 static int propeller_inputs(struct lay *L)
 {
 	const struct spgo_layout_job *j = L->job;
-	if (!strcmp(j->out, "-"))
-		return spgo_error("gen --format propeller writes two files (OUT and OUT.order): -o needs a file name");
+	for (size_t k = 0; k < L->nouts; k++)
+		if (L->outs[k].fmt == SPGO_LAYOUT_PROPELLER && !strcmp(L->outs[k].out, "-"))
+			return spgo_error("gen --format propeller writes two files (OUT and OUT.order): -o needs a file name");
 	if (j->mode == 2)
 		return spgo_error("gen --format propeller: --mode ip: Propeller needs LBR (perf record -b; "
 				  "spgo emulate on machines without)");
@@ -251,56 +258,114 @@ static int propeller_inputs(struct lay *L)
 	return 0;
 }
 
+/* Before reading, the binary at hand (agg): BOLT's functions, and what the
+ * formats asked for need.  gen's tap too. */
+static int lay_begin(void *ctx, struct spgo_aggregate *agg)
+{
+	struct lay *L = ctx;
+	L->agg = agg;
+	L->bin = agg->bin;
+	int rc = spgo_binary_check_machine(L->bin);
+	if (rc == 0)
+		rc = lay_functions_build(L);
+	if (rc == 0 && (wants(L, SPGO_LAYOUT_BOLT) || wants(L, SPGO_LAYOUT_BOLT_PA)) && !lay_has_relocs(L))
+		spgo_warn("%s: no relocations (.rela.text): BOLT cannot reorder its functions; link "
+			  "with -Wl,--emit-relocs", L->job->binary);
+	if (rc == 0 && wants(L, SPGO_LAYOUT_PROPELLER))
+		rc = propeller_inputs(L);
+	return rc;
+}
+
+/* After reading: the counts checked, the outputs written (held together
+ * unless gen holds them), the statistics said.  gen's tap too. */
+static int lay_end(void *ctx)
+{
+	struct lay *L = ctx;
+	const struct spgo_layout_job *j = L->job;
+	cache_flush(L->taken_cache, &L->lbr.taken);
+	cache_flush(L->traces_cache, &L->lbr.traces);
+	int rc = 0;
+	if (!L->lbr.taken.n) /* (branches in the binary are a match too) */
+		rc = spgo_agg_check_matched(L->agg);
+	if (rc == 0 && j->mode == 1 && !L->lbr.samples)
+		rc = spgo_error("%s: --mode lbr: the data has no branch stacks (record with perf record -b)",
+				j->perf_data);
+	if (rc == 0 && !L->lbr.samples && wants(L, SPGO_LAYOUT_PROPELLER))
+		rc = spgo_error("%s: no branch stacks (LBR) in the data: Propeller needs LBR (perf record -b; "
+				"spgo emulate on machines without)", j->perf_data);
+	if (rc == 0 && !L->lbr.samples) {
+		L->lbr_mode = 0;
+		L->ip_event = pick_event(L->agg);
+		for (size_t k = 0; k < L->nouts; k++)
+			if (L->outs[k].fmt == SPGO_LAYOUT_BOLT || L->outs[k].fmt == SPGO_LAYOUT_BOLT_PA)
+				spgo_warn("%s: no branch stacks (LBR) in the data: BOLT's basic-sample profile "
+					  "(%s), which lays out blocks less well than LBR (perf record -b)",
+					  j->perf_data, L->outs[k].fmt == SPGO_LAYOUT_BOLT ? "fdata no_lbr" : "S lines");
+	}
+	int together = !j->gen && L->nouts > 1;
+	if (rc == 0 && together)
+		spgo_out_hold();
+	for (size_t k = 0; k < L->nouts && rc == 0; k++) {
+		L->out = L->outs[k].out;
+		rc = write_output(L, L->outs[k].fmt);
+	}
+	if (together && spgo_out_release(rc == 0) < 0)
+		rc = -1;
+	/* (said when the run succeeds: gen's outputs are written after these) */
+	size_t len;
+	FILE *fp = rc == 0 && j->report ? open_memstream(&L->report, &len) : NULL;
+	if (fp) {
+		report(L, fp);
+		fclose(fp);
+	}
+	return rc;
+}
+
 int spgo_layout_run(const struct spgo_layout_job *j)
 {
+	struct spgo_layout_out one = {j->fmt, j->out};
+	struct lay L = {.job = j, .outs = j->nouts ? j->outs : &one, .nouts = j->nouts ? j->nouts : 1,
+			.lbr_mode = j->mode != 2, .ip_event = -1};
 	if (!j->perf_data)
-		return spgo_error("gen --format %s: reads --perf-data only", format_names[j->fmt]);
-	struct lay L = {.job = j, .lbr_mode = j->mode != 2, .ip_event = -1};
-	if (spgo_agg_new(&L.agg, j->binary, j->debug) < 0)
-		return -1;
-	L.bin = L.agg->bin;
-	spgo_agg_keep_stacks(L.agg, 0);
-	spgo_agg_keep_ranges(L.agg, 0); /* (counted here, see the top) */
-	if (j->event_name || j->event >= 0)
-		spgo_agg_select_event(L.agg, j->event, j->event_name);
+		return spgo_error("gen --format %s: reads --perf-data only", format_names[L.outs[0].fmt]);
+	L.taken_cache = xcalloc(1, sizeof *L.taken_cache);
+	L.traces_cache = xcalloc(1, sizeof *L.traces_cache);
 	spgo_kmap_init(&L.lbr.taken, 2);
 	spgo_kmap_init(&L.lbr.mispred, 2);
 	spgo_kmap_init(&L.lbr.traces, 3);
-	int rc = spgo_binary_check_machine(L.bin);
-	if (rc == 0)
-		rc = lay_functions_build(&L);
-	if (rc == 0 && (j->fmt == SPGO_LAYOUT_BOLT || j->fmt == SPGO_LAYOUT_BOLT_PA) && !lay_has_relocs(&L))
-		spgo_warn("%s: no relocations (.rela.text): BOLT cannot reorder its functions; link "
-			  "with -Wl,--emit-relocs", j->binary);
-	if (rc == 0 && j->fmt == SPGO_LAYOUT_PROPELLER)
-		rc = propeller_inputs(&L);
-	if (rc == 0)
-		rc = read_perf(&L);
-	if (rc == 0 && !L.lbr.taken.n) /* (branches in the binary are a match too) */
-		rc = spgo_agg_check_matched(L.agg);
-	if (rc == 0 && j->mode == 1 && !L.lbr.samples)
-		rc = spgo_error("%s: --mode lbr: the data has no branch stacks (record with perf record -b)",
-				j->perf_data);
-	if (rc == 0 && !L.lbr.samples && j->fmt == SPGO_LAYOUT_PROPELLER)
-		rc = spgo_error("%s: no branch stacks (LBR) in the data: Propeller needs LBR (perf record -b; "
-				"spgo emulate on machines without)", j->perf_data);
-	if (rc == 0 && !L.lbr.samples) {
-		L.lbr_mode = 0;
-		L.ip_event = pick_event(L.agg);
-		if (j->fmt == SPGO_LAYOUT_BOLT || j->fmt == SPGO_LAYOUT_BOLT_PA)
-			spgo_warn("%s: no branch stacks (LBR) in the data: BOLT's basic-sample profile "
-				  "(%s), which lays out blocks less well than LBR (perf record -b)",
-				  j->perf_data, j->fmt == SPGO_LAYOUT_BOLT ? "fdata no_lbr" : "S lines");
+	int rc;
+	if (j->gen) { /* gen reads, aggregates and makes its profile; the tap counts the LBR */
+		struct spgo_gen_job g = *j->gen;
+		struct spgo_gen_tap tap = {.ctx = &L, .begin = lay_begin, .sample = lay_sample, .end = lay_end};
+		g.tap = &tap;
+		rc = spgo_gen_job_run(&g);
+		L.agg = NULL; /* (gen's, freed) */
+	} else {
+		struct spgo_aggregate *agg;
+		rc = spgo_agg_new(&agg, j->binary, j->debug);
+		if (rc == 0) {
+			spgo_agg_keep_stacks(agg, 0);
+			spgo_agg_keep_ranges(agg, 0); /* (counted here, see the top) */
+			if (j->event_name || j->event >= 0)
+				spgo_agg_select_event(agg, j->event, j->event_name);
+			rc = lay_begin(&L, agg);
+			if (rc == 0)
+				rc = read_perf(&L);
+			if (rc == 0)
+				rc = lay_end(&L);
+			spgo_agg_free(agg);
+		}
 	}
-	if (rc == 0)
-		rc = write_output(&L);
-	if (rc == 0)
-		report(&L);
+	if (rc == 0 && L.report)
+		fputs(L.report, j->report);
+	free(L.report);
+	VEC_FREE(&L.map);
+	free(L.taken_cache);
+	free(L.traces_cache);
 	spgo_kmap_free(&L.lbr.taken);
 	spgo_kmap_free(&L.lbr.mispred);
 	spgo_kmap_free(&L.lbr.traces);
 	lay_functions_free(&L);
 	spgo_bb_addr_map_free(&L.bbmap);
-	spgo_agg_free(L.agg);
 	return rc;
 }

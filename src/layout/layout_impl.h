@@ -36,6 +36,7 @@ struct lay_func {
 	uint8_t *ends_in_call; /* 1 if its last instruction is a call */
 };
 
+struct lbr_cache;
 /* The LBR of a capture, counted once (layout.c). */
 struct lay_lbr {
 	/* {from, to} -> times taken; both the binary's addresses,
@@ -52,6 +53,12 @@ struct lay_lbr {
 
 struct lay {
 	const struct spgo_layout_job *job;
+	const struct spgo_layout_out *outs; /* what to write (the job's one, or its outs) */
+	size_t nouts;
+	const char *out; /* the output being written */
+	VEC(uint64_t) map; /* reading: a sample's branches mapped (layout.c) */
+	struct lbr_cache *taken_cache, *traces_cache;
+	char *report; /* the statistics, said when all went well */
 	struct spgo_aggregate *agg;
 	struct spgo_binary *bin;
 	VEC(struct lay_func) fns; /* sorted by start */

@@ -283,7 +283,7 @@ int lay_write_propeller(struct lay *L, FILE *fp, FILE *ld)
 		rc = lay_write_order(L, ld, 0);
 	if (rc == 0 && L->job->report)
 		fprintf(L->job->report, "spgo: gen: %s: %zu functions laid out (%zu left out: names not told apart); "
-					"ext-TSP score %.0f -> %.0f\n", L->job->out, nfuncs, shared, before, after);
+					"ext-TSP score %.0f -> %.0f\n", L->out, nfuncs, shared, before, after);
 	for (size_t f = 0; f < L->fns.n; f++)
 		if (P.pf[f]) {
 			spgo_kmap_free(&P.pf[f]->edges);

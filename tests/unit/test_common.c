@@ -79,6 +79,30 @@ static void test_out_atomic(void)
 	free(path);
 }
 
+/* spgo_out_same: one file by any of its names, existing or not yet. */
+static void test_out_same(void)
+{
+	char dir[] = "/tmp/spgo-test-XXXXXX";
+	REQUIRE(mkdtemp(dir));
+	char *a = xasprintf("%s/a", dir), *dot = xasprintf("%s/./a", dir), *b = xasprintf("%s/b", dir);
+	char *sym = xasprintf("%s/l", dir), *hard = xasprintf("%s/h", dir);
+	CHECK(spgo_out_same(a, dot));  /* neither exists */
+	CHECK(!spgo_out_same(a, b));
+	CHECK(spgo_out_same("-", "-"));
+	CHECK(!spgo_out_same("-", a));
+	FILE *fp = fopen(a, "w");
+	REQUIRE(fp);
+	fclose(fp);
+	CHECK(spgo_out_same(a, dot)); /* it exists */
+	CHECK(!spgo_out_same(a, b));  /* one exists */
+	REQUIRE(symlink(a, sym) == 0);
+	REQUIRE(link(a, hard) == 0);
+	CHECK(spgo_out_same(sym, a));
+	CHECK(spgo_out_same(hard, dot));
+	unlink(sym), unlink(hard), unlink(a), rmdir(dir);
+	free(a), free(dot), free(b), free(sym), free(hard);
+}
+
 static void test_errors_and_parse(void)
 {
 	struct spgo_file f;
@@ -96,6 +120,7 @@ int main(void)
 	RUN(test_kmap_insert_find_grow);
 	RUN(test_strtab);
 	RUN(test_out_atomic);
+	RUN(test_out_same);
 	RUN(test_errors_and_parse);
 	DONE();
 }
