@@ -136,6 +136,9 @@ struct spgo_insn {
 	uint64_t target; /* direct branch/call target, else 0 */
 	uint8_t size;    /* bytes */
 	uint8_t cls;     /* enum spgo_insn_class */
+	uint16_t op;     /* the instruction set's opcode id (capstone's: the
+			  * mnemonic, whatever the operands); 0 for a no-op
+			  * (padding) and for what capstone did not decode */
 };
 
 /*

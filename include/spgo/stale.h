@@ -163,6 +163,12 @@ struct spgo_carry_opts {
 	const char *profile, *old_binary, *binary, *out;
 	int format;                          /* enum spgo_format; SPGO_FMT_UNKNOWN: the input's */
 	const struct spgo_write_opts *wopts; /* or NULL */
+	/* probe profiles: a function whose checksum changed and whose samples
+	 * are placed by the code (spgo carry's report: the same location, a
+	 * call anchor, a block hash or code) less than this percent is kept
+	 * as it is, OLD's checksum and probes: clang drops it as it would the
+	 * stale profile.  0: every function carried. */
+	double min_confidence;
 };
 
 struct spgo_carry_report {
@@ -172,12 +178,15 @@ struct spgo_carry_report {
 	uint64_t carried;      /* written at a location with code of the function in NEW */
 	uint64_t as_is;        /* of which at the same location */
 	uint64_t by_anchor;    /* moved with a call or inline anchor paired with NEW's */
-	uint64_t by_row;       /* moved with a row of the same instructions */
+	uint64_t by_hash;      /* probe profiles: moved with a block of the same hash */
+	uint64_t by_row;       /* moved with a row of the same instructions (probe
+				* profiles: a block of the same code, moved) */
 	uint64_t by_shift;     /* moved by the delta of the nearer pair */
 	uint64_t renamed;      /* under a renamed function (any of the above) */
 	uint64_t dropped;      /* no place in NEW: not written */
+	uint64_t kept;         /* in functions kept as they are (min_confidence) */
 	uint64_t call_samples, call_carried; /* call targets; at a call site of NEW */
-	size_t funcs_aligned, funcs_renamed;
+	size_t funcs_aligned, funcs_renamed, funcs_kept;
 	size_t contexts, contexts_dropped; /* CS profiles: contexts written, dropped */
 };
 

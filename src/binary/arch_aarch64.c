@@ -51,6 +51,8 @@ static void classify_arm64(const cs_insn *in, struct spgo_insn *out)
 {
 	const cs_detail *d = in->detail;
 	const cs_arm64 *a = &d->arm64;
+	if (in->id == ARM64_INS_NOP) /* padding: no opcode of the code's own */
+		out->op = 0;
 	switch (in->id) {
 	case ARM64_INS_RET:
 	case ARM64_INS_ERET:

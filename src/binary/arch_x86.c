@@ -47,6 +47,8 @@ static void classify_x86(const cs_insn *in, struct spgo_insn *out)
 	const cs_detail *d = in->detail;
 	const cs_x86 *x = &d->x86;
 	int imm = x->op_count == 1 && x->operands[0].type == X86_OP_IMM;
+	if (in->id == X86_INS_NOP) /* padding: no opcode of the code's own */
+		out->op = 0;
 	switch (in->id) {
 	case X86_INS_RET:
 	case X86_INS_RETF:

@@ -57,7 +57,7 @@ static void decode_range(struct spgo_binary *bin, csh h, cs_insn *in, const uint
 		size_t size = (size_t)(end - addr);
 		uint64_t a = addr;
 		if (!cs_disasm_iter(h, &code, &size, &a, in)) {
-			struct spgo_insn v = {addr, 0, 0, SPGO_INSN_OTHER};
+			struct spgo_insn v = {addr, 0, 0, SPGO_INSN_OTHER, 0};
 			size_t vlen = A->undecoded ? A->undecoded(bytes, (size_t)(end - addr), &v) : 0;
 			if (vlen) {
 				v.size = (uint8_t)vlen;
@@ -74,8 +74,8 @@ static void decode_range(struct spgo_binary *bin, csh h, cs_insn *in, const uint
 			addr += skip;
 			continue;
 		}
-		struct spgo_insn out = {in->address, 0, (uint8_t)in->size, SPGO_INSN_OTHER};
-		A->classify(in, &out);
+		struct spgo_insn out = {in->address, 0, (uint8_t)in->size, SPGO_INSN_OTHER, (uint16_t)in->id};
+		A->classify(in, &out); /* (clears op of a no-op) */
 		VEC_PUSH(&bin->insns, out);
 		bytes += in->size;
 		addr += in->size;

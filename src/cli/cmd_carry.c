@@ -1,7 +1,7 @@
 /*
  * spgo carry: a profile collected on one build rewritten for the next
  * (spgo/stale.h): line offsets moved as OLD's and NEW's DWARF say they
- * moved, probes as their call anchors say, renamed functions renamed; the
+ * moved, probes as their call anchors and blocks say, renamed functions renamed; the
  * report says what was carried and how, with a warning below the
  * threshold.
  */
@@ -15,27 +15,32 @@
 static void usage(FILE *fp)
 {
 	fprintf(fp, "usage: spgo carry --profile P --old-binary OLD --binary NEW -o P2\n"
-		    "                  [--threshold PCT] [--format text|extbinary|gcov] [options]\n"
+		    "                  [--threshold PCT] [--min-confidence PCT]\n"
+		    "                  [--format text|extbinary|gcov] [options]\n"
 		    "Rewrites profile P, collected on build OLD, for build NEW: each function's\n"
 		    "line locations aligned between OLD and NEW (call and inline anchors, then\n"
 		    "instruction rows; the rest shifted), body records, call targets and\n"
 		    "inlinees moved, renamed functions renamed, what has no place in NEW\n"
 		    "dropped.  Probe profiles: a function whose CFG checksum changed has its\n"
-		    "probes matched as clang's -salvage-stale-profile would (call anchors\n"
-		    "by LCS, the rest by the nearer anchor's delta) and takes NEW's\n"
-		    "checksum.  CS profiles: every context frame carried.  The report gives\n"
-		    "spgo stale's figures before and what was carried and how.\n"
+		    "probes matched by their code (call anchors and block hashes of OLD and\n"
+		    "NEW, the rest by the nearer pair's delta) and takes NEW's checksum.\n"
+		    "CS profiles: every context frame carried.  The report gives spgo\n"
+		    "stale's figures before and what was carried and how.\n"
 		    "  --threshold PCT   warn when less than PCT%% of samples are carried\n"
-		    "                    (default 90)\n%s",
+		    "                    (default 90)\n"
+		    "  --min-confidence PCT  probe profiles: keep a function whose checksum\n"
+		    "                    changed as it is (clang drops it) when less than PCT%%\n"
+		    "                    of its samples are placed by its code (default 0)\n%s",
 		cli_write_help);
 }
 
-enum { O_PROFILE = CLI_LONG + 100, O_BINARY, O_OLD, O_THRESHOLD };
+enum { O_PROFILE = CLI_LONG + 100, O_BINARY, O_OLD, O_THRESHOLD, O_CONFIDENCE };
 static const struct cli_opt opts[] = {
 	CLI_VAL("profile", O_PROFILE),
 	CLI_VAL("binary", O_BINARY),
 	CLI_VAL("old-binary", O_OLD),
 	CLI_VAL("threshold", O_THRESHOLD),
+	CLI_VAL("min-confidence", O_CONFIDENCE),
 	CLI_VAL("o", 'o'), CLI_VAL("output", 'o'),
 	CLI_WRITE_OPTS,
 	{0},
@@ -60,6 +65,10 @@ int cmd_carry(int argc, char **argv)
 		case 'o': o.out = op.val; break;
 		case O_THRESHOLD:
 			if (cli_double(&op, 0, 100, &threshold) < 0)
+				return 2;
+			break;
+		case O_CONFIDENCE:
+			if (cli_double(&op, -1e-12, 100, &o.min_confidence) < 0) /* (0: off) */
 				return 2;
 			break;
 		case CLI_ARG: return cli_usage(&op, "unexpected argument '%s'", op.val);

@@ -3,49 +3,59 @@
  * for spgo carry.
  *
  * stale_lcs(): a weighted longest common subsequence of two location lists
- * (line builds: call anchors and instruction rows; probe builds: the call
- * anchors alone).
+ * (line builds: call anchors and instruction rows).
  *
- * stale_align_probes(): the matching of clang's -salvage-stale-profile
- * (LLVM's SampleProfileMatcher, for a function whose CFG checksum
- * changed), with OLD's probes in the place of the profile's:
- *  - anchors are call sites: a call probe with its callee (an indirect
- *    call: "some callee", which pairs with any other indirect call) or an
- *    inline site with its inlinee; OLD's and NEW's anchors, in probe id
- *    order, are paired by a longest common subsequence on the callees;
- *  - every other NEW probe (a block, or an anchor left unpaired) takes the
- *    OLD probe at its own id plus a delta: the delta (OLD id - NEW id) of
- *    the paired anchor before it (0 before the first), except for the
- *    second half of a run of such probes between two paired anchors,
- *    which take the delta of the anchor after them.
- * clang 19 numbers a function's probes in block order, each block's call
- * probes right after its block probe, so a block inserted between two
- * calls shifts the ids after it, and the delta of the nearer call puts
- * them back.  Clang reads the profile this way in NEW's compilation (a
- * NEW probe pulls the OLD one); spgo carry does the same ahead of time and
- * writes each NEW probe's samples at its id, under NEW's checksum.
+ * stale_align_blocks(): the probes of a function whose CFG checksum
+ * changed, the stale matching of BOLT (Ayupov, Panchenko, Pupyrev, CC
+ * 2024) with probes in the place of BOLT's blocks, and clang's rule
+ * (LLVM 19's SampleProfileMatcher) for what it leaves.  A NEW probe takes
+ * the samples of the OLD probe found for it:
+ *  1. keys, aligned as a patience diff: the call anchors (a call probe with
+ *     its callee, an indirect call "some callee"; an inline site with its
+ *     inlinee) and the block probes whose block hash (blocks.c: the
+ *     block's opcodes and its successors') is unique in the function on
+ *     both sides, paired by a longest common subsequence (of equal ones,
+ *     the one of small deltas); then each gap between two pairs the same
+ *     way, with the hashes unique in the gap; a small gap with none, on
+ *     all its hashes;
+ *  2. blocks moved out of that order: a block hash unique in the function,
+ *     then a block's own code unique among the probes left, on both
+ *     sides; a probe next to such a pair with the one next to its partner;
+ *  3. a NEW probe in one block of NEW (one straight run of code) with a
+ *     paired block probe takes that one's OLD probe: a profile of NEW
+ *     gives every probe of a block the same count;
+ *  4. every other NEW block probe, clang's rule: the OLD probe at its id
+ *     plus the delta (OLD id - NEW id) of the nearer pair around it (a
+ *     pair 0 -> 0 before the first); where OLD has no code at that id (a
+ *     block merged into another: clang 19 numbers a function's probes in
+ *     block order), the OLD block probe before it, within the gap.  A call
+ *     probe left takes what a block probe of its block took.
+ * An OLD probe no NEW one takes, in a block of OLD one of whose probes is
+ * taken, is a shadow: its samples are that one's (counted carried, not
+ * written).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "stale/stale_impl.h"
 
 #define ANCHOR_WEIGHT 4
 
-/* The weight of pairing a with b: anchors with the same callees, or rows
- * without sites with the same instructions; 0: no pair. */
-static unsigned pair_weight(const struct loc_row *a, const struct loc_row *b, int anchors_only)
+/* The weight of pairing a with b: anchors with the same callees, or, in
+ * mode LCS_ROWS, rows without sites with the same instructions; 0: no
+ * pair. */
+static unsigned pair_weight(const struct loc_row *a, const struct loc_row *b, int mode)
 {
 	if (a->anchor || b->anchor)
 		return a->anchor == b->anchor ? ANCHOR_WEIGHT : 0;
-	return !anchors_only && a->sig && a->sig == b->sig && (uint32_t)a->loc == (uint32_t)b->loc ? 1 : 0;
+	return mode == LCS_ROWS && a->sig && a->sig == b->sig && (uint32_t)a->loc == (uint32_t)b->loc ? 1 : 0;
 }
 
 /* Weighted LCS of o[0..n) and w[0..m): the pairs, in order.  Of equal
  * alignments the one pairing the latest locations is taken: code is
  * mostly inserted, and the old code after the insertion point is then
  * paired with itself rather than with a look-alike inserted before it. */
-void stale_lcs(const struct loc_row *o, size_t n, const struct loc_row *w, size_t m, int anchors_only,
-	       struct fn_map *fm)
+void stale_lcs(const struct loc_row *o, size_t n, const struct loc_row *w, size_t m, int mode, struct fn_map *fm)
 {
 	size_t cols = m + 1;
 	uint32_t *s = xcalloc((n + 1) * cols, sizeof *s); /* s[i][j]: best of o[..i), w[..j) */
@@ -53,14 +63,14 @@ void stale_lcs(const struct loc_row *o, size_t n, const struct loc_row *w, size_
 		for (size_t j = 1; j <= m; j++) {
 			uint32_t best = s[(i - 1) * cols + j] > s[i * cols + j - 1] ? s[(i - 1) * cols + j]
 										: s[i * cols + j - 1];
-			unsigned wt = pair_weight(&o[i - 1], &w[j - 1], anchors_only);
+			unsigned wt = pair_weight(&o[i - 1], &w[j - 1], mode);
 			if (wt && s[(i - 1) * cols + j - 1] + wt > best)
 				best = s[(i - 1) * cols + j - 1] + wt;
 			s[i * cols + j] = best;
 		}
 	size_t first = fm->pairs.n;
 	for (size_t i = n, j = m; i > 0 && j > 0;) {
-		unsigned wt = pair_weight(&o[i - 1], &w[j - 1], anchors_only);
+		unsigned wt = pair_weight(&o[i - 1], &w[j - 1], mode);
 		if (wt && s[i * cols + j] == s[(i - 1) * cols + j - 1] + wt) {
 			struct loc_pair pr = {o[i - 1].loc, w[j - 1].loc, o[i - 1].anchor ? HOW_ANCHOR : HOW_ROW};
 			if (pr.from == pr.to)
@@ -89,23 +99,15 @@ static int cmp_pair(const void *pa, const void *pb)
 	return a->to < b->to ? -1 : a->to > b->to;
 }
 
-/* NEW location loc moved by delta (OLD id - NEW id), its discriminator kept;
- * 0 when the id would leave the probe range. */
-static uint64_t shifted(uint64_t loc, int64_t delta)
-{
-	int64_t id = (int64_t)(loc >> 32) + delta;
-	if (id <= 0 || id > (int64_t)UINT32_MAX)
-		return 0;
-	return stale_loc((uint32_t)id, (uint32_t)loc);
-}
-
-/* The longest common subsequence of anchors o[0..n) and w[0..m) (equal
- * callees).  Of equal ones, the one found by walking both in id order
- * (the lower id skipped first when skipping either loses nothing), so a
- * callee called three times in OLD and once in NEW pairs with the call
- * nearest in id, not with the last (LLVM's greedy diff takes the first).
- * The pairs appended to fm in order. */
-static void lcs_earliest(const struct loc_row *o, size_t n, const struct loc_row *w, size_t m, struct fn_map *fm)
+/* The longest common subsequence of o[0..n) and w[0..m), weighted by
+ * pair_weight() in mode (LCS_ANCHORS: equal callees).  Of equal ones, the
+ * one found by walking both in id order (the lower id skipped first when
+ * skipping either loses nothing), so a callee called three times in OLD
+ * and once in NEW pairs with the call nearest in id, not with the last
+ * (LLVM's greedy diff takes the first).  The pairs appended to fm in
+ * order. */
+static void lcs_earliest(const struct loc_row *o, size_t n, const struct loc_row *w, size_t m, int mode,
+			 struct fn_map *fm)
 {
 	size_t cols = m + 1;
 	uint32_t *s = xcalloc((n + 1) * cols, sizeof *s); /* s[i][j]: best of o[i..), w[j..) */
@@ -113,12 +115,14 @@ static void lcs_earliest(const struct loc_row *o, size_t n, const struct loc_row
 		for (size_t j = m; j-- > 0;) {
 			uint32_t best = s[(i + 1) * cols + j] > s[i * cols + j + 1] ? s[(i + 1) * cols + j]
 										: s[i * cols + j + 1];
-			if (o[i].anchor == w[j].anchor && s[(i + 1) * cols + j + 1] + 1 > best)
-				best = s[(i + 1) * cols + j + 1] + 1;
+			unsigned wt = pair_weight(&o[i], &w[j], mode);
+			if (wt && s[(i + 1) * cols + j + 1] + wt > best)
+				best = s[(i + 1) * cols + j + 1] + wt;
 			s[i * cols + j] = best;
 		}
 	for (size_t i = 0, j = 0; i < n && j < m;) {
-		if (o[i].anchor == w[j].anchor && s[i * cols + j] == s[(i + 1) * cols + j + 1] + 1) {
+		unsigned wt = pair_weight(&o[i], &w[j], mode);
+		if (wt && s[i * cols + j] == s[(i + 1) * cols + j + 1] + wt) {
 			struct loc_pair pr = {o[i].loc, w[j].loc, o[i].loc == w[j].loc ? HOW_SAME : HOW_ANCHOR};
 			VEC_PUSH(&fm->pairs, pr);
 			i++, j++;
@@ -135,49 +139,292 @@ static void lcs_earliest(const struct loc_row *o, size_t n, const struct loc_row
 	free(s);
 }
 
-void stale_align_probes(const struct loc_row *o, size_t n, const struct loc_row *w, size_t m, struct fn_map *fm)
+/* The index of the first row at or after loc in r[lo..hi) (hi: none). */
+static size_t find_row(const struct loc_row *r, size_t lo, size_t hi, uint64_t loc)
 {
-	VEC(struct loc_row) oa = {0}, wa = {0};
-	for (size_t i = 0; i < n; i++)
-		if (o[i].anchor)
-			VEC_PUSH(&oa, o[i]);
-	for (size_t j = 0; j < m; j++)
-		if (w[j].anchor)
-			VEC_PUSH(&wa, w[j]);
-	struct fn_map anchors = {0};
-	if (oa.n && wa.n && (uint64_t)oa.n * wa.n <= STALE_MAX_LCS_CELLS)
-		lcs_earliest(oa.v, oa.n, wa.v, wa.n, &anchors);
-	VEC_FREE(&oa);
-	VEC_FREE(&wa);
-	/* the pairs are in OLD order, hence in NEW order too */
-	uint64_t *src = xcalloc(m ? m : 1, sizeof *src);
-	int *how = xcalloc(m ? m : 1, sizeof *how);
-	int64_t delta = 0;
-	size_t k = 0, run = 0; /* run: first NEW probe after the last paired anchor */
-	for (size_t j = 0; j < m; j++) {
-		if (k < anchors.pairs.n && anchors.pairs.v[k].to == w[j].loc) {
-			const struct loc_pair *a = &anchors.pairs.v[k++];
-			src[j] = a->from;
-			how[j] = a->from == a->to ? HOW_SAME : HOW_ANCHOR;
-			delta = (int64_t)(a->from >> 32) - (int64_t)(a->to >> 32);
-			/* the second half of the run since the last anchor: this one's delta */
-			for (size_t i = run + (j - run + 1) / 2; i < j; i++) {
-				src[i] = shifted(w[i].loc, delta);
-				how[i] = src[i] == w[i].loc ? HOW_SAME : HOW_SHIFT;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r[mid].loc < loc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+#define MAX_GAP_DEPTH 16
+/* A gap with no unique hash is aligned on all its hashes when it has at
+ * most this many cells: in a larger one, look-alike blocks pair at random. */
+#define SMALL_GAP_CELLS 1024
+
+/* The state of a block alignment: the row each row is paired with
+ * (SIZE_MAX: none). */
+struct balign {
+	const struct loc_row *o, *w;
+	size_t n, m;
+	size_t *ow, *wo;
+	int *how; /* of w's pairs */
+	char *moved; /* o's rows paired by pair_moved() */
+};
+
+/* Pair the rows of the gap o[i0..i1), w[j0..j1) (patience diff): the keys
+ * of the gap, call anchors (top level only) and block hashes unique in
+ * the gap on both sides, aligned by lcs_earliest(); then the gaps between
+ * those pairs, the same way. */
+static void match_gap(struct balign *a, size_t i0, size_t i1, size_t j0, size_t j1, int depth)
+{
+	if (i0 >= i1 || j0 >= j1 || depth > MAX_GAP_DEPTH)
+		return;
+	int all = depth < 0; /* (every hash a key: a small gap of no unique one) */
+	struct spgo_kmap cnt; /* hash -> its OLD rows | its NEW rows << 32 */
+	spgo_kmap_init(&cnt, 1);
+	for (size_t i = i0; i < i1; i++)
+		if (!a->o[i].anchor && (a->o[i].sig & 1))
+			*spgo_kmap_upsert(&cnt, &a->o[i].sig) += 1;
+	for (size_t j = j0; j < j1; j++)
+		if (!a->w[j].anchor && (a->w[j].sig & 1))
+			*spgo_kmap_upsert(&cnt, &a->w[j].sig) += 1ull << 32;
+	VEC(struct loc_row) ok = {0}, wk = {0}; /* the keys: anchor = the key */
+	for (int side = 0; side < 2; side++) {
+		const struct loc_row *r = side ? a->w : a->o;
+		for (size_t x = side ? j0 : i0; x < (side ? j1 : i1); x++) {
+			struct loc_row k = r[x];
+			if (k.anchor) {
+				if (depth)
+					continue; /* (left unpaired at the top) */
+			} else {
+				const uint64_t *v = (k.sig & 1) ? spgo_kmap_find(&cnt, &k.sig) : NULL;
+				if (!v || (!all && *v != (1ull | 1ull << 32)))
+					continue;
+				k.anchor = spgo_hash64(k.sig) | 1;
 			}
-			run = j + 1;
+			if (side)
+				VEC_PUSH(&wk, k);
+			else
+				VEC_PUSH(&ok, k);
+		}
+	}
+	spgo_kmap_free(&cnt);
+	struct fn_map pm = {0};
+	if (ok.n && wk.n && (uint64_t)ok.n * wk.n <= STALE_MAX_LCS_CELLS)
+		lcs_earliest(ok.v, ok.n, wk.v, wk.n, LCS_ANCHORS, &pm);
+	VEC_FREE(&ok);
+	VEC_FREE(&wk);
+	size_t pi = i0, pj = j0; /* the gap after the last pair */
+	for (size_t k = 0; k < pm.pairs.n; k++) {
+		size_t i = find_row(a->o, i0, i1, pm.pairs.v[k].from), j = find_row(a->w, j0, j1, pm.pairs.v[k].to);
+		a->ow[i] = j;
+		a->wo[j] = i;
+		a->how[j] = a->o[i].anchor ? HOW_ANCHOR : HOW_HASH;
+		if (a->o[i].loc == a->w[j].loc)
+			a->how[j] = HOW_SAME;
+		if (!all)
+			match_gap(a, pi, i, pj, j, depth + 1);
+		pi = i + 1;
+		pj = j + 1;
+	}
+	if (pm.pairs.n && !all)
+		match_gap(a, pi, i1, pj, j1, depth + 1);
+	else if (!all && (uint64_t)(i1 - i0) * (j1 - j0) <= SMALL_GAP_CELLS)
+		match_gap(a, i0, i1, j0, j1, -1);
+	VEC_FREE(&pm.pairs);
+}
+
+/* The OLD row a NEW block probe w[j] left unpaired takes: the one at its
+ * id plus the delta of the nearer pair around it (by id; a virtual pair
+ * 0 -> 0 before the first), as clang's rule; an OLD probe with no code
+ * (its block merged into another) stands for the OLD block probe before
+ * it, down to the pair before.  prev, next: the NEW rows of those pairs
+ * (SIZE_MAX: none).  SIZE_MAX: none. */
+static size_t pull(const struct balign *a, size_t j, size_t prev, size_t next)
+{
+	int64_t y = (int64_t)(a->w[j].loc >> 32), d = 0, py = 0, lo_id = 0;
+	if (prev != SIZE_MAX) {
+		py = (int64_t)(a->w[prev].loc >> 32);
+		lo_id = (int64_t)(a->o[a->wo[prev]].loc >> 32);
+		d = lo_id - py;
+	}
+	if (next != SIZE_MAX) {
+		int64_t ny = (int64_t)(a->w[next].loc >> 32);
+		if (ny - y < y - py)
+			d = (int64_t)(a->o[a->wo[next]].loc >> 32) - ny;
+	}
+	if (y + d <= 0 || y + d > (int64_t)UINT32_MAX)
+		return SIZE_MAX;
+	uint64_t t = stale_loc((uint32_t)(y + d), (uint32_t)a->w[j].loc);
+	size_t i = find_row(a->o, 0, a->n, t);
+	if (i < a->n && a->o[i].loc == t)
+		return a->o[i].anchor ? SIZE_MAX : i;
+	/* no code of OLD there: the block probe before it */
+	if (i == 0 || a->o[i - 1].anchor || (int64_t)(a->o[i - 1].loc >> 32) <= lo_id ||
+	    (uint32_t)a->o[i - 1].loc != (uint32_t)t)
+		return SIZE_MAX;
+	return i - 1;
+}
+
+/* The signature of a row that pair_moved() compares: the block hash
+ * (weak: the hash of its own code), 0: none. */
+static uint64_t sig_of(const struct loc_row *r, int weak)
+{
+	if (r->anchor)
+		return 0;
+	return weak ? r->wsig : (r->sig & 1) ? r->sig : 0;
+}
+
+/* Pair the block probes left unpaired whose signature is the only one of
+ * its value on both sides (weak = 0: in the function; 1: the code of the
+ * block alone, among the probes left unpaired): a block moved out of the
+ * order of the others. */
+static void pair_moved(struct balign *a, int weak)
+{
+	struct spgo_kmap cnt; /* signature -> its OLD rows | its NEW rows << 32 */
+	spgo_kmap_init(&cnt, 1);
+	for (size_t i = 0; i < a->n; i++) {
+		uint64_t g = sig_of(&a->o[i], weak);
+		if (g && (!weak || a->ow[i] == SIZE_MAX))
+			*spgo_kmap_upsert(&cnt, &g) += 1;
+	}
+	for (size_t j = 0; j < a->m; j++) {
+		uint64_t g = sig_of(&a->w[j], weak);
+		if (g && (!weak || a->wo[j] == SIZE_MAX))
+			*spgo_kmap_upsert(&cnt, &g) += 1ull << 32;
+	}
+	struct spgo_kmap at; /* signature -> unpaired OLD row + 1 */
+	spgo_kmap_init(&at, 1);
+	for (size_t i = 0; i < a->n; i++) {
+		uint64_t g = sig_of(&a->o[i], weak);
+		const uint64_t *v = g && a->ow[i] == SIZE_MAX ? spgo_kmap_find(&cnt, &g) : NULL;
+		if (v && *v == (1ull | 1ull << 32))
+			*spgo_kmap_upsert(&at, &g) = i + 1;
+	}
+	for (size_t j = 0; j < a->m; j++) {
+		uint64_t g = sig_of(&a->w[j], weak);
+		const uint64_t *v = g && a->wo[j] == SIZE_MAX ? spgo_kmap_find(&at, &g) : NULL;
+		if (v) {
+			a->wo[j] = (size_t)(*v - 1);
+			a->ow[*v - 1] = j;
+			a->moved[*v - 1] = 1;
+			a->how[j] = weak ? HOW_ROW : HOW_HASH;
+		}
+	}
+	spgo_kmap_free(&at);
+	spgo_kmap_free(&cnt);
+}
+
+/* Pair an OLD block probe left unpaired with the NEW one left unpaired
+ * right after the NEW probe its predecessor is paired with (right before
+ * its successor's) by pair_moved(): a block whose code changed next to
+ * one that moved. */
+static void pair_neighbours(struct balign *a)
+{
+	for (int back = 0; back < 2; back++)
+		for (size_t k = 0; k < a->n; k++) {
+			size_t i = back ? a->n - 1 - k : k;
+			if (a->ow[i] != SIZE_MAX || a->o[i].anchor || (back ? i + 1 >= a->n : i == 0))
+				continue;
+			size_t nb = a->ow[back ? i + 1 : i - 1];
+			if (nb == SIZE_MAX || (back && nb == 0) || !a->moved[back ? i + 1 : i - 1])
+				continue;
+			size_t j = back ? nb - 1 : nb + 1;
+			if (j >= a->m || a->wo[j] != SIZE_MAX || a->w[j].anchor ||
+			    (uint32_t)a->w[j].loc != (uint32_t)a->o[i].loc)
+				continue;
+			a->ow[i] = j;
+			a->wo[j] = i;
+			a->moved[i] = 1;
+			a->how[j] = HOW_SHIFT;
+		}
+}
+
+/* The OLD probes no NEW probe takes (src: the OLD row of each NEW one)
+ * in a block of OLD one of whose probes is taken: fm->shadows. */
+static void shadows(const struct balign *a, const size_t *src, struct fn_map *fm)
+{
+	struct spgo_kmap used; /* OLD block address -> how + 1 */
+	spgo_kmap_init(&used, 1);
+	char *taken = xcalloc(a->n ? a->n : 1, 1);
+	for (size_t j = 0; j < a->m; j++)
+		if (src[j] != SIZE_MAX) {
+			taken[src[j]] = 1;
+			const struct loc_row *r = &a->o[src[j]];
+			uint64_t *v = r->blk && !r->anchor ? spgo_kmap_upsert(&used, &r->blk) : NULL;
+			if (v && (!*v || (uint64_t)a->how[j] + 1 < *v))
+				*v = (uint64_t)a->how[j] + 1;
+		}
+	for (size_t i = 0; i < a->n; i++) {
+		const uint64_t *v = taken[i] || !a->o[i].blk || a->o[i].anchor ? NULL : spgo_kmap_find(&used, &a->o[i].blk);
+		if (v) {
+			struct loc_pair pr = {a->o[i].loc, 0, (int)(*v - 1)};
+			VEC_PUSH(&fm->shadows, pr);
+		}
+	}
+	free(taken);
+	spgo_kmap_free(&used);
+}
+
+void stale_align_blocks(const struct loc_row *o, size_t n, const struct loc_row *w, size_t m, struct fn_map *fm)
+{
+	if (!n || !m)
+		return;
+	struct balign a = {o, w, n, m, xcalloc(n, sizeof(size_t)), xcalloc(m, sizeof(size_t)), xcalloc(m, sizeof(int)),
+			   xcalloc(n, 1)};
+	memset(a.ow, 0xff, n * sizeof *a.ow);
+	memset(a.wo, 0xff, m * sizeof *a.wo);
+	match_gap(&a, 0, n, 0, m, 0);
+	pair_moved(&a, 0);
+	pair_moved(&a, 1);
+	pair_neighbours(&a);
+	/* the NEW probes left: a block of NEW with a paired block probe gives
+	 * its source (a profile of NEW gives all its probes one count), else
+	 * block probes are pulled; then probes still without a source (calls)
+	 * take the source of a pulled block probe of their block */
+	struct spgo_kmap run, pulled; /* NEW block address -> OLD row + 1 */
+	spgo_kmap_init(&run, 1);
+	spgo_kmap_init(&pulled, 1);
+	for (size_t j = 0; j < m; j++)
+		if (a.wo[j] != SIZE_MAX && w[j].blk && !w[j].anchor && !o[a.wo[j]].anchor) {
+			uint64_t *v = spgo_kmap_upsert(&run, &w[j].blk);
+			if (!*v)
+				*v = a.wo[j] + 1;
+		}
+	size_t *src = xcalloc(m, sizeof *src), prev = SIZE_MAX, next = 0;
+	for (size_t j = 0; j < m; j++) {
+		src[j] = a.wo[j];
+		if (a.wo[j] != SIZE_MAX) {
+			prev = j;
 			continue;
 		}
-		src[j] = shifted(w[j].loc, delta);
-		how[j] = src[j] == w[j].loc ? HOW_SAME : HOW_SHIFT;
+		if (next <= j)
+			for (next = j + 1; next < m && a.wo[next] == SIZE_MAX;)
+				next++;
+		a.how[j] = HOW_SHIFT;
+		const uint64_t *v = w[j].blk ? spgo_kmap_find(&run, &w[j].blk) : NULL;
+		if (v) {
+			src[j] = (size_t)(*v - 1);
+		} else if (!w[j].anchor) {
+			src[j] = pull(&a, j, prev, next < m ? next : SIZE_MAX);
+			uint64_t *pv = src[j] != SIZE_MAX && w[j].blk ? spgo_kmap_upsert(&pulled, &w[j].blk) : NULL;
+			if (pv && !*pv)
+				*pv = src[j] + 1;
+		}
 	}
+	for (size_t j = 0; j < m; j++) {
+		const uint64_t *v = src[j] == SIZE_MAX && w[j].blk ? spgo_kmap_find(&pulled, &w[j].blk) : NULL;
+		if (v)
+			src[j] = (size_t)(*v - 1);
+	}
+	spgo_kmap_free(&run);
+	spgo_kmap_free(&pulled);
 	for (size_t j = 0; j < m; j++)
-		if (src[j]) {
-			struct loc_pair p = {src[j], w[j].loc, how[j]};
-			VEC_PUSH(&fm->pairs, p);
+		if (src[j] != SIZE_MAX) {
+			struct loc_pair pr = {o[src[j]].loc, w[j].loc, a.how[j]};
+			VEC_PUSH(&fm->pairs, pr);
 		}
 	spgo_sort(fm->pairs.v, fm->pairs.n, sizeof *fm->pairs.v, cmp_pair);
+	shadows(&a, src, fm);
 	free(src);
-	free(how);
-	VEC_FREE(&anchors.pairs);
+	free(a.ow);
+	free(a.wo);
+	free(a.how);
+	free(a.moved);
 }

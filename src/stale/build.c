@@ -248,6 +248,7 @@ static int load_probes(struct stale_build *b, const char *path, const char *role
 			add_site(b, nodes[nodes[i].parent].guid, stale_loc(nodes[i].callsite, 0), nodes[i].guid,
 				 STALE_SITE_INLINE);
 		}
+	stale_probe_block_sigs(b);
 	return 0;
 }
 
@@ -270,6 +271,8 @@ int stale_build_open(struct stale_build *b, const char *path, int probe, int gcc
 	spgo_kmap_init(&b->sites, 3);
 	spgo_kmap_init(&b->name_guid, 1);
 	spgo_kmap_init(&b->sigs, 2);
+	spgo_kmap_init(&b->wsigs, 2);
+	spgo_kmap_init(&b->blocks, 2);
 	if (spgo_binary_open(&b->bin, path, NULL) < 0 || spgo_binary_check_machine(b->bin) < 0) {
 		stale_build_close(b);
 		return -1;
@@ -295,6 +298,8 @@ void stale_build_close(struct stale_build *b)
 	spgo_kmap_free(&b->sites);
 	spgo_kmap_free(&b->name_guid);
 	spgo_kmap_free(&b->sigs);
+	spgo_kmap_free(&b->wsigs);
+	spgo_kmap_free(&b->blocks);
 	memset(b, 0, sizeof *b);
 }
 

@@ -21,11 +21,12 @@
  * Probe profiles: functions whose CFG checksum is unchanged keep their
  * samples (their checksum is NEW's already); renamed functions (same
  * checksum) take NEW's name; a function whose checksum changed gets the
- * probe map of stale_align_probes() (clang's -salvage-stale-profile
- * rules, OLD's probes standing for the profile's): each NEW probe takes
- * the samples of its OLD probe, the function NEW's checksum.  An OLD probe
- * may so land on several NEW ones, as clang would read it; it is counted
- * once.
+ * probe map of stale_align_blocks() (its probes matched by call anchors
+ * and block hashes of both builds, the rest by clang's delta rule): each
+ * NEW probe takes the samples of its OLD probe, the function NEW's
+ * checksum.  An OLD probe may so land on several NEW ones; it is counted
+ * once.  With min_confidence, a function placed mostly by deltas is kept
+ * as it is (OLD's checksum), for clang to drop.
  *
  * Context-sensitive profiles: a context "a:1 @ b:2 @ c" becomes the
  * context of NEW's names with each caller frame's call site carried
@@ -56,6 +57,8 @@ struct carrier {
 		size_t n;
 	} orows, nrows;
 	struct spgo_carry_report *r;
+	double min_confidence; /* spgo_carry_opts */
+	int keeping;           /* in a function kept as it is (its inlinees too) */
 	char buf[32];
 	char *long_name; /* a context frame's name, when longer than buf */
 };
@@ -84,9 +87,13 @@ static void collect_rows(struct stale_build *b, struct rows *out)
 	const uint64_t *key;
 	uint64_t *val;
 	for (size_t it = 0; spgo_kmap_next(&b->locs, &it, &key, &val);) {
-		struct grow x = {key[0], {key[1], 0, 0}};
+		struct grow x = {key[0], {key[1], 0, 0, 0, 0}};
 		const uint64_t *s = spgo_kmap_find(&b->sigs, key);
-		x.row.sig = s ? *s : 0;
+		x.row.sig = s && !(b->probe && *s == STALE_NO_SIG) ? *s : 0;
+		if (b->probe && (s = spgo_kmap_find(&b->wsigs, key)))
+			x.row.wsig = *s;
+		if (b->probe && (s = spgo_kmap_find(&b->blocks, key)))
+			x.row.blk = *s;
 		VEC_PUSH(&g, x);
 	}
 	spgo_sort(g.v, g.n, sizeof *g.v, cmp_grow);
@@ -147,7 +154,7 @@ static size_t fn_map_get(struct carrier *c, uint64_t og, uint64_t ng)
 	size_t n, m;
 	size_t oi = rows_of(&c->orows, og, &n), ni = rows_of(&c->nrows, ng, &m);
 	if (c->probe) {
-		stale_align_probes(&c->orows.v[oi], n, &c->nrows.v[ni], m, &fm);
+		stale_align_blocks(&c->orows.v[oi], n, &c->nrows.v[ni], m, &fm);
 		goto done;
 	}
 	/* line-0 rows move with the function's first line: not aligned */
@@ -156,7 +163,7 @@ static size_t fn_map_get(struct carrier *c, uint64_t og, uint64_t ng)
 	while (m && (c->nrows.v[ni + m - 1].loc >> 32) >= STALE_LINE0)
 		m--;
 	if (n && m && (uint64_t)n * m <= STALE_MAX_LCS_CELLS) {
-		stale_lcs(&c->orows.v[oi], n, &c->nrows.v[ni], m, 0, &fm);
+		stale_lcs(&c->orows.v[oi], n, &c->nrows.v[ni], m, LCS_ROWS, &fm);
 	} else if (n && m) {
 		/* too large for rows: the anchors alone */
 		VEC(struct loc_row) oa = {0}, na = {0};
@@ -167,7 +174,7 @@ static size_t fn_map_get(struct carrier *c, uint64_t og, uint64_t ng)
 			if (c->nrows.v[ni + j].anchor)
 				VEC_PUSH(&na, c->nrows.v[ni + j]);
 		if ((uint64_t)oa.n * na.n <= STALE_MAX_LCS_CELLS)
-			stale_lcs(oa.v, oa.n, na.v, na.n, 1, &fm);
+			stale_lcs(oa.v, oa.n, na.v, na.n, LCS_ANCHORS, &fm);
 		VEC_FREE(&oa);
 		VEC_FREE(&na);
 	}
@@ -257,8 +264,10 @@ static int placed(const struct carrier *c, uint64_t g, uint64_t loc)
 static void add_how(struct spgo_carry_report *r, int how, uint64_t count)
 {
 	switch (how) {
+	case -1: r->renamed += count; break;
 	case HOW_SAME: r->as_is += count; break;
 	case HOW_ANCHOR: r->by_anchor += count; break;
+	case HOW_HASH: r->by_hash += count; break;
 	case HOW_ROW: r->by_row += count; break;
 	default: r->by_shift += count; break;
 	}
@@ -304,6 +313,15 @@ static size_t dests(const struct carrier *c, const struct fn_map *fm, uint64_t n
 	return 1;
 }
 
+/* The shadow of OLD location loc in probe map fm, or NULL. */
+static const struct loc_pair *shadow_of(const struct fn_map *fm, uint64_t loc)
+{
+	const struct loc_pair *p = fm->shadows.v;
+	size_t lo;
+	SPGO_LOWER_BOUND(lo, p, fm->shadows.n, from, loc);
+	return lo < fm->shadows.n && p[lo].from == loc ? &p[lo] : NULL;
+}
+
 /* Carry the bodies of profile function f into dst (NEW guid ng) through fm. */
 static void carry_bodies(struct carrier *c, uint32_t f, uint32_t dst, uint64_t ng, const struct fn_map *fm,
 			 int is_renamed)
@@ -315,17 +333,37 @@ static void carry_bodies(struct carrier *c, uint32_t f, uint32_t dst, uint64_t n
 		int how[MAX_DESTS];
 		size_t k = dests(c, fm, ng, stale_loc(bd.line, bd.disc), to, how);
 		c->r->samples += bd.count;
+		if (c->keeping) { /* written as it is, for clang to drop */
+			c->r->kept += bd.count;
+			spgo_add_body(c->out, dst, bd.line, bd.disc, bd.count);
+			for (uint32_t t = bd.targets; t != SPGO_NONE; t = c->p->targets.v[t].next) {
+				uint64_t cf, ct;
+				const char *callee = new_name(c, c->p->targets.v[t].name, &cf, &ct);
+				c->r->call_samples += c->p->targets.v[t].count;
+				spgo_add_target(c->out, dst, bd.line, bd.disc, callee, c->p->targets.v[t].count);
+			}
+			continue;
+		}
 		for (uint32_t t = bd.targets; t != SPGO_NONE; t = c->p->targets.v[t].next)
 			c->r->call_samples += c->p->targets.v[t].count;
+		const struct loc_pair *sh = k || !fm ? NULL : shadow_of(fm, stale_loc(bd.line, bd.disc));
+		if (sh) { /* its block's samples are carried by another probe */
+			c->r->carried += bd.count;
+			add_how(c->r, is_renamed ? -1 : sh->how, bd.count);
+			continue;
+		}
 		if (!k) {
 			c->r->dropped += bd.count;
 			continue;
 		}
 		c->r->carried += bd.count;
+		int best = how[0]; /* (several places: counted by the surest) */
+		for (size_t i = 1; i < k; i++)
+			best = how[i] < best ? how[i] : best;
 		if (is_renamed)
 			c->r->renamed += bd.count;
 		else
-			add_how(c->r, how[0], bd.count);
+			add_how(c->r, best, bd.count);
 		for (size_t i = 0; i < k; i++) {
 			uint32_t nl = (uint32_t)(to[i] >> 32), nd = (uint32_t)to[i];
 			spgo_add_body(c->out, dst, nl, nd, bd.count);
@@ -361,7 +399,30 @@ static size_t map_of(struct carrier *c, uint64_t og, uint64_t ng, uint64_t ck)
 	return fn_map_get(c, og, ng);
 }
 
-/* Carry function profile f into dst of the new profile, and its inlinees. */
+/* The share (percent) of the body samples of profile function f that its
+ * probe map fm places by the code (the same probe, a call anchor, a block
+ * hash, a block's code), not by a delta; 100 when it has none. */
+static double confidence(const struct carrier *c, uint32_t f, const struct fn_map *fm, uint64_t ng)
+{
+	uint64_t all = 0, sure = 0;
+	for (uint32_t b = spgo_fn(c->p, f)->bodies; b != SPGO_NONE; b = c->p->bodies.v[b].next) {
+		const struct spgo_body *bd = &c->p->bodies.v[b];
+		uint64_t to[MAX_DESTS];
+		int how[MAX_DESTS], best = HOW_SHIFT;
+		size_t k = dests(c, fm, ng, stale_loc(bd->line, bd->disc), to, how);
+		for (size_t i = 0; i < k; i++)
+			best = how[i] < best ? how[i] : best;
+		const struct loc_pair *sh = k ? NULL : shadow_of(fm, stale_loc(bd->line, bd->disc));
+		if (sh)
+			best = sh->how;
+		all += bd->count;
+		sure += best <= HOW_ROW ? bd->count : 0;
+	}
+	return all ? 100.0 * (double)sure / (double)all : 100;
+}
+
+/* Carry function profile f into dst of the new profile, and its inlinees
+ * (c->keeping: as they are, OLD's probes and checksums). */
 static int carry_func(struct carrier *c, uint32_t f, uint32_t dst, uint64_t og, uint64_t ng, int is_renamed,
 		      int depth)
 {
@@ -375,7 +436,17 @@ static int carry_func(struct carrier *c, uint32_t f, uint32_t dst, uint64_t og, 
 	d->attrs |= fn->attrs;
 	if (fn->parent == SPGO_NONE)
 		spgo_add_head(c->out, dst, fn->head);
-	size_t fmi = map_of(c, og, ng, fn->checksum);
+	size_t fmi = c->keeping ? SIZE_MAX : map_of(c, og, ng, fn->checksum);
+	int keep = 0;
+	if (fmi != SIZE_MAX && c->probe && c->min_confidence > 0 &&
+	    confidence(c, f, &c->maps.v[fmi], ng) < c->min_confidence) {
+		keep = 1; /* a guess: clang drops it, as it would the profile as it is */
+		c->keeping++;
+		c->r->funcs_kept++;
+		fmi = SIZE_MAX;
+	}
+	if (c->keeping)
+		d->checksum = fn->checksum;
 	carry_bodies(c, f, dst, ng, fmi == SIZE_MAX ? NULL : &c->maps.v[fmi], is_renamed);
 	for (uint32_t k = fn->children; k != SPGO_NONE; k = spgo_fn(c->p, k)->sibling) {
 		const struct spgo_func *kf = spgo_fn(c->p, k);
@@ -392,6 +463,7 @@ static int carry_func(struct carrier *c, uint32_t f, uint32_t dst, uint64_t og, 
 		if (carry_func(c, k, kd, kog, kng, is_renamed || kog != kng, depth + 1) < 0)
 			return -1;
 	}
+	c->keeping -= keep;
 	return 0;
 }
 
@@ -533,7 +605,7 @@ int spgo_carry(const struct spgo_carry_opts *o, struct spgo_carry_report *r)
 		return -1;
 	}
 	int rc = -1;
-	struct carrier c = {.p = p, .st = &r->before, .r = r};
+	struct carrier c = {.p = p, .st = &r->before, .r = r, .min_confidence = o->min_confidence};
 	c.probe = !!(p->flags & SPGO_PROF_PROBE);
 	c.md5 = !!(p->flags & SPGO_PROF_MD5);
 	r->probe = c.probe;
@@ -563,8 +635,10 @@ int spgo_carry(const struct spgo_carry_opts *o, struct spgo_carry_report *r)
 		else
 			rc = spgo_profile_write(c.out, o->out, of, o->wopts);
 	}
-	for (size_t i = 0; i < c.maps.n; i++)
+	for (size_t i = 0; i < c.maps.n; i++) {
 		VEC_FREE(&c.maps.v[i].pairs);
+		VEC_FREE(&c.maps.v[i].shadows);
+	}
 	VEC_FREE(&c.maps);
 	free(c.orows.v);
 	free(c.orows.guid);

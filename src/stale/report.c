@@ -155,14 +155,21 @@ void spgo_carry_print(const struct spgo_carry_report *r, FILE *fp)
 		fprintf(fp, "  contexts carried:          %zu (dropped: %zu)\n", r->contexts, r->contexts_dropped);
 	fprintf(fp, "  at the same location:      %5.1f%% of samples\n", pct(r->as_is, r->samples));
 	fprintf(fp, "  moved by a call anchor:    %5.1f%% of samples\n", pct(r->by_anchor, r->samples));
-	if (!r->probe)
+	if (!r->probe) {
 		fprintf(fp, "  moved by an instruction row: %3.1f%% of samples\n", pct(r->by_row, r->samples));
+	} else {
+		fprintf(fp, "  moved by a block hash:     %5.1f%% of samples\n", pct(r->by_hash, r->samples));
+		fprintf(fp, "  moved by a block's code:   %5.1f%% of samples\n", pct(r->by_row, r->samples));
+	}
 	fprintf(fp, "  moved by the nearer delta: %5.1f%% of samples\n", pct(r->by_shift, r->samples));
 	fprintf(fp, "  under a renamed function:  %5.1f%% of samples\n", pct(r->renamed, r->samples));
 	if (r->call_samples)
 		fprintf(fp, "  call sites carried:        %5.1f%% of call samples\n",
 			pct(r->call_carried, r->call_samples));
 	fprintf(fp, "  dropped (no place in new): %5.1f%% of samples\n", pct(r->dropped, r->samples));
+	if (r->funcs_kept)
+		fprintf(fp, "  kept as it is (unsure):    %5.1f%% of samples, %zu functions\n", pct(r->kept, r->samples),
+			r->funcs_kept);
 	fprintf(fp, "carried: %.1f%% of samples (as it is: %.1f%%)\n", pct(r->carried, r->samples),
 		pct(b->matched, b->samples));
 }

@@ -45,15 +45,26 @@ struct stale_build {
 	struct spgo_kmap name_guid; /* name pointer -> guid (a cache) */
 	/* line builds: (guid, loc) -> the classes (bit 1 << SPGO_INSN_*) of
 	 * the instructions whose innermost frame is there: a signature for
-	 * aligning locations that hold no call (spgo carry) */
+	 * aligning locations that hold no call (spgo carry); probe builds:
+	 * (guid, loc) -> the block hash of the probe (blocks.c; odd, or
+	 * STALE_NO_SIG) */
 	struct spgo_kmap sigs;
+	struct spgo_kmap wsigs; /* probe builds: (guid, loc) -> its block's code hash */
+	struct spgo_kmap blocks; /* probe builds: (guid, loc) -> its block's address */
 };
+
+/* A probe whose block has no signature (blocks.c). */
+#define STALE_NO_SIG 2
 
 /* Open path and model it for a probe (probe = 1) or line profile (gcc: a
  * gcov profile, keyed on raw discriminators); role ("new", "old") names
  * the binary in errors.  0, or -1 with spgo_error set. */
 int stale_build_open(struct stale_build *b, const char *path, int probe, int gcc, const char *role);
 void stale_build_close(struct stale_build *b);
+
+/* Probe builds: the block signatures of every probe with an address
+ * (sigs, wsigs), see blocks.c. */
+void stale_probe_block_sigs(struct stale_build *b);
 
 /* The build's function of guid, or NULL. */
 const struct stale_fn *stale_build_fn(const struct stale_build *b, uint64_t guid);
@@ -107,14 +118,18 @@ static inline uint64_t stale_loc(uint32_t line, uint32_t disc)
 
 /* ---- aligning the locations of one function (align.c) ------------------- */
 
-/* How a location was placed (which figure of spgo_carry_report). */
-enum { HOW_SAME, HOW_ANCHOR, HOW_ROW, HOW_SHIFT };
+/* How a location was placed (which figure of spgo_carry_report), surest
+ * first. */
+enum { HOW_SAME, HOW_ANCHOR, HOW_HASH, HOW_ROW, HOW_SHIFT };
 
 /* A location of one function in one build, in location order. */
 struct loc_row {
 	uint64_t loc;
 	uint64_t anchor; /* hash of the callees of its sites, 0: no site */
-	uint64_t sig;    /* instruction signature (stale_build.sigs), line builds */
+	uint64_t sig;    /* instruction signature (stale_build.sigs); probe
+			  * builds: the block hash */
+	uint64_t wsig;   /* probe builds: the block's own code hash, 0: none */
+	uint64_t blk;    /* probe builds: the block's address, 0: none */
 };
 
 /* A pair of the alignment: OLD location -> NEW location. */
@@ -128,22 +143,28 @@ struct loc_pair {
  * NEW ones. */
 struct fn_map {
 	VEC(struct loc_pair) pairs;
+	/* probe maps: OLD probes no NEW probe takes, whose block of OLD
+	 * another one carries (its samples are that one's): from and how,
+	 * sorted by from; counted carried, not written */
+	VEC(struct loc_pair) shadows;
 };
 
 /* Above this many cells (n x m) an alignment is not tried. */
 #define STALE_MAX_LCS_CELLS (1u << 24)
 
+/* What stale_lcs() pairs besides anchors: rows (LCS_ROWS) or nothing. */
+enum { LCS_ROWS, LCS_ANCHORS };
+
 /* Weighted longest common subsequence of o[0..n) and w[0..m): anchors
- * pair when their callees are the same (weight 4), rows without sites
- * when anchors_only is 0 and they have the same discriminator and
+ * pair when their callees are the same (weight 4); in mode LCS_ROWS rows
+ * without sites pair when they have the same discriminator and
  * instruction signature (weight 1).  The pairs are appended to fm in
  * order. */
-void stale_lcs(const struct loc_row *o, size_t n, const struct loc_row *w, size_t m, int anchors_only,
-	       struct fn_map *fm);
+void stale_lcs(const struct loc_row *o, size_t n, const struct loc_row *w, size_t m, int mode, struct fn_map *fm);
 
-/* Probe builds: the OLD probe whose samples each NEW probe takes, as
- * clang's -salvage-stale-profile finds it (see align.c); appended to fm
- * and sorted by OLD location. */
-void stale_align_probes(const struct loc_row *o, size_t n, const struct loc_row *w, size_t m, struct fn_map *fm);
+/* Probe builds: the OLD probe whose samples each NEW probe takes, by the
+ * block signatures and call anchors (see align.c); appended to fm and
+ * sorted by OLD location, the shadows to fm->shadows. */
+void stale_align_blocks(const struct loc_row *o, size_t n, const struct loc_row *w, size_t m, struct fn_map *fm);
 
 #endif
