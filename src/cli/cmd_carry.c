@@ -30,7 +30,8 @@ static void usage(FILE *fp)
 		    "                    (default 90)\n"
 		    "  --min-confidence PCT  probe profiles: keep a function whose checksum\n"
 		    "                    changed as it is (clang drops it) when less than PCT%%\n"
-		    "                    of its samples are placed by its code (default 0)\n%s",
+		    "                    of its samples are placed by its code (default 25;\n"
+		    "                    0: carry every function)\n%s",
 		cli_write_help);
 }
 
@@ -49,7 +50,7 @@ static const struct cli_cmd cmd = {.name = "carry", .usage = usage, .opts = opts
 
 int cmd_carry(int argc, char **argv)
 {
-	struct spgo_carry_opts o = {.format = SPGO_FMT_UNKNOWN};
+	struct spgo_carry_opts o = {.format = SPGO_FMT_UNKNOWN, .min_confidence = SPGO_CARRY_MIN_CONFIDENCE};
 	struct spgo_write_opts wo = {0};
 	enum spgo_format fmt = SPGO_FMT_UNKNOWN;
 	double threshold = 90;
