@@ -47,6 +47,27 @@ static void block_span(const struct gen *g, const struct spgo_cfg_block *blk, si
 	*hi = i;
 }
 
+/* Where a block's inferred count starts: a sampled block's ranges start
+ * where code was entered, so straight-line code before its first counted
+ * instruction (the padding in front of a computed goto's target, which
+ * the CFG does not know) was not entered through, and keeps its 0.  A
+ * branch or call in that stretch ends a sub-range of its own, sampled
+ * apart (a rare block's two halves around a call): the block's count. */
+static size_t counted_from(const struct gen *g, const struct spgo_cfg_block *blk, size_t lo, size_t hi)
+{
+	if (!blk->weight || blk->weight == SPGO_WEIGHT_UNKNOWN)
+		return lo;
+	size_t f = lo;
+	while (f < hi && !g->count[f])
+		f++;
+	if (f == hi)
+		return lo;
+	for (size_t i = lo; i < f; i++)
+		if (g->insns[i].cls != SPGO_INSN_OTHER)
+			return lo;
+	return f;
+}
+
 static void infer_function(struct gen *g, uint64_t entry, enum spgo_algo algo)
 {
 	struct spgo_cfg cfg;
@@ -91,6 +112,7 @@ static void infer_function(struct gen *g, uint64_t entry, enum spgo_algo algo)
 	for (size_t b = 0; b < cfg.nblocks; b++) {
 		size_t lo, hi;
 		block_span(g, &cfg.blocks[b], &lo, &hi);
+		lo = counted_from(g, &cfg.blocks[b], lo, hi);
 		for (size_t i = lo; i < hi; i++) {
 			g->st->insns_counted += cfg.blocks[b].count && !g->count[i];
 			g->count[i] = cfg.blocks[b].count;
