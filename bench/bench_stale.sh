@@ -432,8 +432,16 @@ salvage_note() {
   echo "training input stands for another (the suite's lua5.4 TRAIN does not carry to"
   echo "its TIME: bench/pgo/findings.md)."
   echo
-  echo "**The machine was loaded by other work during this run** (2 cores shared by several"
-  echo "engineers; 1-minute load average after each timed round: $(for n in "${tprogs[@]}"; do
+  # (loaded: a 1-minute load average above 1.5 after some round; the timed
+  # run itself keeps one core busy)
+  loaded=$(for n in "${tprogs[@]}"; do cat "$W/$n/times/load" 2>/dev/null; done | awk '$1 > 1.5 { l = 1 } END { print l + 0 }')
+  if [ "$loaded" = 1 ]; then
+    echo "**The machine was loaded by other work during this run** (2 cores shared by several"
+    echo -n "engineers; "
+  else
+    echo -n "**Nothing else ran during this run** ("
+  fi
+  echo "1-minute load average after each timed round: $(for n in "${tprogs[@]}"; do
     echo "$n $(sort -n "$W/$n/times/load" 2>/dev/null | awk '{ v[NR] = $1 } END { if (NR) printf "min %s, median %s, max %s", v[1], v[int((NR + 1) / 2)], v[NR]; else printf "n/a" }')"
   done | paste -sd ';' | sed 's/;/; /g')): a speedup inside the"
   echo "noise band is not a measured effect, and the table paired by round is the one"
