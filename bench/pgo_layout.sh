@@ -116,12 +116,13 @@ layout_pairs() {  # the paired-ratio table: "BASE:VARIANT ..."
 layout_report() {
   echo "# Layout on top of sample PGO: Propeller, BOLT, function order (#29)"
   echo
-  echo "$(date -u +%Y-%m-%d), \`PGO_REPORT=layout PGO_TIMES=layout PGO_VARIANTS=$PGO_VARIANTS make bench BENCH=pgo\`"
+  echo "$(date -u +%Y-%m-%d), \`PGO_REPORT=layout PGO_TIMES=$TD PGO_VARIANTS=$PGO_VARIANTS make bench BENCH=pgo\`"
   echo "(bench/bench_pgo.sh with bench/pgo_layout.sh; programs in bench/pgo/).  User CPU"
-  echo "time of the TIME run, $nruns interleaved rounds (variant order rotated each round; each"
+  echo "time of the TIME run, interleaved rounds (REPEATS=$nruns in the last run; each table"
+  echo "gives its number of runs; variant order rotated each round; each"
   echo "run a fresh copy of the binary under one path).  Load average at the start"
-  echo "of the timing $load0, at the end $(cut -d' ' -f1-3 /proc/loadavg): other engineers"
-  echo "were compiling on this 2-core machine during the runs."
+  echo "of the timing $load0, at the end $(cut -d' ' -f1-3 /proc/loadavg); the findings"
+  echo "say what else ran."
   echo
   echo "Variants (bench/pgo_layout.sh): c-O2 clang-19 -O2; c-lbr sample PGO (spgo's emulated-LBR"
   echo "AutoFDO profile) with the default linker; c-lay the same profile built for layout"
