@@ -669,13 +669,7 @@ fi
   fi
   echo "## Errors"
   echo
-  any=0
-  for n in "${progs[@]}"; do
-    if [ -s "$W/$n/log/errors" ]; then
-      any=1; sed "s|$SRCROOT/||g; s|$W/||g; s|$BENCH_WORK/||g; s|$SPGO_SRC/||g; s/^/- $n: /" "$W/$n/log/errors"
-    fi
-  done
-  [ "$any" = 0 ] && echo "None."
+  pgo_errors "${progs[@]}"
 } > "$out.tmp"
 mv "$out.tmp" "$out"
 cat "$out"

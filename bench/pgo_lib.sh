@@ -45,3 +45,15 @@ pgo_corpus() {  # train|time FILE
   fi
   cp "$c" "$2"
 }
+
+# pgo_errors PROG...: the build and profile errors of each program's run
+# (W/PROG/log/errors) as a list, work paths made relative; "None." if none.
+pgo_errors() {
+  local any=0 n
+  for n in "$@"; do
+    if [ -s "$W/$n/log/errors" ]; then
+      any=1; sed "s|$SRCROOT/||g; s|$W/||g; s|$BENCH_WORK/||g; s|$SPGO_SRC/||g; s/^/- $n: /" "$W/$n/log/errors"
+    fi
+  done
+  [ "$any" = 0 ] && echo "None."
+}

@@ -249,11 +249,5 @@ sources_report() {
   if [ -s "$here/sources-findings.md" ]; then cat "$here/sources-findings.md"; echo; fi
   echo "### Errors"
   echo
-  local any=0
-  for n in "${progs[@]}"; do
-    if [ -s "$W/$n/log/errors" ]; then
-      any=1; sed "s|$SRCROOT/||g; s|$W/||g; s|$BENCH_WORK/||g; s|$SPGO_SRC/||g; s/^/- $n: /" "$W/$n/log/errors"
-    fi
-  done
-  [ "$any" = 0 ] && echo "None."
+  pgo_errors "${progs[@]}"
 }
