@@ -142,14 +142,9 @@ static void lcs_earliest(const struct loc_row *o, size_t n, const struct loc_row
 /* The index of the first row at or after loc in r[lo..hi) (hi: none). */
 static size_t find_row(const struct loc_row *r, size_t lo, size_t hi, uint64_t loc)
 {
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (r[mid].loc < loc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	size_t k;
+	SPGO_LOWER_BOUND(k, r + lo, hi - lo, loc, loc);
+	return lo + k;
 }
 
 #define MAX_GAP_DEPTH 16
