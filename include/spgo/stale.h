@@ -154,7 +154,10 @@ void spgo_stale_report_free(struct spgo_stale_report *r);
  * aligned as clang's -salvage-stale-profile would read it (call anchors
  * paired by LCS between OLD's and NEW's probes, the other probes moved by
  * the nearer paired anchor's delta; src/stale/align.c) and written under
- * NEW's checksum; renamed functions take NEW's name.  Context-sensitive
+ * NEW's checksum; renamed functions take NEW's name; the probes it places
+ * by no code (none, or a delta) then take the counts profile inference
+ * (profi) gives them on the function's CFG in NEW from the others (see
+ * src/stale/flow.c).  Context-sensitive
  * profiles: each context's caller frames have their call sites carried
  * through their own function's map, the leaf's samples through its own.
  * The output is written atomically (spgo_profile_write()).
@@ -175,6 +178,19 @@ struct spgo_carry_opts {
 	 * stale profile.  0: every function carried.  SPGO_CARRY_MIN_CONFIDENCE
 	 * is spgo carry's default. */
 	double min_confidence;
+	/* probe profiles: leave the probes the matching places by no code (or
+	 * by a delta) as it leaves them, with no count or a guessed one,
+	 * instead of inferring their counts on NEW's CFG (profi; see
+	 * src/stale/flow.c) */
+	int no_infer;
+};
+
+/* Probe profiles: what inference on NEW's CFG filled in (src/stale/flow.c). */
+struct spgo_carry_inferred {
+	size_t funcs;     /* functions with a probe count inferred */
+	size_t probes;    /* probes whose count was inferred */
+	size_t changed;   /* of which given a count other than the matching's */
+	uint64_t samples; /* the inferred counts' sum */
 };
 
 struct spgo_carry_report {
@@ -194,6 +210,7 @@ struct spgo_carry_report {
 	uint64_t call_samples, call_carried; /* call targets; at a call site of NEW */
 	size_t funcs_aligned, funcs_renamed, funcs_kept;
 	size_t contexts, contexts_dropped; /* CS profiles: contexts written, dropped */
+	struct spgo_carry_inferred inferred;
 };
 
 /* Carry the profile: 0, the output written and *r filled (free it with

@@ -15,7 +15,7 @@
 static void usage(FILE *fp)
 {
 	fprintf(fp, "usage: spgo carry --profile P --old-binary OLD --binary NEW -o P2\n"
-		    "                  [--threshold PCT] [--min-confidence PCT]\n"
+		    "                  [--threshold PCT] [--min-confidence PCT] [--no-infer]\n"
 		    "                  [--format text|extbinary|gcov] [options]\n"
 		    "Rewrites profile P, collected on build OLD, for build NEW: each function's\n"
 		    "line locations aligned between OLD and NEW (call and inline anchors, then\n"
@@ -23,7 +23,9 @@ static void usage(FILE *fp)
 		    "inlinees moved, renamed functions renamed, what has no place in NEW\n"
 		    "dropped.  Probe profiles: a function whose CFG checksum changed has its\n"
 		    "probes matched by their code (call anchors and block hashes of OLD and\n"
-		    "NEW, the rest by the nearer pair's delta) and takes NEW's checksum.\n"
+		    "NEW, the rest by the nearer pair's delta) and takes NEW's checksum;\n"
+		    "the probes its code places by no match (none, or a delta) then take\n"
+		    "the counts profile inference (profi) gives them on NEW's CFG.\n"
 		    "CS profiles: every context frame carried.  The report gives spgo\n"
 		    "stale's figures before and what was carried and how.\n"
 		    "  --threshold PCT   warn when less than PCT%% of samples are carried\n"
@@ -31,17 +33,20 @@ static void usage(FILE *fp)
 		    "  --min-confidence PCT  probe profiles: keep a function whose checksum\n"
 		    "                    changed as it is (clang drops it) when less than PCT%%\n"
 		    "                    of its samples are placed by its code (default 25;\n"
-		    "                    0: carry every function)\n%s",
+		    "                    0: carry every function)\n"
+		    "  --no-infer        probe profiles: no inference on NEW's CFG (the\n"
+		    "                    probes matched by no code keep a delta's guess)\n%s",
 		cli_write_help);
 }
 
-enum { O_PROFILE = CLI_LONG + 100, O_BINARY, O_OLD, O_THRESHOLD, O_CONFIDENCE };
+enum { O_PROFILE = CLI_LONG + 100, O_BINARY, O_OLD, O_THRESHOLD, O_CONFIDENCE, O_NO_INFER };
 static const struct cli_opt opts[] = {
 	CLI_VAL("profile", O_PROFILE),
 	CLI_VAL("binary", O_BINARY),
 	CLI_VAL("old-binary", O_OLD),
 	CLI_VAL("threshold", O_THRESHOLD),
 	CLI_VAL("min-confidence", O_CONFIDENCE),
+	CLI_FLAG("no-infer", O_NO_INFER),
 	CLI_VAL("o", 'o'), CLI_VAL("output", 'o'),
 	CLI_WRITE_OPTS,
 	{0},
@@ -72,6 +77,7 @@ int cmd_carry(int argc, char **argv)
 			if (cli_double(&op, -1e-12, 100, &o.min_confidence) < 0) /* (0: off) */
 				return 2;
 			break;
+		case O_NO_INFER: o.no_infer = 1; break;
 		case CLI_ARG: return cli_usage(&op, "unexpected argument '%s'", op.val);
 		default:
 			if (cli_write_take(&op, k, &fmt, &wo) < 0)

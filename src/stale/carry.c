@@ -26,7 +26,9 @@
  * NEW probe takes the samples of its OLD probe, the function NEW's
  * checksum.  An OLD probe may so land on several NEW ones; it is counted
  * once.  With min_confidence, a function placed mostly by deltas is kept
- * as it is (OLD's checksum), for clang to drop.
+ * as it is (OLD's checksum), for clang to drop.  The probes of a carried
+ * function that the map places by no code (none, or a delta) then take
+ * the counts profi infers on NEW's CFG from those it does (flow.c).
  *
  * Context-sensitive profiles: a context "a:1 @ b:2 @ c" becomes the
  * context of NEW's names with each caller frame's call site carried
@@ -58,6 +60,7 @@ struct carrier {
 	} orows, nrows;
 	struct spgo_carry_report *r;
 	double min_confidence; /* spgo_carry_opts */
+	int no_infer;          /* spgo_carry_opts */
 	int keeping;           /* in a function kept as it is (its inlinees too) */
 	char buf[32];
 	char *long_name; /* a context frame's name, when longer than buf */
@@ -448,6 +451,10 @@ static int carry_func(struct carrier *c, uint32_t f, uint32_t dst, uint64_t og, 
 	if (c->keeping)
 		d->checksum = fn->checksum;
 	carry_bodies(c, f, dst, ng, fmi == SIZE_MAX ? NULL : &c->maps.v[fmi], is_renamed);
+	/* the probes placed by no code: counts inferred on NEW's CFG (an
+	 * inlinee's blocks are its caller's: top-level functions only) */
+	if (c->probe && fmi != SIZE_MAX && !c->keeping && !c->no_infer && fn->parent == SPGO_NONE)
+		stale_infer_probes(c->nb, ng, &c->maps.v[fmi], c->out, dst, &c->r->inferred);
 	for (uint32_t k = fn->children; k != SPGO_NONE; k = spgo_fn(c->p, k)->sibling) {
 		const struct spgo_func *kf = spgo_fn(c->p, k);
 		uint64_t kog, kng, to[MAX_DESTS];
@@ -605,7 +612,8 @@ int spgo_carry(const struct spgo_carry_opts *o, struct spgo_carry_report *r)
 		return -1;
 	}
 	int rc = -1;
-	struct carrier c = {.p = p, .st = &r->before, .r = r, .min_confidence = o->min_confidence};
+	struct carrier c = {.p = p, .st = &r->before, .r = r, .min_confidence = o->min_confidence,
+			   .no_infer = o->no_infer};
 	c.probe = !!(p->flags & SPGO_PROF_PROBE);
 	c.md5 = !!(p->flags & SPGO_PROF_MD5);
 	r->probe = c.probe;

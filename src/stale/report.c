@@ -167,6 +167,9 @@ void spgo_carry_print(const struct spgo_carry_report *r, FILE *fp)
 		fprintf(fp, "  call sites carried:        %5.1f%% of call samples\n",
 			pct(r->call_carried, r->call_samples));
 	fprintf(fp, "  dropped (no place in new): %5.1f%% of samples\n", pct(r->dropped, r->samples));
+	if (r->probe)
+		fprintf(fp, "  inferred on the new CFG:   %zu probes in %zu functions, %" PRIu64 " samples (%zu changed)\n",
+			r->inferred.probes, r->inferred.funcs, r->inferred.samples, r->inferred.changed);
 	if (r->funcs_kept)
 		fprintf(fp, "  kept as it is (unsure):    %5.1f%% of samples, %zu functions\n", pct(r->kept, r->samples),
 			r->funcs_kept);

@@ -167,4 +167,15 @@ void stale_lcs(const struct loc_row *o, size_t n, const struct loc_row *w, size_
  * sorted by OLD location, the shadows to fm->shadows. */
 void stale_align_blocks(const struct loc_row *o, size_t n, const struct loc_row *w, size_t m, struct fn_map *fm);
 
+
+/* ---- counts inferred on NEW's CFG (flow.c) ------------------------------------ */
+
+struct spgo_profile;
+/* Probe profiles: the probes of NEW function ng that map fm places by no
+ * code (unpaired, or by a delta) get the counts profi infers on ng's CFG
+ * in NEW from those it places by code (their counts in out's function
+ * dst, as carried); written into dst, counted in st. */
+void stale_infer_probes(struct stale_build *nb, uint64_t ng, const struct fn_map *fm, struct spgo_profile *out,
+			uint32_t dst, struct spgo_carry_inferred *st);
+
 #endif

@@ -1,0 +1,274 @@
+/*
+ * The counts a carried probe profile's matching leaves open, inferred on
+ * NEW's CFG (spgo carry, stale_impl.h): the last step of BOLT's stale
+ * matching (Ayupov, Panchenko, Pupyrev, CC 2024), which runs profile
+ * inference on the new build's CFG with the matched blocks' counts as
+ * inputs and the unmatched blocks free, so that the profile is a flow.
+ *
+ * For one function whose CFG checksum changed: its CFG in NEW
+ * (spgo_cfg_from_binary(), split parts and jump tables included); each
+ * block holding a probe of the function's own code (top level) that the
+ * map places by its code (the same probe, a call anchor, a block hash or
+ * code: HOW_ROW or surer) weighs what that probe carried (the most of
+ * several); a block holding only probes placed by a delta (a guess) weighs
+ * the guess, at a fifth of the cost per unit of change (GUESS_SCALE);
+ * every other block is unknown, a dangling block to profi.  Each probe
+ * not placed by code (a guess, or no place at all) then takes its block's
+ * inferred count (the sum over its blocks when the code duplicates it).
+ * The probes placed by code keep their counts as carried: they are the
+ * inputs, inference fills the rest.  A call probe whose count is inferred
+ * has its call targets scaled to the new count when the function's call
+ * probes placed by code have targets summing to their counts (a profile
+ * that records them consistently).
+ *
+ * Why the guesses weigh at all, and why without profi's floor
+ * (dec_floor_pct 0): on pcre2grep 10.42 -> 10.46, whose match() places
+ * 25% of its samples by code, the carried profile was 65.0% similar to
+ * the fresh one (spgo overlap) with the guesses as they are; with the
+ * guesses left out (unknown blocks) 58.8%, since profi sends
+ * the least flow through a loop of unknown blocks (even with the placed
+ * probes' counts taken from the fresh profile, the rest came out no better
+ * than the guesses); with the guesses weighed 75.2%: the delta rule is
+ * mostly right, and where it is not (a block guessed 0 in a hot loop) the
+ * flow says so.  profi's floor (a count kept above 40% of its weight,
+ * for sampling noise) keeps wrong guesses too: 63.0% with it.
+ *
+ * A probe with a copy in several blocks gives no weight (how its samples
+ * split between them is not known); a function whose placed probes carry
+ * no samples, or whose CFG cannot be built, is left as the matching left
+ * it, and so is one whose inferred flow keeps under a quarter of the
+ * carried weight (profi dropping an island of it).  An inlinee's probes
+ * are left as they are: its blocks are known only in its caller's CFG.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "spgo/infer.h"
+#include "spgo/probe.h"
+#include "spgo/profile.h"
+#include "stale/stale_impl.h"
+
+/* The cost scale of a block weighed by a guess (a delta's): a fifth of a
+ * match's.  On pcre2grep 10.42 -> 10.46 (match()), the carried profile's
+ * similarity to the fresh one was 72.0% at 1, 73.6% at 0.5, 75.2% at 0.2
+ * and 0.1, 72.8% at 0.05. */
+#define GUESS_SCALE 0.2
+
+/* A probe of the function in a block of its CFG. */
+struct pin {
+	uint64_t loc;
+	uint32_t blk;
+};
+
+static int cmp_pin(const void *pa, const void *pb)
+{
+	const struct pin *a = pa, *b = pb;
+	if (a->loc != b->loc)
+		return a->loc < b->loc ? -1 : 1;
+	return a->blk < b->blk ? -1 : a->blk > b->blk;
+}
+
+/* The top-level probes of guid in the blocks of cfg, sorted by (loc, block),
+ * one per (loc, block). */
+static void probes_in(struct spgo_binary *bin, const struct spgo_cfg *cfg, uint64_t guid, struct pin **out,
+		      size_t *nout)
+{
+	size_t np, nn;
+	const struct spgo_probe *p = spgo_binary_probes(bin, &np);
+	const struct spgo_probe_node *nodes = spgo_binary_probe_nodes(bin, &nn);
+	VEC(struct pin) v = {0};
+	for (uint32_t b = 0; b < cfg->nblocks; b++) {
+		const struct spgo_cfg_block *bk = &cfg->blocks[b];
+		size_t i;
+		SPGO_LOWER_BOUND(i, p, np, addr, bk->addr);
+		for (; i < np && p[i].addr < bk->addr + bk->size; i++)
+			if (p[i].guid == guid && p[i].node < nn && nodes[p[i].node].parent < 0) {
+				struct pin x = {stale_loc(p[i].index, p[i].discriminator), b};
+				VEC_PUSH(&v, x);
+			}
+	}
+	spgo_sort(v.v, v.n, sizeof *v.v, cmp_pin);
+	size_t k = 0;
+	for (size_t i = 0; i < v.n; i++)
+		if (!k || v.v[i].loc != v.v[k - 1].loc || v.v[i].blk != v.v[k - 1].blk)
+			v.v[k++] = v.v[i];
+	*out = v.v;
+	*nout = k;
+}
+
+/* The body records of profile function f: (loc) -> record index + 1. */
+static void body_index(const struct spgo_profile *p, uint32_t f, struct spgo_kmap *m)
+{
+	for (uint32_t b = p->funcs.v[f].bodies; b != SPGO_NONE; b = p->bodies.v[b].next) {
+		uint64_t loc = stale_loc(p->bodies.v[b].line, p->bodies.v[b].disc);
+		*spgo_kmap_upsert(m, &loc) = (uint64_t)b + 1;
+	}
+}
+
+static uint64_t target_sum(const struct spgo_profile *p, uint32_t body)
+{
+	uint64_t s = 0;
+	for (uint32_t t = p->bodies.v[body].targets; t != SPGO_NONE; t = p->targets.v[t].next)
+		s += p->targets.v[t].count;
+	return s;
+}
+
+/* Do the call probes of the function placed by code (sure[]) with targets
+ * have targets summing to their counts (at least one such probe)? */
+static int targets_consistent(const struct spgo_profile *p, const struct spgo_kmap *bodies, const struct pin *pin,
+			      size_t n, const char *sure)
+{
+	size_t seen = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!sure[i] || (i && pin[i].loc == pin[i - 1].loc))
+			continue;
+		const uint64_t *v = spgo_kmap_find(bodies, &pin[i].loc);
+		if (!v || p->bodies.v[*v - 1].targets == SPGO_NONE)
+			continue;
+		if (target_sum(p, (uint32_t)(*v - 1)) != p->bodies.v[*v - 1].count)
+			return 0;
+		seen++;
+	}
+	return seen > 0;
+}
+
+/* Scale the targets of body record b from their sum to count. */
+static void scale_targets(struct spgo_profile *p, uint32_t b, uint64_t count)
+{
+	uint64_t sum = target_sum(p, b);
+	if (!sum)
+		return;
+	for (uint32_t t = p->bodies.v[b].targets; t != SPGO_NONE; t = p->targets.v[t].next) {
+		struct spgo_target *tg = &p->targets.v[t];
+		tg->count = (uint64_t)((double)tg->count * (double)count / (double)sum + 0.5);
+	}
+}
+
+/* Infer on cfg: 0, or -1 when the flow keeps under a quarter of the weight. */
+static int infer(struct spgo_cfg *cfg)
+{
+	uint64_t wsum = 0, fsum = 0;
+	for (size_t b = 0; b < cfg->nblocks; b++)
+		if (cfg->blocks[b].weight != SPGO_WEIGHT_UNKNOWN)
+			wsum += cfg->blocks[b].weight;
+	if (!wsum)
+		return -1;
+	struct spgo_infer_opts o;
+	spgo_infer_defaults(&o, SPGO_ALGO_PROFI);
+	o.dec_floor_pct = 0; /* (see the top of the file) */
+	spgo_cfg_static_probs(cfg);
+	spgo_infer(cfg, &o);
+	for (size_t b = 0; b < cfg->nblocks; b++)
+		if (cfg->blocks[b].weight != SPGO_WEIGHT_UNKNOWN)
+			fsum += cfg->blocks[b].count;
+	return fsum >= wsum / 4 ? 0 : -1;
+}
+
+/* The probes of one function in its CFG, with what the matching gave them. */
+struct fprobes {
+	struct pin *pin;
+	size_t n;
+	char *sure;       /* per pin: placed by code (HOW_ROW or surer) */
+	char *guessed;    /* per pin: placed by a delta (or a neighbour) */
+	size_t *copies;   /* at a probe's first pin: its blocks */
+	struct spgo_kmap bodies; /* loc -> body record of the function + 1 */
+};
+
+/* The block weights of cfg: a sure probe's count (cost scale 1), else a
+ * guessed probe's (GUESS_SCALE); the most of several; unknown if none. */
+static void weigh(struct spgo_cfg *cfg, const struct fprobes *fp, const struct spgo_profile *out)
+{
+	char *held = xcalloc(cfg->nblocks ? cfg->nblocks : 1, 1); /* a sure probe's block */
+	for (size_t b = 0; b < cfg->nblocks; b++)
+		cfg->blocks[b].weight = SPGO_WEIGHT_UNKNOWN;
+	for (int pass = 0; pass < 2; pass++) /* the sure probes, then the guesses */
+		for (size_t i = 0; i < fp->n; i++) {
+			size_t first = i;
+			while (first && fp->pin[first - 1].loc == fp->pin[i].loc)
+				first--;
+			const uint64_t *v = spgo_kmap_find(&fp->bodies, &fp->pin[i].loc);
+			if (fp->copies[first] != 1 || !(pass ? fp->guessed[i] && v : fp->sure[i]))
+				continue;
+			uint32_t b = fp->pin[i].blk;
+			if (pass && held[b])
+				continue;
+			held[b] |= !pass;
+			uint64_t c = v ? out->bodies.v[*v - 1].count : 0;
+			struct spgo_cfg_block *bk = &cfg->blocks[b];
+			if (bk->weight == SPGO_WEIGHT_UNKNOWN || c > bk->weight)
+				bk->weight = c;
+			bk->cost_scale = pass ? GUESS_SCALE : 1;
+		}
+	free(held);
+}
+
+/* Write the inferred counts of the probes not placed by code into out's
+ * function dst (scale: their call targets too). */
+static void apply(const struct spgo_cfg *cfg, const struct fprobes *fp, struct spgo_profile *out, uint32_t dst,
+		  int scale, struct spgo_carry_inferred *st)
+{
+	size_t before = st->probes;
+	for (size_t i = 0, j; i < fp->n; i = j) {
+		uint64_t c = 0;
+		for (j = i; j < fp->n && fp->pin[j].loc == fp->pin[i].loc; j++)
+			c += cfg->blocks[fp->pin[j].blk].count;
+		if (fp->sure[i])
+			continue;
+		uint32_t b = spgo_body_get(out, dst, (uint32_t)(fp->pin[i].loc >> 32), (uint32_t)fp->pin[i].loc);
+		struct spgo_body *bd = &out->bodies.v[b];
+		st->changed += bd->count != c;
+		bd->count = c;
+		if (scale && bd->targets != SPGO_NONE)
+			scale_targets(out, b, c);
+		st->probes++;
+		st->samples += c;
+	}
+	st->funcs += st->probes > before;
+}
+
+void stale_infer_probes(struct stale_build *nb, uint64_t ng, const struct fn_map *fm, struct spgo_profile *out,
+			uint32_t dst, struct spgo_carry_inferred *st)
+{
+	const struct spgo_probe_desc *d = spgo_binary_probe_desc(nb->bin, ng);
+	struct spgo_cfg cfg;
+	spgo_cfg_init(&cfg);
+	if (!d || !d->start || spgo_cfg_from_binary(&cfg, nb->bin, d->start, NULL) < 0 || !cfg.nblocks) {
+		spgo_cfg_free(&cfg);
+		return;
+	}
+	struct fprobes fp = {0};
+	probes_in(nb->bin, &cfg, ng, &fp.pin, &fp.n);
+	struct spgo_kmap how; /* NEW loc -> the surest way a pair placed it + 1 */
+	spgo_kmap_init(&how, 1);
+	for (size_t i = 0; i < fm->pairs.n; i++) {
+		uint64_t *v = spgo_kmap_upsert(&how, &fm->pairs.v[i].to);
+		if (!*v || (uint64_t)fm->pairs.v[i].how + 1 < *v)
+			*v = (uint64_t)fm->pairs.v[i].how + 1;
+	}
+	spgo_kmap_init(&fp.bodies, 1);
+	body_index(out, dst, &fp.bodies);
+	fp.sure = xcalloc(fp.n ? fp.n : 1, 1);
+	fp.guessed = xcalloc(fp.n ? fp.n : 1, 1);
+	fp.copies = xcalloc(fp.n ? fp.n : 1, sizeof *fp.copies);
+	for (size_t i = 0, j; i < fp.n; i = j) {
+		for (j = i; j < fp.n && fp.pin[j].loc == fp.pin[i].loc;)
+			j++;
+		const uint64_t *h = spgo_kmap_find(&how, &fp.pin[i].loc);
+		for (size_t k = i; k < j; k++) {
+			fp.sure[k] = h && *h - 1 <= HOW_ROW;
+			fp.guessed[k] = h && *h - 1 > HOW_ROW;
+		}
+		fp.copies[i] = j - i;
+	}
+	weigh(&cfg, &fp, out);
+	int scale = targets_consistent(out, &fp.bodies, fp.pin, fp.n, fp.sure);
+	if (fp.n && infer(&cfg) == 0)
+		apply(&cfg, &fp, out, dst, scale, st);
+	free(fp.sure);
+	free(fp.guessed);
+	free(fp.copies);
+	free(fp.pin);
+	spgo_kmap_free(&how);
+	spgo_kmap_free(&fp.bodies);
+	spgo_cfg_free(&cfg);
+}
