@@ -28,6 +28,27 @@
 #             linked with -Wl,-T,ORDER.ld
 LAYOUT_VARIANTS="c-lay c-prop c-bolt c-ord g-fs g-ord"
 
+# The layout profiles of c-lay's capture that are wanted: one spgo gen
+# writes them all (each -o takes the --format before it; the files are
+# the same bytes as one gen per format).  Stale also when spgo is newer
+# (a fixed profile writer), but a file whose bytes did not change keeps
+# its date, so the variant built from it is not rebuilt.
+layout_profiles() {  # in prepare_layout
+  local outs=() f new="$prof/layout.new"
+  wanted c-prop && stale "$prof/c-lay.prop" "$prof/c.lay.data" "$SPGO" && outs+=(--format propeller -o "$new/c-lay.prop")
+  wanted c-bolt && stale "$prof/c-lay.fdata" "$prof/c.lay.data" "$SPGO" && outs+=(--format bolt -o "$new/c-lay.fdata")
+  wanted c-ord && stale "$prof/c-lay.order" "$prof/c.lay.data" "$SPGO" && outs+=(--format order -o "$new/c-lay.order")
+  [ ${#outs[@]} -gt 0 ] || return 0
+  rm -rf "$new"; mkdir -p "$new"
+  if gen "$new/${outs[3]##*/}" "$SPGO" gen --binary "$bin/c-lay" --perf-data "$prof/c.lay.data" "${outs[@]}"; then
+    for f in "$new"/*; do cmp -s "$f" "$prof/${f##*/}" || mv -f "$f" "$prof/${f##*/}"; done
+    for ((f = 7; f < ${#outs[@]}; f += 4)); do  # (the report reads one log per profile)
+      cp "$pd/log/${outs[3]##*/}.log" "$pd/log/${outs[f]##*/}.log"
+    done
+  fi
+  rm -rf "$new"
+}
+
 prepare_layout() {  # in prepare_program: uses build, train, gen, err, bin, prof
   local c="-O2 -g -fdebug-info-for-profiling" v
   # (not PIE: llvm-bolt-19 leaves the functions with jump tables of a PIE
@@ -42,17 +63,7 @@ prepare_layout() {  # in prepare_program: uses build, train, gen, err, bin, prof
       train "$SPGO" emulate -c "${LAYOUT_PERIOD:-2003}" -o "$prof/c.lay.data" -- "$bin/c-lay" ||
         err "spgo emulate c-lay failed: $(tail -n1 "$pd/log/train.stderr")"
     fi
-    if [ -s "$prof/c.lay.data" ]; then
-      wanted c-prop && stale "$prof/c-lay.prop" "$prof/c.lay.data" &&
-        gen "$prof/c-lay.prop" "$SPGO" gen --binary "$bin/c-lay" --perf-data "$prof/c.lay.data" \
-          --format propeller -o "$prof/c-lay.prop"
-      wanted c-bolt && stale "$prof/c-lay.fdata" "$prof/c.lay.data" &&
-        gen "$prof/c-lay.fdata" "$SPGO" gen --binary "$bin/c-lay" --perf-data "$prof/c.lay.data" \
-          --format bolt -o "$prof/c-lay.fdata"
-      wanted c-ord && stale "$prof/c-lay.order" "$prof/c.lay.data" &&
-        gen "$prof/c-lay.order" "$SPGO" gen --binary "$bin/c-lay" --perf-data "$prof/c.lay.data" \
-          --format order -o "$prof/c-lay.order"
-    fi
+    [ -s "$prof/c.lay.data" ] && layout_profiles
     # (c-ord first, with c-lay's compile flags, the map included: it only
     # adds a section; a program built by make relinks c-lay's objects)
     wanted c-ord && [ -s "$prof/c-lay.order" ] &&

@@ -164,12 +164,16 @@ const struct spgo_insn *spgo_binary_insn_at(struct spgo_binary *bin, uint64_t ad
  * it dispatches through a switch table of the forms gcc and clang emit
  * (absolute `jmp *T(,%idx,8)`, PIE-relative `lea T(%rip); movslq
  * (%base,%idx,4); add; jmp *%r`), bounded by the `cmp $N,%idx; ja` before
- * it.  Fills targets[0..min(count, max)) in table order (duplicates kept:
- * holes of the switch point at its default) and returns count, or -1 when
- * the jump is not a recognized table (a tail call through a pointer, an
- * unknown pattern, no bound found, an entry outside the function).  The
- * few instructions needed are decoded again with operand details on each
- * call; the instruction table is not changed.
+ * it; without one (the check in another block, or only an `and $2^k-1`
+ * mask over a shorter table) by the table's contents, as BOLT reads it:
+ * entries while each is an instruction of the function, up to the next
+ * table another indirect jump of the function reads.  Fills
+ * targets[0..min(count, max)) in table order (duplicates kept: holes of
+ * the switch point at its default) and returns count, or -1 when the jump
+ * is not a recognized table (a tail call through a pointer, an unknown
+ * pattern, an entry outside the function).  The few instructions needed
+ * are decoded again with operand details on each call; the instruction
+ * table is not changed.
  */
 int spgo_binary_jump_table(struct spgo_binary *bin, uint64_t insn_addr, uint64_t *targets, size_t max);
 

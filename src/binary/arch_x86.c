@@ -218,8 +218,10 @@ static int same_mem(const x86_op_mem *a, const x86_op_mem *b)
  * window, or 0 if none is found.  The index may have been copied from
  * another register or loaded from memory (`cmpb $N,M; ja; movzbl M,%idx`).
  */
-static uint64_t find_bound(struct spgo_binary *bin, const uint64_t *addrs, size_t k0, size_t n, int idx)
+static uint64_t find_bound(struct spgo_binary *bin, const uint64_t *addrs, size_t k0, size_t n, int idx,
+			   int *masked)
 {
+	*masked = 0;
 	x86_op_mem mem = {0}; /* tracked memory operand, when idx < 0 */
 	for (size_t k = k0; k < n; k++) {
 		const cs_insn *in = spgo_cf_decode(bin, addrs[k]);
@@ -269,8 +271,10 @@ static uint64_t find_bound(struct spgo_binary *bin, const uint64_t *addrs, size_
 			continue;
 		}
 		if (in->id == X86_INS_AND && match && o1 && o1->type == X86_OP_IMM && o1->imm >= 0 &&
-		    o1->imm < MAX_ENTRIES && ((o1->imm + 1) & o1->imm) == 0)
-			return (uint64_t)o1->imm + 1; /* idx & (2^k - 1) */
+		    o1->imm < MAX_ENTRIES && ((o1->imm + 1) & o1->imm) == 0) {
+			*masked = 1; /* idx & (2^k - 1): at most, the table may be shorter */
+			return (uint64_t)o1->imm + 1;
+		}
 		return 0;
 	}
 	return 0;
@@ -340,34 +344,93 @@ static int find_table_load(struct spgo_binary *bin, const uint64_t *addrs, size_
 	return -1;
 }
 
-static int x86_jump_table(struct spgo_binary *bin, const struct spgo_insn *jmp, uint64_t *targets, size_t max)
+/* The table an indirect jump reads (absolute `jmp *T(,%i,8)` or through a
+ * register loaded from one), or 0; *relative for 4-byte offsets. */
+static uint64_t table_of(struct spgo_binary *bin, const struct spgo_insn *jmp, int *relative, int *idx, size_t *k0)
 {
-	uint64_t insn_addr = jmp->addr;
-	const struct spgo_function *fn = spgo_binary_function_at(bin, insn_addr);
-	uint64_t lo = fn ? fn->start : 0;
-	long root = spgo_cf_root_of(bin, insn_addr);
-	uint64_t addrs[SPGO_CF_WINDOW];
-	size_t n = spgo_cf_window(bin, (size_t)(jmp - bin->insns.v), lo, addrs);
-
-	const cs_insn *in = spgo_cf_decode(bin, insn_addr);
-	if (!in)
-		return -1;
-	const cs_x86_op *o = op(in, 0);
-	uint64_t table = 0;
-	int idx = 0, relative = 0;
-	size_t k0 = 0; /* where in the window the index is last used */
+	const struct spgo_function *fn = spgo_binary_function_at(bin, jmp->addr);
+	uint64_t addrs[SPGO_CF_WINDOW], table = 0;
+	size_t n = spgo_cf_window(bin, (size_t)(jmp - bin->insns.v), fn ? fn->start : 0, addrs);
+	const cs_insn *in = spgo_cf_decode(bin, jmp->addr);
+	const cs_x86_op *o = in ? op(in, 0) : NULL;
+	*relative = 0, *idx = 0, *k0 = 0;
 	if (o && o->type == X86_OP_MEM && o->mem.base == X86_REG_INVALID && o->mem.scale == 8 &&
 	    family(o->mem.index)) {
-		table = (uint64_t)o->mem.disp;
-		idx = family(o->mem.index);
-	} else if (is_reg(o) && family(o->reg)) {
-		if (find_table_load(bin, addrs, n, family(o->reg), &table, &idx, &relative, &k0) < 0 || !table)
-			return -1;
-	} else {
-		return -1;
+		*idx = family(o->mem.index);
+		return (uint64_t)o->mem.disp;
 	}
+	if (is_reg(o) && family(o->reg) &&
+	    find_table_load(bin, addrs, n, family(o->reg), &table, idx, relative, k0) == 0)
+		return table;
+	return 0;
+}
+
+/*
+ * The entries of a table whose bound check is not in the straight-line
+ * code before the jump (clang moves `cmp; ja` into a block of its own that
+ * jumps to the dispatch): as BOLT reads a table, entries while each is an
+ * instruction of the jump's function, up to the next table another
+ * indirect jump of that function reads.  0 if there is none.
+ */
+static uint64_t bound_by_contents(struct spgo_binary *bin, const struct spgo_insn *jmp, uint64_t table,
+				  int relative)
+{
+	const struct spgo_function *fn = spgo_binary_function_at(bin, jmp->addr);
+	if (!fn)
+		return 0;
+	long root = spgo_cf_root_of(bin, jmp->addr);
+	size_t ni, esize = relative ? 4 : 8;
+	const struct spgo_insn *insns = spgo_binary_insns(bin, &ni);
+	uint64_t limit = table + MAX_ENTRIES * esize;
+	size_t i = (size_t)(jmp - insns);
+	while (i > 0 && insns[i - 1].addr >= fn->start)
+		i--;
+	for (; i < ni && insns[i].addr < fn->end; i++) {
+		int rel, ix;
+		size_t k0;
+		uint64_t t;
+		if (insns[i].cls == SPGO_INSN_INDIRECT_JUMP && &insns[i] != jmp &&
+		    (t = table_of(bin, &insns[i], &rel, &ix, &k0)) > table && t < limit)
+			limit = t;
+	}
+	uint64_t e = 0;
+	for (; table + (e + 1) * esize <= limit; e++) {
+		const uint8_t *p = spgo_vaddr_bytes(bin, table + e * esize, esize);
+		uint64_t t;
+		if (!p)
+			break;
+		if (relative) {
+			int32_t v;
+			memcpy(&v, p, 4);
+			t = table + (uint64_t)(int64_t)v;
+		} else {
+			memcpy(&t, p, 8);
+		}
+		if (!spgo_binary_insn_at(bin, t) || spgo_cf_root_of(bin, t) != root)
+			break;
+	}
+	return e;
+}
+
+static int x86_jump_table(struct spgo_binary *bin, const struct spgo_insn *jmp, uint64_t *targets, size_t max)
+{
+	const struct spgo_function *fn = spgo_binary_function_at(bin, jmp->addr);
+	long root = spgo_cf_root_of(bin, jmp->addr);
+	uint64_t addrs[SPGO_CF_WINDOW];
+	size_t n = spgo_cf_window(bin, (size_t)(jmp - bin->insns.v), fn ? fn->start : 0, addrs);
+	int idx, relative;
+	size_t k0; /* where in the window the index is last used */
+	uint64_t table = table_of(bin, jmp, &relative, &idx, &k0);
+	if (!table)
+		return -1;
 	/* The bound: searched back from the load of the table entry. */
-	uint64_t nent = find_bound(bin, addrs, k0, n, idx);
+	int mask;
+	uint64_t nent = find_bound(bin, addrs, k0, n, idx, &mask);
+	if (nent == 0 || mask) {
+		/* no check, or only a mask: the bound is the table's contents */
+		uint64_t c = bound_by_contents(bin, jmp, table, relative);
+		nent = mask && c > nent ? nent : c;
+	}
 	if (nent == 0)
 		return -1;
 	size_t esize = relative ? 4 : 8;

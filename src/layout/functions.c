@@ -13,9 +13,10 @@
  * starts at the entry, at each target of a direct branch or jump table
  * inside the function, and after each terminator; padding nops are
  * instructions (a nop between a jump and the next target is a block of its
- * own).  A function with an indirect jump spgo cannot resolve (no known
- * jump table, not a tail call) is not "simple" to BOLT either: it gets no
- * CFG, and its ranges no fall-throughs.
+ * own).  An indirect jump spgo cannot resolve (no known jump table, a
+ * tail call or not) ends its block, with no successor: perf2bolt-19 still
+ * turns the ranges of such a function into fall-throughs (its aggregator
+ * runs before llvm-bolt rejects the function's CFG), so spgo does too.
  */
 #include <elf.h>
 #include <stdlib.h>
@@ -175,9 +176,9 @@ static int table_has(struct lay *L, uint64_t addr, uint64_t target)
  * The leaders of f (sorted, unique): entry, branch and table targets, the
  * instruction after a terminator -- except a direct jump right after a
  * conditional branch, which BOLT keeps in the conditional branch's block
- * (a block may end "jcc; jmp").  0, or -1 when f is not simple.
+ * (a block may end "jcc; jmp").
  */
-static int leaders(struct lay *L, struct lay_func *f, const struct spgo_insn *insns, size_t b, size_t e,
+static void leaders(struct lay *L, struct lay_func *f, const struct spgo_insn *insns, size_t b, size_t e,
 		   uint64_t **out, size_t *nout)
 {
 	VEC(uint64_t) lead = {0};
@@ -190,10 +191,6 @@ static int leaders(struct lay *L, struct lay_func *f, const struct spgo_insn *in
 			VEC_PUSH(&lead, in->target);
 		if (in->cls == SPGO_INSN_INDIRECT_JUMP) {
 			int k = spgo_binary_jump_table(L->bin, in->addr, jt, sizeof jt / sizeof *jt);
-			if (k < 0 && !spgo_binary_is_tail_call(L->bin, in->addr)) {
-				VEC_FREE(&lead);
-				return -1;
-			}
 			for (int t = 0; t < k && (size_t)t < sizeof jt / sizeof *jt; t++)
 				VEC_PUSH(&lead, jt[t]);
 		}
@@ -212,7 +209,6 @@ static int leaders(struct lay *L, struct lay_func *f, const struct spgo_insn *in
 			lead.v[m++] = lead.v[i];
 	*out = lead.v;
 	*nout = m;
-	return 0;
 }
 
 void lay_blocks(struct lay *L, struct lay_func *f)
@@ -223,8 +219,9 @@ void lay_blocks(struct lay *L, struct lay_func *f)
 	const struct spgo_insn *insns = spgo_binary_insns(L->bin, &n);
 	size_t b = insn_from(insns, n, f->start), e = insn_from(insns, n, f->end);
 	f->simple = 0;
-	if (b == e || insns[b].addr != f->start || leaders(L, f, insns, b, e, &f->blocks, &m) < 0)
+	if (b == e || insns[b].addr != f->start)
 		return;
+	leaders(L, f, insns, b, e, &f->blocks, &m);
 	f->nblocks = (uint32_t)m;
 	f->last = xcalloc(m, sizeof *f->last);
 	f->falls = xcalloc(m, 1);

@@ -27,8 +27,8 @@ struct lay_func {
 	char *name;          /* BOLT's name: "main", "next/1", "puts@PLT" */
 	const char *symbol;  /* the ELF symbol (for a linker order), NULL for PLT */
 	uint8_t plt;
-	int8_t simple;       /* -1 not known yet; 0: an indirect jump BOLT cannot
-				follow (no CFG: its ranges give no fall-throughs) */
+	int8_t simple;       /* -1 not known yet; 0: no blocks (its first address
+				is no instruction: its ranges give no fall-throughs) */
 	uint32_t nblocks;
 	uint64_t *blocks;      /* block start addresses, ascending, [0] = start */
 	uint64_t *last;        /* the address of each block's last instruction */

@@ -8,7 +8,10 @@
 #    fdata (the B/F/f lines carry everything perf2bolt takes from perf.data);
 #  - llvm-bolt-19 given either fdata writes the same optimized binary;
 #  - IP samples (--mode ip): the no_lbr form, equal to perf2bolt -nl's;
-#  - a binary without relocations gets a warning naming -Wl,--emit-relocs.
+#  - a binary without relocations gets a warning naming -Wl,--emit-relocs;
+#  - jump tables whose bound check is not in the code before the jump
+#    (tests/data/jt_far_bound.s, clang's form in sqlite3VdbeExec and
+#    luaV_execute): the function's fall-throughs are there, as perf2bolt's.
 # perf2bolt reads `perf script -F pid,ip,brstack`, which prints the call
 # stack too when samples have one (spgo emulate records them): a `perf`
 # wrapper first on PATH adds --hide-call-graph.
@@ -72,5 +75,17 @@ clang-19 -O2 -g -fno-pie -no-pie -o minivm-norel "$SPGO_SRC/examples/minivm/mini
   true
 grep -q -- '-Wl,--emit-relocs' err.txt || bad "no warning naming -Wl,--emit-relocs for a binary without relocations"
 [ "$(grep -c . err.txt)" -le 2 ] || { cat err.txt; bad "more than the one-line warning"; }
+
+# Tables bounded by their contents: spgo once called such a function not
+# simple and wrote no fall-through of it (BOLT then laid out the hot
+# interpreter loops of speedtest1 and lua5.4 as cold).
+clang-19 -O2 -g -fno-pie -no-pie -Wl,--emit-relocs -o jt "$SPGO_SRC/tests/data/jt_far_bound.s"
+"$SPGO" emulate -c 2000 --seed 7 -o jt.data -- ./jt >/dev/null 2>err.txt || { cat err.txt; bad "spgo emulate jt"; }
+"$SPGO" gen --binary jt --perf-data jt.data --format bolt -o jt.fdata --quiet || bad "spgo gen --format bolt (jt)"
+p2b -p jt.data -o jt-pb.fdata jt
+n=$(awk '$2 == "run" && $5 == "run" && $7 == 0' jt-pb.fdata | wc -l)
+[ "$n" -gt 10 ] || bad "perf2bolt-19 wrote only $n edges inside run"
+cmp -s <(sort jt.fdata) <(sort jt-pb.fdata) && echo "far-bound jump tables: the same $n edges in run as perf2bolt-19" ||
+  { bad "far-bound jump tables: fdata differs from perf2bolt-19's:"; diff <(sort jt.fdata) <(sort jt-pb.fdata) | head; }
 [ $fail -eq 0 ] && echo "layout_bolt: ok"
 exit $fail
