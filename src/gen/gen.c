@@ -133,6 +133,12 @@ const struct spgo_function *gen_entry_at(struct gen *g, uint64_t addr)
 	 * foo's entry; foo.part.N and foo.llvm.N are. */
 	if (f->parent >= 0 && !strstr(f->symbol, ".part."))
 		return NULL; /* a split part the symbols or DWARF tie to its parent */
+	/* GCC mode: gcc's IPA clones (foo.isra.0, foo.constprop.0) are foo
+	 * entered, also beside a foo.isra.0.cold: gcc reads the profile
+	 * before making them, and create_gcov counts calls into them as
+	 * foo's head samples. */
+	if (g->o->gcc)
+		return f;
 	if (!spgo_gen_is_entry(f->symbol, f->name, parts_named(g, f)))
 		return NULL;
 	return f;

@@ -2,6 +2,8 @@
 // gcov profile of a C++ program built by g++-12.
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
+#include <string>
 struct Acc {  // a constructor and a destructor, out of line and inlined
   long v, w;
   explicit Acc(long k);
@@ -30,13 +32,25 @@ struct B {
 }
 __attribute__((noinline)) static long gen(long x) { return (x * 7) % 13; }
 __attribute__((noinline)) Acc *make(long k) { return new Acc(k); }
+struct Big { long a, b, c, d; };
+// g++-12 -O2 makes it _ZL3isrRK3Bigl.isra.0 (IPA-SRA) with a .cold part
+__attribute__((noinline)) static long isr(const Big &g, long x) {
+  long s = g.a * x;
+  for (int k = 0; k < 4; k++) {
+    if (s == -12345 - k)
+      throw std::runtime_error("odd value " + std::to_string(s) + " at " + std::to_string(k));
+    s += (x ^ k) & 7;
+  }
+  return s;
+}
 int main(int argc, char **argv) {
   long n = argc > 1 ? std::atol(argv[1]) : 200000, t = 0;
   A a;
   B b;
+  Big g{3, 4, 5, 6}, h{argc, 1, 2, 3};
   for (long i = 0; i < n; i++) {
     Acc c(i);
-    t += c.get() + a.step(i) + b.step(i) + gen(i);
+    t += c.get() + a.step(i) + b.step(i) + gen(i) + isr(i & 1 ? g : h, i);
     if ((i & 1023) == 0) { Acc *p = make(i); t += p->get(); delete p; }
   }
   std::printf("%ld\n", t);
