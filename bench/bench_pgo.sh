@@ -152,9 +152,10 @@ prepare_program() {  # NAME
 
   # build VARIANT CC "CFLAGS" [DEP]: one compiler command; stderr to the log
   build() {
-    local v=$1 cc=$2 flags=$3 dep=${4:-}
+    local v=$1 cc=$2 flags=$3 dep=${4:-} drv
+    drv=$(pgo_driver "$cc")   # (clang++-19 / g++-12 for a C++ program)
     # (rebuilt when its profile is newer or its command changed)
-    if stale "$bin/$v" ${dep:+"$dep"} || [ "$(cat "$bin/$v.cmd" 2>/dev/null)" != "$cc $flags" ]; then
+    if stale "$bin/$v" ${dep:+"$dep"} || [ "$(cat "$bin/$v.cmd" 2>/dev/null)" != "$drv $flags" ]; then
       log "$name: build $v"
       rm -f "$bin/$v"
       # (always under one output name: gcc names the .gcda files after it;
@@ -163,8 +164,8 @@ prepare_program() {  # NAME
       # side by side; a gcc instrumented build and its use need the same)
       local bd="$pd/bld.$cc${PGO_BLD_TAG:+.$PGO_BLD_TAG}"
       mkdir -p "$bd" && rm -f "$bd/$name"
-      (cd "$bd" && CC=$cc CFLAGS="$flags" LDFLAGS="" pgo_build "$bd/$name") > "$pd/log/$v.log" 2>&1 &&
-        mv "$bd/$name" "$bin/$v" && echo "$cc $flags" > "$bin/$v.cmd" ||
+      (cd "$bd" && CC=$drv CFLAGS="$flags" LDFLAGS="" pgo_build "$bd/$name") > "$pd/log/$v.log" 2>&1 &&
+        mv "$bd/$name" "$bin/$v" && echo "$drv $flags" > "$bin/$v.cmd" ||
         { err "$v: build failed: $(grep -m1 -E 'error:|Error ' "$pd/log/$v.log")"; rm -f "$bin/$v"; return 1; }
     fi
   }
@@ -373,7 +374,7 @@ for n in "${progs[@]}"; do
   [ "${PGO_TIME_ONLY:-0}" = 1 ] && [ -s "$W/$n/time.args" ] && continue
   log "== $n"
   (
-    HALF="" CSSPGO=0 TRAIN="" TIME=""
+    HALF="" CSSPGO=0 LANG_CXX=0 TRAIN="" TIME=""
     source "$here/$n.sh"
     prepare_program "$n"
   )

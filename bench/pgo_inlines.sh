@@ -31,7 +31,7 @@ SRCROOT="$W/src"
 source "$SPGO_SRC/bench/gen_programs.sh"
 source "$SPGO_SRC/bench/pgo_lib.sh"
 (
-  HALF="" CSSPGO=0 TRAIN="" TIME=""
+  HALF="" CSSPGO=0 LANG_CXX=0 TRAIN="" TIME=""
   source "$SPGO_SRC/bench/pgo/$name.sh"
   S=$(pgo_fetch) || exit 1
   for v in "${vars[@]}"; do

@@ -22,6 +22,16 @@ pgo_orig() {
   echo "$SRCROOT/${d%/}"
 }
 
+# pgo_driver clang-19|gcc-12: the compiler driver a build of the program
+# runs as CC: the C++ one (clang++-19, g++-12) when its description sets
+# LANG_CXX=1, else the C one.  The variant flags are the same.
+pgo_driver() {
+  if [ "${LANG_CXX:-0}" = 1 ]; then
+    case $1 in clang-19) echo clang++-19; return ;; gcc-12) echo g++-12; return ;; esac
+  fi
+  echo "$1"
+}
+
 # Two corpora for the compressors and the regex tool, the same on every
 # Debian 12 machine: TRAIN is sqlite3's amalgamation (C source, 8.6 MB);
 # TIME the first 12 MB of the sorted files of the lua5.4, pcre2 and expat

@@ -86,7 +86,7 @@ static void free_functions(struct gen *g)
 
 void gen_touch_function(struct gen *g, uint64_t addr)
 {
-	const struct spgo_function *f = spgo_binary_function_at(g->bin, addr);
+	const struct spgo_function *f = gen_function_at(g, addr);
 	if (!f)
 		return;
 	uint64_t h = name_hash(f->name);
@@ -125,7 +125,7 @@ static size_t parts_named(struct gen *g, const struct spgo_function *f)
 
 const struct spgo_function *gen_entry_at(struct gen *g, uint64_t addr)
 {
-	const struct spgo_function *f = spgo_binary_function_at(g->bin, addr);
+	const struct spgo_function *f = gen_function_at(g, addr);
 	if (!f || f->start != addr || !f->has_debug)
 		return NULL;
 	/* llvm-profgen's rule (spgo/gen.h): a split part (foo.cold), a
@@ -133,6 +133,12 @@ const struct spgo_function *gen_entry_at(struct gen *g, uint64_t addr)
 	 * foo's entry; foo.part.N and foo.llvm.N are. */
 	if (f->parent >= 0 && !strstr(f->symbol, ".part."))
 		return NULL; /* a split part the symbols or DWARF tie to its parent */
+	/* GCC mode: gcc's IPA clones (foo.isra.0, foo.constprop.0) are foo
+	 * entered, also beside a foo.isra.0.cold: gcc reads the profile
+	 * before making them, and create_gcov counts calls into them as
+	 * foo's head samples. */
+	if (g->o->gcc)
+		return f;
 	if (!spgo_gen_is_entry(f->symbol, f->name, parts_named(g, f)))
 		return NULL;
 	return f;
@@ -174,7 +180,7 @@ static uint32_t leaf_profile(struct gen *g, uint64_t addr, uint64_t total,
 		n = MAX_FRAMES;
 	if (n <= 0 || !frames[n - 1].function)
 		return SPGO_NONE;
-	uint32_t f = spgo_func_get_id(g->p, gen_name_id(g, frames[n - 1].function));
+	uint32_t f = spgo_func_get_id(g->p, gen_name_id(g, gen_top_name(g, addr, frames[n - 1].function)));
 	spgo_add_total(g->p, f, total);
 	int j = n - 1;
 	while (j > 0 && frames[j - 1].function) {
@@ -320,6 +326,7 @@ static int gen_setup(struct gen *g, struct spgo_binary *bin, const struct spgo_g
 	g->present = xcalloc(g->ninsns, 1);
 	g->p = spgo_profile_new();
 	spgo_kmap_init(&g->names, 1);
+	gen_gcc_names(g);
 	index_functions(g);
 	return 0;
 }
@@ -329,6 +336,7 @@ static void gen_cleanup(struct gen *g)
 	if (!g->count)
 		return;
 	free_functions(g);
+	gen_gcc_names_free(g);
 	free(g->count);
 	free(g->present);
 	free(g->emit);
@@ -370,7 +378,7 @@ static double profile_density(struct gen *g)
 			continue;
 		uint64_t a = g->insns[i].addr;
 		if (!f || a < f->start || a >= f->end) {
-			f = spgo_binary_function_at(g->bin, a);
+			f = gen_function_at(g, a);
 			cur = NULL;
 			if (f) {
 				uint64_t k = spgo_hash_bytes(f->name, spgo_profgen_canonical_len(f->name, strlen(f->name)));

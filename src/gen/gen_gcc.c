@@ -24,6 +24,7 @@
  * An exact profile (spgo_gen_truth) has no noise and no floor.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "gen_impl.h"
 
@@ -33,7 +34,7 @@
 
 static long part_index(const struct gen *g, uint64_t addr)
 {
-	const struct spgo_function *f = spgo_binary_function_at(g->bin, addr);
+	const struct spgo_function *f = gen_function_at(g, addr);
 	if (!f || f < g->funcs || f >= g->funcs + g->nfuncs)
 		return -1;
 	return f - g->funcs;
@@ -86,4 +87,81 @@ int gen_gcc_emitted(const struct gen *g, uint64_t addr)
 		return 1;
 	long p = part_index(g, addr);
 	return p >= 0 && g->emit[p];
+}
+
+/*
+ * Names of internal-linkage C++ functions.  g++ writes DW_AT_linkage_name
+ * only for public functions (dwarf2out's add_linkage_name): a static
+ * function, a member of a class in an anonymous namespace, a template
+ * instantiated on a lambda's or local type has only its DW_AT_name
+ * ("gen", "step", "_M_invoke"), and many such functions share one.  gcc
+ * 12's auto-profile looks a function up by its assembler name with the
+ * part from the first '.' cut (get_original_name), then by that DW_AT_name
+ * (lang_hooks.dwarf_name), then through its abstract origin.  Named by
+ * DW_AT_name, two functions of one name became one profile (the second's
+ * lines dropped, and neither an entry: no head samples, no call targets).
+ * create_gcov names them by their ELF symbol, too.  Inlined instances keep
+ * their DWARF name (gcc finds them by it; an inlined constructor's is the
+ * abstract C4/D4 name, which is what gcc's inline stack holds).
+ */
+static int mangled(const char *s)
+{
+	return s && s[0] == '_' && s[1] == 'Z';
+}
+
+void gen_gcc_names(struct gen *g)
+{
+	g->bin_funcs = g->funcs;
+	if (!g->o->gcc)
+		return;
+	size_t n = 0;
+	for (size_t i = 0; i < g->nfuncs; i++)
+		n += g->funcs[i].has_debug && !mangled(g->funcs[i].name) && mangled(g->funcs[i].symbol);
+	if (!n)
+		return;
+	g->gcc_funcs = xmalloc((g->nfuncs + 1) * sizeof *g->gcc_funcs);
+	g->gcc_names = xcalloc(g->nfuncs + 1, sizeof *g->gcc_names);
+	memcpy(g->gcc_funcs, g->funcs, g->nfuncs * sizeof *g->funcs);
+	for (size_t i = 0; i < g->nfuncs; i++) {
+		const struct spgo_function *f = &g->funcs[i];
+		if (!f->has_debug || mangled(f->name) || !mangled(f->symbol))
+			continue;
+		const char *dot = strchr(f->symbol, '.');
+		size_t len = dot ? (size_t)(dot - f->symbol) : strlen(f->symbol);
+		g->gcc_names[i] = xmalloc(len + 1);
+		memcpy(g->gcc_names[i], f->symbol, len);
+		g->gcc_names[i][len] = 0;
+		g->gcc_funcs[i].name = g->gcc_names[i];
+	}
+	g->funcs = g->gcc_funcs;
+}
+
+void gen_gcc_names_free(struct gen *g)
+{
+	if (g->gcc_names)
+		for (size_t i = 0; i < g->nfuncs; i++)
+			free(g->gcc_names[i]);
+	free(g->gcc_names);
+	free(g->gcc_funcs);
+	g->gcc_names = NULL;
+	g->gcc_funcs = NULL;
+	g->funcs = g->bin_funcs;
+}
+
+const struct spgo_function *gen_function_at(const struct gen *g, uint64_t addr)
+{
+	const struct spgo_function *f = spgo_binary_function_at(g->bin, addr);
+	if (!f || !g->gcc_funcs || f < g->bin_funcs || f >= g->bin_funcs + g->nfuncs)
+		return f;
+	return g->gcc_funcs + (f - g->bin_funcs);
+}
+
+const char *gen_top_name(const struct gen *g, uint64_t addr, const char *dwarf)
+{
+	if (!g->gcc_funcs)
+		return dwarf;
+	const struct spgo_function *f = spgo_binary_function_at(g->bin, addr);
+	if (!f || f < g->bin_funcs || f >= g->bin_funcs + g->nfuncs || !f->has_debug || strcmp(f->name, dwarf))
+		return dwarf;
+	return g->gcc_funcs[f - g->bin_funcs].name;
 }

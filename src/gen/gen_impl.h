@@ -19,6 +19,11 @@ struct gen {
 	size_t ninsns;
 	const struct spgo_function *funcs;
 	size_t nfuncs;
+	/* the binary's functions; funcs is gcc_funcs when GCC mode renamed
+	 * some (gen_gcc_names) */
+	const struct spgo_function *bin_funcs;
+	struct spgo_function *gcc_funcs;
+	char **gcc_names; /* per part: its own name in gcc_funcs, or NULL */
 	uint64_t *count;  /* per instruction: its execution count */
 	uint8_t *present; /* per instruction: 1 if in a function with samples */
 	struct spgo_kmap names; /* binary name pointer -> profile name id + 1 */
@@ -71,6 +76,16 @@ void gen_gcc_weigh_begin(struct gen *g);
 void gen_gcc_weigh(struct gen *g, uint64_t addr, uint64_t x);
 void gen_gcc_floor(struct gen *g);
 int gen_gcc_emitted(const struct gen *g, uint64_t addr);
+/* gen_gcc.c: GCC mode's names of internal-linkage C++ functions (g++
+ * gives them no DW_AT_linkage_name): the ELF symbol up to its first '.',
+ * which gcc looks up first, in a copy of funcs (gcc_funcs). */
+void gen_gcc_names(struct gen *g);
+void gen_gcc_names_free(struct gen *g);
+/* The function part at addr, from funcs (renamed in GCC mode), or NULL. */
+const struct spgo_function *gen_function_at(const struct gen *g, uint64_t addr);
+/* The name the profile gives the out-of-line function that the outermost
+ * inline frame at addr names (dwarf: its DWARF name). */
+const char *gen_top_name(const struct gen *g, uint64_t addr, const char *dwarf);
 /* gen_probe.c: bodies and call targets keyed by pseudo-probe, from the
  * probe records llvm-profgen decodes: those of the sampled functions
  * (with samples, or left or entered by a branch), which

@@ -472,7 +472,7 @@ void gen_ip_calls(struct gen *g)
 		/* A direct jump to a function entry is a tail call, unless it
 		 * jumps to the start of the function it is in (a loop). */
 		if (in->cls == SPGO_INSN_JUMP &&
-		    spgo_binary_function_at(g->bin, in->addr) == callee)
+		    gen_function_at(g, in->addr) == callee)
 			continue;
 		g->st->calls++;
 		g->st->call_count += g->count[i];
