@@ -67,7 +67,10 @@
 #          compiler's variants side by side)
 #          experimental variants, built and timed only when PGO_VARIANTS
 #          names them: c-rec20k (spgo record -F 20000); c-lbr10, g-lbr10
-#          (the emulated LBR capture at 10x the samples: spgo emulate -c 2003); the layout ones of
+#          (the emulated LBR capture at 10x the samples: spgo emulate -c 2003);
+#          c-probe0 (the probe build, no profile), c-cs-flat (c-cs-spgo's
+#          capture, --no-cs), c-cs10 (c-cs-spgo from a capture at -c 2003),
+#          CSSPGO programs only; the layout ones of
 #          bench/pgo_layout.sh (c-lay c-prop c-bolt c-ord g-fs g-ord, #29)
 #          PGO_REPORT=layout: write the layout tables (bench/pgo_layout.sh)
 #          to bench/results/layout.md instead of the suite's
@@ -102,7 +105,10 @@ log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 source "$SPGO_SRC/bench/pgo_lib.sh"
 source "$SPGO_SRC/bench/pgo_layout.sh"
 source "$SPGO_SRC/bench/pgo_sources.sh"
-OPT_IN_VARIANTS="c-rec20k c-lbr10 g-lbr10 $LAYOUT_VARIANTS $SOURCE_VARIANTS"
+# (CSSPGO against AutoFDO, #28: what the probe build costs alone, the same
+# capture without contexts, a 10x denser capture)
+CS_EXP_VARIANTS="c-probe0 c-cs-flat c-cs10"
+OPT_IN_VARIANTS="c-rec20k c-lbr10 g-lbr10 $CS_EXP_VARIANTS $LAYOUT_VARIANTS $SOURCE_VARIANTS"
 
 # ---- variants --------------------------------------------------------------
 
@@ -255,7 +261,8 @@ prepare_program() {  # NAME
   fi
 
   # CSSPGO (#15 AP3)
-  if [ "${CSSPGO:-0}" = 1 ] && { wanted c-cs-spgo || wanted c-cs-profgen || wanted c-cs-ip; }; then
+  if [ "${CSSPGO:-0}" = 1 ] && { wanted c-cs-spgo || wanted c-cs-profgen || wanted c-cs-ip ||
+                                  wanted c-probe0 || wanted c-cs-flat || wanted c-cs10; }; then
     local probe="-fpseudo-probe-for-profiling"
     build c-probe clang-19 "$c $probe -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-pie -no-pie"
     if [ -x "$bin/c-probe" ] && stale "$prof/c.cs.data" "$bin/c-probe"; then
@@ -282,7 +289,23 @@ prepare_program() {  # NAME
       gen "$prof/c-cs-ip.prof" "$SPGO" gen --binary "$bin/c-probe" --perf-data "$prof/c.ipcs.data" \
         --cs --preinline -o "$prof/c-cs-ip.prof"
     fi
-    for v in $CS_VARIANTS; do
+    # (opt-in) the same capture, context-insensitive (probe-keyed);
+    # the TRAIN run emulated at 10x the samples, as c-cs-spgo
+    if wanted c-cs-flat && [ -s "$prof/c.cs.data" ] && stale "$prof/c-cs-flat.prof" "$prof/c.cs.data"; then
+      gen "$prof/c-cs-flat.prof" "$SPGO" gen --binary "$bin/c-probe" --perf-data "$prof/c.cs.data" \
+        --no-cs -o "$prof/c-cs-flat.prof"
+    fi
+    if [ -x "$bin/c-probe" ] && wanted c-cs10 && stale "$prof/c.cs10.data" "$bin/c-probe"; then
+      log "$name: spgo emulate -c 2003 (c-probe)"
+      train "$SPGO" emulate -c 2003 -o "$prof/c.cs10.data" -- "$bin/c-probe" ||
+        err "spgo emulate -c 2003 c-probe failed: $(tail -n1 "$pd/log/train.stderr")"
+    fi
+    if wanted c-cs10 && [ -s "$prof/c.cs10.data" ] && stale "$prof/c-cs10.prof" "$prof/c.cs10.data"; then
+      gen "$prof/c-cs10.prof" "$SPGO" gen --binary "$bin/c-probe" --perf-data "$prof/c.cs10.data" \
+        --cs --preinline -o "$prof/c-cs10.prof"
+    fi
+    wanted c-probe0 && build c-probe0 clang-19 "$c $probe"
+    for v in $CS_VARIANTS c-cs-flat c-cs10; do
       wanted $v && [ -s "$prof/$v.prof" ] && build $v clang-19 "$c $probe -fprofile-sample-use=$prof/$v.prof" "$prof/$v.prof"
     done
   fi
@@ -387,6 +410,9 @@ done
 [[ ",${PGO_VARIANTS:-}," == *",c-rec20k,"* ]] && CLANG_VARIANTS="$CLANG_VARIANTS c-rec20k"
 [[ ",${PGO_VARIANTS:-}," == *",c-lbr10,"* ]] && CLANG_VARIANTS="$CLANG_VARIANTS c-lbr10"
 [[ ",${PGO_VARIANTS:-}," == *",g-lbr10,"* ]] && GCC_VARIANTS="$GCC_VARIANTS g-lbr10"
+for v in $CS_EXP_VARIANTS; do
+  [[ ",${PGO_VARIANTS:-}," == *",$v,"* ]] && CLANG_VARIANTS="$CLANG_VARIANTS $v"
+done
 all_variants="$CLANG_VARIANTS $GCC_VARIANTS"
 for v in $LAYOUT_VARIANTS $SOURCE_VARIANTS; do wanted "$v" && all_variants="$all_variants $v"; done
 declare -A vlist
