@@ -14,6 +14,16 @@ pgo_orig() {
     # still has the .orig tarball: apt-get's failure is not ours)
     (cd "$SRCROOT" && apt-get source --download-only -qq "$pkg" > /dev/null 2>&1)
     t=$(cd "$SRCROOT" && ls "${pkg}"_*.orig.tar.* 2>/dev/null | grep -v '\.asc$' | head -n1)
+    # (a security update the mirror does not have yet, .orig tarball
+    # included: the other versions apt knows, the newest first)
+    if [ -z "$t" ]; then
+      local v
+      for v in $(apt-cache showsrc "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | sort -rV); do
+        (cd "$SRCROOT" && apt-get source --download-only -qq "$pkg=$v" > /dev/null 2>&1)
+        t=$(cd "$SRCROOT" && ls "${pkg}"_*.orig.tar.* 2>/dev/null | grep -v '\.asc$' | head -n1)
+        [ -n "$t" ] && break
+      done
+    fi
     [ -n "$t" ] || { echo "pgo: no source tarball for $pkg" >&2; return 1; }
     (cd "$SRCROOT" && tar -xf "$t") || return 1
     d=$(cd "$SRCROOT" && ls -d $glob 2>/dev/null | head -n1)
