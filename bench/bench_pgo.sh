@@ -70,6 +70,7 @@
 #          (the emulated LBR capture at 10x the samples: spgo emulate -c 2003);
 #          c-probe0 (the probe build, no profile), c-cs-flat (c-cs-spgo's
 #          capture, --no-cs), c-cs10 (c-cs-spgo from a capture at -c 2003),
+#          c-cs-nocap (c-cs-spgo, the pre-inliner's size cap at 400000),
 #          CSSPGO programs only; the layout ones of
 #          bench/pgo_layout.sh (c-lay c-prop c-bolt c-ord g-fs g-ord, #29)
 #          PGO_REPORT=layout: write the layout tables (bench/pgo_layout.sh)
@@ -107,7 +108,7 @@ source "$SPGO_SRC/bench/pgo_layout.sh"
 source "$SPGO_SRC/bench/pgo_sources.sh"
 # (CSSPGO against AutoFDO, #28: what the probe build costs alone, the same
 # capture without contexts, a 10x denser capture)
-CS_EXP_VARIANTS="c-probe0 c-cs-flat c-cs10"
+CS_EXP_VARIANTS="c-probe0 c-cs-flat c-cs10 c-cs-nocap"
 OPT_IN_VARIANTS="c-rec20k c-lbr10 g-lbr10 $CS_EXP_VARIANTS $LAYOUT_VARIANTS $SOURCE_VARIANTS"
 
 # ---- variants --------------------------------------------------------------
@@ -262,7 +263,7 @@ prepare_program() {  # NAME
 
   # CSSPGO (#15 AP3)
   if [ "${CSSPGO:-0}" = 1 ] && { wanted c-cs-spgo || wanted c-cs-profgen || wanted c-cs-ip ||
-                                  wanted c-probe0 || wanted c-cs-flat || wanted c-cs10; }; then
+                                  wanted c-probe0 || wanted c-cs-flat || wanted c-cs10 || wanted c-cs-nocap; }; then
     local probe="-fpseudo-probe-for-profiling"
     build c-probe clang-19 "$c $probe -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-pie -no-pie"
     if [ -x "$bin/c-probe" ] && stale "$prof/c.cs.data" "$bin/c-probe"; then
@@ -304,8 +305,14 @@ prepare_program() {  # NAME
       gen "$prof/c-cs10.prof" "$SPGO" gen --binary "$bin/c-probe" --perf-data "$prof/c.cs10.data" \
         --cs --preinline -o "$prof/c-cs10.prof"
     fi
+    # (opt-in) c-cs-spgo with the pre-inliner's size cap lifted (max, the
+    # budget of one function, 50000 bytes: CPython's eval loop reaches it)
+    if wanted c-cs-nocap && [ -s "$prof/c.cs.data" ] && stale "$prof/c-cs-nocap.prof" "$prof/c.cs.data"; then
+      gen "$prof/c-cs-nocap.prof" "$SPGO" gen --binary "$bin/c-probe" --perf-data "$prof/c.cs.data" \
+        --cs --preinline --preinline-params max=400000 -o "$prof/c-cs-nocap.prof"
+    fi
     wanted c-probe0 && build c-probe0 clang-19 "$c $probe"
-    for v in $CS_VARIANTS c-cs-flat c-cs10; do
+    for v in $CS_VARIANTS c-cs-flat c-cs10 c-cs-nocap; do
       wanted $v && [ -s "$prof/$v.prof" ] && build $v clang-19 "$c $probe -fprofile-sample-use=$prof/$v.prof" "$prof/$v.prof"
     done
   fi
