@@ -191,6 +191,8 @@ struct spgo_carry_inferred {
 	size_t probes;    /* probes whose count was inferred */
 	size_t changed;   /* of which given a count other than the matching's */
 	uint64_t samples; /* the inferred counts' sum */
+	size_t left;      /* functions left as matched: no CFG in NEW, or a flow
+			   * that lost most of the matched weight */
 };
 
 struct spgo_carry_report {

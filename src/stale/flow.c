@@ -234,6 +234,7 @@ void stale_infer_probes(struct stale_build *nb, uint64_t ng, const struct fn_map
 	spgo_cfg_init(&cfg);
 	if (!d || !d->start || spgo_cfg_from_binary(&cfg, nb->bin, d->start, NULL) < 0 || !cfg.nblocks) {
 		spgo_cfg_free(&cfg);
+		st->left++;
 		return;
 	}
 	struct fprobes fp = {0};
@@ -264,6 +265,8 @@ void stale_infer_probes(struct stale_build *nb, uint64_t ng, const struct fn_map
 	int scale = targets_consistent(out, &fp.bodies, fp.pin, fp.n, fp.sure);
 	if (fp.n && infer(&cfg) == 0)
 		apply(&cfg, &fp, out, dst, scale, st);
+	else
+		st->left++;
 	free(fp.sure);
 	free(fp.guessed);
 	free(fp.copies);
