@@ -52,7 +52,10 @@
 /* The cost scale of a block weighed by a guess (a delta's): a fifth of a
  * match's.  On pcre2grep 10.42 -> 10.46 (match()), the carried profile's
  * similarity to the fresh one was 72.0% at 1, 73.6% at 0.5, 75.2% at 0.2
- * and 0.1, 72.8% at 0.05. */
+ * and 0.1, 72.8% at 0.05.  Held out, on sqlite's speedtest1 3.40.1 ->
+ * 3.46.1 (sqlite3VdbeExec): 74.8% at 1, 76.6% at 0.5 and 0.3, 76.5% at
+ * 0.2, 76.0% at 0.1, 75.2% without inference, 74.5% with the guesses
+ * unknown (bench/pgo/stale-findings.md). */
 #define GUESS_SCALE 0.2
 
 /* The guesses' cost scale: GUESS_SCALE, or for an experiment
