@@ -6,7 +6,8 @@
 # Pairs: Debian 12 (bookworm) -> Debian 13 (trixie) source packages of
 # programs of the PGO suite (bench/pgo/NAME.sh: the build recipe, TRAIN and
 # TIME command lines; the corpora of zstd and pcre2grep are made here from
-# the unpacked trees, no sqlite download).  The trees are fetched once into
+# the unpacked trees; speedtest1 is sqlite3's, over the amalgamation that
+# each tree's configure and make make once, in the tree).  The trees are fetched once into
 # STALE_CACHE (default BENCH_WORK/stale/src; point it at a cache shared
 # between work trees): bookworm's by the machine's apt, trixie's by apt-get
 # with a sources list and state directory of its own under STALE_CACHE
@@ -64,7 +65,7 @@ log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 source "$SPGO_SRC/bench/pgo_lib.sh"   # pgo_orig, used by the recipes' pgo_fetch
 
 # NAME SRCPKG DIRGLOB: the programs (bench/pgo/NAME.sh) and their packages
-PAIRS="lua5.4:lua5.4:lua-5.4* zstd:libzstd:zstd-* pcre2grep:pcre2:pcre2-*"
+PAIRS="lua5.4:lua5.4:lua-5.4* zstd:libzstd:zstd-* pcre2grep:pcre2:pcre2-* speedtest1:sqlite3:sqlite3-*"
 VARIANTS="none same fresh stale carried salvage"
 KINDS="line probe"
 
@@ -191,11 +192,25 @@ prepare() {  # NAME PKG GLOB
         '$CC $CFLAGS -DZSTD_NOBENCH -DZSTD_NODICT -DZSTD_NODECOMPRESS -DZSTD_NOTRACE -DZSTD_DISABLE_ASM -DZSTD_LEGACY_SUPPORT=0 -I"$S/lib" -I"$S/lib/common" -c -o "$0/$2.o" "$1"' "$od" &&
       $CC $CFLAGS -o "$1" "$od"/*.o $LDFLAGS && rm -rf "$od"
   }
+  # speedtest1: the amalgamation of the release's own tree (the suite's
+  # recipe takes bookworm's, made once elsewhere), made in TREE/amalg
+  [ "$name" = speedtest1 ] && pgo_fetch() {
+    local d
+    d=$(pgo_orig sqlite3 'sqlite3-*/') || return 1
+    if [ ! -s "$d/amalg/sqlite3.c" ]; then
+      (cd "$d" && { [ -f Makefile ] || ./configure -q --disable-tcl > /dev/null; } &&
+         make -s sqlite3.c > /dev/null) >&2 || return 1
+      mkdir -p "$d/amalg.tmp" && cp "$d/sqlite3.c" "$d/sqlite3.h" "$d/test/speedtest1.c" "$d/amalg.tmp/" &&
+        mv "$d/amalg.tmp" "$d/amalg" || return 1
+    fi
+    echo "$d/amalg"
+  }
   # TRAIN: a run of the TIME workload (see the head of this file)
   case $name in
     lua5.4) TRAIN="time.lua 1" TIME="time.lua 0.3" ;;
     pcre2grep) TRAIN="${TIME% time.in} train.in" ;;
     zstd) TRAIN="-9 -c -q train.in" ;;
+    speedtest1) TRAIN="${TIME/--size 25/--size 5}" ;;
   esac
   local told tnew
   told=$(tree bookworm "$pkg" "$glob") && tnew=$(tree trixie "$pkg" "$glob") || return 1
@@ -204,6 +219,7 @@ prepare() {  # NAME PKG GLOB
   if [ ! -e "$pd/data/.ready" ]; then
     case $name in
       lua5.4) (cd "$pd/data" && pgo_inputs) ;;
+      speedtest1) ;;
       *) corpus "$pd/data/train.in" "$(tree bookworm lua5.4 'lua-5.4*')" "$told" &&
          corpus "$pd/data/time.in" "$tnew" "$(tree trixie lua5.4 'lua-5.4*')" ;;
     esac || return 1

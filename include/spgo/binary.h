@@ -200,6 +200,11 @@ const char *spgo_binary_plt_name(struct spgo_binary *bin, uint64_t addr);
 /* 1 if name (optionally with an @VERSION suffix) is a function known never
  * to return. */
 int spgo_noreturn_name(const char *name);
+/* 1 if name is an Itanium-mangled (C++) linkage name, "_Z...". */
+static inline int spgo_name_mangled(const char *name)
+{
+	return name && name[0] == '_' && name[1] == 'Z';
+}
 
 /* ---- functions --------------------------------------------------------- */
 

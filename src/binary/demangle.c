@@ -555,7 +555,7 @@ static void print_right(struct dm *d, int t)
  */
 char *spgo_demangle(const char *mangled)
 {
-	if (strncmp(mangled, "_Z", 2) != 0)
+	if (!spgo_name_mangled(mangled))
 		return NULL;
 	struct dm *d = xcalloc(1, sizeof *d);
 	d->p = mangled + 2;

@@ -90,7 +90,7 @@ static void fmt_name(struct fmt *f, struct obuf *o, const char *s)
  * long as the binary: their addresses key the cache). */
 static void fmt_func(struct fmt *f, struct obuf *o, const char *s)
 {
-	if (!f->demangle || s[0] != '_' || s[1] != 'Z') {
+	if (!f->demangle || !spgo_name_mangled(s)) {
 		fmt_name(f, o, s);
 		return;
 	}

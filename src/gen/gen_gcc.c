@@ -104,11 +104,6 @@ int gen_gcc_emitted(const struct gen *g, uint64_t addr)
  * their DWARF name (gcc finds them by it; an inlined constructor's is the
  * abstract C4/D4 name, which is what gcc's inline stack holds).
  */
-static int mangled(const char *s)
-{
-	return s && s[0] == '_' && s[1] == 'Z';
-}
-
 void gen_gcc_names(struct gen *g)
 {
 	g->bin_funcs = g->funcs;
@@ -116,7 +111,7 @@ void gen_gcc_names(struct gen *g)
 		return;
 	size_t n = 0;
 	for (size_t i = 0; i < g->nfuncs; i++)
-		n += g->funcs[i].has_debug && !mangled(g->funcs[i].name) && mangled(g->funcs[i].symbol);
+		n += g->funcs[i].has_debug && !spgo_name_mangled(g->funcs[i].name) && spgo_name_mangled(g->funcs[i].symbol);
 	if (!n)
 		return;
 	g->gcc_funcs = xmalloc((g->nfuncs + 1) * sizeof *g->gcc_funcs);
@@ -124,7 +119,7 @@ void gen_gcc_names(struct gen *g)
 	memcpy(g->gcc_funcs, g->funcs, g->nfuncs * sizeof *g->funcs);
 	for (size_t i = 0; i < g->nfuncs; i++) {
 		const struct spgo_function *f = &g->funcs[i];
-		if (!f->has_debug || mangled(f->name) || !mangled(f->symbol))
+		if (!f->has_debug || spgo_name_mangled(f->name) || !spgo_name_mangled(f->symbol))
 			continue;
 		const char *dot = strchr(f->symbol, '.');
 		size_t len = dot ? (size_t)(dot - f->symbol) : strlen(f->symbol);

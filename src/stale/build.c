@@ -42,7 +42,7 @@ size_t stale_uniq_stem_len(const char *name)
 size_t stale_rename_key_len(const char *name)
 {
 	/* _Z[L]<len><identifier>...: a plain (unnested) mangled name */
-	if (name[0] == '_' && name[1] == 'Z') {
+	if (spgo_name_mangled(name)) {
 		size_t i = name[2] == 'L' ? 3 : 2, k = 0;
 		if (name[i] >= '1' && name[i] <= '9') {
 			while (name[i] >= '0' && name[i] <= '9' && k < 4096)
