@@ -256,6 +256,27 @@ void spgo_gen_icalls_stats(const struct spgo_gen_icalls *c, uint64_t *samples, u
  * recording), IP samples (a higher rate, and branch stacks). */
 const char *spgo_gen_more_samples(const struct spgo_aggregate *agg);
 
+/*
+ * The density spgo gen reports (spgo_gen_stats.density) for the profile of
+ * binary from the perf.data at perf_data, made as spgo gen makes it by
+ * default (its mode from the data: LBR when it has branch stacks, else IP;
+ * flat, not context-sensitive, for the density is the flat profile's), and
+ * the threshold under which spgo gen calls it sparse (spgo_gen_density_min).
+ * samples: the samples whose ip fell in the binary, of all.  For spgo
+ * record's default, which records until the profile is dense enough.  0
+ * (with density 0 when no sample fell in the binary), or -1 with
+ * spgo_error() when the binary or the data cannot be read.
+ */
+struct spgo_gen_density {
+	double density, min;     /* the profile's, and the mode's threshold */
+	enum spgo_gen_mode mode; /* the mode the data gave */
+	uint64_t samples, all;   /* samples in the binary, samples read */
+};
+int spgo_gen_capture_density(const char *binary, const char *perf_data, struct spgo_gen_density *d);
+/* The density under which a profile of mode is sparse (the warning of
+ * spgo_gen_print_stats()): SPGO_GEN_DENSITY_MIN, or _MIN_IP in IP mode. */
+double spgo_gen_density_min(enum spgo_gen_mode mode);
+
 /* Print the statistics as a few lines of "spgo: ..." (for the command line). */
 void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_aggregate *agg,
 			  FILE *fp);

@@ -4,9 +4,10 @@
  * spgo/perf_record.h).  perf's own -e, -F, -c, -p and -a are passed on; an
  * event given with -e is used as it is, without probing.  perf runs the
  * command (or attaches to -p PID, or records the system with -a) and its
- * exit status is ours.  A command whose run gives too few samples in its
- * binary for a profile is run again, several times under one perf record
- * (record_enough below), unless the rate or the runs were given.
+ * exit status is ours.  A command whose run gives a profile sparser than
+ * spgo gen wants is recorded again at a higher rate, and run several times
+ * under one perf record (record_enough below), unless the rate or the runs
+ * were given.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,18 +21,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "spgo/aggregate.h"
+#include "spgo/gen.h"
 #include "spgo/common.h"
 #include "spgo/perf_record.h"
-
-/*
- * The sample target of the default (docs/commands/spgo-record.md): samples
- * in the program's binary for a profile spgo gen does not call sparse on
- * the PGO suite's training programs, and the bounds of the repeats.
- */
-#define REC_TARGET_SAMPLES 10000
-#define REC_MAX_RUNS 10
-#define REC_MAX_SECONDS 60.0
 
 static void usage(FILE *fp)
 {
@@ -53,11 +45,15 @@ static void usage(FILE *fp)
 		    "  --call-graph dwarf,SIZE  dwarf with SIZE bytes of stack per sample\n"
 		    "                       (a multiple of 8, at most 65528; default 2048)\n"
 		    "  --runs N             run the command N times under one perf record (1: once,\n"
-		    "                       no repeats).  Default without -F or -c: once, then, if\n"
-		    "                       that gave under %d samples in its binary, again as many\n"
-		    "                       times as reach them (at most %d runs and about %.0f s),\n"
-		    "                       said on stderr; the command must be re-runnable (the\n"
-		    "                       same input, no side effect that changes the next run)\n"
+		    "                       no repeats).  Default without -F, -c, -p or -a: once,\n"
+		    "                       then, if the profile of that run is sparser than the\n"
+		    "                       default aims at (spgo gen's density threshold x%.0f with\n"
+		    "                       IP samples, x%.1f with LBR; said on stderr), again with\n"
+		    "                       about as many more samples as reach it: the rate raised\n"
+		    "                       first (up to -F %d and the kernel's maximum), then the\n"
+		    "                       command run up to %d times in a row (about %.0f s at\n"
+		    "                       most); the command must be re-runnable (the same input,\n"
+		    "                       no side effect that changes the next run)\n"
 		    "  --dry-run            print the perf command instead of running it\n"
 		    "perf's own options, passed on:\n"
 		    "  -e EVENT             this event instead of the best one (no probing)\n"
@@ -75,7 +71,8 @@ static void usage(FILE *fp)
 		    "--call-graph lbr is refused: it turns the LBR into a call stack, and\n"
 		    "spgo gen reads the LBR as branches (use fp, which -b pairs with).\n"
 		    "The perf program is $PERF if set, else perf.\n",
-		REC_TARGET_SAMPLES, REC_MAX_RUNS, REC_MAX_SECONDS);
+		SPGO_REC_MARGIN_IP, SPGO_REC_MARGIN_LBR, SPGO_REC_RATE_CEILING, SPGO_REC_MAX_RUNS,
+		SPGO_REC_MAX_SECONDS);
 }
 
 enum { O_CALL_GRAPH = CLI_LONG, O_DRY_RUN, O_BRANCH_FILTER, O_RUNS };
@@ -238,18 +235,6 @@ static char *command_path(const char *cmd)
 	return NULL;
 }
 
-/* Samples of the perf.data at data whose ip falls in binary, as spgo gen
- * counts them; -1 with spgo_errmsg() when either cannot be read. */
-static long long samples_in(const char *data, const char *binary)
-{
-	struct spgo_aggregate *agg;
-	if (spgo_agg_new(&agg, binary, NULL) < 0)
-		return -1;
-	long long n = spgo_agg_read_perf(agg, data) < 0 ? -1 : (long long)agg->stats.samples_matched;
-	spgo_agg_free(agg);
-	return n;
-}
-
 /* cmd run n times in a row by sh, up to the first failure, whose status is
  * the loop's (NULL-ended; free() it, not its strings; nbuf holds n). */
 static char **repeated(char **cmd, int n, char nbuf[16])
@@ -267,27 +252,41 @@ static char **repeated(char **cmd, int n, char nbuf[16])
 }
 
 /*
- * How many runs reach the sample target, from the first run's n samples
- * that took secs (a tenth more: runs vary): at most REC_MAX_RUNS and about
- * REC_MAX_SECONDS.
+ * The density of the recording at data for binary, as spgo gen computes it,
+ * said on stderr after what ("1 run, 0.6 s at 4000 Hz").  0 with *d, 1
+ * when the density could not be measured but samples were counted (*d has
+ * them, its density 0), -1 when neither (said).
  */
-static int runs_for(long long n, double secs)
+static int measure(const char *data, const char *bin, const char *what, struct spgo_gen_density *d)
 {
-	long long k = (REC_TARGET_SAMPLES * 11 / 10 + n - 1) / n;
-	if (k > REC_MAX_RUNS)
-		k = REC_MAX_RUNS;
-	if (secs > 0 && k * secs > REC_MAX_SECONDS)
-		k = (long long)(REC_MAX_SECONDS / secs);
-	return (int)k;
+	int rc = spgo_gen_capture_density(bin, data, d);
+	if (rc < 0 && !d->samples) {
+		fprintf(stderr, "spgo: record: %s: the density of %s not measured (%s)\n", what, bin,
+			spgo_errmsg());
+		return -1;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "spgo: record: %s: %llu samples in %s, its profile density not measured (%s): "
+				"%d samples wanted instead\n", what, (unsigned long long)d->samples, bin,
+			spgo_errmsg(), SPGO_REC_TARGET_SAMPLES);
+		return 1;
+	}
+	fprintf(stderr, "spgo: record: %s: %llu samples in %s, profile density %.3g (%s; spgo gen's "
+			"threshold %.3g, the default aims at %.3g)\n", what, (unsigned long long)d->samples, bin,
+		d->density, d->mode == SPGO_GEN_LBR ? "LBR" : "IP mode", d->min,
+		spgo_rec_density_aim(d->min, d->mode == SPGO_GEN_LBR));
+	return 0;
 }
 
 /*
  * The default of a command without -F, -c or --runs: record it once; when
- * that gave under REC_TARGET_SAMPLES samples in its binary, record it
- * again, run as many times in a row as reach them (runs_for), into a
- * temporary file that then replaces the first recording.  What was done is
- * said on stderr.  The exit status: the first recording's (the command's);
- * when the repeats fail, the first recording stays, with a warning.
+ * the profile of that run is sparser than spgo gen wants (its density,
+ * spgo_gen_capture_density), record it again with as many more samples as
+ * reach the threshold, the rate raised first, then the command run several
+ * times in a row (spgo_rec_plan_enough), into a temporary file that then
+ * replaces the first recording.  What was measured and done is said on
+ * stderr.  The exit status: the first recording's (the command's); when
+ * the second fails, the first recording stays, with a warning.
  */
 static int record_enough(const struct spgo_rec_opts *ro)
 {
@@ -300,55 +299,82 @@ static int record_enough(const struct spgo_rec_opts *ro)
 	if (rc != 0)
 		return rc < 0 ? 1 : rc;
 	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	double rate = spgo_rec_rate(ro);
 	char *bin = command_path(ro->cmd[0]);
-	long long n = bin ? samples_in(ro->output, bin) : -1;
-	if (n < 0 || n >= REC_TARGET_SAMPLES || n == 0) {
-		if (n < 0)
-			fprintf(stderr, "spgo: record: note: recorded once: samples in %s not counted (%s)\n",
-				ro->cmd[0], bin ? spgo_errmsg() : "not found on PATH");
-		else
-			fprintf(stderr, "spgo: record: 1 run, %lld samples in %s: %s\n", n, bin,
-				n ? "the sample target met" : "none, so no repeat (the work is in other binaries?)");
+	if (!bin) {
+		fprintf(stderr, "spgo: record: note: recorded once: %s not found on PATH, its samples not "
+				"counted\n", ro->cmd[0]);
+		return 0;
+	}
+	char what[128];
+	snprintf(what, sizeof what, "1 run, %.2g s at %.0f Hz", secs, rate);
+	struct spgo_gen_density d;
+	int m = measure(ro->output, bin, what, &d);
+	if (m < 0 || !d.samples) {
+		if (m == 0)
+			fprintf(stderr, "spgo: record: no samples in %s, so no second recording (the work is in "
+					"other binaries?)\n", bin);
 		free(bin);
 		return 0;
 	}
-	int k = runs_for(n, secs);
-	if (k < 2) {
-		fprintf(stderr, "spgo: record: 1 run, %lld samples in %s, under the target (%d); a run takes "
-				"%.0f s, too long to repeat: raise the rate (-F) for more\n",
-			n, bin, REC_TARGET_SAMPLES, secs);
+	double aim = spgo_rec_density_aim(d.min, d.mode == SPGO_GEN_LBR);
+	int by_count = m || !(d.density > 0); /* (no density: the samples counted) */
+	double need = by_count ? (double)SPGO_REC_TARGET_SAMPLES * 1.1 / (double)d.samples : aim / d.density;
+	struct spgo_rec_plan pl;
+	int k = spgo_rec_plan_enough(need, rate, secs, spgo_rec_max_rate(), &pl);
+	if (k == 0) {
+		fprintf(stderr, "spgo: record: %s\n", by_count ? "the sample target met" : "dense enough");
 		free(bin);
 		return 0;
 	}
-	fprintf(stderr, "spgo: record: 1 run, %lld samples in %s, under the target (%d): recording %d runs "
-			"(--runs 1: once)\n", n, bin, REC_TARGET_SAMPLES, k);
+	if (k < 0) {
+		fprintf(stderr, "spgo: record: about %.0fx the samples wanted, but a run takes %.0f s, too "
+				"long to record again within about %.0f s: raise the rate (-F) or give --runs "
+				"for more\n", pl.need, secs, SPGO_REC_MAX_SECONDS);
+		free(bin);
+		return 0;
+	}
+	double mb = (double)d.all * pl.reach * spgo_rec_sample_bytes(ro) / 1e6;
+	fprintf(stderr, "spgo: record: about %.0fx the samples wanted: recording %d run%s at -F %.0f (%.0fx the "
+			"samples; about %.0f s and %.0f MB; -F, -c or --runs: as given)\n", pl.need, pl.runs,
+		pl.runs > 1 ? "s" : "", pl.rate, pl.reach, pl.secs, mb);
 	/* (a name perf creates: an existing -o file it would move to .old) */
 	char *tmp = xasprintf("%s.spgo-runs.%ld", ro->output, (long)getpid());
-	char nbuf[16];
+	char nbuf[16], fbuf[32];
 	struct spgo_rec_opts r2 = *ro;
+	snprintf(fbuf, sizeof fbuf, "%.0f", pl.rate);
 	r2.output = tmp;
-	r2.cmd = repeated(ro->cmd, k, nbuf);
+	r2.freq = fbuf;
+	r2.cmd = pl.runs > 1 ? repeated(ro->cmd, pl.runs, nbuf) : ro->cmd;
 	pargv = spgo_rec_argv(&r2);
 	spgo_tmp_track(tmp); /* a signal meanwhile removes it */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = run_perf(pargv);
-	long long n2 = rc == 0 ? samples_in(tmp, bin) : -1;
-	if (n2 >= 0 && rename(tmp, ro->output) == 0) {
-		if (n2 >= REC_TARGET_SAMPLES)
-			fprintf(stderr, "spgo: record: %d runs, %lld samples in %s: the sample target met\n", k, n2,
-				bin);
-		else
-			fprintf(stderr, "spgo: record: %d runs, %lld samples in %s: %lld%% of the sample target "
-					"(%d runs, %.0f s at most; raise the rate with -F for more)\n", k, n2, bin,
-				n2 * 100 / REC_TARGET_SAMPLES, REC_MAX_RUNS, REC_MAX_SECONDS);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	snprintf(what, sizeof what, "%d run%s, %.2g s at %.0f Hz", pl.runs, pl.runs > 1 ? "s" : "", secs, pl.rate);
+	struct spgo_gen_density d2;
+	int m2 = rc == 0 ? measure(tmp, bin, what, &d2) : -1;
+	if (m2 >= 0 && rename(tmp, ro->output) == 0) {
+		double aim2 = spgo_rec_density_aim(d2.min, d2.mode == SPGO_GEN_LBR);
+		if (m2 == 0 && d2.density < aim2)
+			fprintf(stderr, "spgo: record: %.0f%% of the aim, %s gen's threshold (%s; -F and --runs "
+					"give more)\n", 100 * d2.density / aim2,
+				d2.density < d2.min ? "under" : "over",
+				pl.reach < pl.need ? "bounded by the default's -F, runs and time"
+						   : "the density grew slower than the samples");
+		else if (m2 == 0)
+			fprintf(stderr, "spgo: record: dense enough\n");
 	} else {
 		unlink(tmp);
-		spgo_warn("the %d repeated runs failed (%s %d): %s holds the first run only; is the command "
-			  "re-runnable? (--runs 1: no repeats)", k, rc ? "status" : "errno", rc ? rc : errno,
-			  ro->output);
+		spgo_warn("the second recording (%d runs at -F %.0f) failed (%s %d): %s holds the first run "
+			  "only; is the command re-runnable? (--runs 1: no repeats)", pl.runs, pl.rate,
+			  rc ? "status" : "errno", rc ? rc : errno, ro->output);
 	}
 	spgo_tmp_untrack(tmp);
 	free(pargv);
-	free(r2.cmd);
+	if (r2.cmd != ro->cmd)
+		free(r2.cmd);
 	free(tmp);
 	free(bin);
 	return 0;

@@ -689,7 +689,7 @@ void spgo_gen_print_stats(const struct spgo_gen_stats *st, const struct spgo_agg
 			st->density, st->density, share);
 		/* llvm-profgen's threshold: below it, clang's hot/cold decisions
 		 * rest on too few samples. */
-		double min = st->mode == SPGO_GEN_IP ? SPGO_GEN_DENSITY_MIN_IP : SPGO_GEN_DENSITY_MIN;
+		double min = spgo_gen_density_min(st->mode);
 		if (st->density > 0 && st->density < min)
 			spgo_warn("the profile is sparse (density %.3g < %.3g): the compiler would optimize better "
 				  "with about %.0fx more samples: %s",

@@ -253,3 +253,63 @@ double spgo_rec_rate(const struct spgo_rec_opts *o)
 		return 1e9 / c; /* a period in nanoseconds */
 	return 0;
 }
+
+double spgo_rec_max_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	double r = 0;
+	if (f) {
+		if (fscanf(f, "%lf", &r) != 1 || r < 0)
+			r = 0;
+		fclose(f);
+	}
+	return r;
+}
+
+/* The wall time of a run of secs seconds at rate0 when recorded at rate:
+ * perf's cost per sample is time taken from the program. */
+static double secs_at(double secs, double rate0, double rate)
+{
+	return secs * (1 + SPGO_REC_SAMPLE_COST * rate) / (1 + SPGO_REC_SAMPLE_COST * rate0);
+}
+
+double spgo_rec_density_aim(double min, int lbr)
+{
+	return min * (lbr ? SPGO_REC_MARGIN_LBR : SPGO_REC_MARGIN_IP);
+}
+
+int spgo_rec_plan_enough(double need, double rate, double secs, double max_rate, struct spgo_rec_plan *p)
+{
+	memset(p, 0, sizeof *p);
+	p->need = need;
+	if (!(need > 1) || rate <= 0)
+		return 0;
+	/* the rate first: up to the ceiling and the kernel's maximum, in
+	 * whole hundreds of Hz, never below the first run's */
+	double ceiling = SPGO_REC_RATE_CEILING;
+	if (max_rate > 0 && max_rate < ceiling)
+		ceiling = max_rate;
+	double r = rate * need;
+	if (r > ceiling)
+		r = ceiling;
+	r = (double)(long long)(r / 100 + 0.999) * 100;
+	if (r > ceiling)
+		r = ceiling;
+	if (r < rate)
+		r = rate;
+	/* then the runs, within the bounds */
+	double one = secs_at(secs, rate, r);
+	double k = need * rate / r - 1e-9;
+	long long runs = (long long)k + (k > (double)(long long)k);
+	if (runs > SPGO_REC_MAX_RUNS)
+		runs = SPGO_REC_MAX_RUNS;
+	if (one > 0 && (double)runs * one > SPGO_REC_MAX_SECONDS)
+		runs = (long long)(SPGO_REC_MAX_SECONDS / one);
+	if (runs < 1 || (runs == 1 && r <= rate))
+		return -1; /* (nothing the first run has not) */
+	p->rate = r;
+	p->runs = (int)runs;
+	p->secs = (double)runs * one;
+	p->reach = r / rate * (double)runs;
+	return 1;
+}

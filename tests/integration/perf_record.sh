@@ -5,9 +5,10 @@
 # targets in -O2 code without frame pointers).  This machine has no PMU, so
 # the answer must be cpu-clock (perf falls back from cycles to cpu-clock on its
 # own, and spgo must notice rather than claim "cycles") with dwarf stacks.
-# The default records enough (issue 28): a sub-second run short of the sample
-# target is run again, several times under one perf record, and said on
-# stderr; -F (a rate chosen) and --runs 1 record one run.
+# The default records enough (issue 28): a run whose profile is sparser than
+# spgo gen's threshold is recorded again at a higher rate and several runs
+# under one perf record, said on stderr; -F (a rate chosen) and --runs 1
+# record one run.
 set -euo pipefail
 : "${SPGO:?}" "${SPGO_SRC:?}"
 command -v perf >/dev/null || { echo "skip: no perf"; exit 77; }
@@ -38,16 +39,64 @@ if [ "$hw" = no ]; then
     { echo "FAIL --rewrite changed the samples"; fail=1; }
 fi
 grep -q "^1$\|^0$" out.txt || { echo "FAIL the program's output is lost"; fail=1; }
-# repeated runs: the first run's samples under the target, k runs recorded
-first=$(sed -n 's/^spgo: record: 1 run, \([0-9]*\) samples in .*under the target (\([0-9]*\)): recording \([0-9]*\) runs.*/\1 \2 \3/p' err.txt)
-last=$(sed -n 's/^spgo: record: \([0-9]*\) runs, \([0-9]*\) samples in [^:]*: .*/\1 \2/p' err.txt)
-read -r n1 target k <<< "${first:-0 0 0}"; read -r k2 n2 <<< "${last:-0 0}"
+# the default without a measurable density (no debug information: spgo gen
+# makes no profile): the samples in the binary are counted instead, and a
+# first run under the target is recorded again, the rate raised first
+first=$(sed -n 's/^spgo: record: 1 run, [^:]*: \([0-9]*\) samples in .*density not measured.*: \([0-9]*\) samples wanted instead/\1 \2/p' err.txt)
+plan=$(sed -n 's/^spgo: record: about [0-9]*x the samples wanted: recording \([0-9]*\) runs\{0,1\} at -F \([0-9]*\) .*/\1 \2/p' err.txt)
+last=$(sed -n 's/^spgo: record: \([0-9]*\) runs\{0,1\}, [^:]* at \([0-9]*\) Hz: \([0-9]*\) samples in .*/\1 \3/p' err.txt | tail -n1)
+read -r n1 target <<< "${first:-0 0}"; read -r k rate <<< "${plan:-0 0}"; read -r k2 n2 <<< "${last:-0 0}"
 procs=$("$SPGO" script -i rec.data -F pid 2>/dev/null | sort -u | wc -l)
-if [ "$k" -ge 2 ] && [ "$k2" = "$k" ] && [ "$n2" -gt "$n1" ] && [ "$procs" -ge "$k" ] && [ "$(grep -c . out.txt)" -gt "$k" ]; then
-  echo "ok   sub-second run: $n1 samples < $target, $k runs recorded: $n2 samples ($procs processes)"
+if [ "$n1" -gt 0 ] && [ "$n1" -lt "$target" ] && [ "$rate" -gt 4000 ] && [ "$k2" = "$k" ] && [ "$n2" -gt "$n1" ] &&
+   [ "$procs" -ge "$k" ] && [ "$(grep -c . out.txt)" -gt "$k" ]; then
+  echo "ok   no debug information: $n1 samples < $target, recorded again at -F $rate, $k runs: $n2 samples ($procs processes)"
 else
-  echo "FAIL no repeated runs: first '$first', last '$last', $procs processes"; fail=1
+  echo "FAIL no second recording: first '$first', plan '$plan', last '$last', $procs processes"; fail=1
 fi
+# the default aims at spgo gen's density (issue 28): a program whose first
+# run gives a sparse profile (200 functions of some 300 bytes, a few
+# samples each: density about 0.06) is recorded again at a higher rate (and more runs), and
+# stderr says the density measured, the factor, the rate and runs chosen,
+# and the density the second recording reached; a small dense program is
+# recorded once
+{
+  echo '#include <stdio.h>'; echo '#include <stdlib.h>'
+  for i in $(seq 0 199); do
+    echo "__attribute__((noinline)) unsigned long f$i(unsigned long x, int n) {"
+    echo " for (int i = 0; i < n; i++) {"
+    for j in 0 1 2 3 4 5; do
+      echo "  x = x * $((i * 8 + j * 2 + 3))UL + (x >> $((j + 3))) + $((i + j))UL;"
+      echo "  if (x & $((1 << (j + 4)))) x ^= x >> $((j + 9)); else x += $((i * 31 + j))UL;"
+    done
+    echo " }"; echo " return x;"; echo "}"
+  done
+  echo 'int main(int argc, char **argv) {'
+  echo ' int n = argc > 1 ? atoi(argv[1]) : 1000; unsigned long x = 1;'
+  for i in $(seq 0 199); do echo " x = f$i(x, n);"; done
+  echo ' printf("%lu\n", x & 1);'; echo ' return 0;'; echo '}'
+} > sparse.c
+gcc -O2 -g -o sparse sparse.c
+"$SPGO" record -o sparse.data -- ./sparse 100000 > sout.txt 2> serr.txt
+grep 'spgo: record: [0-9a]' serr.txt | sed 's/^/     /'
+m1=$(sed -n 's/^spgo: record: 1 run, [^:]* at 4000 Hz: \([0-9]*\) samples in \.\/sparse, profile density \([0-9.e-]*\) (IP mode; spgo gen.s threshold \([0-9.]*\),.*/\1 \2 \3/p' serr.txt)
+plan=$(sed -n 's/^spgo: record: about \([0-9]*\)x the samples wanted: recording \([0-9]*\) runs\{0,1\} at -F \([0-9]*\) (\([0-9]*\)x the samples.*/\1 \2 \3 \4/p' serr.txt)
+m2=$(sed -n 's/^spgo: record: \([0-9]*\) runs\{0,1\}, [^:]* at \([0-9]*\) Hz: \([0-9]*\) samples in \.\/sparse, profile density \([0-9.e-]*\) .*/\1 \2 \3 \4/p' serr.txt | tail -n1)
+read -r n1 d1 thr <<< "${m1:-0 0 0}"; read -r need k rate reach <<< "${plan:-0 0 0 0}"
+read -r k2 rate2 n2 d2 <<< "${m2:-0 0 0 0}"
+procs=$("$SPGO" script -i sparse.data -F pid 2>/dev/null | sort -u | wc -l)
+freq=$(perf evlist -v -i sparse.data 2>/dev/null | sed -n 's/.*sample_freq[ }]*: \([0-9]*\).*/\1/p' | head -n1)
+if awk -v d1="$d1" -v thr="$thr" -v d2="$d2" 'BEGIN { exit !(d1 > 0 && d1 < thr && d2 > 1.5 * d1) }' &&
+   [ "$need" -gt 1 ] && [ "$rate" -gt 4000 ] && [ "$rate2" = "$rate" ] && [ "$k2" = "$k" ] &&
+   [ "$n2" -gt "$n1" ] && [ "$procs" -ge "$k" ] && [ "${freq:-0}" = "$rate" ]; then
+  echo "ok   sparse first run: density $d1 < $thr, ${need}x wanted: -F $rate, $k runs: density $d2 ($n2 samples, $procs processes)"
+else
+  echo "FAIL sparse first run not recorded denser: '$m1' / '$plan' / '$m2', $procs processes, sample_freq ${freq:-?}"; fail=1
+fi
+gcc -O2 -g -fno-omit-frame-pointer -o dense "$SPGO_SRC/tests/data/perf_prog.c"
+"$SPGO" record -o dense.data -- ./dense 20000 >/dev/null 2> derr.txt
+p=$("$SPGO" script -i dense.data -F pid 2>/dev/null | sort -u | wc -l)
+if grep -q "^spgo: record: dense enough" derr.txt && [ "$p" = 1 ]; then echo "ok   a dense first run is kept"
+else echo "FAIL dense run: $(grep 'spgo: record: [0-9ad]' derr.txt | tr '\n' ' '), $p processes"; fail=1; fi
 # a rate given (-F) or --runs 1: one run, no repeat
 for o in "-F 4000" "--runs 1"; do
   # shellcheck disable=SC2086

@@ -12,6 +12,7 @@
 #include "spgo/aggregate.h"
 #include "spgo/common.h"
 #include "spgo/perf.h"
+#include "spgo/perf_record.h"
 
 static char tmpdir[] = "/tmp/spgo-test-perf-XXXXXX";
 
@@ -283,6 +284,44 @@ static void test_errors(void)
 	free(p);
 }
 
+/* spgo record's default: the rate first, then runs, within the bounds. */
+static void test_rec_plan(void)
+{
+	struct spgo_rec_plan p;
+	double ceil_ = SPGO_REC_RATE_CEILING;
+	/* the aim: gen's threshold with the margin of the mode */
+	CHECK(spgo_rec_density_aim(0.25, 0) == 0.25 * SPGO_REC_MARGIN_IP);
+	CHECK(spgo_rec_density_aim(50, 1) == 50 * SPGO_REC_MARGIN_LBR);
+	/* dense enough: nothing more */
+	CHECK(spgo_rec_plan_enough(0.9, 4000, 0.5, 100000, &p) == 0);
+	CHECK(spgo_rec_plan_enough(0, 4000, 0.5, 100000, &p) == 0);
+	/* 13x short: the rate to its ceiling, then runs */
+	REQUIRE(spgo_rec_plan_enough(13, 4000, 0.5, 100000, &p) == 1);
+	CHECK(p.need == 13);
+	double want = 4000 * p.need < ceil_ ? 4000 * p.need : ceil_;
+	CHECK(p.rate >= want && p.rate < want + 100);
+	CHECK(p.runs >= p.need * 4000 / p.rate && p.runs < p.need * 4000 / p.rate + 1);
+	CHECK(p.reach >= p.need);
+	CHECK(p.secs > 0.5 * p.runs); /* perf's cost per sample */
+	/* a little short: the rate alone, in whole hundreds of Hz */
+	REQUIRE(spgo_rec_plan_enough(1.6, 4000, 0.5, 100000, &p) == 1);
+	CHECK(p.runs == 1 && p.rate == 6400 && p.reach == 1.6);
+	REQUIRE(spgo_rec_plan_enough(1.61, 4000, 0.5, 100000, &p) == 1);
+	CHECK(p.runs == 1 && p.rate == 6500);
+	/* the kernel's maximum below the ceiling */
+	REQUIRE(spgo_rec_plan_enough(130, 4000, 0.5, 8000, &p) == 1);
+	CHECK(p.rate == 8000 && p.runs == SPGO_REC_MAX_RUNS && p.reach == 20);
+	/* the time bound: runs of 20 s */
+	REQUIRE(spgo_rec_plan_enough(130, 4000, 20, 100000, &p) == 1);
+	CHECK(p.runs >= 1 && p.runs * 20 < SPGO_REC_MAX_SECONDS && p.secs <= SPGO_REC_MAX_SECONDS);
+	/* too long to record again */
+	CHECK(spgo_rec_plan_enough(130, 4000, 2 * SPGO_REC_MAX_SECONDS, 100000, &p) == -1);
+	CHECK(p.need == 130);
+	/* the rate already above the ceiling: runs only, never a lower rate */
+	REQUIRE(spgo_rec_plan_enough(2.6, 2 * ceil_, 0.5, 100000, &p) == 1);
+	CHECK(p.rate == 2 * ceil_ && p.runs == 3);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir))
@@ -290,6 +329,7 @@ int main(void)
 	RUN(test_errors);
 	RUN(test_lbr_decode);
 	RUN(test_recorded);
+	RUN(test_rec_plan);
 	rmdir(tmpdir);
 	DONE();
 }
