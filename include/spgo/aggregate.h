@@ -234,6 +234,11 @@ void spgo_agg_finish(struct spgo_aggregate *agg);
  * say it is outside (-1).  cpumode as in the sample (kernel or user). */
 int spgo_agg_map(struct spgo_aggregate *agg, uint32_t pid, unsigned cpumode, uint64_t addr,
 		 uint64_t *vaddr);
+/* A number that changes whenever a record fed may change what
+ * spgo_agg_map() answers (a mapping, a fork, build-ids); between two
+ * changes, the same (pid, cpumode, addr) maps the same way, so a caller
+ * may keep what it mapped while the number stays. */
+uint64_t spgo_agg_map_epoch(const struct spgo_aggregate *agg);
 
 const struct spgo_agg_stats *spgo_agg_stats(const struct spgo_aggregate *agg);
 /* The mappings in the data that were taken for the binary. */

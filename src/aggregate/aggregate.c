@@ -156,6 +156,8 @@ int spgo_agg_map(struct spgo_aggregate *a, uint32_t pid, unsigned cpumode, uint6
 	return map_addr(a, pid, cpumode, addr, vaddr);
 }
 
+uint64_t spgo_agg_map_epoch(const struct spgo_aggregate *a) { return a->impl->map_epoch; }
+
 static inline unsigned mode_of(uint64_t addr)
 {
 	return addr >> 63 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
@@ -691,6 +693,7 @@ int spgo_agg_begin(struct spgo_aggregate *a, struct spgo_perf_reader *r)
 	size_t n;
 	const struct spgo_perf_build_id *ids = spgo_perf_build_ids(r, &n);
 	spgo_perf_machine_build_ids(a->impl->machine, ids, n);
+	a->impl->map_epoch++;
 	return 0;
 }
 
@@ -707,6 +710,7 @@ void spgo_agg_feed(struct spgo_aggregate *a, const struct spgo_perf_record *rec)
 	case PERF_RECORD_FORK:
 		spgo_perf_machine_feed(I->machine, rec);
 		I->c_valid = I->v_valid = 0;
+		I->map_epoch++;
 		I->nopid_state = 0;
 		break;
 	case PERF_RECORD_LOST:
@@ -717,6 +721,7 @@ void spgo_agg_feed(struct spgo_aggregate *a, const struct spgo_perf_record *rec)
 			size_t n;
 			const struct spgo_perf_build_id *ids = spgo_perf_build_ids(I->reader, &n);
 			spgo_perf_machine_build_ids(I->machine, ids, n);
+			I->map_epoch++;
 		}
 		break;
 	default:

@@ -48,6 +48,9 @@ struct spgo_agg_impl {
 	size_t raw_words;   /* ... handed over when it holds this many words */
 	VEC(struct spgo_agg_match) matches;
 
+	/* Bumped by every record that may change how an address maps (see
+	 * spgo_agg_map_epoch). */
+	uint64_t map_epoch;
 	/* Translation cache: pid, runtime [lo, lo + len), delta, dso. */
 	int c_valid, c_in;
 	uint32_t c_pid, c_dso, c_mode;

@@ -37,85 +37,6 @@ int spgo_layout_format_parse(const char *name, enum spgo_layout_format *out)
 	return -1;
 }
 
-static unsigned mode_of(uint64_t addr)
-{
-	return addr >> 63 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
-}
-
-/*
- * A direct-mapped cache of pending counts in front of a kmap: the same few
- * hot branches fill every branch stack, and a hit costs a compare instead
- * of a hash-table probe (the probes were a third of the run time).  An
- * entry goes to the map when another key takes its slot, and at the end.
- */
-#define LBR_CACHE 4096
-struct lbr_cache {
-	uint64_t key[LBR_CACHE][3];
-	uint64_t count[LBR_CACHE];
-};
-
-static void cache_add(struct lbr_cache *c, struct spgo_kmap *m, const uint64_t *key, uint64_t n)
-{
-	uint64_t h = (key[0] * 0x9e3779b97f4a7c15u) ^ (key[1] * 0xc2b2ae3d27d4eb4fu) ^ key[m->kw == 3 ? 2 : 0];
-	size_t i = (size_t)(h >> 52) & (LBR_CACHE - 1);
-	uint64_t *k = c->key[i];
-	if (c->count[i] && k[0] == key[0] && k[1] == key[1] && (m->kw < 3 || k[2] == key[2])) {
-		c->count[i] += n;
-		return;
-	}
-	if (c->count[i])
-		*spgo_kmap_upsert(m, k) += c->count[i];
-	memcpy(k, key, m->kw * sizeof *key);
-	c->count[i] = n;
-}
-
-static void cache_flush(struct lbr_cache *c, struct spgo_kmap *m)
-{
-	for (size_t i = 0; i < LBR_CACHE; i++)
-		if (c->count[i])
-			*spgo_kmap_upsert(m, c->key[i]) += c->count[i], c->count[i] = 0;
-}
-
-static int same_func(const struct lay *L, long f, uint64_t addr)
-{
-	return f >= 0 && addr != SPGO_AGG_EXTERNAL && addr >= L->fns.v[f].start && addr < L->fns.v[f].end;
-}
-
-/*
- * One sample's branch stack, newest first (spgo/aggregate.h), `times`
- * times: each entry is a taken branch; each pair of neighbours b[i+1], b[i]
- * a fall-through range [b[i+1].to, b[i].from] counted when both ends lie in
- * one function, as perf2bolt counts its traces.  map: room for 2n words.
- */
-static void count_lbr(struct lay *L, const struct spgo_perf_sample *s, uint64_t times, uint64_t *map,
-		      struct lbr_cache *taken, struct lbr_cache *traces)
-{
-	struct lay_lbr *T = &L->lbr;
-	uint64_t n = s->branch_nr;
-	for (uint64_t i = 0; i < n; i++) {
-		uint64_t f = s->branches[i].from, t = s->branches[i].to;
-		if (spgo_agg_map(L->agg, s->pid, mode_of(f), f, &map[2 * i]) < 0)
-			map[2 * i] = SPGO_AGG_EXTERNAL;
-		if (spgo_agg_map(L->agg, s->pid, mode_of(t), t, &map[2 * i + 1]) < 0)
-			map[2 * i + 1] = SPGO_AGG_EXTERNAL;
-		if ((map[2 * i] & map[2 * i + 1]) == SPGO_AGG_EXTERNAL)
-			continue;
-		cache_add(taken, &T->taken, &map[2 * i], times);
-		if (s->branches[i].mispred)
-			*spgo_kmap_upsert(&T->mispred, &map[2 * i]) += times;
-	}
-	for (uint64_t i = 0; i + 1 < n; i++) {
-		uint64_t begin = map[2 * (i + 1) + 1], end = map[2 * i], origin = map[2 * (i + 1)];
-		long fn = begin == SPGO_AGG_EXTERNAL ? -1 : lay_func_at(L, begin);
-		if (!same_func(L, fn, end))
-			continue;
-		uint64_t key[3] = {begin, end, !same_func(L, fn, origin)};
-		cache_add(traces, &T->traces, key, times);
-	}
-	T->samples += times;
-	T->entries += n * times;
-}
-
 /* A sample of the process(es) read, before the aggregate takes it: its
  * LBR counted (not with --mode ip).  gen's tap too. */
 static void lay_sample(void *ctx, const struct spgo_perf_sample *s)
@@ -123,8 +44,7 @@ static void lay_sample(void *ctx, const struct spgo_perf_sample *s)
 	struct lay *L = ctx;
 	if (!s->branch_nr || L->job->mode == 2)
 		return;
-	VEC_GROW(&L->map, 2 * s->branch_nr);
-	count_lbr(L, s, s->count ? s->count : 1, L->map.v, L->taken_cache, L->traces_cache);
+	lay_lbr_count(L, s, s->count ? s->count : 1);
 }
 
 /* Read the perf.data of the job into L->agg and L->lbr. */
@@ -282,8 +202,7 @@ static int lay_end(void *ctx)
 {
 	struct lay *L = ctx;
 	const struct spgo_layout_job *j = L->job;
-	cache_flush(L->taken_cache, &L->lbr.taken);
-	cache_flush(L->traces_cache, &L->lbr.traces);
+	lay_lbr_flush(L);
 	int rc = 0;
 	if (!L->lbr.taken.n) /* (branches in the binary are a match too) */
 		rc = spgo_agg_check_matched(L->agg);
@@ -328,8 +247,7 @@ int spgo_layout_run(const struct spgo_layout_job *j)
 			.lbr_mode = j->mode != 2, .ip_event = -1};
 	if (!j->perf_data)
 		return spgo_error("gen --format %s: reads --perf-data only", format_names[L.outs[0].fmt]);
-	L.taken_cache = xcalloc(1, sizeof *L.taken_cache);
-	L.traces_cache = xcalloc(1, sizeof *L.traces_cache);
+	L.memo = lay_lbr_memo_new();
 	spgo_kmap_init(&L.lbr.taken, 2);
 	spgo_kmap_init(&L.lbr.mispred, 2);
 	spgo_kmap_init(&L.lbr.traces, 3);
@@ -359,9 +277,7 @@ int spgo_layout_run(const struct spgo_layout_job *j)
 	if (rc == 0 && L.report)
 		fputs(L.report, j->report);
 	free(L.report);
-	VEC_FREE(&L.map);
-	free(L.taken_cache);
-	free(L.traces_cache);
+	lay_lbr_memo_free(L.memo);
 	spgo_kmap_free(&L.lbr.taken);
 	spgo_kmap_free(&L.lbr.mispred);
 	spgo_kmap_free(&L.lbr.traces);

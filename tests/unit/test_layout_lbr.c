@@ -1,0 +1,149 @@
+/*
+ * The layout stage counts each distinct LBR entry once, mapped when first
+ * seen (src/layout/lbr.c): what an entry mapped to must not outlive the
+ * mapping it came from.  A capture maps this program's own code at one
+ * address, samples a branch pair there, then maps another file over the
+ * same range and samples the same runtime addresses, then maps the program
+ * back at another address: BOLT's pre-aggregated profile must count the
+ * first and last samples only (in the binary's addresses), never the ones
+ * in the other file.
+ */
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "spgo/binary.h"
+#include "spgo/common.h"
+#include "spgo/layout.h"
+#include "spgo/perf.h"
+#include "spgo/perf_write.h"
+
+static char dir[] = "/tmp/spgo-test-laylbr-XXXXXX";
+
+/* A copy of this program (the binary profiled). */
+static char *copy_self(void)
+{
+	struct spgo_file self;
+	if (spgo_file_map(&self, "/proc/self/exe") < 0)
+		return NULL;
+	char *path = xasprintf("%s/lbrbin", dir);
+	FILE *f = fopen(path, "wb");
+	int ok = f && fwrite(self.data, 1, self.size, f) == self.size;
+	ok = f && fclose(f) == 0 && ok;
+	spgo_file_unmap(&self);
+	if (!ok) {
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+/* A function of at least 64 bytes in an executable segment, and that
+ * segment. */
+static int pick(struct spgo_binary *bin, uint64_t *fn, const struct spgo_segment **seg)
+{
+	size_t ns, nseg;
+	const struct spgo_symbol *syms = spgo_binary_symbols(bin, &ns);
+	const struct spgo_segment *segs = spgo_binary_segments(bin, &nseg);
+	for (size_t i = 0; i < ns; i++) {
+		if (syms[i].type != STT_FUNC || syms[i].size < 64)
+			continue;
+		for (size_t k = 0; k < nseg; k++)
+			if ((segs[k].flags & PF_X) && syms[i].addr >= segs[k].vaddr &&
+			    syms[i].addr + 64 <= segs[k].vaddr + segs[k].filesz) {
+				*fn = syms[i].addr;
+				*seg = &segs[k];
+				return 0;
+			}
+	}
+	return -1;
+}
+
+/* n samples of pid 7 with two LBR entries in the function at runtime
+ * address f: f+8 -> f+0x10, then f+0x20 -> f+0x30 (newest first). */
+static int samples(struct spgo_perf_writer *w, uint64_t f, int n)
+{
+	struct perf_branch_entry b[2] = {{.from = f + 0x20, .to = f + 0x30}, {.from = f + 0x8, .to = f + 0x10}};
+	struct spgo_pw_sample s = {.ip = f + 0x30, .pid = 7, .tid = 7, .period = 1, .branches = b, .nr_branches = 2};
+	for (int i = 0; i < n; i++)
+		if (spgo_pw_sample(w, 0, &s) < 0)
+			return -1;
+	return 0;
+}
+
+static void test_remapped(void)
+{
+	char *bin_path = copy_self(), *data = xasprintf("%s/lbr.data", dir), *out = xasprintf("%s/out.pa", dir);
+	REQUIRE(bin_path);
+	struct spgo_binary *bin;
+	REQUIRE(spgo_binary_open(&bin, bin_path, NULL) == 0);
+	uint64_t fn = 0;
+	const struct spgo_segment *seg = NULL;
+	REQUIRE(pick(bin, &fn, &seg) == 0);
+	/* mapped whole from offset 0: runtime = base + file offset */
+	uint64_t off = fn - seg->vaddr + seg->offset, len = (seg->offset + seg->filesz + 0xfff) & ~0xfffULL;
+	uint64_t base1 = 0x7f0000000000, base2 = 0x7e0000000000;
+
+	struct spgo_perf_writer *w;
+	REQUIRE(spgo_pw_open(&w, data) == 0);
+	struct perf_event_attr a = {0};
+	a.size = PERF_ATTR_SIZE_VER7;
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_BRANCH_INSTRUCTIONS;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD | PERF_SAMPLE_BRANCH_STACK;
+	a.branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY;
+	char *mapped_name = xstrdup("/opt/x/lbrbin");
+	struct spgo_pw_mmap2 prog = {.pid = 7, .tid = 7, .start = base1, .len = len, .prot = 5, .flags = 2,
+				     .filename = mapped_name};
+	struct spgo_pw_mmap2 other = {.pid = 7, .tid = 7, .start = base1, .len = len, .prot = 5, .flags = 2,
+				      .filename = "/lib/other.so"};
+	struct spgo_pw_mmap2 again = {.pid = 7, .tid = 7, .start = base2, .len = len, .prot = 5, .flags = 2,
+				      .filename = mapped_name};
+	int ok = spgo_pw_add_attr(w, &a, "branches", NULL, 0) == 0 && spgo_pw_mmap2(w, &prog, NULL) == 0 &&
+		 samples(w, base1 + off, 3) == 0 && spgo_pw_mmap2(w, &other, NULL) == 0 &&
+		 samples(w, base1 + off, 5) == 0 && spgo_pw_mmap2(w, &again, NULL) == 0 &&
+		 samples(w, base2 + off, 4) == 0;
+	if (!ok)
+		spgo_pw_abort(w);
+	REQUIRE(ok && spgo_pw_commit(w) == 0);
+
+	struct spgo_layout_job j = {.fmt = SPGO_LAYOUT_BOLT_PA, .binary = bin_path, .perf_data = data,
+				    .event = -1, .out = out};
+	REQUIRE(spgo_layout_run(&j) == 0);
+	struct spgo_file f;
+	REQUIRE(spgo_file_map(&f, out) == 0);
+	char *text = xstrndup((const char *)f.data, f.size);
+	size_t n = f.size;
+	spgo_file_unmap(&f);
+	/* 3 + 4 samples in the binary; the 5 in other.so are its, not counted
+	 * (their branches have both ends outside: no line at all) */
+	char *want = xasprintf("B %llx %llx 7 0\nB %llx %llx 7 0\nF %llx %llx 7\n", (unsigned long long)(fn + 8),
+			       (unsigned long long)(fn + 0x10), (unsigned long long)(fn + 0x20),
+			       (unsigned long long)(fn + 0x30), (unsigned long long)(fn + 0x10),
+			       (unsigned long long)(fn + 0x20));
+	CHECK(n && !strcmp(text, want));
+	if (strcmp(text, want))
+		fprintf(stderr, "got:\n%swant:\n%s", text, want);
+	free(want);
+	free(text);
+	free(mapped_name);
+	spgo_binary_close(bin);
+	unlink(data);
+	unlink(out);
+	unlink(bin_path);
+	free(data);
+	free(out);
+	free(bin_path);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir))
+		return 1;
+	RUN(test_remapped);
+	rmdir(dir);
+	DONE();
+}
