@@ -20,12 +20,12 @@ printf '#!/bin/sh\n[ "$1" = script ] && { shift; exec %s script --hide-call-grap
   "$(command -v perf)" "$(command -v perf)" > shim/perf
 chmod +x shim/perf
 scale=9
-while [ ! -f big.data ] || [ "$(stat -c %s big.data)" -lt $((MB * 1000 * 1000)) ]; do
+while [ ! -f big.data ] || [ "$(stat -L -c %s big.data)" -lt $((MB * 1000 * 1000)) ]; do
   echo "emulating minivm $scale ..."
   "$SPGO" emulate -c 2000 --seed 1 -o big.data -- ./minivm "$scale" > /dev/null 2>&1
   scale=$((scale * 2))
 done
-size=$(( $(stat -c %s big.data) / 1000 / 1000 ))
+size=$(( $(stat -L -c %s big.data) / 1000 / 1000 ))
 
 measure() { # OUT CMD...: "wall_s rss_mb"
   local out=$1; shift
