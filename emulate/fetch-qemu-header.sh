@@ -9,7 +9,8 @@
 # Usage: emulate/fetch-qemu-header.sh --deb-src-only
 #   only make sure apt has deb-src entries (kept for older callers; use
 #   scripts/debian-source.sh --enable-only).
-# Env: SPGO_CACHE (default ~/.cache/spgo) holds the downloaded source package.
+# Env: SPGO_CACHE (default ~/.cache/spgo) holds the downloaded source package
+# and the header extracted from it.
 #
 # The source package is fetched by scripts/debian-source.sh, which enables
 # deb-src in a sources file of its own when apt has none.
@@ -29,6 +30,13 @@ if [ -z "$(tarball)" ]; then
 fi
 tb=$(tarball)
 [ -n "$tb" ] || { echo "fetch-qemu-header: qemu source package not downloaded" >&2; exit 1; }
-member=$(tar -tf "$tb" --wildcards '*/include/qemu/qemu-plugin.h' | head -n1)
-tar -xOf "$tb" "$member" > "$hdr.tmp"
+# The header is extracted once per source package into the cache beside it
+# (unpacking the 23 MB .xz takes seconds, and every build tree asks).
+cached="$cache/qemu-plugin.h.$(basename "$tb")"
+if [ ! -s "$cached" ]; then
+  tar -xOf "$tb" --wildcards --occurrence=1 '*/include/qemu/qemu-plugin.h' > "$cached.tmp.$$"
+  [ -s "$cached.tmp.$$" ] || { rm -f "$cached.tmp.$$"; echo "fetch-qemu-header: no qemu-plugin.h in $tb" >&2; exit 1; }
+  mv "$cached.tmp.$$" "$cached"
+fi
+cp "$cached" "$hdr.tmp"
 mv "$hdr.tmp" "$hdr"

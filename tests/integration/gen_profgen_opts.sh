@@ -39,7 +39,7 @@ build() { # OUT EXTRA-FLAGS...
   local out=$1; shift
   clang-19 -O2 -g "$@" -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-pie -no-pie \
     -o "$out" "$SPGO_SRC/examples/minivm/minivm.c" || { echo "FAIL: clang-19"; exit 1; }
-  "$SPGO" emulate -c 2000 -o "$out.data" -- "./$out" 1 >/dev/null 2>err.txt ||
+  "$SPGO" emulate -c 4000 -o "$out.data" -- "./$out" 1 >/dev/null 2>err.txt ||
     { cat err.txt; echo "FAIL: spgo emulate"; exit 1; }
   "$SPGO" script -i "$out.data" -F ip,brstack --raw-stacks > "$out.script" || { echo "FAIL: spgo script"; exit 1; }
 }

@@ -20,8 +20,10 @@ perf record -q -e cpu-clock -o - -- true 2>/dev/null > pipe.data
 kill_run() {
   local name=$1 sig=$2; shift 2
   rm -rf "d.$name" && mkdir "d.$name" && mkfifo "d.$name/in"
-  # Feed the FIFO a partial pipe-format perf.data and keep it open.
-  { cat pipe.data; sleep 30; } > "d.$name/in" &
+  # Feed the FIFO a partial pipe-format perf.data and keep it open (exec:
+  # the sleep is the feeder itself, so killing it leaves no process holding
+  # the test's output open, which ctest would wait for).
+  { cat pipe.data; exec sleep 30; } > "d.$name/in" &
   local feeder=$!
   "$SPGO" "$@" 2>"d.$name/err" &
   local pid=$!
