@@ -11,6 +11,7 @@
 # counts.  The profiles are exact counts (`spgo emulate --ground-truth` +
 # `spgo gen`).
 . "$(dirname "$0")/lib/common.sh" || exit 1
+. "$(dirname "$0")/lib/stale.sh" || exit 1
 : "${SPGO:?}" "${SPGO_SRC:?}"
 need clang-19 qemu-x86_64
 scratch
@@ -21,19 +22,11 @@ sed -e 's|^\t\t/\*INS\*/$|\t\tif ((x \& 0x30000) != 0x30000) { sink = x ^ s; s =
 	-e 's|^\t\ts += fc(x);$|\t\ts += fd(x);|' old.c > new.c
 [ "$(diff old.c new.c | grep -c '^>')" = 2 ] && grep -q ' fd(unsigned' old.c ||
 	{ echo "FAIL: the edits did not apply"; exit 1; }
-for v in old new; do # (both built from V.d/prog.c: static names depend on it)
-	mkdir -p $v.d && cp $v.c $v.d/prog.c &&
-		(cd $v.d && clang-19 -O2 -g -fpseudo-probe-for-profiling -fno-pie -no-pie -o ../$v prog.c) ||
-		{ echo "FAIL: clang-19 ($v)"; exit 1; }
-	"$SPGO" emulate -c 2000 -o $v.data --ground-truth $v.gt -- ./$v 300 > /dev/null 2>> err.txt &&
-		"$SPGO" gen --binary $v --ground-truth $v.gt -o $v.prof --format text --quiet ||
-		{ cat err.txt; echo "FAIL: spgo emulate/gen ($v)"; exit 1; }
-done
-ck() { awk '/^hot:/ { w = 1 } w && /CFGChecksum/ { print $2; exit }' "$1"; }
-[ "$(ck old.prof)" != "$(ck new.prof)" ] || bad "hot's checksum did not change"
+stale_exact_pair old.c new.c
+[ "$(stale_checksum old.prof)" != "$(stale_checksum new.prof)" ] || bad "hot's checksum did not change"
 "$SPGO" carry --profile old.prof --old-binary old --binary new -o c.prof --format text > c.out 2>&1 ||
 	{ cat c.out; echo "FAIL: carry"; exit 1; }
-[ "$(ck c.prof)" = "$(ck new.prof)" ] || bad "hot carried under checksum $(ck c.prof), not NEW's"
+[ "$(stale_checksum c.prof)" = "$(stale_checksum new.prof)" ] || bad "hot carried under checksum $(stale_checksum c.prof), not NEW's"
 # hot's body records: "ID COUNT [TARGET:N]..." one a line
 body() { awk '/^hot:/ { w = 1; next } /^[^ ]/ { w = 0 } w && $1 ~ /^[0-9]+:$/ { sub(":", "", $1); print }' "$1"; }
 body new.prof > new.b && body c.prof > c.b && body old.prof > old.b
