@@ -75,6 +75,14 @@ struct spgo_perf_build_id {
 	char *filename;
 };
 
+/* The cpumode of an address with no record to say it (a branch entry's
+ * ends, an address of perf script text): the upper half of the 64-bit
+ * address space is the kernel's, on x86-64 and AArch64 alike. */
+static inline unsigned spgo_perf_addr_cpumode(uint64_t addr)
+{
+	return addr >> 63 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+}
+
 /*
  * A decoded sample.  Fields absent from the event's sample_type are 0/NULL;
  * `sample_type` says which are present.

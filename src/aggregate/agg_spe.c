@@ -110,8 +110,8 @@ void agg_feed_spe(struct spgo_aggregate *a, const struct spgo_perf_sample *s, ui
 	int not_taken = SPGO_PERF_BRANCH_NOT_TAKEN(e);
 	int pbt = s->branch_nr >= 2 && s->branches[1].from == 0;
 	uint64_t from, to, prev = 0, w = times;
-	unsigned mf = e->from >> 63 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
-	unsigned mt = e->to >> 63 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+	unsigned mf = spgo_perf_addr_cpumode(e->from);
+	unsigned mt = spgo_perf_addr_cpumode(e->to);
 	int from_in = spgo_agg_map(a, pid, mf, e->from, &from) == 0;
 	int to_in = spgo_agg_map(a, pid, mt, e->to, &to) == 0;
 	int prev_in = pbt && spgo_agg_map(a, pid, mt, s->branches[1].to, &prev) == 0 && from_in;

@@ -158,11 +158,6 @@ int spgo_agg_map(struct spgo_aggregate *a, uint32_t pid, unsigned cpumode, uint6
 
 uint64_t spgo_agg_map_epoch(const struct spgo_aggregate *a) { return a->impl->map_epoch; }
 
-static inline unsigned mode_of(uint64_t addr)
-{
-	return addr >> 63 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
-}
-
 static struct spgo_agg_event *event_at(struct spgo_aggregate *a, size_t i,
 				       const struct spgo_perf_attr *attr)
 {
@@ -242,7 +237,7 @@ static int leaf_in_proepi(struct spgo_aggregate *a, const struct spgo_perf_sampl
 			     : ip == (uint64_t)PERF_CONTEXT_USER ? PERF_RECORD_MISC_USER : mode;
 			continue;
 		}
-		int ok = text ? mode_of(ip) == PERF_RECORD_MISC_USER &&
+		int ok = text ? spgo_perf_addr_cpumode(ip) == PERF_RECORD_MISC_USER &&
 					spgo_segments_map(I->segs, I->nsegs, 0, 0, ip, &v) == 0
 			      : map_addr(a, pid, mode, ip, &v) == 0;
 		if (!ok) /* an external leaf: kept */
@@ -514,9 +509,9 @@ static uint64_t feed_lbr(struct spgo_aggregate *a, const struct spgo_perf_sample
 			uint64_t f = s->branches[i].from, t = s->branches[i].to;
 			if (SPGO_UNLIKELY(!f || !t))
 				a->stats.lbr_zero += times;
-			if (map_addr(a, pid, mode_of(f), f, &mf[2 * k]) < 0)
+			if (map_addr(a, pid, spgo_perf_addr_cpumode(f), f, &mf[2 * k]) < 0)
 				mf[2 * k] = SPGO_AGG_EXTERNAL;
-			if (map_addr(a, pid, mode_of(t), t, &mf[2 * k + 1]) < 0)
+			if (map_addr(a, pid, spgo_perf_addr_cpumode(t), t, &mf[2 * k + 1]) < 0)
 				mf[2 * k + 1] = SPGO_AGG_EXTERNAL;
 			inside += (mf[2 * k] & mf[2 * k + 1]) != SPGO_AGG_EXTERNAL;
 			if ((f ^ t) >> 63) /* between user and kernel space */
@@ -591,7 +586,7 @@ static void feed_stack(struct spgo_aggregate *a, const struct spgo_perf_sample *
 			}
 			int ok;
 			if (text) /* perf prints file offsets there */
-				ok = mode_of(ip) == PERF_RECORD_MISC_USER &&
+				ok = spgo_perf_addr_cpumode(ip) == PERF_RECORD_MISC_USER &&
 				     spgo_segments_map(I->segs, I->nsegs, 0, 0, ip, &v) == 0;
 			else
 				ok = map_addr(a, pid, mode, ip, &v) == 0;
@@ -657,7 +652,7 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 	 * the first stack line, an offset in its file (see spgo/perf.h). */
 	int text = (s->sample_type & SPGO_PERF_SAMPLE_TEXT_FRAMES) != 0 &&
 		   !text_frames_absolute(a, pid, rec);
-	int ip_ok = text ? mode_of(s->ip) == PERF_RECORD_MISC_USER &&
+	int ip_ok = text ? spgo_perf_addr_cpumode(s->ip) == PERF_RECORD_MISC_USER &&
 				   spgo_segments_map(I->segs, I->nsegs, 0, 0, s->ip, &v) == 0
 			 : map_addr(a, pid, s->cpumode, s->ip, &v) == 0;
 	/* --sample-period: not for perf script's hybrid samples (llvm-profgen

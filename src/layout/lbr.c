@@ -96,11 +96,6 @@ void lay_lbr_memo_free(struct lay_lbr_memo *M)
 	free(M);
 }
 
-static unsigned mode_of(uint64_t addr)
-{
-	return addr >> 63 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
-}
-
 /* The edge of (pid, from, to), added (and mapped) if new. */
 static inline uint32_t edge_of(struct lay *L, struct lay_lbr_memo *M, uint32_t pid, uint64_t from, uint64_t to)
 {
@@ -114,9 +109,9 @@ static inline uint32_t edge_of(struct lay *L, struct lay_lbr_memo *M, uint32_t p
 			return k - 1;
 	}
 	struct lbr_edge x = {.from = from, .to = to, .pid = pid};
-	if (spgo_agg_map(L->agg, pid, mode_of(from), from, &x.mfrom) < 0)
+	if (spgo_agg_map(L->agg, pid, spgo_perf_addr_cpumode(from), from, &x.mfrom) < 0)
 		x.mfrom = SPGO_AGG_EXTERNAL;
-	if (spgo_agg_map(L->agg, pid, mode_of(to), to, &x.mto) < 0)
+	if (spgo_agg_map(L->agg, pid, spgo_perf_addr_cpumode(to), to, &x.mto) < 0)
 		x.mto = SPGO_AGG_EXTERNAL;
 	uint32_t id = (uint32_t)M->e.n;
 	VEC_PUSH(&M->e, x);

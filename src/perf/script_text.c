@@ -353,7 +353,7 @@ static void emit(struct spgo_perf_text *t, struct spgo_perf_record *rec)
 		s->pid = t->pid;
 		s->tid = t->tid;
 	}
-	s->cpumode = ip >> 63 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+	s->cpumode = (uint16_t)spgo_perf_addr_cpumode(ip);
 	if (t->frames.n) {
 		s->sample_type |= PERF_SAMPLE_CALLCHAIN;
 		if (!t->have_ip)
