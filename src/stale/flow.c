@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "spgo/common.h"
 #include "spgo/infer.h"
 #include "spgo/probe.h"
 #include "spgo/profile.h"
@@ -61,17 +62,29 @@
 /* The guesses' cost scale: GUESS_SCALE, or for an experiment
  * (bench/bench_stale.sh) the environment's SPGO_CARRY_GUESS_SCALE: a
  * number above 0, or "free" (0 or below: a guessed block is unknown, as
- * in the paper).  Not an option: nothing a user should tune. */
+ * in the paper).  Not an option: nothing a user should tune; a carry that
+ * takes it says so once, and one it cannot read is a warning (the default
+ * then), so a profile never changes silently. */
 static double guess_scale(void)
 {
+	static int said;
 	const char *e = getenv("SPGO_CARRY_GUESS_SCALE");
 	if (!e || !*e)
 		return GUESS_SCALE;
-	if (!strcmp(e, "free"))
-		return 0;
-	char *end;
-	double v = strtod(e, &end);
-	return *end ? GUESS_SCALE : v;
+	char *end = "";
+	double v = 0; /* "free" */
+	if (strcmp(e, "free"))
+		v = strtod(e, &end);
+	if (*end || v != v) {
+		if (!said++)
+			spgo_warn("SPGO_CARRY_GUESS_SCALE=%s is not a number or \"free\": the guesses weigh %g "
+				  "(the default)", e, GUESS_SCALE);
+		return GUESS_SCALE;
+	}
+	if (!said++)
+		spgo_warn("SPGO_CARRY_GUESS_SCALE=%s: the guesses weigh %g, not the default %g (an experiment's "
+			  "setting)", e, v > 0 ? v : 0, GUESS_SCALE);
+	return v;
 }
 
 /* A probe of the function in a block of its CFG. */
