@@ -251,6 +251,13 @@ static char **repeated(char **cmd, int n, char nbuf[16])
 	return v;
 }
 
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
 /*
  * The density of the recording at data for binary, as spgo gen computes it,
  * said on stderr after what ("1 run, 0.6 s at 4000 Hz").  0 with *d, 1
@@ -291,14 +298,13 @@ static int measure(const char *data, const char *bin, const char *what, struct s
 static int record_enough(const struct spgo_rec_opts *ro)
 {
 	char **pargv = spgo_rec_argv(ro);
-	struct timespec t0, t1;
+	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int rc = run_perf(pargv);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double secs = seconds_since(&t0);
 	free(pargv);
 	if (rc != 0)
 		return rc < 0 ? 1 : rc;
-	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	double rate = spgo_rec_rate(ro);
 	char *bin = command_path(ro->cmd[0]);
 	if (!bin) {
@@ -350,8 +356,7 @@ static int record_enough(const struct spgo_rec_opts *ro)
 	spgo_tmp_track(tmp); /* a signal meanwhile removes it */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = run_perf(pargv);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	secs = seconds_since(&t0);
 	snprintf(what, sizeof what, "%d run%s, %.2g s at %.0f Hz", pl.runs, pl.runs > 1 ? "s" : "", secs, pl.rate);
 	struct spgo_gen_density d2;
 	int m2 = rc == 0 ? measure(tmp, bin, what, &d2) : -1;
@@ -366,10 +371,13 @@ static int record_enough(const struct spgo_rec_opts *ro)
 		else if (m2 == 0)
 			fprintf(stderr, "spgo: record: dense enough\n");
 	} else {
+		/* (perf failed; or its file could not be read, said by measure;
+		 * or not renamed) */
+		const char *why = rc ? "perf failed" : m2 < 0 ? "its data could not be read" : strerror(errno);
 		unlink(tmp);
-		spgo_warn("the second recording (%d runs at -F %.0f) failed (%s %d): %s holds the first run "
-			  "only; is the command re-runnable? (--runs 1: no repeats)", pl.runs, pl.rate,
-			  rc ? "status" : "errno", rc ? rc : errno, ro->output);
+		spgo_warn("the second recording (%d runs at -F %.0f) failed (%s%s%.0d): %s holds the first run "
+			  "only; is the command re-runnable? (--runs 1: no repeats)", pl.runs, pl.rate, why,
+			  rc ? ", status " : "", rc, ro->output);
 	}
 	spgo_tmp_untrack(tmp);
 	free(pargv);
