@@ -93,7 +93,7 @@ else
   echo "FAIL sparse first run not recorded denser: '$m1' / '$plan' / '$m2', $procs processes, sample_freq ${freq:-?}"; fail=1
 fi
 gcc -O2 -g -fno-omit-frame-pointer -o dense "$SPGO_SRC/tests/data/perf_prog.c"
-"$SPGO" record -o dense.data -- ./dense 20000 >/dev/null 2> derr.txt
+"$SPGO" record -o dense.data -- ./dense 200000 >/dev/null 2> derr.txt
 p=$("$SPGO" script -i dense.data -F pid 2>/dev/null | sort -u | wc -l)
 if grep -q "^spgo: record: dense enough" derr.txt && [ "$p" = 1 ]; then echo "ok   a dense first run is kept"
 else echo "FAIL dense run: $(grep 'spgo: record: [0-9ad]' derr.txt | tr '\n' ' '), $p processes"; fail=1; fi
