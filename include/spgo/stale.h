@@ -205,6 +205,9 @@ struct spgo_carry_report {
 	uint64_t by_hash;      /* probe profiles: moved with a block of the same hash */
 	uint64_t by_row;       /* moved with a row of the same instructions (probe
 				* profiles: a block of the same code, moved) */
+	uint64_t by_gap;       /* probe profiles: moved with a block of the same code
+				* between two pairs, in order (a guess: not counted
+				* placed by code) */
 	uint64_t by_shift;     /* moved by the delta of the nearer pair */
 	uint64_t renamed;      /* under a renamed function (any of the above) */
 	uint64_t dropped;      /* no place in NEW: not written */

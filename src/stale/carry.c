@@ -272,6 +272,7 @@ static void add_how(struct spgo_carry_report *r, int how, uint64_t count)
 	case HOW_ANCHOR: r->by_anchor += count; break;
 	case HOW_HASH: r->by_hash += count; break;
 	case HOW_ROW: r->by_row += count; break;
+	case HOW_GAP: r->by_gap += count; break;
 	default: r->by_shift += count; break;
 	}
 }

@@ -10,8 +10,9 @@
  * block holding a probe of the function's own code (top level) that the
  * map places by its code (the same probe, a call anchor, a block hash or
  * code: HOW_ROW or surer) weighs what that probe carried (the most of
- * several); a block holding only probes placed by a delta (a guess) weighs
- * the guess, at a fifth of the cost per unit of change (GUESS_SCALE);
+ * several); a block holding only probes placed by a guess (a delta, or
+ * in order by code: HOW_GAP) weighs the guess, at a fifth of the cost
+ * per unit of change (GUESS_SCALE);
  * every other block is unknown, a dangling block to profi.  Each probe
  * not placed by code (a guess, or no place at all) then takes its block's
  * inferred count (the sum over its blocks when the code duplicates it).

@@ -160,6 +160,7 @@ void spgo_carry_print(const struct spgo_carry_report *r, FILE *fp)
 	} else {
 		fprintf(fp, "  moved by a block hash:     %5.1f%% of samples\n", pct(r->by_hash, r->samples));
 		fprintf(fp, "  moved by a block's code:   %5.1f%% of samples\n", pct(r->by_row, r->samples));
+		fprintf(fp, "  in order by code (a guess): %3.1f%% of samples\n", pct(r->by_gap, r->samples));
 	}
 	fprintf(fp, "  moved by the nearer delta: %5.1f%% of samples\n", pct(r->by_shift, r->samples));
 	fprintf(fp, "  under a renamed function:  %5.1f%% of samples\n", pct(r->renamed, r->samples));

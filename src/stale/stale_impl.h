@@ -120,7 +120,7 @@ static inline uint64_t stale_loc(uint32_t line, uint32_t disc)
 
 /* How a location was placed (which figure of spgo_carry_report), surest
  * first. */
-enum { HOW_SAME, HOW_ANCHOR, HOW_HASH, HOW_ROW, HOW_SHIFT };
+enum { HOW_SAME, HOW_ANCHOR, HOW_HASH, HOW_ROW, HOW_GAP, HOW_SHIFT };
 
 /* A location of one function in one build, in location order. */
 struct loc_row {
