@@ -136,13 +136,20 @@ stale() {
 
 prepare_program() {  # NAME
   local name=$1 pd="$W/$1"
-  # (a changed description, bench/pgo/NAME.sh, drops the cache too)
-  local sum
+  # (a changed description, bench/pgo/NAME.sh, drops the cache too; but not
+  # a change of its CSSPGO line alone: that only adds or leaves the CSSPGO
+  # variants, the others' builds stand.  desc.md5 then keeps the sum of the
+  # description the builds came from.)
+  local sum had
   sum=$(md5sum < "$here/$name.sh")
-  if [ "${PGO_CLEAN:-0}" = 1 ] || [ "$(cat "$pd/desc.md5" 2>/dev/null)" != "$sum" ]; then
+  had=$(cat "$pd/desc.md5" 2>/dev/null)
+  if [ "${PGO_CLEAN:-0}" = 1 ] ||
+     { [ "$had" != "$sum" ] && [ "$had" != "$(grep -v '^CSSPGO=' "$here/$name.sh" | md5sum)" ]; }; then
     rm -rf "$pd/bin" "$pd/prof" "$pd/log" "$pd/data/.ready"
+    had=""
   fi
-  mkdir -p "$pd" && echo "$sum" > "$pd/desc.md5"
+  mkdir -p "$pd"
+  [ -n "$had" ] || echo "$sum" > "$pd/desc.md5"
   mkdir -p "$pd/bin" "$pd/prof" "$pd/log" "$pd/data"
   # (a run limited by PGO_VARIANTS keeps the errors of the variants it skips)
   [ -n "${PGO_VARIANTS:-}" ] || : > "$pd/log/errors"

@@ -7,6 +7,7 @@
 # flags; the library's assertions are on (no -DNDEBUG), as in a default
 # build.
 HALF=report
+CSSPGO=1   # (#28: the C++ program of the large ones has the CSSPGO variants too)
 LANG_CXX=1
 DESC="nlohmann-json 3.11.2 (Debian nlohmann-json3, C++, header-only) + bench/pgo/json_driver.cpp; TRAIN \`1 train.json\`: 80 pages of 50 flat records -> TIME \`2 time.json\`: 300 documents of other shapes (nested trees, number matrices, escaped strings)"
 TRAIN="1 train.json"

@@ -85,6 +85,10 @@ enum {
 	SPGO_PROF_FS = 1 << 3,         /* flow-sensitive discriminators */
 	SPGO_PROF_PREINLINED = 1 << 4, /* has should-inline attributes */
 	SPGO_PROF_PARTIAL = 1 << 5,    /* partial profile */
+	/* top is in the order LLVM's SampleProfileMap iterates (nested CS
+	 * profiles from spgo_profile_cs_nest); the extbinary writer puts the
+	 * function metadata in that order, as LLVM's */
+	SPGO_PROF_MAP_ORDER = 1 << 6,
 };
 
 struct spgo_target {

@@ -197,23 +197,34 @@ static int child_cmp(const void *a, const void *b)
  * spgo_callsite_hash; each child's subtree is converted before the child
  * itself is placed.  done: top-level profiles whose attributes are settled.
  */
+/* The children of node k in the order of the trie's std::map (by
+ * spgo_callsite_hash); *nc of them, NULL when none.  Caller frees. */
+static struct child_key *kids_of(const struct nest *n, uint32_t k, size_t *nc)
+{
+	*nc = 0;
+	for (uint32_t c = n->nodes.v[k].child; c != SPGO_NONE; c = n->nodes.v[c].sibling)
+		(*nc)++;
+	if (!*nc)
+		return NULL;
+	struct child_key *kids = xmalloc(*nc * sizeof *kids);
+	size_t i = 0;
+	for (uint32_t c = n->nodes.v[k].child; c != SPGO_NONE; c = n->nodes.v[c].sibling) {
+		const struct node *cn = &n->nodes.v[c];
+		kids[i].hash = spgo_callsite_hash(n->out, cn->name, cn->line, cn->disc);
+		kids[i++].node = c;
+	}
+	qsort(kids, *nc, sizeof *kids, child_cmp);
+	return kids;
+}
+
 static void first_merged(struct nest *n, uint32_t k, struct spgo_kmap *done, int depth)
 {
 	if (depth > 10000)
 		return;
-	size_t nc = 0;
-	for (uint32_t c = n->nodes.v[k].child; c != SPGO_NONE; c = n->nodes.v[c].sibling)
-		nc++;
-	if (!nc)
+	size_t nc;
+	struct child_key *kids = kids_of(n, k, &nc);
+	if (!kids)
 		return;
-	struct child_key *kids = xmalloc(nc * sizeof *kids);
-	nc = 0;
-	for (uint32_t c = n->nodes.v[k].child; c != SPGO_NONE; c = n->nodes.v[c].sibling) {
-		const struct node *cn = &n->nodes.v[c];
-		kids[nc].hash = spgo_callsite_hash(n->out, cn->name, cn->line, cn->disc);
-		kids[nc++].node = c;
-	}
-	qsort(kids, nc, sizeof *kids, child_cmp);
 	int profiled = n->nodes.v[k].prof != SPGO_NONE;
 	for (size_t i = 0; i < nc; i++) {
 		uint32_t c = kids[i].node;
@@ -230,6 +241,124 @@ static void first_merged(struct nest *n, uint32_t k, struct spgo_kmap *done, int
 		n->out->funcs.v[h].attrs = n->in->funcs.v[cn->prof].attrs;
 	}
 	free(kids);
+}
+
+/*
+ * The order of llvm-profgen's ProfileMap once converted, which its writer
+ * follows for the function metadata (llvm_map.c).  The map is filled from
+ * the context trie depth first, a context before its callees, children in
+ * the trie's order (CSProfileGenerator::convertToProfileMap), each keyed by
+ * its context's hash; then ProfileConverter walks the same trie children
+ * first: a child placed into its caller's profile is erased from the map;
+ * a child without a profiled caller is merged into its function's plain
+ * profile (inserted, keyed by the name's hash, if not there) before its own
+ * entry is erased.  What is left are the plain profiles, in map order.
+ */
+struct order {
+	struct nest *n;
+	struct spgo_map map;
+	VEC(uint64_t) path; /* hash codes of the frames above, outermost first */
+	uint64_t *key;      /* node -> its context's key in the map */
+	int bad;
+};
+
+static void order_fill(struct order *o, uint32_t k, int depth)
+{
+	const struct node *nd = &o->n->nodes.v[k];
+	if (depth > 10000) {
+		o->bad = 1;
+		return;
+	}
+	if (nd->prof != SPGO_NONE) {
+		VEC_PUSH(&o->path, spgo_callsite_hash(o->n->out, nd->name, 0, 0));
+		o->key[k] = spgo_llvm_hash_u64s(o->path.v, o->path.n);
+		o->path.n--;
+		if (spgo_map_insert(&o->map, o->key[k], SPGO_NONE) < 0)
+			o->bad = 1;
+	}
+	size_t nc;
+	struct child_key *kids = kids_of(o->n, k, &nc);
+	for (size_t i = 0; i < nc && !o->bad; i++) {
+		const struct node *cn = &o->n->nodes.v[kids[i].node];
+		VEC_PUSH(&o->path, spgo_callsite_hash(o->n->out, o->n->nodes.v[k].name, cn->line, cn->disc));
+		order_fill(o, kids[i].node, depth + 1);
+		o->path.n--;
+	}
+	free(kids);
+}
+
+static void order_convert(struct order *o, uint32_t k, int depth)
+{
+	if (depth > 10000) {
+		o->bad = 1;
+		return;
+	}
+	size_t nc;
+	struct child_key *kids = kids_of(o->n, k, &nc);
+	int profiled = o->n->nodes.v[k].prof != SPGO_NONE;
+	for (size_t i = 0; i < nc && !o->bad; i++) {
+		uint32_t c = kids[i].node;
+		order_convert(o, c, depth + 1);
+		const struct node *cn = &o->n->nodes.v[c];
+		if (cn->prof == SPGO_NONE)
+			continue;
+		uint64_t base = 0;
+		if (!profiled) {
+			base = spgo_callsite_hash(o->n->out, cn->name, 0, 0);
+			if (spgo_map_insert(&o->map, base, cn->name) < 0)
+				o->bad = 1;
+		}
+		if (base != o->key[c])
+			spgo_map_erase(&o->map, o->key[c]);
+	}
+	free(kids);
+}
+
+/* Put n->out's top-level profiles in that order and say so
+ * (SPGO_PROF_MAP_ORDER); left as they are when the orders cannot be
+ * matched up. */
+static void map_order(struct nest *n)
+{
+	const struct spgo_profile *in = n->in;
+	struct spgo_profile *out = n->out;
+	struct order o = {.n = n};
+	spgo_map_init(&o.map);
+	o.key = xmalloc(n->nodes.n * sizeof *o.key);
+	for (size_t i = 0; i < in->top.n && !o.bad; i++) { /* plain profiles: keyed by name */
+		const struct spgo_func *fn = &in->funcs.v[in->top.v[i]];
+		if (fn->ctx == SPGO_NONE) {
+			uint32_t nm = oname(n, fn->name);
+			if (spgo_map_insert(&o.map, spgo_callsite_hash(out, nm, 0, 0), nm) < 0)
+				o.bad = 1;
+		}
+	}
+	size_t nc;
+	struct child_key *kids = kids_of(n, 0, &nc);
+	for (size_t i = 0; i < nc && !o.bad; i++)
+		order_fill(&o, kids[i].node, 1);
+	free(kids);
+	if (!o.bad)
+		order_convert(&o, 0, 0);
+	uint8_t *seen = xcalloc(out->funcs.n + 1, 1);
+	VEC(uint32_t) top = {0};
+	for (uint32_t x = spgo_map_first(&o.map); x != UINT32_MAX && !o.bad; x = spgo_map_next(&o.map, x)) {
+		uint32_t tag = o.map.nodes.v[x].tag, f;
+		if (tag == SPGO_NONE || (f = spgo_func_find_id(out, tag)) == SPGO_NONE || seen[f])
+			o.bad = 1;
+		else {
+			seen[f] = 1;
+			VEC_PUSH(&top, f);
+		}
+	}
+	if (!o.bad && top.n == out->top.n) {
+		memcpy(out->top.v, top.v, top.n * sizeof *top.v);
+		out->flags |= SPGO_PROF_MAP_ORDER;
+	}
+	VEC_FREE(&top);
+	free(seen);
+	free(o.key);
+	VEC_FREE(&o.path);
+	spgo_map_free(&o.map);
 }
 
 struct spgo_profile *spgo_profile_cs_nest(const struct spgo_profile *in)
@@ -266,7 +395,8 @@ struct spgo_profile *spgo_profile_cs_nest(const struct spgo_profile *in)
 		}
 	first_merged(&n, 0, &done, 0);
 	spgo_kmap_free(&done);
-	n.out->flags = in->flags & ~(unsigned)SPGO_PROF_CS;
+	n.out->flags = in->flags & ~(unsigned)(SPGO_PROF_CS | SPGO_PROF_MAP_ORDER);
+	map_order(&n);
 	spgo_profile_finalize(n.out, 0);
 out:
 	VEC_FREE(&n.nodes);

@@ -323,12 +323,15 @@ static void write_symbols(struct wr *w)
 	free(sy);
 }
 
-/* Metadata: checksums and context attributes, in the profiles' order. */
+/* Metadata: checksums and context attributes, in the profiles' order, or
+ * in the order of LLVM's map when the profile knows it (its top list). */
 static void write_metadata(struct wr *w, const uint32_t *order)
 {
 	struct spgo_profile *p = w->p;
 	if (!(p->flags & (SPGO_PROF_PROBE | SPGO_PROF_CS | SPGO_PROF_PREINLINED)))
 		return;
+	if (p->flags & SPGO_PROF_MAP_ORDER)
+		order = p->top.v;
 	for (size_t i = 0; i < p->top.n; i++)
 		write_meta(w, &w->sec[S_META], order[i], 1);
 	if (p->flags & SPGO_PROF_PROBE)

@@ -22,6 +22,30 @@ typedef VEC(struct spgo_ctx_frame) spgo_ctx_frames;
  * -1 (spgo_error) for a frame without a well-formed location. */
 int spgo_ctx_split(struct spgo_profile *p, const char *ctx, spgo_ctx_frames *out);
 
+/* LLVM 19's hash_combine_range over n 64-bit values (a context's key in a
+ * SampleProfileMap: the frames' hash codes). */
+uint64_t spgo_llvm_hash_u64s(const uint64_t *v, size_t n);
+
+/* A libstdc++ std::unordered_map keyed by 64-bit integers, kept only for
+ * its iteration order (llvm_map.c).  Node 0 is the list head. */
+struct spgo_map_node {
+	uint64_t key;
+	uint32_t next, tag;
+};
+struct spgo_map {
+	VEC(struct spgo_map_node) nodes;
+	uint32_t *bkt; /* bucket -> node before its first node, or UINT32_MAX */
+	size_t nbkt, count;
+};
+void spgo_map_init(struct spgo_map *m);
+void spgo_map_free(struct spgo_map *m);
+/* 1 inserted, 0 the key was there, -1 beyond the bucket counts known. */
+int spgo_map_insert(struct spgo_map *m, uint64_t key, uint32_t tag);
+void spgo_map_erase(struct spgo_map *m, uint64_t key);
+/* The nodes in iteration order: first, next; UINT32_MAX at the end. */
+uint32_t spgo_map_first(const struct spgo_map *m);
+uint32_t spgo_map_next(const struct spgo_map *m, uint32_t node);
+
 /* GCC's gcov tags for AutoFDO profiles. */
 #define SPGO_GCOV_MAGIC 0x67636461u /* "gcda" */
 #define SPGO_GCOV_TAG_NAMES 0xaa000000u
