@@ -552,12 +552,12 @@ salvage_note() {
     echo "default, $(sed -n 's/^#define SPGO_CARRY_MIN_CONFIDENCE \([0-9.]*\).*/\1/p' "$SPGO_SRC/include/spgo/stale.h")).  A function whose checksum changed and less than N% of whose"
     echo "samples its code places is kept under OLD's checksum, for clang to drop."
     echo
-    echo "| program | kind | variant | carried | carried, spgo stale | kept as it is (unsure) | similarity to fresh |"
+    echo "| program | kind | variant | carried | carried, spgo stale | kept as it is: samples (functions) | similarity to fresh |"
     echo "| --- | --- | --- | ---: | ---: | ---: | ---: |"
     for n in "${progs[@]}"; do
       for v in carried $XVARIANTS; do
         cf="$W/$n/log/carry-probe.txt"; [ $v != carried ] && cf="$W/$n/log/carry-probe-$v.txt"
-        kept=$(sed -n 's/^ *kept as it is (unsure): *\([0-9.]*%\)[^,]*, \([0-9]*\) functions/\1, \2 functions/p' "$cf")
+        kept=$(sed -n 's/^ *kept as it is (unsure): *\([0-9.]*%\)[^,]*, \([0-9]*\) functions/\1 (\2)/p' "$cf")
         echo "| $n | probe | $v | $(sed -n 's/^carried: \([0-9.]*%\).*/\1/p' "$cf") |" \
           "$(sed -n 's/^matched: \([0-9.]*%\).*/\1/p' "$W/$n/log/stale-$v-probe.txt") |" \
           "${kept:-none} |" \
