@@ -52,6 +52,11 @@
 #          e.g. after timing programs in separate runs with STALE_ONLY)
 #          STALE_PGO=lua5.4,pcre2grep (the programs built with the profiles
 #          and timed; default all; the others: matching and speed only)
+#          STALE_VARIANTS=carried0,carried10 (experiments, probe kind only:
+#          carriedN is `spgo carry --min-confidence N`, matched, built and
+#          timed beside the others; a profile the same as carried's is not
+#          built again but shown as "= carried".  --min-confidence keeps
+#          probe functions only: a line profile comes out as carried)
 # Writes bench/results/stale.md (STALE_OUT to write elsewhere).
 set -uo pipefail
 : "${SPGO:?}" "${SPGO_SRC:?}" "${BENCH_WORK:?}"
@@ -68,6 +73,13 @@ source "$SPGO_SRC/bench/pgo_lib.sh"   # pgo_orig, used by the recipes' pgo_fetch
 PAIRS="lua5.4:lua5.4:lua-5.4* zstd:libzstd:zstd-* pcre2grep:pcre2:pcre2-* speedtest1:sqlite3:sqlite3-*"
 VARIANTS="none same fresh stale carried salvage"
 KINDS="line probe"
+XVARIANTS=""
+for x in ${STALE_VARIANTS//,/ }; do
+  [[ $x =~ ^carried[0-9]+$ ]] ||
+    { echo "stale: STALE_VARIANTS: $x is not carriedN (N: spgo carry --min-confidence)" >&2; exit 2; }
+  XVARIANTS="$XVARIANTS $x"
+done
+xvars() { [ "$1" = probe ] && echo $XVARIANTS; }  # KIND: its experiments
 
 # ---- sources -------------------------------------------------------------------
 
@@ -255,9 +267,20 @@ prepare() {  # NAME PKG GLOB
     # (the same profile again: kept, so its build is not redone)
     if cmp -s "$pd/prof/carried-$k.new" "$pd/prof/carried-$k.prof"; then rm -f "$pd/prof/carried-$k.new"
     else mv "$pd/prof/carried-$k.new" "$pd/prof/carried-$k.prof"; fi
-    "$SPGO" stale --profile "$pd/prof/carried-$k.prof" --binary "$pd/bin/new-$k" > "$pd/log/stale-carried-$k.txt" 2>&1
-    for v in stale carried; do
-      local p="$pd/prof/old-$k.prof"; [ $v = carried ] && p="$pd/prof/carried-$k.prof"
+    # (the experiments: carriedN, log/carry-K-carriedN.txt)
+    local x
+    for x in $(xvars $k); do
+      "$SPGO" carry --min-confidence "${x#carried}" --profile "$pd/prof/old-$k.prof" \
+        --old-binary "$pd/bin/old-$k" --binary "$pd/bin/new-$k" -o "$pd/prof/$x-$k.new" \
+        > "$pd/log/carry-$k-$x.txt" 2>&1 || { log "$name: carry $k $x failed: $(tail -n1 "$pd/log/carry-$k-$x.txt")"; return 1; }
+      if cmp -s "$pd/prof/$x-$k.new" "$pd/prof/$x-$k.prof"; then rm -f "$pd/prof/$x-$k.new"
+      else mv "$pd/prof/$x-$k.new" "$pd/prof/$x-$k.prof"; fi
+    done
+    for v in carried $(xvars $k); do
+      "$SPGO" stale --profile "$pd/prof/$v-$k.prof" --binary "$pd/bin/new-$k" > "$pd/log/stale-$v-$k.txt" 2>&1
+    done
+    for v in stale carried $(xvars $k); do
+      local p="$pd/prof/old-$k.prof"; [ $v != stale ] && p="$pd/prof/$v-$k.prof"
       "$SPGO" overlap "$pd/prof/new-$k.prof" "$p" | awk '/profile similarity/ { print $NF }' > "$pd/log/sim-$v-$k"
     done
     [ $pgo = 1 ] || continue
@@ -267,6 +290,14 @@ prepare() {  # NAME PKG GLOB
       build "$pd/bin/$k-carried" "$base -fprofile-sample-use=$pd/prof/carried-$k.prof" &&
       build "$pd/bin/$k-salvage" "$base -fprofile-sample-use=$pd/prof/old-$k.prof -mllvm -salvage-stale-profile" ||
       return 1
+    for x in $(xvars $k); do
+      if cmp -s "$pd/prof/$x-$k.prof" "$pd/prof/carried-$k.prof"; then
+        log "$name: $k-$x: the profile of $k-carried, not built"
+        rm -f "$pd/bin/$k-$x" "$pd/bin/$k-$x.cmd"
+      else
+        build "$pd/bin/$k-$x" "$base -fprofile-sample-use=$pd/prof/$x-$k.prof" || return 1
+      fi
+    done
   done
 }
 
@@ -290,7 +321,10 @@ for n in "${progs[@]}"; do
   [ "${STALE_REPORT_ONLY:-0}" = 1 ] && continue
   [ "${STALE_APPEND:-0}" = 1 ] || rm -rf "$W/$n/times"
   mkdir -p "$W/$n/times"
-  for k in $KINDS; do for v in $VARIANTS; do runs+=("$n $k-$v"); done; done
+  for k in $KINDS; do
+    for v in $VARIANTS; do runs+=("$n $k-$v"); done
+    for v in $(xvars $k); do [ -x "$W/$n/bin/$k-$v" ] && runs+=("$n $k-$v"); done
+  done
 done
 if [ "${STALE_REPORT_ONLY:-0}" != 1 ]; then
 # (one utime and one run.bin a program: timing runs of other programs may
@@ -321,6 +355,7 @@ nruns=$(for n in "${tprogs[@]}"; do grep -vc FAIL "$W/$n/times/line-none" 2>/dev
 # ---- report ----------------------------------------------------------------------
 
 stats() {  # FILE -> "median min max n q1 q3"
+  [ -s "$1" ] || { echo "NA NA NA 0 NA NA"; return; }
   awk '$1 != "FAIL" { v[++n] = $1 }
        END { if (!n) { print "NA NA NA 0 NA NA"; exit }
              for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
@@ -345,14 +380,25 @@ measured() {
 recovered() {  # FRESH V -> the share of the fresh gain
   awk -v f="$1" -v c="$2" 'BEGIN { if (c == "NA") print "n/a"; else printf "%.0f%%", (c - 1) / (f - 1) * 100 }'
 }
+# xcell PROG KIND X: an experiment's cell when it has no runs of its own
+# ("-": not of this kind; "= carried": carried's profile), or nothing
+xcell() {
+  if [[ " $(xvars "$2") " != *" $3 "* ]]; then echo "-"
+  elif [ ! -s "$W/$1/times/$2-$3" ] && cmp -s "$W/$1/prof/$3-$2.prof" "$W/$1/prof/carried-$2.prof"; then echo "= carried"
+  fi
+}
+# xhead: the experiments' header cells and their separators (twice each:
+# speedup and gain recovered)
+xhead() { local x; for x in $XVARIANTS; do echo -n " $x |"; done; }
+xsep() { local x; for x in $XVARIANTS; do echo -n " ---: |"; done; }
 speed_table() {  # median|min
   local st=$1 n k v
   if [ "$st" = median ]; then
-    echo "| program | kind | none median (s) | noise: none range, IQR | same | fresh | stale | carried | salvage | gain recovered: stale | carried | salvage |"
+    echo "| program | kind | none median (s) | noise: none range, IQR | same | fresh | stale | carried | salvage |$(xhead) gain recovered: stale | carried | salvage |$(xhead)"
   else
-    echo "| program | kind | none best (s) | runs | same | fresh | stale | carried | salvage | gain recovered: stale | carried | salvage |"
+    echo "| program | kind | none best (s) | runs | same | fresh | stale | carried | salvage |$(xhead) gain recovered: stale | carried | salvage |$(xhead)"
   fi
-  echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+  echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |$(xsep) ---: | ---: | ---: |$(xsep)"
   for n in "${tprogs[@]}"; do
     for k in $KINDS; do
       local bm bmin bmax bn bq1 bq3 noise base lowq
@@ -361,22 +407,27 @@ speed_table() {  # median|min
         else printf "-%.1f%%/+%.1f%%, -%.1f%%/+%.1f%%", (m - a) / m * 100, (b - m) / m * 100, (m - c) / m * 100, (d - m) / m * 100 }')
       base=$bm lowq=$(awk -v m="$bm" -v c="$bq1" 'BEGIN { print (m == "NA") ? 0 : (m - c) / c }')
       [ "$st" = min ] && { base=$bmin noise=$bn lowq=0; }
-      declare -A sp=()
-      for v in same fresh stale carried salvage; do
-        local m mn
+      declare -A sp=() rc=()
+      for v in same fresh stale carried salvage $XVARIANTS; do
+        local m mn xc
+        xc=$(xcell "$n" "$k" "$v")
+        if [[ " $XVARIANTS " = *" $v "* ]] && [ -n "$xc" ]; then sp[$v]=$xc rc[$v]=$xc; continue; fi
         read -r m mn _ < <(stats "$W/$n/times/$k-$v")
         [ "$st" = min ] && m=$mn
         sp[$v]=$(speedup "$base" "$m")
       done
-      local r1 r2 r3
-      if [ "$(measured "${sp[fresh]}" "${sp[same]}" "$lowq")" = 1 ]; then
-        r1=$(recovered "${sp[fresh]}" "${sp[stale]}") r2=$(recovered "${sp[fresh]}" "${sp[carried]}")
-        r3=$(recovered "${sp[fresh]}" "${sp[salvage]}")
-      else
-        r1="fresh in noise" r2=$r1 r3=$r1
-      fi
-      echo "| $n | $k | $base | $noise | ${sp[same]} | ${sp[fresh]} | ${sp[stale]} | ${sp[carried]} | ${sp[salvage]} | $r1 | $r2 | $r3 |"
-      unset sp
+      local fm
+      fm=$(measured "${sp[fresh]}" "${sp[same]}" "$lowq")
+      for v in stale carried salvage $XVARIANTS; do
+        [ -n "${rc[$v]:-}" ] && continue
+        if [ "$fm" = 1 ]; then rc[$v]=$(recovered "${sp[fresh]}" "${sp[$v]}"); else rc[$v]="fresh in noise"; fi
+      done
+      echo -n "| $n | $k | $base | $noise | ${sp[same]} | ${sp[fresh]} | ${sp[stale]} | ${sp[carried]} | ${sp[salvage]} |"
+      for v in $XVARIANTS; do echo -n " ${sp[$v]} |"; done
+      echo -n " ${rc[stale]} | ${rc[carried]} | ${rc[salvage]} |"
+      for v in $XVARIANTS; do echo -n " ${rc[$v]} |"; done
+      echo
+      unset sp rc
     done
   done
 }
@@ -384,6 +435,7 @@ speed_table() {  # median|min
 # lie seconds apart: the load's drift between rounds cancels) -> "median
 # q1 q3 n"
 paired() {
+  [ -s "$1" ] && [ -s "$2" ] || { echo "NA NA NA 0"; return; }
   paste -d' ' "$1" "$2" | awk '$1 != "FAIL" && $2 != "FAIL" && $2 > 0 { v[++n] = $1 / $2 }
     END { if (!n) { print "NA NA NA 0"; exit }
           for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
@@ -395,28 +447,34 @@ paired() {
 }
 paired_table() {
   local n k v
-  echo "| program | kind | rounds | same (IQR) | fresh (IQR) | stale | carried | salvage | gain recovered: stale | carried | salvage |"
-  echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+  echo "| program | kind | rounds | same (IQR) | fresh (IQR) | stale | carried | salvage |$(xhead) gain recovered: stale | carried | salvage |$(xhead)"
+  echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |$(xsep) ---: | ---: | ---: |$(xsep)"
   for n in "${tprogs[@]}"; do
     for k in $KINDS; do
-      declare -A sp=() q1=() q3=()
-      local rn=0 m a b c
-      for v in same fresh stale carried salvage; do
+      declare -A sp=() q1=() q3=() rc=()
+      local rn=0 m a b c xc
+      for v in same fresh stale carried salvage $XVARIANTS; do
+        xc=$(xcell "$n" "$k" "$v")
+        if [[ " $XVARIANTS " = *" $v "* ]] && [ -n "$xc" ]; then sp[$v]=$xc rc[$v]=$xc; continue; fi
         read -r m a b c < <(paired "$W/$n/times/$k-none" "$W/$n/times/$k-$v")
-        sp[$v]=$m q1[$v]=$a q3[$v]=$b rn=$c
+        sp[$v]=$m q1[$v]=$a q3[$v]=$b
+        [ "$v" = same ] && rn=$c
       done
-      local r1 r2 r3
       # (measured: the fresh build faster than none in three rounds of
       # four, by more than 1% and than the same binary's difference)
-      if awk -v q="${q1[fresh]}" 'BEGIN { exit !(q != "NA" && q > 1) }' &&
-         [ "$(measured "${sp[fresh]}" "${sp[same]}" 0)" = 1 ]; then
-        r1=$(recovered "${sp[fresh]}" "${sp[stale]}") r2=$(recovered "${sp[fresh]}" "${sp[carried]}")
-        r3=$(recovered "${sp[fresh]}" "${sp[salvage]}")
-      else
-        r1="fresh in noise" r2=$r1 r3=$r1
-      fi
-      echo "| $n | $k | $rn | ${sp[same]} (${q1[same]}-${q3[same]}) | ${sp[fresh]} (${q1[fresh]}-${q3[fresh]}) | ${sp[stale]} | ${sp[carried]} | ${sp[salvage]} | $r1 | $r2 | $r3 |"
-      unset sp q1 q3
+      local fm=0
+      awk -v q="${q1[fresh]}" 'BEGIN { exit !(q != "NA" && q > 1) }' &&
+        [ "$(measured "${sp[fresh]}" "${sp[same]}" 0)" = 1 ] && fm=1
+      for v in stale carried salvage $XVARIANTS; do
+        [ -n "${rc[$v]:-}" ] && continue
+        if [ "$fm" = 1 ]; then rc[$v]=$(recovered "${sp[fresh]}" "${sp[$v]}"); else rc[$v]="fresh in noise"; fi
+      done
+      echo -n "| $n | $k | $rn | ${sp[same]} (${q1[same]}-${q3[same]}) | ${sp[fresh]} (${q1[fresh]}-${q3[fresh]}) | ${sp[stale]} | ${sp[carried]} | ${sp[salvage]} |"
+      for v in $XVARIANTS; do echo -n " ${sp[$v]} |"; done
+      echo -n " ${rc[stale]} | ${rc[carried]} | ${rc[salvage]} |"
+      for v in $XVARIANTS; do echo -n " ${rc[$v]} |"; done
+      echo
+      unset sp q1 q3 rc
     done
   done
 }
@@ -487,6 +545,27 @@ salvage_note() {
     done
   done
   echo
+  if [ -n "$XVARIANTS" ]; then
+    echo "### Carried at other \`--min-confidence\` (STALE_VARIANTS: experiments)"
+    echo
+    echo "carriedN: \`spgo carry --min-confidence N\` (probe profiles only; carried: the"
+    echo "default, $(sed -n 's/^#define SPGO_CARRY_MIN_CONFIDENCE \([0-9.]*\).*/\1/p' "$SPGO_SRC/include/spgo/stale.h")).  A function whose checksum changed and less than N% of whose"
+    echo "samples its code places is kept under OLD's checksum, for clang to drop."
+    echo
+    echo "| program | kind | variant | carried | carried, spgo stale | kept as it is: samples (functions) | similarity to fresh |"
+    echo "| --- | --- | --- | ---: | ---: | ---: | ---: |"
+    for n in "${progs[@]}"; do
+      for v in carried $XVARIANTS; do
+        cf="$W/$n/log/carry-probe.txt"; [ $v != carried ] && cf="$W/$n/log/carry-probe-$v.txt"
+        kept=$(sed -n 's/^ *kept as it is (unsure): *\([0-9.]*%\)[^,]*, \([0-9]*\) functions/\1 (\2)/p' "$cf")
+        echo "| $n | probe | $v | $(sed -n 's/^carried: \([0-9.]*%\).*/\1/p' "$cf") |" \
+          "$(sed -n 's/^matched: \([0-9.]*%\).*/\1/p' "$W/$n/log/stale-$v-probe.txt") |" \
+          "${kept:-none} |" \
+          "$(cat "$W/$n/log/sim-$v-probe") |"
+      done
+    done
+    echo
+  fi
   echo "## PGO effect on NEW, medians of $nruns interleaved runs"
   echo
   echo "User CPU seconds of TIME (wait4 rusage), each run a fresh copy of the binary under"
@@ -494,7 +573,9 @@ salvage_note() {
   echo "(>1 faster).  none: no profile; same: a second copy of none (identical code: how"
   echo "far two medians of the same code lie apart); fresh: NEW's own profile; stale: OLD's"
   echo "as it is; carried: \`spgo carry\` of it; salvage: OLD's with clang's \`-mllvm"
-  echo "-salvage-stale-profile\`.  Noise: the none runs' range and interquartile range"
+  echo "-salvage-stale-profile\`.${XVARIANTS:+  Experiments (STALE_VARIANTS, probe only; \"-\" in line rows):}"
+  [ -n "$XVARIANTS" ] && echo "carriedN: \`spgo carry --min-confidence N\` (\"= carried\": the same profile, not built)."
+  echo "Noise: the none runs' range and interquartile range"
   echo "around their median.  Gain recovered: (speedup - 1) / (fresh speedup - 1), given only"
   echo "where the fresh gain is measured: above 1%, above the same binary's difference from"
   echo "none, and (medians) the fresh median below the none runs' lower quartile; else"
