@@ -122,7 +122,16 @@ static void out_flush(void)
 	obuf_n = 0;
 }
 
-/* Append a record (size rounded up to 8, zero padding); caller holds lock. */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Append a record (size rounded up to 8, zero padding); caller holds lock.
+ * Its time is taken here, under the lock, so that the trace's times never
+ * go back (the perf.data's rounds rely on it: convert.c). */
 static void out_rec(const void *rec, size_t size)
 {
 	size_t pad = (size + 7) & ~(size_t)7;
@@ -131,20 +140,13 @@ static void out_rec(const void *rec, size_t size)
 	memcpy(obuf + obuf_n, rec, size);
 	memset(obuf + obuf_n + size, 0, pad - size);
 	((struct emu_rec *)(obuf + obuf_n))->size = (uint32_t)pad;
+	((struct emu_rec *)(obuf + obuf_n))->time = now_ns();
 	obuf_n += pad;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static void rec_head(struct emu_rec *h, uint32_t type, uint32_t tid)
 {
 	h->type = type;
-	h->time = now_ns();
 	h->pid = (uint32_t)our_pid;
 	h->tid = tid;
 }

@@ -2,7 +2,8 @@
  * Streaming aggregation of one binary's samples: see spgo/aggregate.h.
  *
  * The hot path is spgo_agg_feed() on a SAMPLE: one address translation per
- * ip, LBR entry and stack frame, then hash-map increments.  Translation is
+ * ip and stack frame, then hash-map increments; the LBR entries are counted
+ * per distinct entry and neighbour pair (agg_lbr.c).  Translation is
  * cached as a runtime interval with a constant delta (one mapping crossed
  * with one segment), so consecutive addresses of the same code cost a
  * compare and an add.  Nothing is allocated per sample once the scratch
@@ -114,7 +115,7 @@ void spgo_agg_free(struct spgo_aggregate *a)
 	VEC_FREE(&I->pool);
 	VEC_FREE(&I->scratch);
 	VEC_FREE(&I->mf);
-	VEC_FREE(&I->ks);
+	agg_lbr_free(I);
 	free(I->ranges.rows);
 	free(I->branches.rows);
 	free(I->ips.rows);
@@ -177,7 +178,11 @@ static struct spgo_agg_event *event_at(struct spgo_aggregate *a, size_t i,
 void spgo_agg_keep_stacks(struct spgo_aggregate *a, int keep) { a->impl->no_stacks = !keep; }
 void spgo_agg_keep_stack_branches(struct spgo_aggregate *a, int keep) { a->impl->no_stack_lbr = !keep; }
 
-void spgo_agg_keep_ranges(struct spgo_aggregate *a, int keep) { a->impl->no_lbr_maps = !keep; }
+void spgo_agg_keep_ranges(struct spgo_aggregate *a, int keep)
+{
+	agg_lbr_flush(a); /* (what was counted under the setting before) */
+	a->impl->no_lbr_maps = !keep;
+}
 
 void spgo_agg_sample_period(struct spgo_aggregate *a, uint64_t period) { a->impl->period = period; }
 
@@ -261,7 +266,7 @@ static int leaf_in_proepi(struct spgo_aggregate *a, const struct spgo_perf_sampl
  * the binary less one when there are two or more.  entries: that number
  * (0 for an IP sample).  Saturates rather than wraps.
  */
-static uint64_t period_weight(uint64_t times, uint64_t period, uint64_t entries)
+uint64_t agg_period_weight(uint64_t times, uint64_t period, uint64_t entries)
 {
 	uint64_t w = times > UINT64_MAX / period ? UINT64_MAX : times * period;
 	return entries > 1 ? w / (entries - 1) : w;
@@ -283,6 +288,7 @@ int agg_same_function(struct spgo_aggregate *a, uint64_t begin, uint64_t end);
 
 void spgo_agg_set_functions(struct spgo_aggregate *a, const struct spgo_function *fns, size_t n)
 {
+	agg_lbr_flush(a); /* (its ranges were pending, checked against the functions before) */
 	a->impl->fns = fns;
 	a->impl->nfns = n;
 	a->impl->f_lo = a->impl->f_hi = 0;
@@ -462,7 +468,7 @@ static void feed_ip(struct spgo_aggregate *a, const struct spgo_perf_record *rec
 		a->stats.samples_matched += times;
 		e->samples += times;
 		e->period += s->period * times;
-		ctab_add(&I->ips, v, ei, weigh ? period_weight(times, I->period, 0) : times);
+		ctab_add(&I->ips, v, ei, weigh ? agg_period_weight(times, I->period, 0) : times);
 	} else {
 		int64_t dso;
 		a->stats.samples_unmatched += times;
@@ -478,83 +484,23 @@ static void feed_ip(struct spgo_aggregate *a, const struct spgo_perf_record *rec
 }
 
 /* LBR: branches and the ranges between them, mapped into I->mf (from,
- * to per entry); the entries kept for the stack (0 when the sample is
- * dropped for a leaf in a prologue or epilogue). */
+ * to per entry; agg_lbr.c); the entries kept for the stack (0 when the
+ * sample is dropped for a leaf in a prologue or epilogue). */
 static uint64_t feed_lbr(struct spgo_aggregate *a, const struct spgo_perf_sample *s, uint32_t pid, int text,
 			 int ip_ok, int weigh, uint64_t times, uint64_t branches_before)
 {
-	struct spgo_agg_impl *I = a->impl;
 	uint64_t n = s->branch_nr;
-	if (n && I->proepi && s->callchain_nr && leaf_in_proepi(a, s, pid, text)) {
-		a->stats.lbr_samples += times;
+	if (!n)
+		return 0;
+	a->stats.lbr_samples += times;
+	if (a->impl->proepi && s->callchain_nr && leaf_in_proepi(a, s, pid, text)) {
 		a->stats.lbr_leaf_proepi += times;
-		n = 0;
-	} else if (n) {
-		a->stats.lbr_samples += times;
-		a->stats.lbr_single += n == 1 ? times : 0;
-		VEC_GROW(&I->mf, 2 * n);
-		VEC_GROW(&I->ks, n);
-		uint64_t *mf = I->mf.v;
-		uint8_t *ks = I->ks.v; /* per entry kept: 1 from in the kernel, 2 to */
-		uint64_t inside = 0; /* entries touching the binary */
-		uint64_t k = 0;      /* entries kept */
-		for (uint64_t i = 0; i < n; i++) {
-			/* A record of a mispredicted path (AMD LbrExtV2) never
-			 * retired: the ranges go from the record before it to
-			 * the one after. */
-			if (SPGO_UNLIKELY(s->branches[i].spec == PERF_BR_SPEC_WRONG_PATH)) {
-				a->stats.lbr_wrong_path += times;
-				continue;
-			}
-			uint64_t f = s->branches[i].from, t = s->branches[i].to;
-			if (SPGO_UNLIKELY(!f || !t))
-				a->stats.lbr_zero += times;
-			if (map_addr(a, pid, spgo_perf_addr_cpumode(f), f, &mf[2 * k]) < 0)
-				mf[2 * k] = SPGO_AGG_EXTERNAL;
-			if (map_addr(a, pid, spgo_perf_addr_cpumode(t), t, &mf[2 * k + 1]) < 0)
-				mf[2 * k + 1] = SPGO_AGG_EXTERNAL;
-			inside += (mf[2 * k] & mf[2 * k + 1]) != SPGO_AGG_EXTERNAL;
-			if ((f ^ t) >> 63) /* between user and kernel space */
-				a->stats.branches_user_kernel += times;
-			ks[k] = (uint8_t)((f >> 63) | (t >> 63) << 1);
-			k++;
-		}
-		n = k;
-		/* the ranges' and branches' weight (the statistics stay in samples) */
-		uint64_t w = weigh ? period_weight(times, I->period, inside) : times;
-		for (uint64_t i = 0; i < n; i++) {
-			if ((mf[2 * i] & mf[2 * i + 1]) != SPGO_AGG_EXTERNAL) {
-				if (!I->no_lbr_maps)
-					ctab_add(&I->branches, mf[2 * i], mf[2 * i + 1], w);
-				a->stats.branches += times;
-			}
-		}
-		for (uint64_t i = 0; i + 1 < n; i++) {
-			uint64_t r[2] = {mf[2 * (i + 1) + 1], mf[2 * i]};
-			if (r[0] == SPGO_AGG_EXTERNAL || r[1] == SPGO_AGG_EXTERNAL) {
-				if ((r[0] & r[1]) != SPGO_AGG_EXTERNAL) {
-					a->stats.ranges_external += times;
-					/* (one end in user space, the other in the kernel) */
-					if ((ks[i + 1] >> 1) != (ks[i] & 1))
-						a->stats.ranges_user_kernel += times;
-				}
-				continue;
-			}
-			if (r[0] > r[1]) {
-				a->stats.ranges_reversed += times;
-				continue;
-			}
-			if (!same_function(I, r[0], r[1])) {
-				a->stats.ranges_crossing += times;
-				continue;
-			}
-			if (!I->no_lbr_maps)
-				ctab_add(&I->ranges, r[0], r[1], w);
-			a->stats.ranges += times;
-		}
-		if (!ip_ok && a->stats.branches != branches_before)
-			a->stats.samples_unmatched_lbr += times;
+		return 0;
 	}
+	a->stats.lbr_single += n == 1 ? times : 0;
+	n = agg_lbr_feed(a, s, pid, weigh, times);
+	if (!ip_ok && a->stats.branches != branches_before)
+		a->stats.samples_unmatched_lbr += times;
 	return n;
 }
 
@@ -727,6 +673,7 @@ void spgo_agg_feed(struct spgo_aggregate *a, const struct spgo_perf_record *rec)
 void spgo_agg_finish(struct spgo_aggregate *a)
 {
 	struct spgo_agg_impl *I = a->impl;
+	agg_lbr_flush(a);
 	struct ctab *t[3] = {&I->ranges, &I->branches, &I->ips};
 	for (int k = 0; k < 3; k++) {
 		for (size_t i = 0; i < t[k]->cap; i++) {

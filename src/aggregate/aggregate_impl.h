@@ -20,6 +20,7 @@ struct ctab {
 };
 
 struct stack_worker;
+struct agg_lbr_memo;
 
 struct spgo_agg_impl {
 	struct spgo_perf_machine *machine;
@@ -73,7 +74,7 @@ struct spgo_agg_impl {
 	VEC(uint64_t) scratch;
 	struct ctab ranges, branches, ips; /* ips: key (vaddr, event index) */
 	VEC(uint64_t) mf; /* mapped LBR from/to */
-	VEC(uint8_t) ks;  /* ... their spaces: 1 from in the kernel, 2 to */
+	struct agg_lbr_memo *lbr; /* agg_lbr.c: the distinct entries and pairs */
 	const struct spgo_function *fns; /* for the function-end check, or NULL */
 	size_t nfns;
 	uint64_t f_lo, f_hi; /* the function part found last: [f_lo, f_hi) */
@@ -156,6 +157,17 @@ void agg_spe_free(struct spgo_aggregate *a);
 void agg_count_branch(struct spgo_aggregate *a, uint64_t from, uint64_t to, uint64_t w);
 void agg_count_range(struct spgo_aggregate *a, uint64_t begin, uint64_t end, uint64_t w);
 int agg_same_function(struct spgo_aggregate *a, uint64_t begin, uint64_t end);
+
+/* aggregate.c: a sample's weight under --sample-period (see there). */
+uint64_t agg_period_weight(uint64_t times, uint64_t period, uint64_t entries);
+/* agg_lbr.c: a sample's LBR counted (its entries mapped into I->mf; the
+ * number kept); the distinct entries pending go into the counting tables
+ * (flush: at spgo_agg_finish and when what they are checked against
+ * changes); free. */
+uint64_t agg_lbr_feed(struct spgo_aggregate *a, const struct spgo_perf_sample *s, uint32_t pid, int weigh,
+		      uint64_t times);
+void agg_lbr_flush(struct spgo_aggregate *a);
+void agg_lbr_free(struct spgo_agg_impl *I);
 
 /* stacks.c: let the worker (if any) finish what it was given and stop. */
 void agg_worker_stop(struct spgo_agg_impl *I);

@@ -35,6 +35,7 @@
 #include "spgo/common.h"
 #include "spgo/emulate.h"
 #include "spgo/ground_truth.h"
+#include "spgo/perf.h"
 #include "spgo/perf_write.h"
 
 #define PAGE 4096ULL
@@ -664,10 +665,28 @@ static int on_record(struct conv *c, const struct emu_rec *h, const void *r, con
 	return bad;
 }
 
+/*
+ * perf record ends each pass over its buffers with a FINISHED_ROUND: what
+ * came before the round before it is older than anything after, so a
+ * reader sorts and hands out records a round at a time instead of holding
+ * the whole file.  The trace's times never go back (the plugin takes them
+ * under its lock), so a round ends after each ROUND_BYTES of it (the
+ * plugin's buffer); should they go back, no more rounds end.
+ */
+#define ROUND_BYTES (1u << 20)
+
+static int end_round(struct conv *c)
+{
+	struct perf_event_header h = {.type = SPGO_PERF_RECORD_FINISHED_ROUND, .size = sizeof h};
+	return spgo_pw_record(c->w, &h);
+}
+
 /* The trace's records after its magic, in order: 0 or -1 (said). */
 static int read_trace(struct conv *c, const struct spgo_file *f, const char *trace, int ai)
 {
-	size_t pos = 8;
+	size_t pos = 8, round_end = ROUND_BYTES;
+	uint64_t last = 0;
+	int rounds = 1;
 	while (pos < f->size) {
 		struct emu_rec h;
 		if (pos + sizeof h > f->size)
@@ -675,6 +694,13 @@ static int read_trace(struct conv *c, const struct spgo_file *f, const char *tra
 		memcpy(&h, f->data + pos, sizeof h);
 		if (h.size < sizeof h || h.size % 8 || h.size > f->size - pos)
 			return spgo_error("%s: offset 0x%zx: bad record size %u", trace, pos, h.size);
+		rounds &= h.time >= last;
+		last = h.time;
+		if (rounds && pos >= round_end) {
+			if (end_round(c) < 0)
+				return -1;
+			round_end = pos + ROUND_BYTES;
+		}
 		/* Records are 8-aligned in a mapped file: read them in place. */
 		int bad = on_record(c, &h, f->data + pos, trace, ai);
 		if (bad < 0)

@@ -46,7 +46,8 @@ enum emu_rec_type {
 
 struct emu_rec {
 	uint32_t type, size;
-	uint64_t time; /* CLOCK_MONOTONIC nanoseconds */
+	uint64_t time; /* CLOCK_MONOTONIC nanoseconds, taken as the record is
+			* written (under the lock): never going back */
 	uint32_t pid, tid;
 };
 

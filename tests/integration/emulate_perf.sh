@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # spgo emulate output as the real tools read it:
 #  1. perf script (-F ip,brstack, and with callchains) and perf report read
-#     the emulated perf.data without a warning; perf report attributes the
-#     samples to the functions the ground truth says run the instructions.
+#     the emulated perf.data without a warning, in rounds (FINISHED_ROUND)
+#     and in time order; perf report attributes the samples to the
+#     functions the ground truth says run the instructions.
 #  4. every sample's call stack is the frame-pointer view of the program's
 #     known call chains: the tail call in tail() drops its frame (rec is
 #     seen called from outer), rec recurses, rec(0) tail-calls leaf.
@@ -20,6 +21,14 @@ perf report -i p.data --stdio --no-children --sort dso,sym > r.txt 2> e3.txt
 for e in e1 e2 e3; do [ ! -s $e.txt ] || { cat $e.txt; fail "perf wrote to stderr ($e)"; }; done
 nsamples=$(perf report -i p.data --stats 2>/dev/null | awk '/SAMPLE events:/ { print $3; exit }')
 [ "${nsamples:-0}" -gt 500 ] || fail "only ${nsamples:-0} samples"
+# perf record ends each pass over its buffers with FINISHED_ROUND, so that a
+# reader sorts one round at a time; spgo emulate ends one per MiB of trace,
+# and no record comes after the rounds it belongs to (perf keeps time order).
+rounds=$(perf report -i p.data --stats 2>/dev/null | awk '/FINISHED_ROUND events:/ { print $3; exit }')
+[ "${rounds:-0}" -gt 0 ] && [ "${rounds:-0}" -ge $(($(stat -c %s p.data) / 2097152)) ] ||
+  fail "only ${rounds:-0} FINISHED_ROUND records in $(stat -c %s p.data) bytes"
+perf script -i p.data -F time 2>/dev/null | awk '{ t = $1 + 0; if (t < last) bad++; last = t } END { exit bad > 0 }' ||
+  fail "perf script's samples are out of time order"
 perf script -i p.data --show-mmap-events > mmaps.txt 2>/dev/null
 grep -q 'PERF_RECORD_MMAP2.*prog' mmaps.txt || fail "no MMAP2 record for prog"
 perf buildid-list -i p.data > bids.txt 2>/dev/null

@@ -4,7 +4,9 @@
  * external ranges, ip counts per event, identical stack samples counted
  * once; stack samples handed over in batches, in the reading thread or on
  * a thread of their own (spgo_agg_on_stack_thread), the same calls in the
- * same order.  Uses the shared test.binary (ET_EXEC at 0x400000); skipped
+ * same order; an address range mapped to another file and back (each
+ * distinct entry is mapped once per mapping epoch, src/aggregate/agg_lbr.c:
+ * never under a mapping that has gone).  Uses the shared test.binary (ET_EXEC at 0x400000); skipped
  * without it.
  */
 #include <pthread.h>
@@ -139,6 +141,40 @@ static void test_function_ends(void)
 	spgo_agg_free(b);
 }
 
+/* The binary mapped, 3 samples; another file mapped over the same range,
+ * 5 samples of the same addresses (not the binary's); the binary mapped
+ * elsewhere, 4 samples there: 7 of each branch and range, in the
+ * binary's addresses. */
+static void test_remapped(void)
+{
+	struct spgo_aggregate *b;
+	REQUIRE(spgo_agg_new(&b, spgo_binary_path(agg->bin), NULL) == 0);
+	struct spgo_aggregate *save = agg;
+	agg = b;
+	struct perf_branch_entry br[2];
+	memset(br, 0, sizeof br);
+	const uint64_t base[3] = {0x400000, 0x400000, 0x500000}, n[3] = {3, 5, 4};
+	const char *file[3] = {"/x/test.binary", "/lib/other.so", "/x/test.binary"};
+	for (int k = 0; k < 3; k++) {
+		feed_mmap(7, base[k], 0xa000, 0, file[k]);
+		uint64_t d = base[k] - 0x400000;
+		br[0].from = 0x401020 + d; br[0].to = 0x401100 + d;
+		br[1].from = 0x400f00 + d; br[1].to = 0x401000 + d; /* [0x401000, 0x401020] */
+		for (uint64_t i = 0; i < n[k]; i++)
+			feed_sample(7, 0x401104 + d, br, 2, NULL, 0);
+	}
+	spgo_agg_finish(b);
+	CHECK_EQ_U64(b->stats.branches, 14);
+	CHECK_EQ_U64(b->stats.ranges, 7);
+	CHECK_EQ_U64(get2(&b->branches, 0x401020, 0x401100), 7);
+	CHECK_EQ_U64(get2(&b->branches, 0x400f00, 0x401000), 7);
+	CHECK_EQ_U64(b->branches.n, 2);
+	CHECK_EQ_U64(get2(&b->ranges, 0x401000, 0x401020), 7);
+	CHECK_EQ_U64(b->ranges.n, 1);
+	agg = save;
+	spgo_agg_free(b);
+}
+
 /* What an on_stack callback saw: a hash of the calls in order, their
  * number, the counts' sum, whether one came on another thread. */
 struct stack_log {
@@ -238,6 +274,7 @@ int main(void)
 	}
 	RUN(test_rules);
 	RUN(test_function_ends);
+	RUN(test_remapped);
 	RUN(test_stack_thread);
 	spgo_agg_free(agg);
 	free(bin);
