@@ -597,9 +597,7 @@ static void ctx_next_frame(const char **s, const char **name_end, unsigned long 
 	*s = at ? at + 3 : end;
 }
 
-/* LLVM's order of CS contexts (SampleContext::operator<): frame by frame,
- * the name (as strings), then the location as numbers; a prefix first. */
-static int cmp_ctx_text(const char *a, const char *b)
+int spgo_ctx_cmp(const char *a, const char *b)
 {
 	while (*a && *b) {
 		const char *ae, *be;
@@ -626,7 +624,7 @@ static int cmp_top(const void *a, const void *b)
 	if (fx->total != fy->total)
 		return fx->total > fy->total ? -1 : 1;
 	if (fx->ctx != SPGO_NONE && fy->ctx != SPGO_NONE)
-		return cmp_ctx_text(spgo_func_key(sort_p, x), spgo_func_key(sort_p, y));
+		return spgo_ctx_cmp(spgo_func_key(sort_p, x), spgo_func_key(sort_p, y));
 	return strcmp(spgo_func_key(sort_p, x), spgo_func_key(sort_p, y));
 }
 

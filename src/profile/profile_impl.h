@@ -21,6 +21,10 @@ typedef VEC(struct spgo_ctx_frame) spgo_ctx_frames;
 /* Split a context into its frames, outermost first, names interned in p;
  * -1 (spgo_error) for a frame without a well-formed location. */
 int spgo_ctx_split(struct spgo_profile *p, const char *ctx, spgo_ctx_frames *out);
+/* LLVM's order of CS contexts (SampleContext::operator<) on their texts:
+ * frame by frame, the name (as strings), then the location as numbers
+ * (line, discriminator); a prefix first.  <0, 0, >0 as strcmp. */
+int spgo_ctx_cmp(const char *a, const char *b);
 
 /* LLVM 19's hash_combine_range over n 64-bit values (a context's key in a
  * SampleProfileMap: the frames' hash codes). */
