@@ -280,6 +280,11 @@ int spgo_map_insert(struct spgo_map *m, uint64_t key, uint32_t tag)
 	return 1;
 }
 
+int spgo_map_has(const struct spgo_map *m, uint64_t key)
+{
+	return find_prev(m, key) != NIL;
+}
+
 void spgo_map_erase(struct spgo_map *m, uint64_t key)
 {
 	uint32_t prev = find_prev(m, key);

@@ -514,7 +514,7 @@ void spgo_profile_merge(struct spgo_profile *dst, const struct spgo_profile *src
 	}
 	for (size_t i = 0; i < src->symbols.n; i++)
 		VEC_PUSH(&dst->symbols, map_name(dst, src, namemap, src->symbols.v[i]));
-	dst->flags |= src->flags;
+	dst->flags |= src->flags & ~(unsigned)SPGO_PROF_MAP_ORDER; /* (top: merge order) */
 	free(namemap);
 }
 

@@ -26,6 +26,9 @@ int spgo_ctx_split(struct spgo_profile *p, const char *ctx, spgo_ctx_frames *out
  * (line, discriminator); a prefix first.  <0, 0, >0 as strcmp. */
 int spgo_ctx_cmp(const char *a, const char *b);
 
+/* spgo_callsite_hash of a name given as a string of len bytes. */
+uint64_t spgo_callsite_hash_str(const char *s, size_t len, uint32_t line, uint32_t disc);
+
 /* LLVM 19's hash_combine_range over n 64-bit values (a context's key in a
  * SampleProfileMap: the frames' hash codes). */
 uint64_t spgo_llvm_hash_u64s(const uint64_t *v, size_t n);
@@ -46,6 +49,7 @@ void spgo_map_free(struct spgo_map *m);
 /* 1 inserted, 0 the key was there, -1 beyond the bucket counts known. */
 int spgo_map_insert(struct spgo_map *m, uint64_t key, uint32_t tag);
 void spgo_map_erase(struct spgo_map *m, uint64_t key);
+int spgo_map_has(const struct spgo_map *m, uint64_t key);
 /* The nodes in iteration order: first, next; UINT32_MAX at the end. */
 uint32_t spgo_map_first(const struct spgo_map *m);
 uint32_t spgo_map_next(const struct spgo_map *m, uint32_t node);
