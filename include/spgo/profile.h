@@ -168,6 +168,7 @@ struct spgo_profile {
 	struct spgo_ptab namemap;    /* (hash, length, n) -> name id + 1 */
 	uint64_t read_weight;        /* readers multiply counts by it (1) */
 	unsigned flags;              /* SPGO_PROF_* */
+	size_t map_buckets;          /* SPGO_PROF_MAP_ORDER, flat CS: the map's bucket count */
 	struct spgo_summary summary; /* valid after spgo_profile_finalize() */
 };
 
@@ -260,6 +261,8 @@ void spgo_pmap_erase(struct spgo_pmap *m, const char *ctx);
 /* The tags in iteration order (*n of them; caller frees), or NULL when an
  * insertion failed. */
 uint32_t *spgo_pmap_tags(const struct spgo_pmap *m, size_t *n);
+/* Its bucket count (the rest of its state is the order of its entries). */
+size_t spgo_pmap_buckets(const struct spgo_pmap *m);
 /* The indexes into p->top of p's contexts in the order llvm-profgen's
  * convertToProfileMap inserts them: depth first over its context trie, a
  * context before its callees, siblings by spgo_callsite_hash.  NULL when

@@ -634,6 +634,7 @@ static void map_order(struct spgo_profile *q, const struct spgo_profile *p, cons
 	if (k == q->top.n) {
 		memcpy(q->top.v, top, k * sizeof *top);
 		q->flags |= SPGO_PROF_MAP_ORDER;
+		q->map_buckets = spgo_pmap_buckets(pm);
 	}
 out:
 	free(top);

@@ -309,6 +309,27 @@ void spgo_map_erase(struct spgo_map *m, uint64_t key)
 	m->count--;
 }
 
+void spgo_map_restore(struct spgo_map *m, const uint64_t *keys, size_t n, size_t nbkt)
+{
+	free(m->bkt);
+	m->bkt = xmalloc((nbkt ? nbkt : 1) * sizeof *m->bkt);
+	for (size_t i = 0; i < nbkt; i++)
+		m->bkt[i] = NIL;
+	m->nbkt = nbkt;
+	uint32_t prev = 0;
+	for (size_t i = 0; i < n && nbkt; i++) {
+		struct spgo_map_node nd = {keys[i], NIL, NIL};
+		VEC_PUSH(&m->nodes, nd);
+		uint32_t p = (uint32_t)(m->nodes.n - 1);
+		m->nodes.v[prev].next = p;
+		size_t b = (size_t)(keys[i] % nbkt);
+		if (m->bkt[b] == NIL) /* (a bucket's nodes are consecutive) */
+			m->bkt[b] = prev;
+		prev = p;
+		m->count++;
+	}
+}
+
 uint32_t spgo_map_first(const struct spgo_map *m)
 {
 	return m->nodes.v[0].next;

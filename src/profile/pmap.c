@@ -113,6 +113,11 @@ uint32_t *spgo_pmap_tags(const struct spgo_pmap *m, size_t *n)
 	return v;
 }
 
+size_t spgo_pmap_buckets(const struct spgo_pmap *m)
+{
+	return m->map.nbkt;
+}
+
 /* ---- the trie's depth-first order ------------------------------------------ */
 
 /* A preorder walk of a trie whose children are ordered by key visits the

@@ -50,6 +50,9 @@ void spgo_map_free(struct spgo_map *m);
 int spgo_map_insert(struct spgo_map *m, uint64_t key, uint32_t tag);
 void spgo_map_erase(struct spgo_map *m, uint64_t key);
 int spgo_map_has(const struct spgo_map *m, uint64_t key);
+/* A fresh map m made the map whose nodes iterate as keys[0..n) (tags
+ * SPGO_NONE) over nbkt buckets: a libstdc++ map's whole state. */
+void spgo_map_restore(struct spgo_map *m, const uint64_t *keys, size_t n, size_t nbkt);
 /* The nodes in iteration order: first, next; UINT32_MAX at the end. */
 uint32_t spgo_map_first(const struct spgo_map *m);
 uint32_t spgo_map_next(const struct spgo_map *m, uint32_t node);
