@@ -168,6 +168,7 @@ struct spgo_profile {
 	struct spgo_ptab namemap;    /* (hash, length, n) -> name id + 1 */
 	uint64_t read_weight;        /* readers multiply counts by it (1) */
 	unsigned flags;              /* SPGO_PROF_* */
+	size_t map_buckets;          /* SPGO_PROF_MAP_ORDER, flat CS: the map's bucket count */
 	struct spgo_summary summary; /* valid after spgo_profile_finalize() */
 };
 
@@ -242,6 +243,31 @@ void spgo_func_merge(struct spgo_profile *dst, uint32_t dfunc, const struct spgo
  * become inlinees of their caller contexts; caller-less contexts become
  * top-level profiles.  Returns a new, finalized profile, or NULL. */
 struct spgo_profile *spgo_profile_cs_nest(const struct spgo_profile *cs);
+
+/* ---- llvm-profgen's profile map ------------------------------------------ */
+
+/* A replay of llvm-profgen's SampleProfileMap, a libstdc++ unordered_map
+ * keyed by LLVM's hash of each context, for its iteration order only (the
+ * order of LLVM's extbinary function metadata): entries are contexts as
+ * texts ("main:3 @ foo"), each with a tag. */
+struct spgo_pmap;
+struct spgo_pmap *spgo_pmap_new(void);
+void spgo_pmap_free(struct spgo_pmap *m);
+/* 1 inserted, 0 there already, -1 past the bucket counts known (the
+ * replay is then void: see spgo_pmap_tags). */
+int spgo_pmap_insert(struct spgo_pmap *m, const char *ctx, uint32_t tag);
+int spgo_pmap_has(const struct spgo_pmap *m, const char *ctx);
+void spgo_pmap_erase(struct spgo_pmap *m, const char *ctx);
+/* The tags in iteration order (*n of them; caller frees), or NULL when an
+ * insertion failed. */
+uint32_t *spgo_pmap_tags(const struct spgo_pmap *m, size_t *n);
+/* Its bucket count (the rest of its state is the order of its entries). */
+size_t spgo_pmap_buckets(const struct spgo_pmap *m);
+/* The indexes into p->top of p's contexts in the order llvm-profgen's
+ * convertToProfileMap inserts them: depth first over its context trie, a
+ * context before its callees, siblings by spgo_callsite_hash.  NULL when
+ * a top-level profile has no context.  Caller frees. */
+uint32_t *spgo_pmap_trie_order(const struct spgo_profile *p);
 
 /* ---- inspecting ------------------------------------------------------------ */
 

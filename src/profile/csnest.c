@@ -259,6 +259,7 @@ struct order {
 	struct spgo_map map;
 	VEC(uint64_t) path; /* hash codes of the frames above, outermost first */
 	uint64_t *key;      /* node -> its context's key in the map */
+	int keys_only;      /* order_fill: the keys, no insertions */
 	int bad;
 };
 
@@ -273,7 +274,7 @@ static void order_fill(struct order *o, uint32_t k, int depth)
 		VEC_PUSH(&o->path, spgo_callsite_hash(o->n->out, nd->name, 0, 0));
 		o->key[k] = spgo_llvm_hash_u64s(o->path.v, o->path.n);
 		o->path.n--;
-		if (spgo_map_insert(&o->map, o->key[k], SPGO_NONE) < 0)
+		if (!o->keys_only && spgo_map_insert(&o->map, o->key[k], SPGO_NONE) < 0)
 			o->bad = 1;
 	}
 	size_t nc;
@@ -314,6 +315,30 @@ static void order_convert(struct order *o, uint32_t k, int depth)
 	free(kids);
 }
 
+/* The map of o's input, from its top list in map order (every profile of
+ * which has a context and a trie node). */
+static void restore_map(struct order *o)
+{
+	const struct spgo_profile *in = o->n->in;
+	uint32_t *node_of = xmalloc((in->funcs.n + 1) * sizeof *node_of);
+	memset(node_of, 0xff, (in->funcs.n + 1) * sizeof *node_of);
+	for (size_t k = 0; k < o->n->nodes.n; k++)
+		if (o->n->nodes.v[k].prof != SPGO_NONE)
+			node_of[o->n->nodes.v[k].prof] = (uint32_t)k;
+	uint64_t *keys = xmalloc((in->top.n + 1) * sizeof *keys);
+	for (size_t i = 0; i < in->top.n && !o->bad; i++) {
+		uint32_t k = node_of[in->top.v[i]];
+		if (k == SPGO_NONE)
+			o->bad = 1;
+		else
+			keys[i] = o->key[k];
+	}
+	if (!o->bad)
+		spgo_map_restore(&o->map, keys, in->top.n, in->map_buckets);
+	free(keys);
+	free(node_of);
+}
+
 /* Put n->out's top-level profiles in that order and say so
  * (SPGO_PROF_MAP_ORDER); left as they are when the orders cannot be
  * matched up. */
@@ -332,11 +357,19 @@ static void map_order(struct nest *n)
 				o.bad = 1;
 		}
 	}
+	/* A flat profile in llvm-profgen's map order (cold contexts merged
+	 * or trimmed, spgo_pmap_*) gives the map as it was: its order and
+	 * bucket count; else the map is filled from the trie. */
+	o.keys_only = (in->flags & SPGO_PROF_MAP_ORDER) && in->map_buckets;
 	size_t nc;
 	struct child_key *kids = kids_of(n, 0, &nc);
 	for (size_t i = 0; i < nc && !o.bad; i++)
 		order_fill(&o, kids[i].node, 1);
 	free(kids);
+	if (o.keys_only && !o.bad && !o.map.count)
+		restore_map(&o);
+	else if (o.keys_only)
+		o.bad = 1;
 	if (!o.bad)
 		order_convert(&o, 0, 0);
 	uint8_t *seen = xcalloc(out->funcs.n + 1, 1);

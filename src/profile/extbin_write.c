@@ -90,8 +90,8 @@ static int cmp_names(const void *a, const void *b)
 static int cmp_ctx(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return strcmp(spgo_strtab_get(&sort_w->p->contexts, x),
-		      spgo_strtab_get(&sort_w->p->contexts, y));
+	return spgo_ctx_cmp(spgo_strtab_get(&sort_w->p->contexts, x),
+			    spgo_strtab_get(&sort_w->p->contexts, y));
 }
 
 static uint64_t name_guid(struct spgo_profile *p, uint32_t id)
@@ -258,7 +258,10 @@ static void write_names(struct wr *w)
 		w->flags[S_NAMES] |= 3ULL << 32; /* MD5, fixed-length */
 }
 
-/* The CS name table: the contexts sorted, as frames (sets cidx). */
+/* The CS name table: the contexts as frames (sets cidx), in the order of
+ * LLVM's writer, a std::set<SampleContext>: frame by frame, names as
+ * strings and call sites as numbers (main:6 before main:10, which strcmp
+ * put the other way round). */
 static void write_cs_names(struct wr *w)
 {
 	struct spgo_profile *p = w->p;
@@ -277,25 +280,44 @@ static void write_cs_names(struct wr *w)
 	}
 }
 
+static int cmp_entry(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
 /* Function profiles in order, and the offset table pointing into them;
- * -1 if a CS profile has a plain function. */
+ * -1 if a CS profile has a plain function.  The table follows the
+ * profiles, except in a CS profile, whose table LLVM's writer puts in the
+ * contexts' order (a std::map<SampleContext, offset>): the CS name
+ * table's. */
 static int write_profiles(struct wr *w, const uint32_t *order)
 {
 	struct spgo_profile *p = w->p;
-	put_uleb(&w->sec[S_OFFSETS], p->top.n);
+	uint64_t *ent = xmalloc((p->top.n + 1) * 2 * sizeof *ent); /* index, offset */
 	for (size_t i = 0; i < p->top.n; i++) {
 		uint32_t f = order[i];
 		const struct spgo_func *fn = &p->funcs.v[f];
 		uint64_t idx = fn->ctx != SPGO_NONE ? w->cidx[fn->ctx] : w->nidx[fn->name];
-		if (w->cs && fn->ctx == SPGO_NONE)
+		if (w->cs && fn->ctx == SPGO_NONE) {
+			free(ent);
 			return spgo_error("a profile mixes context-sensitive and plain functions ('%s')",
 					  spgo_name(p, fn->name));
-		put_uleb(&w->sec[S_OFFSETS], idx);
-		put_uleb(&w->sec[S_OFFSETS], w->sec[S_LBR].n);
+		}
+		ent[2 * i] = idx;
+		ent[2 * i + 1] = w->sec[S_LBR].n;
 		put_uleb(&w->sec[S_LBR], fn->head);
 		put_uleb(&w->sec[S_LBR], idx);
 		write_body(w, &w->sec[S_LBR], f, 0);
 	}
+	if (w->cs) /* (the indexes are distinct: each context once) */
+		spgo_sort(ent, p->top.n, 2 * sizeof *ent, cmp_entry);
+	put_uleb(&w->sec[S_OFFSETS], p->top.n);
+	for (size_t i = 0; i < p->top.n; i++) {
+		put_uleb(&w->sec[S_OFFSETS], ent[2 * i]);
+		put_uleb(&w->sec[S_OFFSETS], ent[2 * i + 1]);
+	}
+	free(ent);
 	if (w->cs)
 		w->flags[S_OFFSETS] |= 1ULL << 32; /* ordered */
 	return 0;

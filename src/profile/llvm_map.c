@@ -280,6 +280,11 @@ int spgo_map_insert(struct spgo_map *m, uint64_t key, uint32_t tag)
 	return 1;
 }
 
+int spgo_map_has(const struct spgo_map *m, uint64_t key)
+{
+	return find_prev(m, key) != NIL;
+}
+
 void spgo_map_erase(struct spgo_map *m, uint64_t key)
 {
 	uint32_t prev = find_prev(m, key);
@@ -302,6 +307,27 @@ void spgo_map_erase(struct spgo_map *m, uint64_t key)
 	}
 	v[prev].next = nx;
 	m->count--;
+}
+
+void spgo_map_restore(struct spgo_map *m, const uint64_t *keys, size_t n, size_t nbkt)
+{
+	free(m->bkt);
+	m->bkt = xmalloc((nbkt ? nbkt : 1) * sizeof *m->bkt);
+	for (size_t i = 0; i < nbkt; i++)
+		m->bkt[i] = NIL;
+	m->nbkt = nbkt;
+	uint32_t prev = 0;
+	for (size_t i = 0; i < n && nbkt; i++) {
+		struct spgo_map_node nd = {keys[i], NIL, NIL};
+		VEC_PUSH(&m->nodes, nd);
+		uint32_t p = (uint32_t)(m->nodes.n - 1);
+		m->nodes.v[prev].next = p;
+		size_t b = (size_t)(keys[i] % nbkt);
+		if (m->bkt[b] == NIL) /* (a bucket's nodes are consecutive) */
+			m->bkt[b] = prev;
+		prev = p;
+		m->count++;
+	}
 }
 
 uint32_t spgo_map_first(const struct spgo_map *m)

@@ -514,7 +514,7 @@ void spgo_profile_merge(struct spgo_profile *dst, const struct spgo_profile *src
 	}
 	for (size_t i = 0; i < src->symbols.n; i++)
 		VEC_PUSH(&dst->symbols, map_name(dst, src, namemap, src->symbols.v[i]));
-	dst->flags |= src->flags;
+	dst->flags |= src->flags & ~(unsigned)SPGO_PROF_MAP_ORDER; /* (top: merge order) */
 	free(namemap);
 }
 
@@ -597,9 +597,7 @@ static void ctx_next_frame(const char **s, const char **name_end, unsigned long 
 	*s = at ? at + 3 : end;
 }
 
-/* LLVM's order of CS contexts (SampleContext::operator<): frame by frame,
- * the name (as strings), then the location as numbers; a prefix first. */
-static int cmp_ctx_text(const char *a, const char *b)
+int spgo_ctx_cmp(const char *a, const char *b)
 {
 	while (*a && *b) {
 		const char *ae, *be;
@@ -626,7 +624,7 @@ static int cmp_top(const void *a, const void *b)
 	if (fx->total != fy->total)
 		return fx->total > fy->total ? -1 : 1;
 	if (fx->ctx != SPGO_NONE && fy->ctx != SPGO_NONE)
-		return cmp_ctx_text(spgo_func_key(sort_p, x), spgo_func_key(sort_p, y));
+		return spgo_ctx_cmp(spgo_func_key(sort_p, x), spgo_func_key(sort_p, y));
 	return strcmp(spgo_func_key(sort_p, x), spgo_func_key(sort_p, y));
 }
 

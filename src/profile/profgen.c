@@ -59,10 +59,9 @@ int spgo_profgen_loc(char *buf, size_t size, uint32_t line, uint32_t disc, const
 	return k < 0 ? 0 : (size_t)k < size ? k : (int)size - 1;
 }
 
-uint64_t spgo_callsite_hash(const struct spgo_profile *p, uint32_t name, uint32_t line, uint32_t disc)
+uint64_t spgo_callsite_hash_str(const char *s, size_t len, uint32_t line, uint32_t disc)
 {
-	const char *s = spgo_name(p, name);
-	size_t len = spgo_name_len(p, name), i = 0;
+	size_t i = 0;
 	uint64_t h = 0;
 	while (i < len && s[i] >= '0' && s[i] <= '9')
 		h = h * 10 + (uint64_t)(s[i++] - '0');
@@ -70,4 +69,9 @@ uint64_t spgo_callsite_hash(const struct spgo_profile *p, uint32_t name, uint32_
 		h = spgo_md5_guid(s, len);
 	uint64_t loc = (uint64_t)disc << 32 | line;
 	return h + (loc << 5) + loc;
+}
+
+uint64_t spgo_callsite_hash(const struct spgo_profile *p, uint32_t name, uint32_t line, uint32_t disc)
+{
+	return spgo_callsite_hash_str(spgo_name(p, name), spgo_name_len(p, name), line, disc);
 }

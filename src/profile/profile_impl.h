@@ -21,6 +21,13 @@ typedef VEC(struct spgo_ctx_frame) spgo_ctx_frames;
 /* Split a context into its frames, outermost first, names interned in p;
  * -1 (spgo_error) for a frame without a well-formed location. */
 int spgo_ctx_split(struct spgo_profile *p, const char *ctx, spgo_ctx_frames *out);
+/* LLVM's order of CS contexts (SampleContext::operator<) on their texts:
+ * frame by frame, the name (as strings), then the location as numbers
+ * (line, discriminator); a prefix first.  <0, 0, >0 as strcmp. */
+int spgo_ctx_cmp(const char *a, const char *b);
+
+/* spgo_callsite_hash of a name given as a string of len bytes. */
+uint64_t spgo_callsite_hash_str(const char *s, size_t len, uint32_t line, uint32_t disc);
 
 /* LLVM 19's hash_combine_range over n 64-bit values (a context's key in a
  * SampleProfileMap: the frames' hash codes). */
@@ -42,6 +49,10 @@ void spgo_map_free(struct spgo_map *m);
 /* 1 inserted, 0 the key was there, -1 beyond the bucket counts known. */
 int spgo_map_insert(struct spgo_map *m, uint64_t key, uint32_t tag);
 void spgo_map_erase(struct spgo_map *m, uint64_t key);
+int spgo_map_has(const struct spgo_map *m, uint64_t key);
+/* A fresh map m made the map whose nodes iterate as keys[0..n) (tags
+ * SPGO_NONE) over nbkt buckets: a libstdc++ map's whole state. */
+void spgo_map_restore(struct spgo_map *m, const uint64_t *keys, size_t n, size_t nbkt);
 /* The nodes in iteration order: first, next; UINT32_MAX at the end. */
 uint32_t spgo_map_first(const struct spgo_map *m);
 uint32_t spgo_map_next(const struct spgo_map *m, uint32_t node);

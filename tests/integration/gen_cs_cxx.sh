@@ -11,6 +11,8 @@
 #    contexts of more than 8 frames (LLVM's hash of more than 64 bytes):
 #    the sorted order of the profiles, which spgo wrote before, is not the
 #    map's, and the extbinary files differed in the metadata section.
+#  - The flat CS forms too (--gen-cs-nested-profile=0), and the nested
+#    one without the pre-inliner, in extbinary.
 . "$(dirname "$0")/lib/common.sh" || exit 1
 : "${SPGO:?}" "${SPGO_SRC:?}"
 need clang++-19 llvm-profgen-19 llvm-profdata-19 qemu-x86_64
@@ -35,5 +37,24 @@ cmp -s pg.prof sp.prof && echo "ok   extbinary byte-identical to llvm-profgen-19
   bad "extbinary differs from llvm-profgen-19's: $(cmp pg.prof sp.prof)"
 llvm-profdata-19 show --sample sp.prof > sp.show 2>&1 && llvm-profdata-19 show --sample pg.prof > pg.show &&
   cmp -s pg.show sp.show || bad "llvm-profdata-19 show differs"
+# The flat forms (--gen-cs-nested-profile=0), whose map order comes from
+# the context trie and the cold-context trimmer, and whose CS name table
+# and offset table LLVM sorts frame by frame (call sites as numbers):
+# without the pre-inliner (cold contexts merged, or trimmed), and with it
+# (spgo's --target-llvm 19: its preinlined flag); and the nested form
+# without the pre-inliner, whose map the trimmer has changed before nesting
+F="--gen-cs-nested-profile=0"
+for v in "flat:$F --csspgo-preinliner=0" "flattrim:$F --csspgo-preinliner=0 --trim-cold-profile" \
+  "preflat:$F" "nopre:--csspgo-preinliner=0"; do
+  n=${v%%:*} o=${v#*:} t=
+  [ "$n" = preflat ] && t="--target-llvm 19"
+  # shellcheck disable=SC2086
+  llvm-profgen-19 --binary prog --perfscript e.script $o -o pg.$n.prof >/dev/null 2>&1 ||
+    bad "llvm-profgen-19 ($n)"
+  # shellcheck disable=SC2086
+  "$SPGO" gen --quiet --binary prog --perf-data e.data $o $t -o sp.$n.prof || bad "spgo gen ($n)"
+  cmp -s pg.$n.prof sp.$n.prof && echo "ok   $n: extbinary byte-identical to llvm-profgen-19's" ||
+    bad "$n: extbinary differs from llvm-profgen-19's: $(cmp pg.$n.prof sp.$n.prof)"
+done
 [ $fail -eq 0 ] && echo "gen_cs_cxx: ok"
 exit $fail

@@ -22,6 +22,8 @@
 #    --fill-zero-for-all-funcs, --populate-profile-symbol-list (compared as
 #    llvm-profdata-19 shows the list), --infer-missing-frames=0 (probe build),
 #    --skip-symbolization (llvm-profgen's unsymbolized text, compared as is).
+#  - Flat CS profiles in extbinary too (with and without probes, trimmed,
+#    and from --llvm-sample-profile).
 #  - --llvm-sample-profile: llvm-profgen's post-passes run again on a flat
 #    CS profile (without the pre-inliner, which spgo refuses there).
 #  - --sample-period (newer llvm-profgen's; 19 lacks it): each LBR sample
@@ -122,6 +124,13 @@ same pdepth2 vmp "$FP --csprof-max-context-depth=2" "$PP --csprof-max-context-de
 changes pflat pdepth2
 same pnoinfer vmp "$FP --infer-missing-frames=0" "$PP --infer-missing-frames=0"
 changes pflat pnoinfer
+# Flat CS in extbinary, byte for byte: contexts sorted frame by frame in
+# the CS name and offset tables, metadata in the order of llvm-profgen's
+# profile map (context trie, then the cold-context trimmer)
+same flatbin vm "$D $F" "$P $F" extbinary
+same trimbin vm "$D $F --trim-cold-profile" "$P $F --trim-cold-profile" extbinary
+same pflatbin vmp "$FP" "$PP" extbinary
+same rebinvm vm "--llvm-sample-profile=vm.csflat.prof $F" "--llvm-sample-profile=vm.csflat.prof $F" extbinary
 
 # LBR only, context-insensitive
 L="--ps lbr.script" PL="--perfscript=lbr.script"
