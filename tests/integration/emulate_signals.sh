@@ -23,12 +23,25 @@ left_behind() {
   ls out.data.* >/dev/null 2>&1 && bad "$1: a partial perf.data was left"
   echo "ok   $1"
 }
+# traced: waits (at most 60 s) until the qemu of this test has run 0.5 s of
+# CPU time: started, the plugin loaded, samples traced.  "sleep 2" assumed
+# as much of 2 s of wall time, which a loaded machine does not give.
+traced() {
+  local q t hz; hz=$(getconf CLK_TCK)
+  for _ in $(seq 600); do
+    q=$(pgrep -f "$tmp/t/spgo-emulate" | head -n1)
+    t=$([ -n "$q" ] && awk '{ print $14 + $15 }' "/proc/$q/stat" 2>/dev/null)
+    [ "${t:-0}" -ge $((hz / 2)) ] && return 0
+    sleep 0.1
+  done
+  echo "note: qemu did not run 0.5 s of CPU in 60 s"
+}
 timeout -s TERM 3 "$SPGO" emulate -o out.data -- ./spin 100000000000 2> err; rc=$?
 [ $rc -eq 124 ] || bad "timeout: exit $rc ($(cat err))"
 left_behind "SIGTERM from timeout"
 # SIGHUP to spgo alone (not its process group): it passes it on
 "$SPGO" emulate -o out.data -- ./spin 100000000000 2> err & pid=$!
-sleep 2; kill -HUP $pid; wait $pid; rc=$?
+traced; kill -HUP $pid; wait $pid; rc=$?
 [ $rc -eq $((128 + 1)) ] || bad "SIGHUP: exit $rc, want 129 ($(cat err))"
 left_behind "SIGHUP to spgo alone"
 # Ctrl-C (#25): SIGINT to spgo alone (job control: not ignored in the
@@ -37,7 +50,7 @@ left_behind "SIGHUP to spgo alone"
 # traced, said so, exit 130 as a shell's.
 set -m
 "$SPGO" emulate -c 2000 -o out.data --ground-truth out.gt -- ./spin 100000000000 2> err & pid=$!
-sleep 2
+traced
 # the trace, growing, was unlinked once open: nothing of it in $TMPDIR
 [ -z "$(find t -type f)" ] && echo "ok   the trace is unlinked once open" ||
   bad "files in TMPDIR during the run: $(find t -type f)"
@@ -48,13 +61,13 @@ grep -q "interrupted (SIGINT) .*nothing written" err && ! grep -q "$tmp/t" err &
 left_behind "SIGINT with --ground-truth"
 [ -e out.gt ] && bad "SIGINT: a ground truth was written"
 "$SPGO" emulate -c 2000 -o int.data -- ./spin 100000000000 2> err & pid=$!
-sleep 2; kill -INT $pid; wait $pid; rc=$?
+traced; kill -INT $pid; wait $pid; rc=$?
 [ $rc -eq 130 ] || bad "SIGINT: exit $rc, want 130 ($(cat err))"
 grep -q "interrupted (SIGINT): int.data holds the samples" err && "$SPGO" script -i int.data -F ip > /dev/null &&
   echo "ok   SIGINT: exit 130, $(grep interrupted err)" || bad "SIGINT: $(cat err)"
 # SIGKILL: no trace left behind (qemu dies with spgo)
 "$SPGO" emulate -o k.data -- ./spin 100000000000 2> err & pid=$!
-sleep 2; kill -KILL $pid; wait $pid 2>/dev/null; sleep 0.5
+traced; kill -KILL $pid; wait $pid 2>/dev/null; sleep 0.5
 [ -z "$(find t -type f)" ] && echo "ok   SIGKILL: no trace left in TMPDIR" || bad "SIGKILL left $(find t -type f)"
 rm -rf t/* k.data.tmp.* # (the output opened early is what SIGKILL can leave)
 set +m
