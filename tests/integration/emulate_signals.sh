@@ -14,10 +14,20 @@ scratch
 printf '#include <stdlib.h>\nint main(int c, char **v) { volatile long s = 0; long n = c > 1 ? atol(v[1]) : 1000;\n  for (long i = 0; i < n; i++) s += i; return 0; }\n' > spin.c
 gcc -O1 -o spin spin.c
 mkdir t && export TMPDIR=$tmp/t
+here=$(pwd -P)
+# qemus: the qemu processes of this test, those running in its directory
+# (their command line names a file of $tmp only with --ground-truth)
+qemus() {
+  local q
+  for q in $(pgrep -x qemu-x86_64); do
+    [ "$(readlink "/proc/$q/cwd" 2>/dev/null)" = "$here" ] && echo "$q"
+  done
+}
 # left_behind WHAT: fails when a qemu of this test or a temporary file remains
 left_behind() {
   sleep 0.5
-  if pgrep -f "$tmp/t/spgo-emulate" >/dev/null; then bad "$1: a qemu process is left"; pkill -KILL -f "$tmp/t/spgo-emulate"; fi
+  local q; q=$(qemus)
+  if [ -n "$q" ]; then bad "$1: a qemu process is left"; kill -KILL $q; fi
   [ -z "$(ls -A t)" ] || bad "$1: temporary files left: $(ls -R t | head -5)"
   [ -e out.data ] && bad "$1: a perf.data was written"
   ls out.data.* >/dev/null 2>&1 && bad "$1: a partial perf.data was left"
@@ -29,7 +39,7 @@ left_behind() {
 traced() {
   local q t hz; hz=$(getconf CLK_TCK)
   for _ in $(seq 600); do
-    q=$(pgrep -f "$tmp/t/spgo-emulate" | head -n1)
+    q=$(qemus | head -n1)
     t=$([ -n "$q" ] && awk '{ print $14 + $15 }' "/proc/$q/stat" 2>/dev/null)
     [ "${t:-0}" -ge $((hz / 2)) ] && return 0
     sleep 0.1

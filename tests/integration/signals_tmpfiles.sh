@@ -23,11 +23,12 @@ kill_run() {
   # Feed the FIFO a partial pipe-format perf.data and keep it open (exec:
   # the sleep is the feeder itself, so killing it leaves no process holding
   # the test's output open, which ctest would wait for).
-  { cat pipe.data; exec sleep 30; } > "d.$name/in" &
+  { cat pipe.data; exec sleep 120; } > "d.$name/in" &
   local feeder=$!
   "$SPGO" "$@" 2>"d.$name/err" &
   local pid=$!
-  for _ in $(seq 50); do
+  # (at most 30 s: the start of spgo under ASan on a loaded machine)
+  for _ in $(seq 300); do
     ls "d.$name"/out* >/dev/null 2>&1 && break
     sleep 0.1
   done
