@@ -81,6 +81,16 @@ traced; kill -KILL $pid; wait $pid 2>/dev/null; sleep 0.5
 [ -z "$(find t -type f)" ] && echo "ok   SIGKILL: no trace left in TMPDIR" || bad "SIGKILL left $(find t -type f)"
 rm -rf t/* k.data.tmp.* # (the output opened early is what SIGKILL can leave)
 set +m
+# A signal ignored when spgo starts (nohup) stays ignored: the run goes on
+# to its end and writes its perf.data.  spgo caught it anyway and handed it
+# to a QEMU that ignored it (the disposition inherited): the run went on,
+# then ended "stopped by signal 1: nothing written" (with SIGINT ignored,
+# a SIGINT never ended it).
+( trap '' HUP; exec "$SPGO" emulate -o hup.data -- ./spin 100000000 2> err ) & pid=$!
+traced; [ -n "$(qemus)" ] || echo "note: the program ended before SIGHUP was sent"
+kill -HUP $pid; wait $pid; rc=$?
+[ $rc -eq 0 ] && [ -s hup.data ] && echo "ok   SIGHUP ignored at the start (nohup): $(tail -1 err)" ||
+  bad "SIGHUP ignored at the start: exit $rc, $(cat err)"
 # Writing the ground truth fails (a copy of /dev/full, written in place):
 # the perf.data is not written either
 if mknod full c 1 7 2>/dev/null; then
