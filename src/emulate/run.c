@@ -174,7 +174,14 @@ static int run_qemu(char **qargv)
 	sigset_t block, prev;
 	sigemptyset(&block);
 	for (int i = 0; i < 3; i++) {
-		sigaction(sigs[i], &sa, &old[i]);
+		/* An ignored signal (nohup, a script's background job) stays
+		 * ignored, for QEMU too: caught here, it reached a QEMU that
+		 * ignores it, and spgo then said stopped or interrupted by it
+		 * at the program's end, its output dropped. */
+		sigaction(sigs[i], NULL, &old[i]);
+		if (old[i].sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
 		sigaddset(&block, sigs[i]);
 	}
 	sigprocmask(SIG_BLOCK, &block, &prev);
