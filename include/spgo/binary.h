@@ -158,6 +158,16 @@ const struct spgo_insn *spgo_binary_insns(struct spgo_binary *bin, size_t *n);
 void spgo_binary_restrict_code(struct spgo_binary *bin, const uint64_t *iv, size_t n);
 /* The instruction starting exactly at addr, or NULL. */
 const struct spgo_insn *spgo_binary_insn_at(struct spgo_binary *bin, uint64_t addr);
+/*
+ * Is addr an instruction of the code llvm-profgen disassembles (what its
+ * addressIsCode answers yes for)?  It decodes each executable section but
+ * .plt symbol by symbol, from each .symtab symbol of the section (of any
+ * type and size: crt's _init, frame_dummy, register_tm_clones have size 0)
+ * to the next or the section's end: a section from its first symbol on.
+ * A section without one (.plt.sec, .plt.got) is not, nor is any of a
+ * binary without .symtab.
+ */
+int spgo_binary_profgen_code(struct spgo_binary *bin, uint64_t addr);
 
 /*
  * Jump tables (x86-64): the targets of the indirect jump at insn_addr when

@@ -209,6 +209,8 @@ struct spgo_binary {
 	int insns_loaded;
 	VEC(uint64_t) code_only; /* spgo_binary_restrict_code: [lo, hi) pairs, sorted */
 	VEC(struct spgo_insn) insns;
+	int pg_code_loaded;	 /* spgo_binary_profgen_code's intervals: */
+	VEC(uint64_t) pg_code;	 /* [lo, hi) pairs, sorted */
 
 	/* Control-flow facts (cflow.c). */
 	int cf_state;    /* capstone with details: 0 not opened, 1 open, -1 unavailable */

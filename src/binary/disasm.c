@@ -183,3 +183,92 @@ const struct spgo_insn *spgo_binary_insn_at(struct spgo_binary *bin, uint64_t ad
 	SPGO_LOWER_BOUND(lo, bin->insns.v, bin->insns.n, addr, addr);
 	return lo < bin->insns.n && bin->insns.v[lo].addr == addr ? &bin->insns.v[lo] : NULL;
 }
+
+/* ---- llvm-profgen's code ------------------------------------------------- */
+
+/*
+ * The intervals of spgo_binary_profgen_code: per executable section but
+ * .plt, [its lowest .symtab symbol, its end).  llvm-profgen takes every
+ * symbol whose section is that section (a section symbol included, a file
+ * or an absolute one not); the address of a relocatable file's symbol is
+ * its section's, as load_symbols (symtab.c) lays them out.
+ */
+struct pg_sec {
+	size_t index;
+	uint64_t addr, end, first;
+};
+
+static void load_profgen_code(struct spgo_binary *bin)
+{
+	bin->pg_code_loaded = 1;
+	size_t shstr = 0;
+	if (elf_getshdrstrndx(bin->elf, &shstr) < 0)
+		return;
+	VEC(struct pg_sec) secs = {0}; /* in index order */
+	Elf_Scn *scn = NULL, *symtab = NULL;
+	GElf_Shdr sh, symsh;
+	while ((scn = elf_nextscn(bin->elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB && !symtab) {
+			symtab = scn;
+			symsh = sh;
+		}
+		const char *name = elf_strptr(bin->elf, shstr, sh.sh_name);
+		if (!(sh.sh_flags & SHF_EXECINSTR) || (name && !strcmp(name, ".plt")) ||
+		    sh.sh_addr + sh.sh_size < sh.sh_addr) /* (a corrupt size) */
+			continue;
+		struct pg_sec x = {elf_ndxscn(scn), sh.sh_addr, sh.sh_addr + sh.sh_size, UINT64_MAX};
+		VEC_PUSH(&secs, x);
+	}
+	Elf_Data *data = symtab ? elf_getdata(symtab, NULL) : NULL;
+	size_t nsym = data && symsh.sh_entsize ? symsh.sh_size / symsh.sh_entsize : 0;
+	for (size_t i = 1; i < nsym && secs.n; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(data, (int)i, &sym))
+			break;
+		/* (an index in SHT_SYMTAB_SHNDX, past 65279 sections: left out) */
+		if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
+			continue;
+		size_t lo = 0, hi = secs.n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (secs.v[mid].index < sym.st_shndx)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == secs.n || secs.v[lo].index != sym.st_shndx)
+			continue;
+		uint64_t a = sym.st_value + (bin->kind == SPGO_ELF_REL ? secs.v[lo].addr : 0);
+		if (a < secs.v[lo].first)
+			secs.v[lo].first = a;
+	}
+	for (size_t i = 0; i < secs.n; i++) {
+		const struct pg_sec *x = &secs.v[i];
+		uint64_t lo = x->first > x->addr ? x->first : x->addr;
+		if (x->first != UINT64_MAX && lo < x->end) {
+			VEC_PUSH(&bin->pg_code, lo);
+			VEC_PUSH(&bin->pg_code, x->end);
+		}
+	}
+	VEC_FREE(&secs);
+	if (bin->pg_code.n > 2)
+		spgo_sort(bin->pg_code.v, bin->pg_code.n / 2, 2 * sizeof *bin->pg_code.v, cmp_pair);
+}
+
+int spgo_binary_profgen_code(struct spgo_binary *bin, uint64_t addr)
+{
+	if (!bin->pg_code_loaded)
+		load_profgen_code(bin);
+	const uint64_t *v = bin->pg_code.v;
+	size_t lo = 0, hi = bin->pg_code.n / 2;
+	while (lo < hi) { /* the last interval starting at or before addr */
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[2 * mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr < v[2 * lo - 1] && spgo_binary_insn_at(bin, addr) != NULL;
+}

@@ -209,6 +209,7 @@ void spgo_binary_close(struct spgo_binary *bin)
 	spgo_binary_free_symbols(bin);
 	VEC_FREE(&bin->insns);
 	VEC_FREE(&bin->code_only);
+	VEC_FREE(&bin->pg_code);
 	spgo_strtab_free(&bin->strs);
 	spgo_strtab_free(&bin->file_strs);
 	if (bin->elf)

@@ -34,19 +34,14 @@ static void apply_split(const struct spgo_gen_job *j, struct spgo_binary *bin)
 		spgo_binary_add_dwo_dir(bin, j->dwo_dirs[k]);
 }
 
-/* Is virtual address a an instruction llvm-profgen knows: one starting
- * there, in a function (it disassembles symbol by symbol, .plt never)? */
-static int profgen_code(struct spgo_binary *bin, uint64_t a)
-{
-	return spgo_binary_insn_at(bin, a) && spgo_binary_function_at(bin, a);
-}
-
 /*
  * --skip-symbolization: the aggregate, unsymbolized, in llvm-profgen's text
  * (its ranges and branches in offsets from the preferred base), instead of
  * a profile.  As llvm-profgen keeps only what its disassembly knows: a
  * range with an end elsewhere (a PLT stub) is left out, and so is a branch
- * into such code; a branch from it counts as from outside the binary.
+ * into such code; a branch from it counts as from outside the binary.  Code
+ * without debug information between symbols of size 0 is known to it (the
+ * dynamic loader's calls to _init and frame_dummy, register_tm_clones).
  * IP samples without LBR (or --mode ip) are written in newer llvm-profgen's
  * basic-event form (unsym_text.c), not as an empty list of ranges.
  */
@@ -59,18 +54,19 @@ static int write_unsymbolized(const struct spgo_gen_job *j, struct spgo_aggregat
 	if (u->bins.n == 1) {
 		struct spgo_unsym_bin *s = u->bins.v[0];
 		uint64_t base = s->base, ext = 1 - base; /* llvm-profgen's ExternalAddr, as an offset */
+		struct spgo_binary *b = agg->bin;
 		struct spgo_kmap ranges, branches;
 		spgo_kmap_init(&ranges, 2);
 		spgo_kmap_init(&branches, 2);
 		const uint64_t *k;
 		uint64_t *v;
 		for (size_t it = 0; spgo_kmap_next(&s->ranges, &it, &k, &v);)
-			if (profgen_code(agg->bin, k[0] + base) && profgen_code(agg->bin, k[1] + base))
+			if (spgo_binary_profgen_code(b, k[0] + base) && spgo_binary_profgen_code(b, k[1] + base))
 				*spgo_kmap_upsert(&ranges, k) += *v;
 		for (size_t it = 0; spgo_kmap_next(&s->branches, &it, &k, &v);) {
-			if (k[1] == ext || !profgen_code(agg->bin, k[1] + base))
+			if (k[1] == ext || !spgo_binary_profgen_code(b, k[1] + base))
 				continue;
-			uint64_t key[2] = {k[0] != ext && profgen_code(agg->bin, k[0] + base) ? k[0] : ext, k[1]};
+			uint64_t key[2] = {k[0] != ext && spgo_binary_profgen_code(b, k[0] + base) ? k[0] : ext, k[1]};
 			*spgo_kmap_upsert(&branches, key) += *v;
 		}
 		spgo_kmap_free(&s->ranges);

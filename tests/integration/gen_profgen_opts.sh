@@ -21,7 +21,9 @@
 #    pre-inliner's cold count), --profile-summary-cutoff-cold,
 #    --fill-zero-for-all-funcs, --populate-profile-symbol-list (compared as
 #    llvm-profdata-19 shows the list), --infer-missing-frames=0 (probe build),
-#    --skip-symbolization (llvm-profgen's unsymbolized text, compared as is).
+#    --skip-symbolization (llvm-profgen's unsymbolized text, compared as is;
+#    and on a hand-written sample of the dynamic loader's calls to crt's
+#    initialisers, function symbols of size 0 that llvm-profgen decodes).
 #  - Flat CS profiles in extbinary too (with and without probes, trimmed,
 #    and from --llvm-sample-profile).
 #  - --llvm-sample-profile: llvm-profgen's post-passes run again on a flat
@@ -169,6 +171,30 @@ for in in "$L" "--pd vm.data"; do
   cmp -s pg.unsym sp.unsym && echo "skip-symbolization ($in): identical to llvm-profgen-19's" ||
     { bad "skip-symbolization ($in): differs from llvm-profgen-19's"; diff pg.unsym sp.unsym | head -5; }
 done
+# A sample of the dynamic loader's calls to the initialisers (an emulated
+# capture holds one or not, by where its environment puts the sampling):
+# crt's _init, frame_dummy and register_tm_clones are function symbols of
+# size 0, code to llvm-profgen (it disassembles every symbol up to the
+# next), so their ranges and the branches into them count.  Hand-written,
+# newest first: the loader's code, a call to each one's start and out.
+zs=$(readelf -sW vm | awk '$4 == "FUNC" && $3 == 0 && $7 != "UND" &&
+  ($8 == "_init" || $8 == "frame_dummy" || $8 == "register_tm_clones") { print $2 }' | sort -u)
+if [ -z "$zs" ]; then
+  echo "(no crt function of size 0 in vm: the case of its initialisers is not exercised)"
+else
+  line=""
+  for a in $zs; do
+    a=$(printf '0x%x' "0x$a")
+    line=" $a/0x7f0000001000/P/-/-/0/  0x7f0000000fd0/$a/P/-/-/0/  0x7f0000000fc0/0x7f0000000fc8/P/-/-/0/ $line"
+  done
+  echo "$line" > zs.script
+  llvm-profgen-19 --binary=vm --perfscript=zs.script --skip-symbolization -o pg.zs.unsym 2>/dev/null ||
+    bad "llvm-profgen-19 --skip-symbolization (size 0 functions)"
+  [ "$(head -1 pg.zs.unsym)" -gt 0 ] 2>/dev/null || bad "size 0 functions: no range in llvm-profgen-19's (vacuous)"
+  "$SPGO" gen --quiet --binary vm --ps zs.script --skip-symbolization -o sp.zs.unsym || bad "spgo gen (size 0 functions)"
+  cmp -s pg.zs.unsym sp.zs.unsym && echo "skip-symbolization (size 0 functions): identical to llvm-profgen-19's" ||
+    { bad "skip-symbolization (size 0 functions): differs from llvm-profgen-19's"; diff pg.zs.unsym sp.zs.unsym | head -5; }
+fi
 # (with --cs: the unwound contexts, unsym_cs_contexts.sh compares them)
 "$SPGO" gen --quiet --binary vm --pd vm.data --cs --skip-symbolization -o cs.unsym 2>err.txt &&
 	head -1 cs.unsym | grep -q '^\[' || bad "--skip-symbolization --cs: no contexts: $(cat err.txt)"
