@@ -26,6 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < n && i < 20000; i++) {
 			spgo_binary_symbolize(bin, insns[i].addr, frames, 16);
 			spgo_binary_symbol_at(bin, insns[i].addr);
+			spgo_binary_profgen_code(bin, insns[i].addr);
 			if (insns[i].cls == SPGO_INSN_INDIRECT_JUMP) {
 				spgo_binary_jump_table(bin, insns[i].addr, targets, 64);
 				spgo_binary_is_tail_call(bin, insns[i].addr);

@@ -265,7 +265,9 @@ uint32_t *spgo_pmap_tags(const struct spgo_pmap *m, size_t *n);
 size_t spgo_pmap_buckets(const struct spgo_pmap *m);
 /* The indexes into p->top of p's contexts in the order llvm-profgen's
  * convertToProfileMap inserts them: depth first over its context trie, a
- * context before its callees, siblings by spgo_callsite_hash.  NULL when
+ * context before its callees, siblings by their frame's key in the
+ * caller (the callee's name with the caller's call site, as
+ * spgo_callsite_hash keys it).  NULL when
  * a top-level profile has no context.  Caller frees. */
 uint32_t *spgo_pmap_trie_order(const struct spgo_profile *p);
 

@@ -632,7 +632,8 @@ static void map_order(struct spgo_profile *q, const struct spgo_profile *p, cons
 	}
 	free(seen);
 	if (k == q->top.n) {
-		memcpy(q->top.v, top, k * sizeof *top);
+		if (k) /* (an empty profile: top.v NULL) */
+			memcpy(q->top.v, top, k * sizeof *top);
 		q->flags |= SPGO_PROF_MAP_ORDER;
 		q->map_buckets = spgo_pmap_buckets(pm);
 	}

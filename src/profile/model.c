@@ -514,7 +514,11 @@ void spgo_profile_merge(struct spgo_profile *dst, const struct spgo_profile *src
 	}
 	for (size_t i = 0; i < src->symbols.n; i++)
 		VEC_PUSH(&dst->symbols, map_name(dst, src, namemap, src->symbols.v[i]));
-	dst->flags |= src->flags & ~(unsigned)SPGO_PROF_MAP_ORDER; /* (top: merge order) */
+	/* (top: merge order; what dst had in map order no longer is, once
+	 * src's functions are added) */
+	dst->flags |= src->flags & ~(unsigned)SPGO_PROF_MAP_ORDER;
+	if (src->funcs.n)
+		dst->flags &= ~(unsigned)SPGO_PROF_MAP_ORDER;
 	free(namemap);
 }
 
@@ -575,8 +579,8 @@ static _Thread_local const struct spgo_profile *sort_p;
 
 /* One frame of a context text at *s: name [s, name_end), location (0, 0
  * for the leaf); *s moves past it and its " @ ". */
-static void ctx_next_frame(const char **s, const char **name_end, unsigned long *line,
-			   unsigned long *disc)
+void spgo_ctx_next_frame(const char **s, const char **name_end, unsigned long *line,
+			 unsigned long *disc)
 {
 	const char *f = *s, *at = strstr(f, " @ ");
 	const char *end = at ? at : f + strlen(f);
@@ -603,8 +607,8 @@ int spgo_ctx_cmp(const char *a, const char *b)
 		const char *ae, *be;
 		unsigned long al, ad, bl, bd;
 		const char *as = a, *bs = b;
-		ctx_next_frame(&a, &ae, &al, &ad);
-		ctx_next_frame(&b, &be, &bl, &bd);
+		spgo_ctx_next_frame(&a, &ae, &al, &ad);
+		spgo_ctx_next_frame(&b, &be, &bl, &bd);
 		size_t an = (size_t)(ae - as), bn = (size_t)(be - bs);
 		int c = memcmp(as, bs, an < bn ? an : bn);
 		if (c || an != bn)

@@ -18,46 +18,23 @@ struct spgo_pmap {
 	int bad;
 };
 
-/* One frame of a context text: the name [s, s + len) and the call site
- * (0, 0 for the leaf); the text after it (past " @ "), or NULL at the end. */
-static const char *next_frame(const char *s, size_t *len, uint32_t *line, uint32_t *disc)
-{
-	const char *at = strstr(s, " @ ");
-	*line = *disc = 0;
-	if (!at) {
-		*len = strlen(s);
-		return NULL;
-	}
-	const char *colon = at;
-	while (colon > s && *colon != ':')
-		colon--;
-	*len = (size_t)(at - s);
-	if (*colon == ':') {
-		*len = (size_t)(colon - s);
-		char *q;
-		*line = (uint32_t)strtoul(colon + 1, &q, 10);
-		if (*q == '.')
-			*disc = (uint32_t)strtoul(q + 1, NULL, 10);
-	}
-	return at + 3;
-}
-
 /* The frames' hash codes of ctx into *v (trie: the trie's child keys
  * instead, each name with the call site in its caller). */
 static void frame_hashes(const char *ctx, int trie, u64vec *v)
 {
 	v->n = 0;
-	uint32_t pline = 0, pdisc = 0;
-	for (const char *s = ctx; s;) {
-		size_t len;
-		uint32_t line, disc;
-		const char *nx = next_frame(s, &len, &line, &disc);
-		VEC_PUSH(v, trie ? spgo_callsite_hash_str(s, len, pline, pdisc)
-				 : spgo_callsite_hash_str(s, len, line, disc));
+	unsigned long pline = 0, pdisc = 0;
+	const char *s = ctx;
+	do {
+		const char *f = s, *end;
+		unsigned long line, disc;
+		spgo_ctx_next_frame(&s, &end, &line, &disc);
+		size_t len = (size_t)(end - f);
+		VEC_PUSH(v, trie ? spgo_callsite_hash_str(f, len, (uint32_t)pline, (uint32_t)pdisc)
+				 : spgo_callsite_hash_str(f, len, (uint32_t)line, (uint32_t)disc));
 		pline = line;
 		pdisc = disc;
-		s = nx;
-	}
+	} while (*s);
 }
 
 static uint64_t ctx_key(const char *ctx)

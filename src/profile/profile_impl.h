@@ -25,6 +25,11 @@ int spgo_ctx_split(struct spgo_profile *p, const char *ctx, spgo_ctx_frames *out
  * frame by frame, the name (as strings), then the location as numbers
  * (line, discriminator); a prefix first.  <0, 0, >0 as strcmp. */
 int spgo_ctx_cmp(const char *a, const char *b);
+/* One frame of a context text at *s: its name [*s, *name_end) and call
+ * site (0, 0 for the leaf); *s moves past it and its " @ " (to the
+ * terminating NUL after the leaf). */
+void spgo_ctx_next_frame(const char **s, const char **name_end, unsigned long *line,
+			 unsigned long *disc);
 
 /* spgo_callsite_hash of a name given as a string of len bytes. */
 uint64_t spgo_callsite_hash_str(const char *s, size_t len, uint32_t line, uint32_t disc);
