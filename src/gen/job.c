@@ -69,10 +69,20 @@ static int write_unsymbolized(const struct spgo_gen_job *j, struct spgo_aggregat
 			uint64_t key[2] = {k[0] != ext && spgo_binary_profgen_code(b, k[0] + base) ? k[0] : ext, k[1]};
 			*spgo_kmap_upsert(&branches, key) += *v;
 		}
+		/* Samples in the binary, none of them where llvm-profgen decodes
+		 * code (it disassembles from .symtab symbols only): a stripped
+		 * binary.  Not an empty profile: say so. */
+		int none = s->ranges.n && !ranges.n && !branches.n;
 		spgo_kmap_free(&s->ranges);
 		spgo_kmap_free(&s->branches);
 		s->ranges = ranges;
 		s->branches = branches;
+		if (none) {
+			spgo_unsym_free(u);
+			return spgo_error("%s: --skip-symbolization: no sampled address lies in code llvm-profgen "
+					  "decodes (from .symtab symbols): the binary is stripped; pass the unstripped one",
+					  spgo_binary_path(b));
+		}
 	}
 	int rc = spgo_unsym_write(u, j->out, SPGO_UNSYM_PROFGEN);
 	spgo_unsym_free(u);

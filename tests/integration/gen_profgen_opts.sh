@@ -195,6 +195,14 @@ else
   cmp -s pg.zs.unsym sp.zs.unsym && echo "skip-symbolization (size 0 functions): identical to llvm-profgen-19's" ||
     { bad "skip-symbolization (size 0 functions): differs from llvm-profgen-19's"; diff pg.zs.unsym sp.zs.unsym | head -5; }
 fi
+# a stripped binary: llvm-profgen decodes no code of it (it disassembles
+# from .symtab symbols), so nothing sampled would be kept: an error naming
+# the binary, no file, not an empty profile
+strip -o vm.stripped vm
+"$SPGO" gen --quiet --binary vm.stripped --pd vm.data --skip-symbolization -o st.unsym 2>err.txt
+rc=$?
+[ $rc = 1 ] && grep -q 'vm.stripped: --skip-symbolization: .*stripped' err.txt && [ ! -e st.unsym ] ||
+  bad "--skip-symbolization of a stripped binary: exit $rc, $(head -c 200 err.txt), file: $(ls st.unsym 2>&1)"
 # (with --cs: the unwound contexts, unsym_cs_contexts.sh compares them)
 "$SPGO" gen --quiet --binary vm --pd vm.data --cs --skip-symbolization -o cs.unsym 2>err.txt &&
 	head -1 cs.unsym | grep -q '^\[' || bad "--skip-symbolization --cs: no contexts: $(cat err.txt)"
