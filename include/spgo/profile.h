@@ -387,6 +387,10 @@ struct spgo_overlap {
 	double similarity;          /* whole program profile similarity */
 	double sample_overlap;      /* overlap samples / union samples */
 	double base_unique, test_unique; /* unique sample fractions */
+	/* the fraction of base's samples on locations (body keys, inlinees,
+	 * functions) test has at zero or lacks, and the reverse: the hot
+	 * weight carried to zero, which a layout follows more than similarity */
+	double base_zero, test_zero;
 	uint64_t base_sample, test_sample;
 	uint64_t overlap_funcs, base_unique_funcs, test_unique_funcs;
 	double func_overlap;
@@ -401,6 +405,7 @@ struct spgo_overlap {
 		uint64_t base_unique, test_unique;
 		/* overlap / union samples, unique / own samples (0 when none) */
 		double overlap_frac, base_unique_frac, test_unique_frac;
+		double base_zero_frac, test_zero_frac; /* as base_zero, test_zero */
 	} *funcs;
 	size_t nfuncs;
 };

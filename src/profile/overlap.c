@@ -41,6 +41,7 @@ struct fstats {
 struct fo { /* per-function accumulators */
 	wsum base_sample, test_sample, overlap_sample, union_sample;
 	wsum base_unique, test_unique;
+	wsum base_zero, test_zero; /* samples on locations the other has at 0 */
 };
 
 struct ov {
@@ -56,6 +57,7 @@ struct ov {
 	VEC(struct spgo_overlap_func) fl;
 	/* Program-level sums over the functions. */
 	wsum overlap_sample, union_sample, base_unique_s, test_unique_s;
+	wsum base_zero_s, test_zero_s;
 	double sim;
 	uint64_t union_count;
 };
@@ -114,6 +116,10 @@ static void update(struct ov *v, wsum bs, wsum ts, uint64_t hotn, struct fo *f,
 		bs = 0;
 		f->test_unique += ts;
 	}
+	if (!ts)
+		f->base_zero += bs;
+	if (!bs)
+		f->test_zero += ts;
 	f->union_sample += bs > ts ? bs : ts;
 	f->overlap_sample += bs < ts ? bs : ts;
 	*diff += 1.0 - block_sim(bs, ts, f);
@@ -222,6 +228,7 @@ static void add_test_only(struct ov *v, size_t j, double tw)
 	const struct fstats *ts = &v->ts[j];
 	v->o->test_unique_funcs++;
 	v->test_unique_s += ts->sum;
+	v->test_zero_s += ts->sum;
 	hot_block(v, 0, ts->sum, ts->hot);
 	v->union_count++;
 	v->union_sample += ts->sum;
@@ -229,6 +236,7 @@ static void add_test_only(struct ov *v, size_t j, double tw)
 		.base_func = SPGO_NONE, .test_func = v->t->top.v[j], .test_weight = tw,
 		.test_sample = sat64(ts->sum), .union_sample = sat64(ts->sum),
 		.test_unique = sat64(ts->sum), .test_unique_frac = ratio(ts->sum, ts->sum),
+		.test_zero_frac = ratio(ts->sum, ts->sum),
 	};
 	VEC_PUSH(&v->fl, of);
 }
@@ -252,6 +260,8 @@ static void add_matched(struct ov *v, size_t bi, size_t j, double tw)
 	v->union_sample += f.union_sample;
 	v->base_unique_s += f.base_unique;
 	v->test_unique_s += f.test_unique;
+	v->base_zero_s += f.base_zero;
+	v->test_zero_s += f.test_zero;
 	struct spgo_overlap_func of = {
 		.base_func = base->top.v[bi], .test_func = test->top.v[j],
 		.similarity = fs, .base_weight = bw, .test_weight = tw,
@@ -261,6 +271,8 @@ static void add_matched(struct ov *v, size_t bi, size_t j, double tw)
 		.overlap_frac = ratio(f.overlap_sample, f.union_sample),
 		.base_unique_frac = ratio(f.base_unique, f.base_sample),
 		.test_unique_frac = ratio(f.test_unique, f.test_sample),
+		.base_zero_frac = ratio(f.base_zero, f.base_sample),
+		.test_zero_frac = ratio(f.test_zero, f.test_sample),
 	};
 	VEC_PUSH(&v->fl, of);
 }
@@ -271,6 +283,7 @@ static void add_base_only(struct ov *v, size_t i)
 	const struct fstats *bs = &v->bs[i];
 	v->o->base_unique_funcs++;
 	v->base_unique_s += bs->sum;
+	v->base_zero_s += bs->sum;
 	hot_block(v, bs->sum, 0, bs->hot);
 	v->union_sample += bs->sum;
 	struct spgo_overlap_func of = {
@@ -278,6 +291,7 @@ static void add_base_only(struct ov *v, size_t i)
 		.base_weight = (double)bs->sum / (double)v->base_total,
 		.base_sample = sat64(bs->sum), .union_sample = sat64(bs->sum),
 		.base_unique = sat64(bs->sum), .base_unique_frac = ratio(bs->sum, bs->sum),
+		.base_zero_frac = ratio(bs->sum, bs->sum),
 	};
 	VEC_PUSH(&v->fl, of);
 }
@@ -366,6 +380,8 @@ int spgo_profile_overlap(struct spgo_profile *base, struct spgo_profile *test,
 	o->sample_overlap = ratio(v->overlap_sample, v->union_sample);
 	o->base_unique = ratio(v->base_unique_s, v->base_total);
 	o->test_unique = ratio(v->test_unique_s, v->test_total);
+	o->base_zero = ratio(v->base_zero_s, v->base_total);
+	o->test_zero = ratio(v->test_zero_s, v->test_total);
 	o->func_overlap = v->union_count ? (double)o->overlap_funcs / (double)v->union_count : 0;
 	hot_functions(v);
 	o->funcs = v->fl.v;
@@ -438,6 +454,33 @@ static void print_program(const struct spgo_overlap *o, const char *base_name, c
 		(unsigned long long)(o->hot_block_test - o->hot_block_overlap));
 }
 
+/* spgo's own figures, after llvm-profdata's: the samples of each profile
+ * on the locations the other has at zero (the hot weight carried to
+ * zero). */
+static void print_zeros(const struct spgo_overlap *o, FILE *fp)
+{
+	fprintf(fp, "Samples where the other profile has zero:\n");
+	fprintf(fp, "  base samples where test has zero: %.3f%%\n", o->base_zero * 100);
+	fprintf(fp, "  test samples where base has zero: %.3f%%\n", o->test_zero * 100);
+}
+
+/* The figures of print_zeros() of the first k functions of o->funcs. */
+static void print_function_zeros(const struct spgo_overlap *o, const struct spgo_profile *base,
+				 const struct spgo_profile *test, size_t k, FILE *fp)
+{
+	fprintf(fp, "Function-level samples where the other profile has zero:\n");
+	fprintf(fp, "%-12s %-12s %-13s %-13s %s\n", "Base at 0", "Test at 0", "Base samples", "Test samples",
+		"Function name");
+	for (size_t i = 0; i < k; i++) {
+		const struct spgo_overlap_func *f = &o->funcs[i];
+		char w[2][16];
+		snprintf(w[0], 16, "%.2f%%", f->base_zero_frac * 100);
+		snprintf(w[1], 16, "%.2f%%", f->test_zero_frac * 100);
+		fprintf(fp, "%-12s %-12s %-13llu %-13llu %s\n", w[0], w[1], (unsigned long long)f->base_sample,
+			(unsigned long long)f->test_sample, func_name(f, base, test));
+	}
+}
+
 /* Function level: the k hottest functions of either profile, moved to
  * the front of o->funcs first. */
 static void print_functions(struct spgo_overlap *o, const struct spgo_profile *base,
@@ -484,6 +527,9 @@ void spgo_overlap_print(struct spgo_overlap *o, const struct spgo_profile *base,
 	print_program(o, base_name, test_name, fp);
 	if (top > 0 && o->nfuncs)
 		print_functions(o, base, test, top < o->nfuncs ? top : o->nfuncs, fp);
+	print_zeros(o, fp);
+	if (top > 0 && o->nfuncs)
+		print_function_zeros(o, base, test, top < o->nfuncs ? top : o->nfuncs, fp);
 }
 
 void spgo_overlap_free(struct spgo_overlap *o)

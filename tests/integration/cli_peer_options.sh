@@ -62,10 +62,13 @@ printf '# inputs\n3,a.txt\n\n  b.txt  \n' > list
 printf 'x,a.txt\n' > badlist
 "$SPGO" merge -f badlist -o m4.txt 2>err; [ $? -eq 1 ] && grep -q "badlist:1:" err || bad "a bad list line: $(cat err)"
 
-# overlap --function: that function's details only
+# overlap --function: that function's details only (in both tables:
+# llvm-profdata's, then the samples where the other profile has zero)
 "$SPGO" overlap --function main a.txt b.txt > ov.txt || bad "overlap --function"
-grep -q "^Function-level details" ov.txt && [ "$(sed -n '/^Function-level/,$p' ov.txt | grep -c 'main')" -ge 1 ] &&
-  ! sed -n '/^Function-level/,$p' ov.txt | tail -n +3 | grep -qv main && echo "ok   overlap --function" ||
+rows() { awk -v h="$1" 'index($0, h) == 1 { on = 1; next } /^[^0-9]/ && !/^Base/ { on = 0 } on && /^[0-9]/' ov.txt; }
+grep -q "^Function-level details" ov.txt && [ "$(rows 'Function-level details' | grep -c 'main')" -ge 1 ] &&
+  [ "$(rows 'Function-level samples' | grep -c 'main')" -eq 1 ] &&
+  ! rows 'Function-level' | grep -qv main && echo "ok   overlap --function" ||
   { cat ov.txt; bad "overlap --function main: details of other functions or none"; }
 "$SPGO" overlap --function no_such_fn a.txt b.txt > /dev/null 2>err; [ $? -eq 1 ] || bad "overlap --function of nothing: not an error"
 

@@ -55,4 +55,16 @@ printf 'main:%s:0\n 1: %s\n 2: %s\n' $X $X $T > big-cs.txt
 grep -qF "CS block overlap: 75.00% (weighted by the profile's samples), 75.00% (by the reference's)" cs.out ||
   bad "--cs-truth near 2^64: $(head -1 cs.out)"
 
+# Samples where the other profile has zero: base f {1: 100, 2: 50, 3: 50},
+# test f {1: 100, 2: 0, 4: 25}, and h only in test.  f: base's 2 (at 0
+# in test) and 3 (absent) = 100 of 200 = 50%; test's 4 = 25 of 125 = 20%.
+# Program: base 100 of 200 = 50%; test 25 + h's 75 of 200 = 50%.
+printf 'f:200:0\n 1: 100\n 2: 50\n 3: 50\n' > z-base.txt
+printf 'f:125:0\n 1: 100\n 2: 0\n 4: 25\nh:75:0\n 1: 75\n' > z-test.txt
+"$SPGO" overlap z-base.txt z-test.txt --function f > z.out 2> err || bad "overlap zeros: $(cat err)"
+grep -qx '  base samples where test has zero: 50.000%' z.out &&
+  grep -qx '  test samples where base has zero: 50.000%' z.out || bad "overlap zeros, program: $(grep -A2 '^Samples where' z.out)"
+awk '/^Function-level samples/ { on = 1 } on && $NF == "f" && $1 == "50.00%" && $2 == "20.00%" { ok = 1 } END { exit !ok }' z.out ||
+  bad "overlap zeros of f: $(tail -1 z.out), not 50.00% 20.00%"
+
 exit $fail
