@@ -20,7 +20,18 @@
  *     all its hashes;
  *  2. blocks moved out of that order: a block hash unique in the function,
  *     then a block's own code unique among the probes left, on both
- *     sides; a probe next to such a pair with the one next to its partner;
+ *     sides; a probe next to such a pair with the one next to its partner.
+ *     Such a pair must be anchored by its neighbours (neighbours_agree():
+ *     its id delta that of the pairs around it, or the probes next to it
+ *     paired with each other or of the same code); when it is not, a
+ *     look-alike of the same code left unpaired where the pairs around
+ *     say, whose neighbours agree, is taken instead, and a pair by the
+ *     code alone more than 64 ids off them is not made.  The look-alike
+ *     copies of a macro (pcre2's RMATCH) have the same code and differ by
+ *     their successors only: on pcre2grep 10.42 -> 10.46 a unique block
+ *     hash paired match()'s backtracking loop with a cold copy 70 ids
+ *     away, and the delta rule around it sent 3.7% of the fresh samples
+ *     to probes carried at zero (1.0% with the rule);
  *  3. in order by code: between two pairs of 1 (in order) whose deltas
  *     differ (code inserted or removed between them), the block probes
  *     left on both sides, in id order, paired by a weighted longest
@@ -278,6 +289,112 @@ static uint64_t sig_of(const struct loc_row *r, int weak)
 	return weak ? r->wsig : (r->sig & 1) ? r->sig : 0;
 }
 
+/* Neighbour agreement (anchoring a pair of pair_moved()): within this
+ * many ids of what the pairs around it say, a pair is in place. */
+#define AGREE_TOL 2
+/* Pairs around whose deltas differ by at most this many ids span a range
+ * of agreeing deltas; further apart, each stands for itself. */
+#define AGREE_SPAN 64
+
+/* The id delta (OLD - NEW) of the nearest paired NEW row before w[j]
+ * (back) or after it; INT64_MIN: none. */
+static int64_t near_delta(const struct balign *a, size_t j, int back)
+{
+	for (size_t k = j; back ? k-- > 0 : ++k < a->m;)
+		if (a->wo[k] != SIZE_MAX)
+			return (int64_t)(a->o[a->wo[k]].loc >> 32) - (int64_t)(a->w[k].loc >> 32);
+	return INT64_MIN;
+}
+
+/* Does delta d (OLD id - NEW id) agree with the pairs around w[j] (p, q:
+ * their deltas, from near_delta())? */
+static int delta_agrees(int64_t d, int64_t p, int64_t q)
+{
+	if (p == INT64_MIN)
+		p = q;
+	if (q == INT64_MIN)
+		q = p;
+	if (p == INT64_MIN)
+		return 0;
+	int64_t lo = p < q ? p : q, hi = p < q ? q : p;
+	if (hi - lo > AGREE_SPAN)
+		return (d >= lo - AGREE_TOL && d <= lo + AGREE_TOL) || (d >= hi - AGREE_TOL && d <= hi + AGREE_TOL);
+	return d >= lo - AGREE_TOL && d <= hi + AGREE_TOL;
+}
+
+/* Do the rows next to o[i] and w[j] in id order agree: paired with each
+ * other, or of the same code (block probes: the code hash; call anchors:
+ * the callees)? */
+static int rows_agree(const struct balign *a, size_t i, size_t j)
+{
+	for (int s = -1; s <= 1; s += 2) {
+		if ((s < 0 && (!i || !j)) || (s > 0 && (i + 1 >= a->n || j + 1 >= a->m)))
+			continue;
+		const struct loc_row *x = &a->o[i + s], *y = &a->w[j + s];
+		if (a->ow[i + s] == j + s)
+			return 1;
+		if (x->anchor || y->anchor) {
+			if (x->anchor == y->anchor)
+				return 1;
+		} else if (x->wsig && x->wsig == y->wsig && (uint32_t)x->loc == (uint32_t)y->loc) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Is the pair o[i], w[j] anchored by its neighbours: its delta that of
+ * the pairs around it (delta_agrees()), or its rows next to it agree
+ * (rows_agree())? */
+static int neighbours_agree(const struct balign *a, size_t i, size_t j)
+{
+	int64_t d = (int64_t)(a->o[i].loc >> 32) - (int64_t)(a->w[j].loc >> 32);
+	return delta_agrees(d, near_delta(a, j, 1), near_delta(a, j, 0)) || rows_agree(a, i, j);
+}
+
+/* An OLD block probe left unpaired with w[j]'s code (code hash and
+ * discriminator) whose delta agrees with the pairs around w[j]
+ * (delta_agrees()) and whose rows next to it agree with w[j]'s
+ * (rows_agree()), the one of the delta nearest theirs; SIZE_MAX: none. */
+static size_t agreeing_copy(const struct balign *a, size_t j)
+{
+	int64_t p = near_delta(a, j, 1), q = near_delta(a, j, 0), y = (int64_t)(a->w[j].loc >> 32);
+	if (!a->w[j].wsig || (p == INT64_MIN && q == INT64_MIN))
+		return SIZE_MAX;
+	int64_t lo = p == INT64_MIN ? q : q == INT64_MIN ? p : p < q ? p : q;
+	int64_t hi = p == INT64_MIN ? q : q == INT64_MIN ? p : p < q ? q : p;
+	if (y + lo - AGREE_TOL <= 0 || y + hi + AGREE_TOL > (int64_t)UINT32_MAX)
+		return SIZE_MAX;
+	size_t best = SIZE_MAX;
+	int64_t best_off = INT64_MAX;
+	for (size_t i = find_row(a->o, 0, a->n, stale_loc((uint32_t)(y + lo - AGREE_TOL), 0));
+	     i < a->n && (int64_t)(a->o[i].loc >> 32) <= y + hi + AGREE_TOL; i++) {
+		const struct loc_row *x = &a->o[i];
+		int64_t d = (int64_t)(x->loc >> 32) - y;
+		if (a->ow[i] != SIZE_MAX || x->anchor || x->wsig != a->w[j].wsig ||
+		    (uint32_t)x->loc != (uint32_t)a->w[j].loc || !delta_agrees(d, p, q) || !rows_agree(a, i, j))
+			continue;
+		int64_t off = d < lo ? lo - d : d > hi ? d - hi : 0;
+		if (off < best_off)
+			best = i, best_off = off;
+	}
+	return best;
+}
+
+/* Is the pair o[i], w[j] more than AGREE_SPAN ids off the deltas of the
+ * pairs around w[j] (or are there none)? */
+static int far_off(const struct balign *a, size_t i, size_t j)
+{
+	int64_t d = (int64_t)(a->o[i].loc >> 32) - (int64_t)(a->w[j].loc >> 32);
+	int64_t p = near_delta(a, j, 1), q = near_delta(a, j, 0);
+	for (int k = 0; k < 2; k++) {
+		int64_t e = k ? q : p;
+		if (e != INT64_MIN && d - e <= AGREE_SPAN && e - d <= AGREE_SPAN)
+			return 0;
+	}
+	return 1;
+}
+
 /* Pair the block probes left unpaired whose signature is the only one of
  * its value on both sides (weak = 0: in the function; 1: the code of the
  * block alone, among the probes left unpaired): a block moved out of the
@@ -307,6 +424,20 @@ static void pair_moved(struct balign *a, int weak)
 	for (size_t j = 0; j < a->m; j++) {
 		uint64_t g = sig_of(&a->w[j], weak);
 		const uint64_t *v = g && a->wo[j] == SIZE_MAX ? spgo_kmap_find(&at, &g) : NULL;
+		if (v && !neighbours_agree(a, (size_t)(*v - 1), j)) {
+			/* not anchored: a look-alike of the same code where the
+			 * pairs around say, with neighbours that agree; else a
+			 * pair by the code alone far from them is none */
+			size_t alt = agreeing_copy(a, j);
+			if (alt != SIZE_MAX) {
+				a->wo[j] = alt;
+				a->ow[alt] = j;
+				a->how[j] = HOW_ROW;
+				continue;
+			}
+			if (weak && far_off(a, (size_t)(*v - 1), j))
+				continue;
+		}
 		if (v) {
 			a->wo[j] = (size_t)(*v - 1);
 			a->ow[*v - 1] = j;
