@@ -281,7 +281,11 @@ prepare() {  # NAME PKG GLOB
     done
     for v in stale carried $(xvars $k); do
       local p="$pd/prof/old-$k.prof"; [ $v != stale ] && p="$pd/prof/$v-$k.prof"
-      "$SPGO" overlap "$pd/prof/new-$k.prof" "$p" | awk '/profile similarity/ { print $NF }' > "$pd/log/sim-$v-$k"
+      "$SPGO" overlap "$pd/prof/new-$k.prof" "$p" > "$pd/log/overlap-$v-$k.txt" 2>&1
+      awk '/profile similarity/ { print $NF }' "$pd/log/overlap-$v-$k.txt" > "$pd/log/sim-$v-$k"
+      # the hot weight carried to zero: fresh samples where P has zero / P's where fresh has
+      awk '/base samples where test has zero/ { b = $NF } /test samples where base has zero/ { t = $NF }
+           END { if (b != "") print b " / " t }' "$pd/log/overlap-$v-$k.txt" > "$pd/log/zero-$v-$k"
     done
     [ $pgo = 1 ] || continue
     build "$pd/bin/$k-none" "$base" && cp "$pd/bin/$k-none" "$pd/bin/$k-same" &&
@@ -532,16 +536,19 @@ salvage_note() {
   echo "Share of the OLD profile's samples that land in NEW: as it is (\`spgo stale\`: what"
   echo "clang finds without salvaging), carried (\`spgo carry\`: written at a place of NEW),"
   echo "and the carried profile checked again by \`spgo stale\`; similarity to the fresh"
-  echo "profile of NEW (\`spgo overlap\`) of the profile as it is and carried."
+  echo "profile of NEW (\`spgo overlap\`) of the profile as it is and carried; of the carried"
+  echo "one, the fresh samples on probes or lines it has at zero / its samples where the fresh"
+  echo "one has zero (the hot weight carried to zero, which a layout follows)."
   echo
-  echo "| program | versions | kind | matched as it is | carried | carried, spgo stale | similarity to fresh: as it is | carried |"
-  echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"
+  echo "| program | versions | kind | matched as it is | carried | carried, spgo stale | similarity to fresh: as it is | carried | carried: at zero |"
+  echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
   for n in "${progs[@]}"; do
     for k in $KINDS; do
       echo "| $n | $(cat "$W/$n/versions") | $k | $(sed -n 's/^matched: \([0-9.]*%\).*/\1/p' "$W/$n/log/stale-$k.txt") |" \
         "$(sed -n 's/^carried: \([0-9.]*%\).*/\1/p' "$W/$n/log/carry-$k.txt") |" \
         "$(sed -n 's/^matched: \([0-9.]*%\).*/\1/p' "$W/$n/log/stale-carried-$k.txt") |" \
-        "$(cat "$W/$n/log/sim-stale-$k") | $(cat "$W/$n/log/sim-carried-$k") |"
+        "$(cat "$W/$n/log/sim-stale-$k") | $(cat "$W/$n/log/sim-carried-$k") |" \
+        "$(cat "$W/$n/log/zero-carried-$k" 2>/dev/null || echo -) |"
     done
   done
   echo
