@@ -32,11 +32,15 @@ static void plain(struct spgo_profile *a, struct spgo_profile *b)
 	in_unit(o.base_unique, "base unique");
 	in_unit(o.test_unique, "test unique");
 	in_unit(o.func_overlap, "function overlap");
+	in_unit(o.base_zero, "base samples where test has zero");
+	in_unit(o.test_zero, "test samples where base has zero");
 	for (size_t i = 0; i < o.nfuncs; i++) {
 		in_unit(o.funcs[i].similarity, "function similarity");
 		in_unit(o.funcs[i].base_weight, "function base weight");
 		in_unit(o.funcs[i].test_weight, "function test weight");
 		in_unit(o.funcs[i].overlap_frac, "function overlap");
+		in_unit(o.funcs[i].base_zero_frac, "function base samples where test has zero");
+		in_unit(o.funcs[i].test_zero_frac, "function test samples where base has zero");
 	}
 	spgo_overlap_free(&o);
 }
