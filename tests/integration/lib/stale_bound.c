@@ -2,11 +2,12 @@
  * The program of tests/integration/stale_carry_bound.sh: the OLD build.
  * In hot's loop, a region that (almost) never runs: three blocks, each a
  * store and a rare branch, none taken in OLD's run; after it, every
- * iteration calls fc.  The test makes NEW by inverting the region's
- * condition (it then runs at every iteration but one in 65536), moving
- * the call of fc into it (marker lines) and changing the three blocks'
- * code, so that they are placed by a guess (the nearer delta: OLD's
- * blocks, at 0) while the call is placed by its anchor (every iteration).
+ * iteration calls fc.  The test makes two NEW builds by inverting the
+ * region's condition (it then runs at every iteration but one in 65536)
+ * and moving the call of fc into it (marker lines): the call is placed by
+ * its anchor (every iteration), the three blocks on the only way to it
+ * by their code (OLD's blocks, at 0), or, where the test also changes
+ * their code, by a guess (the nearer delta: the same blocks, at 0).
  */
 #include <stdio.h>
 #include <stdlib.h>
