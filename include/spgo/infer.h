@@ -96,6 +96,13 @@ struct spgo_cfg_block {
 	 * typical block of the function gets 1 (spgo gen's IP mode: see
 	 * src/gen/gen_ip.c). */
 	double cost_scale;
+	/* Optional lower bound on the count (0: none): what the producer
+	 * knows the block ran at least, as a call's count in it bounds it
+	 * (spgo carry, src/stale/flow.c).  It takes the place of the floor
+	 * of dec_floor_pct where higher (at most the weight): below it a
+	 * unit costs k_dec_floor (at least k_dec; times cost_scale).  A
+	 * known weight only. */
+	uint64_t floor;
 	/* Filled by spgo_cfg_finalize(): edge ids in cfg->succ[out .. out+nout)
 	 * and cfg->pred[in .. in+nin). */
 	uint32_t out, nout, in, nin;

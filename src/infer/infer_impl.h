@@ -42,7 +42,8 @@ int graph_in_loop(const struct graph_info *g, uint32_t header, uint32_t b);
 /*
  * The L1 cost terms of a sampled block (struct spgo_infer_opts): per unit
  * above w (inc), per unit between floor and w (dec), per unit below floor
- * (dec_floor).  One place for flow.c, join.c and cfg.c.
+ * (dec_floor); the floor is dec_floor_pct of w or the block's own, the
+ * higher.  One place for flow.c, join.c and cfg.c.
  */
 struct block_costs {
 	int64_t inc, dec, dec_floor;
@@ -58,6 +59,11 @@ static inline struct block_costs block_costs(const struct spgo_cfg *cfg, const s
 	if (o->dec_floor_pct > 0 && w != SPGO_WEIGHT_UNKNOWN && w > 0) {
 		c.floor = (uint64_t)((double)w * o->dec_floor_pct / 100.0);
 		c.dec_floor = o->k_dec_floor > c.dec ? o->k_dec_floor : c.dec; /* convex */
+	}
+	uint64_t lb = cfg->blocks[b].floor; /* the block's own lower bound */
+	if (lb > c.floor && w != SPGO_WEIGHT_UNKNOWN && w > 0) {
+		c.floor = lb < w ? lb : w;
+		c.dec_floor = o->k_dec_floor > c.dec ? o->k_dec_floor : c.dec;
 	}
 	double s = cfg->blocks[b].cost_scale; /* the block's confidence, 0 = none */
 	if (s > 0 && s != 1) {

@@ -452,10 +452,6 @@ static int carry_func(struct carrier *c, uint32_t f, uint32_t dst, uint64_t og, 
 	if (c->keeping)
 		d->checksum = fn->checksum;
 	carry_bodies(c, f, dst, ng, fmi == SIZE_MAX ? NULL : &c->maps.v[fmi], is_renamed);
-	/* the probes placed by no code: counts inferred on NEW's CFG (an
-	 * inlinee's blocks are its caller's: top-level functions only) */
-	if (c->probe && fmi != SIZE_MAX && !c->keeping && !c->no_infer && fn->parent == SPGO_NONE)
-		stale_infer_probes(c->nb, ng, &c->maps.v[fmi], c->out, dst, &c->r->inferred);
 	for (uint32_t k = fn->children; k != SPGO_NONE; k = spgo_fn(c->p, k)->sibling) {
 		const struct spgo_func *kf = spgo_fn(c->p, k);
 		uint64_t kog, kng, to[MAX_DESTS];
@@ -471,6 +467,11 @@ static int carry_func(struct carrier *c, uint32_t f, uint32_t dst, uint64_t og, 
 		if (carry_func(c, k, kd, kog, kng, is_renamed || kog != kng, depth + 1) < 0)
 			return -1;
 	}
+	/* the probes placed by no code: counts inferred on NEW's CFG (an
+	 * inlinee's blocks are its caller's: top-level functions only), after
+	 * the inlinees, whose calls bound their blocks */
+	if (c->probe && fmi != SIZE_MAX && !c->keeping && !c->no_infer && fn->parent == SPGO_NONE)
+		stale_infer_probes(c->nb, ng, &c->maps.v[fmi], c->out, dst, &c->r->inferred);
 	c->keeping -= keep;
 	return 0;
 }

@@ -480,7 +480,8 @@ static void test_join_after_drop(void)
  *    entry's share) costs more than dropping the block (20 x 100): all
  *    zero, a function with samples inferred as never run.  With the floor
  *    (below 40% of w at 1000 per unit) the block goes down to the floor
- *    and the path is raised to meet it;
+ *    and the path is raised to meet it; with the block's own floor at its
+ *    weight (a lower bound), the path is raised to the weight;
  *  - entry costs: entry 100 -> block 200 -> exit: raising the entry
  *    (k_entry_inc x 100) against lowering the block (k_dec x 100);
  *  - k_unknown_inc: a triangle u -> d -> v, u -> v with d dangling; the
@@ -509,6 +510,17 @@ static void test_cost_terms(void)
 	for (int b = 0; b < 5; b++)
 		c.blocks[b].count = 0; /* the all-zero flow, priced with the floor */
 	CHECK(spgo_flow_cost_l1(&c, &o) == 20 * 60 + 1000 * 40);
+	/* the block's own floor (a lower bound: spgo carry's call counts), at
+	 * k_dec_floor below it; dec_floor_pct's where that is higher */
+	o.dec_floor_pct = 0;
+	c.blocks[3].floor = 100;
+	CHECK(spgo_infer(&c, &o) == 0);
+	for (int b = 0; b < 5; b++) /* the path raised to the bound */
+		CHECK_EQ_U64(c.blocks[b].count, 100);
+	CHECK(spgo_flow_cost_l1(&c, &o) == 10 * 100 + 3 * 11 * 100);
+	c.blocks[3].floor = 30, o.dec_floor_pct = 40;
+	CHECK(spgo_infer(&c, &o) == 0);
+	CHECK_EQ_U64(c.blocks[3].count, 40);
 	spgo_cfg_free(&c);
 	/* entry */
 	const int64_t w2[] = {100, 200, U};
