@@ -4,8 +4,9 @@
 set -euo pipefail
 
 build_pkgs="cmake make gcc pkg-config libelf-dev libdw-dev libdebuginfod-dev libcapstone-dev libzstd-dev zlib1g-dev"
-# The real consumers and peers that tests compare against.
-tool_pkgs="clang-19 llvm-19 lld-19 linux-perf autofdo valgrind binutils"
+# The real consumers and peers that tests compare against (g++: libstdc++'s
+# std::unordered_map, the oracle of tests/unit/test_llvm_map.c).
+tool_pkgs="clang-19 llvm-19 lld-19 linux-perf autofdo valgrind binutils g++"
 # The emulator (spgo emulate): qemu-user runs the program, and the plugin API
 # header comes from Debian's qemu source package (needs glib's headers and dpkg-dev).
 emu_pkgs="qemu-user libglib2.0-dev dpkg-dev"

@@ -135,6 +135,15 @@ void cs_unsym_contexts(struct spgo_binary *bin, struct spgo_cs_code *code, struc
 		       struct spgo_unsym_bin *s);
 struct spgo_profile *cs_merge_cold(struct spgo_profile *p, const struct spgo_cs_opts *o, uint64_t thr,
 				   int base_only, struct spgo_cs_stats *st);
+/* profile.c: the key of the last k frames of context key (k >= 1):
+ * "b:2 @ c" of "a:1 @ b:2 @ c" for k = 2 (a pointer into key). */
+const char *cs_last_frames(const char *key, int k);
+/* map_order.c: q's top list (q: p after cs_merge_cold, colds by p's top
+ * index, merged by their last depth frames, 0: not merged; trimmed or
+ * not) in the order of llvm-profgen's SampleProfileMap, flagged
+ * SPGO_PROF_MAP_ORDER with q->map_buckets; left alone if the replay fails. */
+void cs_map_order(struct spgo_profile *q, const struct spgo_profile *p, const uint8_t *colds, uint64_t thr,
+		  int depth, int trim);
 
 /* preinline.c: the code sizes of the functions the trie's samples touch. */
 struct spgo_inline_sizes *cs_trie_sizes(struct spgo_binary *bin, const struct spgo_cs_code *c,

@@ -537,9 +537,7 @@ uint64_t cs_hot_threshold(const struct spgo_profile *p, const struct spgo_cs_opt
 	return spgo_summary_min_count(&p->summary, o->cutoff_hot, SPGO_SUMMARY_LAST);
 }
 
-/* The key of the last k frames of context key (k >= 1): "b:2 @ c" of
- * "a:1 @ b:2 @ c" for k = 2. */
-static const char *last_frames(const char *key, int k)
+const char *cs_last_frames(const char *key, int k)
 {
 	const char *at = key + strlen(key);
 	while (at > key) {
@@ -553,98 +551,6 @@ static const char *last_frames(const char *key, int k)
 		at = q - 1;
 	}
 	return key;
-}
-
-/* The leaf frame of a context key. */
-static const char *leaf_of(const char *key)
-{
-	return last_frames(key, 1);
-}
-
-/*
- * q's top-level profiles in the order llvm-profgen-19's SampleProfileMap
- * ends in, which its extbinary writer follows for the function metadata
- * (spgo_pmap_*): p's contexts inserted from the context trie
- * (convertToProfileMap); when the trimmer runs (thr), the cold ones
- * (colds, by p's top index), in the map's order, merged into a second map
- * by their last `depth` frames (0: no merging) and erased; that map's
- * contexts inserted in its order, but for a merged profile under thr
- * trimmed where no profile was; last, the ambiguous ones erased (an erase
- * moves no other entry).  q's top takes that order, flagged
- * SPGO_PROF_MAP_ORDER; left alone if the replay fails.
- */
-static void map_order(struct spgo_profile *q, const struct spgo_profile *p, const uint8_t *colds,
-		      uint64_t thr, int depth, int trim)
-{
-	uint32_t *fill = spgo_pmap_trie_order(p), *tags = NULL, *top = NULL;
-	if (!fill)
-		return;
-	size_t ntop = p->top.n, n = 0;
-	struct spgo_pmap *pm = spgo_pmap_new(), *mm = spgo_pmap_new();
-	struct spgo_strtab to;
-	spgo_strtab_init(&to);
-	VEC(uint64_t) totals = {0};
-	for (size_t i = 0; i < ntop; i++)
-		spgo_pmap_insert(pm, spgo_func_key(p, p->top.v[fill[i]]), fill[i]);
-	if (thr && (depth || trim)) {
-		if (!(tags = spgo_pmap_tags(pm, &n)))
-			goto out;
-		for (size_t i = 0; i < n; i++) {
-			if (!colds[tags[i]])
-				continue;
-			const char *key = spgo_func_key(p, p->top.v[tags[i]]);
-			if (depth) {
-				const char *t = last_frames(key, depth);
-				uint32_t id = spgo_strtab_intern(&to, t, strlen(t));
-				if (id == totals.n)
-					VEC_PUSH(&totals, 0);
-				uint64_t s = totals.v[id] + p->funcs.v[p->top.v[tags[i]]].total;
-				totals.v[id] = s < totals.v[id] ? UINT64_MAX : s;
-				spgo_pmap_insert(mm, t, id);
-			}
-			spgo_pmap_erase(pm, key);
-		}
-		free(tags);
-		if (!(tags = spgo_pmap_tags(mm, &n)))
-			goto out;
-		for (size_t i = 0; i < n; i++) {
-			const char *t = spgo_strtab_get(&to, tags[i]);
-			if (!(trim && totals.v[tags[i]] < thr && !spgo_pmap_has(pm, t)))
-				spgo_pmap_insert(pm, t, (uint32_t)ntop + tags[i]);
-		}
-		free(tags);
-	}
-	if (!(tags = spgo_pmap_tags(pm, &n)))
-		goto out;
-	top = xmalloc((n + 1) * sizeof *top);
-	uint8_t *seen = xcalloc(q->funcs.n + 1, 1);
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		const char *key = tags[i] < ntop ? spgo_func_key(p, p->top.v[tags[i]])
-						 : spgo_strtab_get(&to, tags[i] - (uint32_t)ntop);
-		if (spgo_profgen_ambiguous(leaf_of(key)))
-			continue;
-		uint32_t f = spgo_func_find_ctx(q, spgo_strtab_intern(&q->contexts, key, strlen(key)));
-		if (f == SPGO_NONE || seen[f])
-			break;
-		seen[f] = 1;
-		top[k++] = f;
-	}
-	free(seen);
-	if (k == q->top.n) {
-		if (k) /* (an empty profile: top.v NULL) */
-			memcpy(q->top.v, top, k * sizeof *top);
-		q->flags |= SPGO_PROF_MAP_ORDER;
-		q->map_buckets = spgo_pmap_buckets(pm);
-	}
-out:
-	free(top);
-	free(tags);
-	free(fill);
-	VEC_FREE(&totals);
-	spgo_strtab_free(&to);
-	spgo_pmap_free(pm);
-	spgo_pmap_free(mm);
 }
 
 /*
@@ -690,7 +596,7 @@ struct spgo_profile *cs_merge_cold(struct spgo_profile *p, const struct spgo_cs_
 		st->contexts_cold++;
 		if (!merge)
 			continue;
-		const char *to = last_frames(key, o->max_cold_depth > 0 ? o->max_cold_depth : 1);
+		const char *to = cs_last_frames(key, o->max_cold_depth > 0 ? o->max_cold_depth : 1);
 		uint32_t d = spgo_func_get_ctx(m, to, strlen(to));
 		uint32_t attrs = m->funcs.v[d].attrs;
 		spgo_func_merge(m, d, p, f, 1, mnamemap);
@@ -716,7 +622,7 @@ struct spgo_profile *cs_merge_cold(struct spgo_profile *p, const struct spgo_cs_
 	free(namemap);
 	free(mnamemap);
 	spgo_profile_free(m);
-	map_order(q, p, colds, thr, merge ? (o->max_cold_depth > 0 ? o->max_cold_depth : 1) : 0, trim);
+	cs_map_order(q, p, colds, thr, merge ? (o->max_cold_depth > 0 ? o->max_cold_depth : 1) : 0, trim);
 	free(colds);
 	return q;
 }

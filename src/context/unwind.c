@@ -84,44 +84,19 @@ size_t cs_func_lower_bound(const struct spgo_cs_code *c, uint64_t addr)
 /* Prologue (a function part's first two instructions) and epilogue (a
  * return and the instruction before it) flags, barrier prefix counts. */
 /*
- * Function symbols of size 0 (crt's _init, frame_dummy, register_tm_clones
- * ...) are no functions of the binary model, but llvm-profgen disassembles
- * every function symbol up to the next symbol of its section: their code
- * is code of the binary to it, not external.  Their instructions lose
- * CS_NO_FUNC, up to the next symbol or function, within .init, .text or
- * .fini (never into the PLT).
+ * Code outside the binary model's functions is external to the unwinder
+ * (CS_NO_FUNC) unless llvm-profgen disassembles it: it decodes every
+ * executable section but .plt symbol by symbol, from each .symtab symbol
+ * of any type and size to the next (spgo_binary_profgen_code), so crt's
+ * size-0 function symbols (_init, frame_dummy, register_tm_clones), code
+ * under a label that is no function (an assembler's local symbol) and the
+ * padding after a function are code of the binary to it.
  */
-static void sized_zero_funcs(struct spgo_cs_code *c)
+static void profgen_code(struct spgo_cs_code *c)
 {
-	static const char *const secs[] = {".init", ".text", ".fini"};
-	uint64_t lo[3], hi[3];
-	for (int i = 0; i < 3; i++) {
-		size_t size = 0;
-		lo[i] = hi[i] = 0;
-		if (spgo_binary_section(c->bin, secs[i], &lo[i], &size))
-			hi[i] = lo[i] + size;
-	}
-	size_t nsym;
-	const struct spgo_symbol *sym = spgo_binary_symbols(c->bin, &nsym);
-	for (size_t i = 0; i < nsym; i++) {
-		if (sym[i].size || (sym[i].type != STT_FUNC && sym[i].type != STT_GNU_IFUNC))
-			continue;
-		uint64_t a = sym[i].addr, end = 0;
-		for (int k = 0; k < 3; k++)
-			if (a >= lo[k] && a < hi[k])
-				end = hi[k];
-		for (size_t j = i + 1; j < nsym && end; j++)
-			if (sym[j].addr > a) {
-				if (sym[j].addr < end)
-					end = sym[j].addr;
-				break;
-			}
-		size_t f = cs_func_lower_bound(c, a + 1);
-		if (f < c->nfuncs && c->funcs[f].start < end)
-			end = c->funcs[f].start;
-		for (long k = cs_insn_index(c, a); k >= 0 && (size_t)k < c->ninsns && c->insns[k].addr < end; k++)
+	for (size_t k = 0; k < c->ninsns; k++)
+		if ((c->flags[k] & CS_NO_FUNC) && spgo_binary_profgen_code(c->bin, c->insns[k].addr))
 			c->flags[k] &= (uint8_t)~CS_NO_FUNC;
-	}
 }
 
 static void code_tables(struct spgo_cs_code *c)
@@ -143,7 +118,7 @@ static void code_tables(struct spgo_cs_code *c)
 		if (cs_func_of(c, c->insns[i].addr) < 0)
 			c->flags[i] |= CS_NO_FUNC;
 	if (c->bin && c->nfuncs)
-		sized_zero_funcs(c);
+		profgen_code(c);
 	for (size_t f = 0; f < c->nfuncs; f++) {
 		long k = cs_insn_index(c, c->funcs[f].start);
 		if (k < 0)

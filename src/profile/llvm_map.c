@@ -12,11 +12,13 @@
  *    first node then starts after it);
  *  - the bucket count grows before an insertion would put more nodes than
  *    buckets: 1, then 13, then the next bucket count of libstdc++'s prime
- *    rehash policy for twice the count (spgo_map_grow, measured from
+ *    rehash policy for twice the count (grow_seq, measured from
  *    libstdc++'s _M_next_bkt); a rehash walks the old list and puts each
- *    node at the front of the new list when its bucket is empty, else
- *    behind its bucket's first node;
+ *    node at the front of the new list when its bucket is empty, else at
+ *    the front of its bucket's run;
  *  - an erase unlinks the node and keeps every other node where it is.
+ * tests/unit/test_llvm_map.c checks all of it against libstdc++'s own
+ * std::unordered_map.
  * Keys of contexts are LLVM's hash_combine_range over the frames' hash
  * codes (llvm/ADT/Hashing.h of LLVM 19: CityHash-like, seed
  * 0xff51afd7ed558ccd).

@@ -8,7 +8,10 @@
 #  - the return address of main's last instruction (a call): main stays
 #    the caller (gen_cs_noreturn.sh has it on real captures);
 #  - non-CS, probes: a function whose only sample is a call it made still
-#    has its probe records read, and its profile holds the call.
+#    has its probe records read, and its profile holds the call;
+#  - code under a label that is no function (an assembler's local symbol,
+#    NOTYPE) is code of the binary to llvm-profgen, which disassembles
+#    every .symtab symbol: a call into it is no call to outside.
 . "$(dirname "$0")/lib/common.sh" || exit 1
 : "${SPGO:?}" "${SPGO_SRC:?}"
 need clang-19 llvm-profgen-19 llvm-objdump-19
@@ -91,6 +94,54 @@ if command -v qemu-x86_64 >/dev/null; then
     bad "exact counts on a probe build: no call of mix counted 2000 times: $(head -c 300 gt.txt)"
 else
   echo "note: no qemu-x86_64; exact counts on a probe build not checked"
+fi
+
+# Code under a label: helper calls tail_code, a local NOTYPE symbol after
+# helper's end.  Two samples: the leaf back in helper after tail_code
+# returned, and the leaf in tail_code.  spgo took tail_code as external
+# (no function of the binary model) and lost its ranges and the call and
+# return; llvm-profgen-19 keeps them.
+cat > label.c <<'EOF'
+__asm__(".text\n.globl helper\n.type helper,@function\n"
+	"helper:\n\tpushq %rbp\n\tmovq %rsp,%rbp\n\tnop\n\tnop\n\tcall tail_code\n"
+	"\tnop\n\tnop\n\tpopq %rbp\n\tret\n.size helper, .-helper\n"
+	"tail_code:\n\tnop\n\tnop\n\tnop\n\tnop\n\tret\n");
+void helper(void);
+int main(void) { helper(); return 0; }
+EOF
+clang-19 -O1 -g -fno-pie -no-pie -o lb label.c || { bad "clang-19 (label)"; exit 1; }
+lsym() { nm lb | awk -v n="$1" '$3 == n { sub(/^0+/, "", $1); print $1 }'; }
+linsn() {  # the address of SYMBOL's instruction N (from 1)
+  llvm-objdump-19 -d --no-show-raw-insn lb --disassemble-symbols="$1" |
+    awk -v n="$2" '/^ *[0-9a-f]+:/ && ++i == n { sub(/:$/, "", $1); print $1; exit }'
+}
+tc=$(lsym tail_code) h=$(lsym helper) m=$(lsym main)
+h_call=$(linsn helper 5) h_after=$(linsn helper 6) tc_mid=$(linsn tail_code 3) tc_ret=$(linsn tail_code 5)
+m_call=$(linsn main 2) m_after=$(linsn main 3)
+if [ -n "$tc" ] && [ "$(nm lb | awk '$3 == "tail_code" { print $2 }')" = t ] && [ -n "$tc_ret" ] &&
+   [ -n "$m_after" ]; then
+  { echo "PERF_RECORD_MMAP2 7/7: [0x401000(0x1000) @ 0x1000 00:00 0 0]: r-xp $PWD/lb"
+    echo; printf '\t      %s\n\t      %s\n' "$h_after" "$m_after"
+    echo " 0x$tc_ret/0x$h_after/P/-/-/0  0x$h_call/0x$tc/P/-/-/0  0x$m_call/0x$h/P/-/-/0 " \
+         " 0x7f0000001234/0x$m/P/-/-/0 "
+    echo; printf '\t      %s\n\t      %s\n\t      %s\n' "$tc_mid" "$h_after" "$m_after"
+    echo " 0x$h_call/0x$tc/P/-/-/0  0x$m_call/0x$h/P/-/-/0  0x7f0000001234/0x$m/P/-/-/0 "; } > label.script
+  llvm-profgen-19 --binary=lb --perfscript=label.script --skip-symbolization -o pgl.txt >/dev/null 2>&1 ||
+    bad "llvm-profgen-19 (label)"
+  "$SPGO" gen --quiet --cs --binary lb --perf-script label.script --skip-symbolization -o spl.txt ||
+    bad "spgo gen (label)"
+  if grep -q "^  ${tc_ret#401}->" pgl.txt && cmp -s pgl.txt spl.txt; then
+    echo "ok   code under a label: byte-identical to llvm-profgen-19's ($(grep -c -- '-[0-9a-f]*:' pgl.txt) ranges)"
+  else
+    bad "code under a label: differs from llvm-profgen-19's"; diff pgl.txt spl.txt | head -10
+  fi
+  llvm-profgen-19 --binary=lb --perfscript=label.script --format=text -o pgls.txt >/dev/null 2>&1 ||
+    bad "llvm-profgen-19 (label, CS)"
+  "$SPGO" gen --quiet --cs --binary lb --perf-script label.script --format text -o spls.txt ||
+    bad "spgo gen (label, CS)"
+  cmp -s pgls.txt spls.txt || { bad "code under a label, CS: differs from llvm-profgen-19's"; diff pgls.txt spls.txt | head; }
+else
+  bad "the label build is not as expected: tail_code '$tc', ret '$tc_ret', main '$m_after'"
 fi
 [ $fail -eq 0 ] && echo "gen_cs_handmade: ok"
 exit $fail
