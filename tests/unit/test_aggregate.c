@@ -6,8 +6,10 @@
  * it); and, on a copy of this program, so on a clone alone: an address
  * range mapped to another file and back (each distinct entry is mapped
  * once per mapping epoch, src/aggregate/agg_lbr.c: never under a mapping
- * that has gone); an address taken as the program's by default until its
- * mapping matches, not kept; stack samples handed over in
+ * that has gone), for the aggregate and for the sink of spgo_agg_on_lbr;
+ * what the sink takes that the aggregate does not (records of a
+ * mispredicted path, another event); an address taken as the program's
+ * by default until its mapping matches, not kept; stack samples handed over in
  * batches, in the reading thread or on a thread of their own
  * (spgo_agg_on_stack_thread), the same calls in the same order.
  */
@@ -149,20 +151,69 @@ static void test_function_ends(void)
 	spgo_agg_free(b);
 }
 
-/* A fresh aggregate of the copy of this program. */
-static struct spgo_aggregate *self_agg(void)
+/* What a sink of spgo_agg_on_lbr was handed: edges {from, to} -> taken,
+ * mispredicted; pairs {older from, older to, newer from, newer to} ->
+ * count; and how many calls. */
+struct sink_log {
+	struct spgo_kmap taken, mispred, pairs;
+	uint64_t calls;
+};
+
+static void log_edge(void *ctx, const struct spgo_agg_lbr_edge *e)
+{
+	struct sink_log *l = ctx;
+	uint64_t k[2] = {e->from, e->to};
+	*spgo_kmap_upsert(&l->taken, k) += e->taken;
+	*spgo_kmap_upsert(&l->mispred, k) += e->mispred;
+	l->calls++;
+}
+
+static void log_pair(void *ctx, const struct spgo_agg_lbr_edge *o, const struct spgo_agg_lbr_edge *n, uint64_t c)
+{
+	struct sink_log *l = ctx;
+	uint64_t k[4] = {o->from, o->to, n->from, n->to};
+	*spgo_kmap_upsert(&l->pairs, k) += c;
+	l->calls++;
+}
+
+/* A fresh aggregate of the copy of this program, with a sink logging to l. */
+static struct spgo_aggregate *self_agg(struct sink_log *l)
 {
 	struct spgo_aggregate *b;
-	return spgo_agg_new(&b, self, NULL) < 0 ? NULL : b;
+	if (spgo_agg_new(&b, self, NULL) < 0)
+		return NULL;
+	spgo_kmap_init(&l->taken, 2);
+	spgo_kmap_init(&l->mispred, 2);
+	spgo_kmap_init(&l->pairs, 4);
+	l->calls = 0;
+	struct spgo_agg_lbr_sink sink = {.ctx = l, .edge = log_edge, .pair = log_pair};
+	spgo_agg_on_lbr(b, &sink);
+	return b;
+}
+
+static void sink_free(struct sink_log *l)
+{
+	spgo_kmap_free(&l->taken);
+	spgo_kmap_free(&l->mispred);
+	spgo_kmap_free(&l->pairs);
+}
+
+static uint64_t get4(const struct spgo_kmap *m, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+	uint64_t k[4] = {a, b, c, d};
+	const uint64_t *v = spgo_kmap_find(m, k);
+	return v ? *v : 0;
 }
 
 /* The program mapped, 3 samples; another file mapped over the same range,
  * 5 samples of the same addresses (not the program's); the program
  * mapped elsewhere, 4 samples there: 7 of each branch and range, in the
- * program's addresses. */
+ * program's addresses, for the aggregate and its sink alike (the sink
+ * also sees the 5 entries with both ends outside). */
 static void test_remapped(void)
 {
-	struct spgo_aggregate *b = self_agg();
+	struct sink_log l;
+	struct spgo_aggregate *b = self_agg(&l);
 	REQUIRE(b);
 	struct spgo_aggregate *save = agg;
 	agg = b;
@@ -170,12 +221,13 @@ static void test_remapped(void)
 	memset(br, 0, sizeof br);
 	const uint64_t base[3] = {0x7f0000000000, 0x7f0000000000, 0x7e0000000000}, n[3] = {3, 5, 4};
 	const char *file[3] = {"/x/aggbin", "/lib/other.so", "/x/aggbin"};
-	const uint64_t v = x_vaddr;
+	const uint64_t v = x_vaddr, E = SPGO_AGG_EXTERNAL;
 	for (int k = 0; k < 3; k++) {
 		feed_mmap(7, base[k], 0x10000000, 0, file[k]);
 		uint64_t r = base[k] + x_off; /* runtime of v */
 		br[0].from = r + 0x220; br[0].to = r + 0x300;
 		br[1].from = r + 0x100; br[1].to = r + 0x200; /* [v + 0x200, v + 0x220] */
+		br[1].mispred = k == 2;
 		for (uint64_t i = 0; i < n[k]; i++)
 			feed_sample(7, r + 0x304, br, 2, NULL, 0);
 	}
@@ -187,8 +239,72 @@ static void test_remapped(void)
 	CHECK_EQ_U64(b->branches.n, 2);
 	CHECK_EQ_U64(get2(&b->ranges, v + 0x200, v + 0x220), 7);
 	CHECK_EQ_U64(b->ranges.n, 1);
+	/* the sink: the same, and the other file's entries outside */
+	CHECK_EQ_U64(get2(&l.taken, v + 0x220, v + 0x300), 7);
+	CHECK_EQ_U64(get2(&l.taken, v + 0x100, v + 0x200), 7);
+	CHECK_EQ_U64(get2(&l.taken, E, E), 10);
+	CHECK_EQ_U64(l.taken.n, 3);
+	CHECK_EQ_U64(get2(&l.mispred, v + 0x100, v + 0x200), 4);
+	CHECK_EQ_U64(get4(&l.pairs, v + 0x100, v + 0x200, v + 0x220, v + 0x300), 7);
+	CHECK_EQ_U64(get4(&l.pairs, E, E, E, E), 5);
+	CHECK_EQ_U64(l.pairs.n, 2);
 	agg = save;
 	spgo_agg_free(b);
+	sink_free(&l);
+}
+
+/* What the sink takes that the aggregate leaves out: a record of a
+ * mispredicted path (the aggregate's range bridges it, the sink's pairs
+ * do not) and the samples of an event not selected; detached, it is
+ * handed what was pending and no more. */
+static void test_sink(void)
+{
+	struct sink_log l;
+	struct spgo_aggregate *b = self_agg(&l);
+	REQUIRE(b);
+	struct spgo_aggregate *save = agg;
+	agg = b;
+	spgo_agg_select_event(b, 0, NULL);
+	struct spgo_perf_attr ev[2];
+	memset(ev, 0, sizeof ev);
+	ev[1].index = 1;
+	const uint64_t base = 0x7f0000000000, r = base + x_off, v = x_vaddr;
+	feed_mmap(7, base, 0x10000000, 0, "/x/aggbin");
+	struct perf_branch_entry br[3];
+	memset(br, 0, sizeof br);
+	br[0].from = r + 0x240; br[0].to = r + 0x300;
+	br[1].from = r + 0x380; br[1].to = r + 0x3c0; /* never retired */
+	br[1].spec = PERF_BR_SPEC_WRONG_PATH;
+	br[2].from = r + 0x100; br[2].to = r + 0x200; /* aggregate: [v + 0x200, v + 0x240] */
+	feed_attr = &ev[0];
+	for (int i = 0; i < 2; i++)
+		feed_sample(7, r + 0x304, br, 3, NULL, 0);
+	feed_attr = &ev[1]; /* another event: the sink's alone */
+	feed_sample(7, r + 0x304, br + 1, 2, NULL, 0);
+	feed_attr = NULL;
+	spgo_agg_on_lbr(b, NULL);
+	uint64_t calls = l.calls;
+	CHECK(calls > 0);
+	feed_attr = &ev[0];
+	feed_sample(7, r + 0x304, br, 3, NULL, 0); /* (detached: not the sink's) */
+	feed_attr = NULL;
+	spgo_agg_finish(b);
+	CHECK_EQ_U64(l.calls, calls);
+	CHECK_EQ_U64(b->stats.lbr_wrong_path, 3);
+	CHECK_EQ_U64(b->stats.samples_other_event, 1);
+	CHECK_EQ_U64(get2(&b->ranges, v + 0x200, v + 0x240), 3);
+	CHECK_EQ_U64(b->ranges.n, 1);
+	CHECK_EQ_U64(get2(&b->branches, v + 0x380, v + 0x3c0), 0);
+	CHECK_EQ_U64(get2(&l.taken, v + 0x240, v + 0x300), 2);
+	CHECK_EQ_U64(get2(&l.taken, v + 0x380, v + 0x3c0), 3);
+	CHECK_EQ_U64(get2(&l.taken, v + 0x100, v + 0x200), 3);
+	CHECK_EQ_U64(l.taken.n, 3);
+	CHECK_EQ_U64(get4(&l.pairs, v + 0x380, v + 0x3c0, v + 0x240, v + 0x300), 2);
+	CHECK_EQ_U64(get4(&l.pairs, v + 0x100, v + 0x200, v + 0x380, v + 0x3c0), 3);
+	CHECK_EQ_U64(l.pairs.n, 2);
+	agg = save;
+	spgo_agg_free(b);
+	sink_free(&l);
 }
 
 /*
@@ -197,7 +313,8 @@ static void test_remapped(void)
  * addresses are the program's own, by default, until a mapping of the
  * program's name matches (agg_map.c: own_by_default), with no new mapping
  * epoch.  The same entry before and after that match: the program's, then
- * outside: an entry claimed by default is never kept.
+ * outside -- for the sink too, so an entry claimed by default is never
+ * kept (the layout stage once kept it in its own table).
  */
 static void test_own_by_default(void)
 {
@@ -239,15 +356,27 @@ static void test_own_by_default(void)
 			(unsigned long long)(b + 0x200));
 	}
 	REQUIRE(fclose(fp) == 0);
+	struct sink_log l;
 	struct spgo_aggregate *b;
 	REQUIRE(spgo_agg_new(&b, bin, NULL) == 0);
+	spgo_kmap_init(&l.taken, 2);
+	spgo_kmap_init(&l.mispred, 2);
+	spgo_kmap_init(&l.pairs, 4);
+	struct spgo_agg_lbr_sink sink = {.ctx = &l, .edge = log_edge, .pair = log_pair};
+	spgo_agg_on_lbr(b, &sink);
 	CHECK(spgo_agg_read_text(b, text) == 0);
+	const uint64_t E = SPGO_AGG_EXTERNAL;
 	/* first sample by default, second the program's: 2 of each */
 	CHECK_EQ_U64(get2(&b->branches, v + 0x220, v + 0x300), 2);
 	CHECK_EQ_U64(get2(&b->ranges, v + 0x200, v + 0x220), 2);
-	/* the third, after the match: outside (both ends: not counted) */
-	CHECK_EQ_U64(b->stats.branches, 4);
+	CHECK_EQ_U64(get2(&l.taken, v + 0x220, v + 0x300), 2);
+	CHECK_EQ_U64(get2(&l.taken, v + 0x100, v + 0x200), 2);
+	CHECK_EQ_U64(get4(&l.pairs, v + 0x100, v + 0x200, v + 0x220, v + 0x300), 2);
+	/* the third, after the match: outside */
+	CHECK_EQ_U64(get2(&l.taken, E, E), 2);
+	CHECK_EQ_U64(get4(&l.pairs, E, E, E, E), 1);
 	spgo_agg_free(b);
+	sink_free(&l);
 	unlink(bin);
 	unlink(text);
 	free(bin);
@@ -373,6 +502,7 @@ int main(void)
 		return 1;
 	}
 	RUN(test_remapped);
+	RUN(test_sink);
 	RUN(test_own_by_default);
 	RUN(test_stack_thread);
 	unlink(self);
