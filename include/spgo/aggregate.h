@@ -240,6 +240,44 @@ int spgo_agg_map(struct spgo_aggregate *agg, uint32_t pid, unsigned cpumode, uin
  * may keep what it mapped while the number stays. */
 uint64_t spgo_agg_map_epoch(const struct spgo_aggregate *agg);
 
+/*
+ * The distinct LBR entries, for a later stage that counts them its own way
+ * (the layout stage: BOLT wants each branch's mispredictions and whether a
+ * fall-through range was entered from its own function, which ranges and
+ * branches do not keep).  The aggregate looks each entry up once, for
+ * itself and the sink: each distinct (pid, from, to) is mapped once per
+ * mapping epoch (spgo_agg_map_epoch; an address taken as the binary's own
+ * by default, perf script text only, each time it is seen).  The sink
+ * takes every entry of every sample with a branch stack fed, in the order
+ * given, also those the aggregate leaves out (samples of another event
+ * than the one selected, SPE samples, leaves in a prologue or epilogue,
+ * records of a mispredicted path); what it is handed adds up to counting
+ * each entry on its own.  Pending counts go to the sink whenever the
+ * aggregate flushes its own (a mapping changed, tables full,
+ * spgo_agg_finish): edge() per distinct entry (from, to the binary's
+ * addresses, SPGO_AGG_EXTERNAL outside, maybe both), then pair() per
+ * distinct pair of neighbours (older, newer: the range between them is
+ * [older->to, newer->from]), with their counts since the last call.  Both
+ * run in the reading thread; the edges are valid during the call only.
+ * Set before reading; NULL: none (the default).
+ */
+struct spgo_agg_lbr_edge {
+	uint64_t from, to;
+	uint64_t taken, mispred; /* times seen, mispredicted */
+};
+struct spgo_agg_lbr_sink {
+	void *ctx;
+	void (*edge)(void *ctx, const struct spgo_agg_lbr_edge *e);
+	void (*pair)(void *ctx, const struct spgo_agg_lbr_edge *older, const struct spgo_agg_lbr_edge *newer,
+		     uint64_t count);
+};
+void spgo_agg_on_lbr(struct spgo_aggregate *agg, const struct spgo_agg_lbr_sink *sink);
+/* A sample's branch stack counted for the sink alone, as for a sample the
+ * aggregate leaves out (pid and count the sample's): for a reader that
+ * wants the sink's counts only (the layout stage without gen's profile),
+ * which then feeds the sample without its branch stack. */
+void spgo_agg_lbr_sink_feed(struct spgo_aggregate *agg, const struct spgo_perf_sample *s);
+
 const struct spgo_agg_stats *spgo_agg_stats(const struct spgo_aggregate *agg);
 /* The mappings in the data that were taken for the binary. */
 const struct spgo_agg_match *spgo_agg_matches(const struct spgo_aggregate *agg, size_t *n);

@@ -7,11 +7,13 @@
  *  - This stage reads perf.data through the aggregate (spgo/aggregate.h: the
  *    binary is found and every address mapped to the binary's own virtual
  *    address as there, IP samples per event from its ips) and the binary
- *    model (spgo/binary.h: symbols, instructions, jump tables).  It walks
- *    each sample's LBR itself, mapped with spgo_agg_map(), because BOLT
- *    wants what the aggregate's ranges and branches do not keep: the
- *    mispredicted flag of each branch, and whether the branch that began a
- *    fall-through range came from inside the range's function.
+ *    model (spgo/binary.h: symbols, instructions, jump tables).  It counts
+ *    the LBR itself, from the aggregate's distinct entries and neighbour
+ *    pairs (spgo_agg_on_lbr: each entry looked up and mapped once, for the
+ *    aggregate and this stage), because BOLT wants what the aggregate's
+ *    ranges and branches do not keep: the mispredicted flag of each
+ *    branch, and whether the branch that began a fall-through range came
+ *    from inside the range's function.
  *  - Nothing below this stage includes this header; the CLI only parses
  *    options and calls spgo_layout_run().
  *  - Functions are BOLT's: one per STT_FUNC symbol of an executable section

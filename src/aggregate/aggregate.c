@@ -495,6 +495,7 @@ static uint64_t feed_lbr(struct spgo_aggregate *a, const struct spgo_perf_sample
 	a->stats.lbr_samples += times;
 	if (a->impl->proepi && s->callchain_nr && leaf_in_proepi(a, s, pid, text)) {
 		a->stats.lbr_leaf_proepi += times;
+		agg_lbr_sink_feed(a, s, pid, times);
 		return 0;
 	}
 	a->stats.lbr_single += n == 1 ? times : 0;
@@ -570,6 +571,7 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 	uint64_t v = 0, times = s->count ? s->count : 1;
 	if (!event_selected(a, rec->attr)) {
 		a->stats.samples_other_event += times;
+		agg_lbr_sink_feed(a, s, pid, times); /* (the sink takes every event) */
 		return;
 	}
 	a->stats.samples += times;
@@ -607,9 +609,10 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 	feed_ip(a, rec, pid, ip_ok, v, weigh, times);
 	uint64_t branches_before = a->stats.branches;
 	uint64_t n = 0;
-	if ((s->sample_type & SPGO_PERF_SAMPLE_SPE) || (I->spe_text && s->branch_nr))
+	if ((s->sample_type & SPGO_PERF_SAMPLE_SPE) || (I->spe_text && s->branch_nr)) {
 		agg_feed_spe(a, s, pid, ip_ok, times);
-	else
+		agg_lbr_sink_feed(a, s, pid, times); /* (the sink takes it as LBR) */
+	} else
 		n = feed_lbr(a, s, pid, text, ip_ok, weigh, times, branches_before);
 	feed_stack(a, s, pid, text, n, times, branches_before);
 }

@@ -74,7 +74,7 @@ struct spgo_agg_impl {
 	VEC(uint64_t) scratch;
 	struct ctab ranges, branches, ips; /* ips: key (vaddr, event index) */
 	VEC(uint64_t) mf; /* mapped LBR from/to */
-	struct agg_lbr_memo *lbr; /* agg_lbr.c: the distinct entries and pairs */
+	struct agg_lbr_memo *lbr; /* agg_lbr.c: the distinct entries and pairs, and the sink */
 	const struct spgo_function *fns; /* for the function-end check, or NULL */
 	size_t nfns;
 	uint64_t f_lo, f_hi; /* the function part found last: [f_lo, f_hi) */
@@ -168,6 +168,9 @@ uint64_t agg_lbr_feed(struct spgo_aggregate *a, const struct spgo_perf_sample *s
 		      uint64_t times);
 void agg_lbr_flush(struct spgo_aggregate *a);
 void agg_lbr_free(struct spgo_agg_impl *I);
+/* agg_lbr.c: a sample the aggregate leaves out (another event, SPE, a leaf
+ * in a prologue) counted for the sink of spgo_agg_on_lbr alone, if any. */
+void agg_lbr_sink_feed(struct spgo_aggregate *a, const struct spgo_perf_sample *s, uint32_t pid, uint64_t times);
 
 /* stacks.c: let the worker (if any) finish what it was given and stop. */
 void agg_worker_stop(struct spgo_agg_impl *I);

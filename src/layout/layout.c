@@ -3,15 +3,19 @@
  * every address to the binary's own), count each sample's LBR the way BOLT
  * aggregates it, and write the format asked for.
  *
- * Why the LBR is walked here and not taken from the aggregate's ranges and
- * branches: BOLT counts mispredictions per branch, and a fall-through range
- * that begins where a branch from another function landed (a return, a
- * call) is treated differently from one entered by a local jump (BOLT may
- * extend it back over the call before it).  The aggregate keeps neither.
- * The aggregate still sees every record (mappings, IP samples, statistics);
- * its own LBR tables are turned off so the work is not done twice.  With
- * gen's compiler profile, gen reads and aggregates (its tap calls
- * lay_sample), and the layouts take its aggregate.
+ * Why the LBR is counted here and not taken from the aggregate's ranges
+ * and branches: BOLT counts mispredictions per branch, and a fall-through
+ * range that begins where a branch from another function landed (a
+ * return, a call) is treated differently from one entered by a local jump
+ * (BOLT may extend it back over the call before it).  The aggregate keeps
+ * neither; it hands its distinct entries and pairs over instead
+ * (spgo_agg_on_lbr, lbr.c), each looked up once for both.  Alone, the
+ * aggregate's ranges and branches are not needed: the entries are counted
+ * for this stage only (spgo_agg_lbr_sink_feed), and the aggregate sees the
+ * rest of each sample (mappings, IP samples, statistics).  With gen's
+ * compiler profile, gen reads and aggregates (its tap calls lay_sample),
+ * and the layouts take its aggregate's entries, looked up once for the
+ * profile and the layouts.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +42,8 @@ int spgo_layout_format_parse(const char *name, enum spgo_layout_format *out)
 }
 
 /* A sample of the process(es) read, before the aggregate takes it: its
- * LBR counted (not with --mode ip).  gen's tap too. */
+ * LBR's totals counted (not with --mode ip; the entries come from the
+ * aggregate).  gen's tap too. */
 static void lay_sample(void *ctx, const struct spgo_perf_sample *s)
 {
 	struct lay *L = ctx;
@@ -67,7 +72,9 @@ static int read_perf(struct lay *L)
 				continue;
 			s->callchain_nr = 0;
 			lay_sample(L, s);
-			s->branch_nr = 0; /* (counted; the aggregate need not map them again) */
+			if (j->mode != 2)
+				spgo_agg_lbr_sink_feed(L->agg, s);
+			s->branch_nr = 0; /* (counted: the aggregate's ranges are not needed) */
 		}
 		spgo_agg_feed(L->agg, &rec);
 	}
@@ -193,6 +200,8 @@ static int lay_begin(void *ctx, struct spgo_aggregate *agg)
 			  "with -Wl,--emit-relocs", L->job->binary);
 	if (rc == 0 && wants(L, SPGO_LAYOUT_PROPELLER))
 		rc = propeller_inputs(L);
+	if (rc == 0 && L->job->mode != 2)
+		lay_lbr_attach(L);
 	return rc;
 }
 
@@ -202,7 +211,7 @@ static int lay_end(void *ctx)
 {
 	struct lay *L = ctx;
 	const struct spgo_layout_job *j = L->job;
-	lay_lbr_flush(L);
+	spgo_agg_on_lbr(L->agg, NULL); /* (what is pending comes, then no more) */
 	int rc = 0;
 	if (!L->lbr.taken.n) /* (branches in the binary are a match too) */
 		rc = spgo_agg_check_matched(L->agg);
@@ -247,7 +256,6 @@ int spgo_layout_run(const struct spgo_layout_job *j)
 			.lbr_mode = j->mode != 2, .ip_event = -1};
 	if (!j->perf_data)
 		return spgo_error("gen --format %s: reads --perf-data only", format_names[L.outs[0].fmt]);
-	L.memo = lay_lbr_memo_new();
 	spgo_kmap_init(&L.lbr.taken, 2);
 	spgo_kmap_init(&L.lbr.mispred, 2);
 	spgo_kmap_init(&L.lbr.traces, 3);
@@ -277,7 +285,6 @@ int spgo_layout_run(const struct spgo_layout_job *j)
 	if (rc == 0 && L.report)
 		fputs(L.report, j->report);
 	free(L.report);
-	lay_lbr_memo_free(L.memo);
 	spgo_kmap_free(&L.lbr.taken);
 	spgo_kmap_free(&L.lbr.mispred);
 	spgo_kmap_free(&L.lbr.traces);

@@ -36,7 +36,6 @@ struct lay_func {
 	uint8_t *ends_in_call; /* 1 if its last instruction is a call */
 };
 
-struct lay_lbr_memo;
 /* The LBR of a capture, counted once (layout.c). */
 struct lay_lbr {
 	/* {from, to} -> times taken; both the binary's addresses,
@@ -56,7 +55,6 @@ struct lay {
 	const struct spgo_layout_out *outs; /* what to write (the job's one, or its outs) */
 	size_t nouts;
 	const char *out; /* the output being written */
-	struct lay_lbr_memo *memo; /* reading: the LBR counted so far (lbr.c) */
 	char *report; /* the statistics, said when all went well */
 	struct spgo_aggregate *agg;
 	struct spgo_binary *bin;
@@ -77,12 +75,11 @@ void lay_blocks(struct lay *L, struct lay_func *f);
 /* The block of f containing addr (f's blocks built and f simple). */
 uint32_t lay_block_at(const struct lay_func *f, uint64_t addr);
 
-/* lbr.c: a sample's LBR counted into L->lbr (held back in L->memo until
- * lay_lbr_flush, which the reading calls at its end). */
-struct lay_lbr_memo *lay_lbr_memo_new(void);
-void lay_lbr_memo_free(struct lay_lbr_memo *M);
+/* lbr.c: the samples' LBR counted into L->lbr: attach to L->agg before
+ * reading (its entries come from the aggregate's flushes, the last at
+ * spgo_agg_finish); count: a sample's totals. */
+void lay_lbr_attach(struct lay *L);
 void lay_lbr_count(struct lay *L, const struct spgo_perf_sample *s, uint64_t times);
-void lay_lbr_flush(struct lay *L);
 
 /* bolt.c: 0, or -1 with spgo_error() (the output is aborted by the caller) */
 int lay_write_fdata(struct lay *L, FILE *fp);

@@ -1,7 +1,8 @@
 /*
  * The layout stage counts each distinct LBR entry once, mapped when first
- * seen (src/layout/lbr.c): what an entry mapped to must not outlive the
- * mapping it came from.  A capture maps this program's own code at one
+ * seen (the aggregate's memo, src/aggregate/agg_lbr.c, read by
+ * src/layout/lbr.c): what an entry mapped to must not outlive the mapping
+ * it came from.  A capture maps this program's own code at one
  * address, samples a branch pair there, then maps another file over the
  * same range and samples the same runtime addresses, then maps the program
  * back at another address: BOLT's pre-aggregated profile must count the
