@@ -74,7 +74,8 @@ PAIRS="lua5.4:lua5.4:lua-5.4* zstd:libzstd:zstd-* pcre2grep:pcre2:pcre2-* speedt
 VARIANTS="none same fresh stale carried salvage"
 KINDS="line probe"
 XVARIANTS=""
-for x in ${STALE_VARIANTS//,/ }; do
+sv=${STALE_VARIANTS:-}
+for x in ${sv//,/ }; do
   [[ $x =~ ^carried[0-9]+$ ]] ||
     { echo "stale: STALE_VARIANTS: $x is not carriedN (N: spgo carry --min-confidence)" >&2; exit 2; }
   XVARIANTS="$XVARIANTS $x"
