@@ -355,8 +355,10 @@ static int neighbours_agree(const struct balign *a, size_t i, size_t j)
 /* An OLD block probe left unpaired with w[j]'s code (code hash and
  * discriminator) whose delta agrees with the pairs around w[j]
  * (delta_agrees()) and whose rows next to it agree with w[j]'s
- * (rows_agree()), the one of the delta nearest theirs; SIZE_MAX: none. */
-static size_t agreeing_copy(const struct balign *a, size_t j)
+ * (rows_agree()), the one of the delta nearest theirs; SIZE_MAX: none.
+ * A row that pair_moved() holds for a NEW probe of its own signature
+ * (in `at`, signatures by sig_of(., weak)) is not a copy to take. */
+static size_t agreeing_copy(const struct balign *a, size_t j, const struct spgo_kmap *at, int weak)
 {
 	int64_t p = near_delta(a, j, 1), q = near_delta(a, j, 0), y = (int64_t)(a->w[j].loc >> 32);
 	if (!a->w[j].wsig || (p == INT64_MIN && q == INT64_MIN))
@@ -373,6 +375,10 @@ static size_t agreeing_copy(const struct balign *a, size_t j)
 		int64_t d = (int64_t)(x->loc >> 32) - y;
 		if (a->ow[i] != SIZE_MAX || x->anchor || x->wsig != a->w[j].wsig ||
 		    (uint32_t)x->loc != (uint32_t)a->w[j].loc || !delta_agrees(d, p, q) || !rows_agree(a, i, j))
+			continue;
+		uint64_t g = sig_of(x, weak);
+		const uint64_t *held = g ? spgo_kmap_find(at, &g) : NULL;
+		if (held && *held == i + 1)
 			continue;
 		int64_t off = d < lo ? lo - d : d > hi ? d - hi : 0;
 		if (off < best_off)
@@ -428,7 +434,7 @@ static void pair_moved(struct balign *a, int weak)
 			/* not anchored: a look-alike of the same code where the
 			 * pairs around say, with neighbours that agree; else a
 			 * pair by the code alone far from them is none */
-			size_t alt = agreeing_copy(a, j);
+			size_t alt = agreeing_copy(a, j, &at, weak);
 			if (alt != SIZE_MAX) {
 				a->wo[j] = alt;
 				a->ow[alt] = j;
@@ -438,7 +444,7 @@ static void pair_moved(struct balign *a, int weak)
 			if (weak && far_off(a, (size_t)(*v - 1), j))
 				continue;
 		}
-		if (v) {
+		if (v && a->ow[*v - 1] == SIZE_MAX) {
 			a->wo[j] = (size_t)(*v - 1);
 			a->ow[*v - 1] = j;
 			a->moved[*v - 1] = 1;
