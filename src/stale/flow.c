@@ -82,6 +82,28 @@
  * carried weight (profi dropping an island of it).  An inlinee's probes
  * are left as they are: its blocks are known only in its caller's CFG
  * (its entry count bounds its call site's block, above).
+ *
+ * A top-level record of a function NEW inlines everywhere (no symbol of
+ * its own, only copies in its callers) is inferred on one copy, in its
+ * caller's CFG (inlined_copy()): the copy that holds the most of the
+ * carried samples, its own probes' and those of the inlinee records its
+ * inlined calls match (the same call site and callee, all the way down).
+ * The copies differ where each caller's constants pruned them, and the
+ * one like the code that ran holds the samples.  Only that copy's probes
+ * weigh; the caller's own blocks and other inlinees are unknown.  The
+ * carried counts are the sum over OLD's copies; on one copy they still
+ * make a flow, since each copy's counts do.  zstd 1.5.4 -> 1.5.7: its
+ * four hottest records (ZSTD_compressBlock_lazy_generic,
+ * lazy_extDict_generic, encodeSequences_body, HUF's body_loop: 99% of
+ * the samples) are such functions and were never inferred (9 small
+ * functions, 53 samples, were; now 17, 33k samples at --min-confidence
+ * 0).  lazy_generic is inferred on its copy in
+ * ZSTD_compressBlock_lazy2_row (the one the -9 run uses; by its own
+ * probes alone, a tie, btlazy2's was taken): its own probes the fresh
+ * profile runs but the carried one had at zero went from 2617 samples to
+ * none, and its own body is 91.8% like the fresh one (86.7% before); the
+ * rest of its gap is in inlinee records (1.5.7's salted row hash, a
+ * callee inference does not reach).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -144,10 +166,11 @@ static int cmp_pin(const void *pa, const void *pb)
 	return a->blk < b->blk ? -1 : a->blk > b->blk;
 }
 
-/* The top-level probes of guid in the blocks of cfg, sorted by (loc, block),
- * one per (loc, block). */
-static void probes_in(struct spgo_binary *bin, const struct spgo_cfg *cfg, uint64_t guid, struct pin **out,
-		      size_t *nout)
+/* The probes of guid's own code in the blocks of cfg (top level; or with
+ * scope >= 0, those of the inlined copy that is probe node scope), sorted
+ * by (loc, block), one per (loc, block). */
+static void probes_in(struct spgo_binary *bin, const struct spgo_cfg *cfg, uint64_t guid, int32_t scope,
+		      struct pin **out, size_t *nout)
 {
 	size_t np, nn;
 	const struct spgo_probe *p = spgo_binary_probes(bin, &np);
@@ -158,7 +181,8 @@ static void probes_in(struct spgo_binary *bin, const struct spgo_cfg *cfg, uint6
 		size_t i;
 		SPGO_LOWER_BOUND(i, p, np, addr, bk->addr);
 		for (; i < np && p[i].addr < bk->addr + bk->size; i++)
-			if (p[i].guid == guid && p[i].node < nn && nodes[p[i].node].parent < 0) {
+			if (p[i].guid == guid && p[i].node < nn &&
+			    (scope < 0 ? nodes[p[i].node].parent < 0 : p[i].node == (uint32_t)scope)) {
 				struct pin x = {stale_loc(p[i].index, p[i].discriminator), b,
 						p[i].type != SPGO_PROBE_BLOCK};
 				VEC_PUSH(&v, x);
@@ -267,11 +291,12 @@ static uint64_t site_calls(const struct spgo_profile *out, uint32_t dst, uint64_
 	return n;
 }
 
-/* The entries of the callees NEW inlines into ng (top level), in the
- * blocks of cfg: (call site id << 32, block), sorted, one per (site,
+/* The entries of the callees NEW inlines into ng (top level; or with
+ * scope >= 0, into the inlined copy of ng that is probe node scope), in
+ * the blocks of cfg: (call site id << 32, block), sorted, one per (site,
  * block). */
-static void inlined_entries(struct spgo_binary *bin, const struct spgo_cfg *cfg, uint64_t ng, struct pin **out,
-			    size_t *nout)
+static void inlined_entries(struct spgo_binary *bin, const struct spgo_cfg *cfg, uint64_t ng, int32_t scope,
+			    struct pin **out, size_t *nout)
 {
 	size_t np, nn;
 	const struct spgo_probe *p = spgo_binary_probes(bin, &np);
@@ -285,8 +310,9 @@ static void inlined_entries(struct spgo_binary *bin, const struct spgo_cfg *cfg,
 			if (p[i].index != 1 || p[i].type != SPGO_PROBE_BLOCK || p[i].node >= nn)
 				continue;
 			const struct spgo_probe_node *n = &nodes[p[i].node];
-			if (n->parent >= 0 && (size_t)n->parent < nn && nodes[n->parent].guid == ng &&
-			    nodes[n->parent].parent < 0) {
+			if (n->parent >= 0 && (size_t)n->parent < nn &&
+			    (scope < 0 ? nodes[n->parent].guid == ng && nodes[n->parent].parent < 0
+				       : n->parent == scope)) {
 				struct pin x = {stale_loc(n->callsite, 0), b, 0};
 				VEC_PUSH(&v, x);
 			}
@@ -306,12 +332,12 @@ static void inlined_entries(struct spgo_binary *bin, const struct spgo_cfg *cfg,
  * of the inlined copy's entry): the block weighs at least that, and profi
  * takes it below only at k_dec_floor a unit. */
 static void bound(struct spgo_cfg *cfg, const struct fprobes *fp, const struct spgo_profile *out, uint32_t dst,
-		  struct spgo_binary *bin, uint64_t ng)
+		  struct spgo_binary *bin, uint64_t ng, int32_t scope)
 {
 	VEC(struct pin) sites = {0};
 	struct pin *ent;
 	size_t nent;
-	inlined_entries(bin, cfg, ng, &ent, &nent);
+	inlined_entries(bin, cfg, ng, scope, &ent, &nent);
 	for (size_t i = 0, j; i < fp->n; i = j) {
 		for (j = i; j < fp->n && fp->pin[j].loc == fp->pin[i].loc;)
 			j++;
@@ -382,19 +408,109 @@ static void apply(const struct spgo_cfg *cfg, const struct fprobes *fp, struct s
 	st->funcs += st->probes > before;
 }
 
+/* What of out's function f (and its inlinees) NEW's probe node k holds:
+ * the carried samples on the probes of k's code (have: (node, loc) ->
+ * 1), plus those of each inlinee record of f that a child node of k
+ * holds (the same call site and function), recursively. */
+static uint64_t held_by(const struct spgo_profile *out, uint32_t f, const struct spgo_probe_node *nodes, size_t nn,
+			size_t k, const struct spgo_kmap *have, int depth)
+{
+	uint64_t w = 0;
+	const struct spgo_func *fn = &out->funcs.v[f];
+	for (uint32_t b = fn->bodies; b != SPGO_NONE; b = out->bodies.v[b].next) {
+		uint64_t key[2] = {k, stale_loc(out->bodies.v[b].line, out->bodies.v[b].disc)};
+		if (spgo_kmap_find(have, key))
+			w += out->bodies.v[b].count;
+	}
+	if (depth > 64)
+		return w;
+	for (uint32_t c = fn->children; c != SPGO_NONE; c = out->funcs.v[c].sibling) {
+		const struct spgo_func *cf = &out->funcs.v[c];
+		uint64_t g = stale_guid(spgo_name(out, cf->name), spgo_name_len(out, cf->name),
+					!!(out->flags & SPGO_PROF_MD5), 1);
+		/* k's inlinees follow it (depth first), up to the next node of
+		 * a parent at or above k's */
+		for (size_t j = k + 1; j < nn && nodes[j].parent >= (int64_t)k; j++)
+			if ((size_t)nodes[j].parent == k && nodes[j].guid == g && nodes[j].callsite == cf->line) {
+				w += held_by(out, c, nodes, nn, j, have, depth + 1);
+				break;
+			}
+	}
+	return w;
+}
+
+/* The inlined copy of ng in NEW that holds the most of out's function dst
+ * (held_by(): its own probes' samples and its inlinees'), then the first
+ * in the inline tree: its probe node, and in *start the entry of the
+ * function it is inlined in; -1 if none.  A function NEW inlines
+ * everywhere: its copies differ where each caller's constants pruned
+ * them (zstd's lazy_generic: which match finder its searchMax inlines),
+ * and the one like the code that ran holds the carried samples. */
+static int32_t inlined_copy(struct spgo_binary *bin, uint64_t ng, const struct spgo_profile *out, uint32_t dst,
+			    uint64_t *start)
+{
+	size_t np, nn;
+	const struct spgo_probe *p = spgo_binary_probes(bin, &np);
+	const struct spgo_probe_node *nodes = spgo_binary_probe_nodes(bin, &nn);
+	/* the copies' inline trees: each node and its inlinees (depth first,
+	 * up to the next node of a parent at or above its own) */
+	char *in = xcalloc(nn ? nn : 1, 1);
+	for (size_t k = 0; k < nn; k++)
+		if (nodes[k].guid == ng && nodes[k].parent >= 0)
+			for (size_t j = k; j < nn && (j == k || nodes[j].parent >= (int64_t)k) && !in[j]; j++)
+				in[j] = 1;
+	struct spgo_kmap have; /* (node, loc) -> 1, in the copies' trees */
+	spgo_kmap_init(&have, 2);
+	for (size_t i = 0; i < np; i++)
+		if (p[i].node < nn && in[p[i].node]) {
+			uint64_t key[2] = {p[i].node, stale_loc(p[i].index, p[i].discriminator)};
+			*spgo_kmap_upsert(&have, key) = 1;
+		}
+	int32_t best = -1;
+	uint64_t bw = 0;
+	*start = 0;
+	for (size_t k = 0; k < nn; k++) {
+		if (nodes[k].guid != ng || nodes[k].parent < 0)
+			continue;
+		uint64_t w = held_by(out, dst, nodes, nn, k, &have, 0);
+		if (best >= 0 && w <= bw)
+			continue;
+		size_t r = k; /* its top-level record: the function holding it */
+		for (int depth = 0; nodes[r].parent >= 0 && (size_t)nodes[r].parent < r && depth < 1000; depth++)
+			r = (size_t)nodes[r].parent;
+		const struct spgo_probe_desc *rd = nodes[r].parent < 0 ? spgo_binary_probe_desc(bin, nodes[r].guid) : NULL;
+		if (rd && rd->start) {
+			best = (int32_t)k;
+			bw = w;
+			*start = rd->start;
+		}
+	}
+	spgo_kmap_free(&have);
+	free(in);
+	return best;
+}
+
 void stale_infer_probes(struct stale_build *nb, uint64_t ng, const struct fn_map *fm, struct spgo_profile *out,
 			uint32_t dst, struct spgo_carry_inferred *st)
 {
 	const struct spgo_probe_desc *d = spgo_binary_probe_desc(nb->bin, ng);
 	struct spgo_cfg cfg;
 	spgo_cfg_init(&cfg);
-	if (!d || !d->start || spgo_cfg_from_binary(&cfg, nb->bin, d->start, NULL) < 0 || !cfg.nblocks) {
+	struct fprobes fp = {0};
+	spgo_kmap_init(&fp.bodies, 1);
+	body_index(out, dst, &fp.bodies);
+	/* a function NEW inlines everywhere: one copy, in its caller's CFG */
+	int32_t scope = -1;
+	uint64_t start = d ? d->start : 0;
+	if (d && !start)
+		scope = inlined_copy(nb->bin, ng, out, dst, &start);
+	if (!start || spgo_cfg_from_binary(&cfg, nb->bin, start, NULL) < 0 || !cfg.nblocks) {
+		spgo_kmap_free(&fp.bodies);
 		spgo_cfg_free(&cfg);
 		st->left++;
 		return;
 	}
-	struct fprobes fp = {0};
-	probes_in(nb->bin, &cfg, ng, &fp.pin, &fp.n);
+	probes_in(nb->bin, &cfg, ng, scope, &fp.pin, &fp.n);
 	struct spgo_kmap how; /* NEW loc -> the surest way a pair placed it + 1 */
 	spgo_kmap_init(&how, 1);
 	for (size_t i = 0; i < fm->pairs.n; i++) {
@@ -402,8 +518,6 @@ void stale_infer_probes(struct stale_build *nb, uint64_t ng, const struct fn_map
 		if (!*v || (uint64_t)fm->pairs.v[i].how + 1 < *v)
 			*v = (uint64_t)fm->pairs.v[i].how + 1;
 	}
-	spgo_kmap_init(&fp.bodies, 1);
-	body_index(out, dst, &fp.bodies);
 	fp.sure = xcalloc(fp.n ? fp.n : 1, 1);
 	fp.guessed = xcalloc(fp.n ? fp.n : 1, 1);
 	fp.copies = xcalloc(fp.n ? fp.n : 1, sizeof *fp.copies);
@@ -418,9 +532,10 @@ void stale_infer_probes(struct stale_build *nb, uint64_t ng, const struct fn_map
 		fp.copies[i] = j - i;
 	}
 	weigh(&cfg, &fp, out);
-	bound(&cfg, &fp, out, dst, nb->bin, ng);
+	bound(&cfg, &fp, out, dst, nb->bin, ng, scope);
 	if (fp.n && infer(&cfg) == 0)
 		apply(&cfg, &fp, out, dst, st);
+
 	else
 		st->left++;
 	free(fp.sure);
