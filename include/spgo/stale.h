@@ -188,11 +188,14 @@ struct spgo_carry_opts {
 /* Probe profiles: what inference on NEW's CFG filled in (src/stale/flow.c). */
 struct spgo_carry_inferred {
 	size_t funcs;     /* functions with a probe count inferred */
-	size_t probes;    /* probes whose count was inferred */
+	size_t probes;    /* probes whose count was inferred: those not placed
+			   * by code, and those placed by code that the flow
+			   * outvoted (src/stale/flow.c) */
 	size_t changed;   /* of which given a count other than the matching's */
 	uint64_t samples; /* the inferred counts' sum */
-	size_t left;      /* functions left as matched: no CFG in NEW, or a flow
-			   * that lost most of the matched weight */
+	size_t left;      /* functions left as matched: no CFG in NEW, counts
+			   * over 2^40, or a flow that lost most of the
+			   * matched weight */
 };
 
 struct spgo_carry_report {

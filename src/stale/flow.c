@@ -206,13 +206,29 @@ static void body_index(const struct spgo_profile *p, uint32_t f, struct spgo_kma
 	}
 }
 
-/* Infer on cfg: 0, or -1 when the flow keeps under a quarter of the weight. */
+/* Above this count a block's weight or floor is not a sample count (2^40:
+ * a million years of samples at 30 kHz): a function that has one is not
+ * inferred, so that sums and the flow's capacities cannot wrap. */
+#define COUNT_MAX (1ull << 40)
+
+/* a + b, at most UINT64_MAX */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* Infer on cfg: 0, or -1 when the flow keeps under a quarter of the weight
+ * or a weight or floor is over COUNT_MAX. */
 static int infer(struct spgo_cfg *cfg)
 {
 	uint64_t wsum = 0, fsum = 0;
-	for (size_t b = 0; b < cfg->nblocks; b++)
+	for (size_t b = 0; b < cfg->nblocks; b++) {
+		if (cfg->blocks[b].floor > COUNT_MAX ||
+		    (cfg->blocks[b].weight != SPGO_WEIGHT_UNKNOWN && cfg->blocks[b].weight > COUNT_MAX))
+			return -1;
 		if (cfg->blocks[b].weight != SPGO_WEIGHT_UNKNOWN)
 			wsum += cfg->blocks[b].weight;
+	}
 	if (!wsum)
 		return -1;
 	struct spgo_infer_opts o;
@@ -275,7 +291,7 @@ static uint64_t site_calls(const struct spgo_profile *out, uint32_t dst, uint64_
 	if (v) {
 		const struct spgo_body *bd = &out->bodies.v[*v - 1];
 		for (uint32_t k = bd->targets; k != SPGO_NONE; k = out->targets.v[k].next)
-			t += out->targets.v[k].count;
+			t = sat_add(t, out->targets.v[k].count);
 		n = bd->count > t ? bd->count : t;
 	}
 	for (uint32_t k = out->funcs.v[dst].children; k != SPGO_NONE; k = out->funcs.v[k].sibling) {
@@ -286,7 +302,7 @@ static uint64_t site_calls(const struct spgo_profile *out, uint32_t dst, uint64_
 		for (uint32_t b = kf->bodies; b != SPGO_NONE; b = out->bodies.v[b].next)
 			if (out->bodies.v[b].line == 1 && !out->bodies.v[b].disc && out->bodies.v[b].count > e)
 				e = out->bodies.v[b].count;
-		n += e;
+		n = sat_add(n, e);
 	}
 	return n;
 }
@@ -364,6 +380,8 @@ static void bound(struct spgo_cfg *cfg, const struct fprobes *fp, const struct s
 		uint64_t n = b == SPGO_NONE ? 0 : site_calls(out, dst, sites.v[i].loc, &fp->bodies);
 		if (!n)
 			continue;
+		if (n > COUNT_MAX) /* (not SPGO_WEIGHT_UNKNOWN; infer() declines it) */
+			n = COUNT_MAX + 1;
 		struct spgo_cfg_block *bk = &cfg->blocks[b];
 		if (bk->weight == SPGO_WEIGHT_UNKNOWN) {
 			bk->weight = n;
@@ -382,7 +400,7 @@ static void bound(struct spgo_cfg *cfg, const struct fprobes *fp, const struct s
  * half of it, 100 or more on either side; a block probe in one block. */
 static int outvoted(const struct fprobes *fp, size_t i, size_t copies, uint64_t b, uint64_t c)
 {
-	return !fp->pin[i].call && copies == 1 && (b > 2 * c || c > 2 * b) && (b >= 100 || c >= 100);
+	return !fp->pin[i].call && copies == 1 && (b > c ? b - c > c : c - b > b) && (b >= 100 || c >= 100);
 }
 
 /* Write the inferred counts of the probes not placed by code, and of those

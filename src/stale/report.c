@@ -173,7 +173,7 @@ void spgo_carry_print(const struct spgo_carry_report *r, FILE *fp)
 			r->inferred.probes, r->inferred.funcs, r->inferred.samples, r->inferred.changed);
 	if (r->probe && r->inferred.left)
 		fprintf(fp, "  not inferred:              %zu functions left as matched (no CFG in the new "
-			    "binary, or the flow lost most of the matched counts)\n",
+			    "binary, counts over 2^40, or the flow lost most of the matched counts)\n",
 			r->inferred.left);
 	if (r->funcs_kept)
 		fprintf(fp, "  kept as it is (unsure):    %5.1f%% of samples, %zu functions\n", pct(r->kept, r->samples),
