@@ -365,11 +365,12 @@ static size_t agreeing_copy(const struct balign *a, size_t j, const struct spgo_
 		return SIZE_MAX;
 	int64_t lo = p == INT64_MIN ? q : q == INT64_MIN ? p : p < q ? p : q;
 	int64_t hi = p == INT64_MIN ? q : q == INT64_MIN ? p : p < q ? q : p;
-	if (y + lo - AGREE_TOL <= 0 || y + hi + AGREE_TOL > (int64_t)UINT32_MAX)
+	int64_t from = y + lo - AGREE_TOL < 1 ? 1 : y + lo - AGREE_TOL;
+	if (y + hi + AGREE_TOL < 1 || y + hi + AGREE_TOL > (int64_t)UINT32_MAX)
 		return SIZE_MAX;
 	size_t best = SIZE_MAX;
 	int64_t best_off = INT64_MAX;
-	for (size_t i = find_row(a->o, 0, a->n, stale_loc((uint32_t)(y + lo - AGREE_TOL), 0));
+	for (size_t i = find_row(a->o, 0, a->n, stale_loc((uint32_t)from, 0));
 	     i < a->n && (int64_t)(a->o[i].loc >> 32) <= y + hi + AGREE_TOL; i++) {
 		const struct loc_row *x = &a->o[i];
 		int64_t d = (int64_t)(x->loc >> 32) - y;
