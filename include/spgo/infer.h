@@ -101,7 +101,8 @@ struct spgo_cfg_block {
 	 * (spgo carry, src/stale/flow.c).  It takes the place of the floor
 	 * of dec_floor_pct where higher (at most the weight): below it a
 	 * unit costs k_dec_floor (at least k_dec; times cost_scale).  A
-	 * known weight only. */
+	 * known weight only.  SPGO_ALGO_PROFI only: the other algorithms
+	 * ignore it. */
 	uint64_t floor;
 	/* Filled by spgo_cfg_finalize(): edge ids in cfg->succ[out .. out+nout)
 	 * and cfg->pred[in .. in+nin). */
