@@ -330,6 +330,22 @@ void spgo_agg_select_event(struct spgo_aggregate *a, long index, const char *nam
 	I->sel_valid = 0;
 }
 
+int spgo_agg_event_taken(struct spgo_aggregate *a, const struct spgo_perf_attr *at)
+{
+	struct spgo_agg_impl *I = a->impl;
+	if (I->sel_index < 0 && !I->sel_name)
+		return 1;
+	if (!I->sel_valid || at != I->sel_attr) {
+		I->sel_attr = at;
+		I->sel_valid = 1;
+		if (I->sel_name)
+			I->sel_ok = at && at->name && !strcmp(at->name, I->sel_name);
+		else
+			I->sel_ok = (long)(at ? at->index : 0) == I->sel_index;
+	}
+	return I->sel_ok;
+}
+
 /* Note the event of a sample (for spgo_agg_events_seen); is it selected? */
 static int event_selected(struct spgo_aggregate *a, const struct spgo_perf_attr *at)
 {
@@ -346,17 +362,7 @@ static int event_selected(struct spgo_aggregate *a, const struct spgo_perf_attr 
 		else
 			VEC_PUSH(&I->seen, item);
 	}
-	if (I->sel_index < 0 && !I->sel_name)
-		return 1;
-	if (!I->sel_valid || at != I->sel_attr) {
-		I->sel_attr = at;
-		I->sel_valid = 1;
-		if (I->sel_name)
-			I->sel_ok = at && at->name && !strcmp(at->name, I->sel_name);
-		else
-			I->sel_ok = (long)(at ? at->index : 0) == I->sel_index;
-	}
-	return I->sel_ok;
+	return spgo_agg_event_taken(a, at);
 }
 
 char *spgo_agg_events_seen(const struct spgo_aggregate *a)
@@ -570,8 +576,7 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 	uint32_t pid = s->pid;
 	uint64_t v = 0, times = s->count ? s->count : 1;
 	if (!event_selected(a, rec->attr)) {
-		a->stats.samples_other_event += times;
-		agg_lbr_sink_feed(a, s, pid, times); /* (the sink takes every event) */
+		a->stats.samples_other_event += times; /* (the sink's too: not counted) */
 		return;
 	}
 	a->stats.samples += times;
