@@ -744,13 +744,21 @@ int spgo_agg_read_text(struct spgo_aggregate *a, const char *path)
 	}
 	spgo_perf_text_close(t);
 	spgo_agg_finish(a);
-	if (rc == 0 && a->impl->assumed)
+	/* (a mapping of the binary that matched later ended it: say so, not
+	 * that none names it) */
+	if (rc == 0 && a->impl->assumed && !a->impl->matches.n)
 		spgo_warn("%s: no mmap event names %s and neither it nor '%s' (where %llu addresses "
 			  "fell) has a build-id: they were taken as %s's own addresses, at its preferred "
 			  "base, as llvm-profgen does; if %s is not the program recorded there, the "
 			  "profile is wrong",
 			  path, a->impl->base, a->impl->assumed_name,
 			  (unsigned long long)a->impl->assumed, a->impl->base, a->impl->base);
+	else if (rc == 0 && a->impl->assumed)
+		spgo_warn("%s: %llu addresses fell in '%s' before a mapping of %s ('%s') was seen, and "
+			  "neither file has a build-id: those were taken as %s's own addresses, at its "
+			  "preferred base; if %s is not the program recorded there, they are wrong",
+			  path, (unsigned long long)a->impl->assumed, a->impl->assumed_name, a->impl->base,
+			  a->impl->matches.v[0].name, a->impl->base, a->impl->base);
 	if (rc == 0 && a->impl->nopid_ambiguous)
 		spgo_warn("%s: %llu samples without a pid could not be placed (several processes map "
 			  "%s): print the pid too (perf script -F pid,ip,...)",

@@ -14,6 +14,7 @@
  * (spgo_agg_on_stack_thread), the same calls in the same order.
  */
 #include <elf.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -365,7 +366,29 @@ static void test_own_by_default(void)
 	spgo_kmap_init(&l.pairs, 4);
 	struct spgo_agg_lbr_sink sink = {.ctx = &l, .edge = log_edge, .pair = log_pair};
 	spgo_agg_on_lbr(b, &sink);
+	/* what it warns, from stderr */
+	char *errs = xasprintf("%s/own.err", dir);
+	int saved = dup(2), fd = open(errs, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	REQUIRE(saved >= 0 && fd >= 0);
+	fflush(stderr);
+	dup2(fd, 2);
+	close(fd);
 	CHECK(spgo_agg_read_text(b, text) == 0);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	REQUIRE(spgo_file_map(&f, errs) == 0);
+	char *said = xstrndup((const char *)f.data, f.size);
+	spgo_file_unmap(&f);
+	/* a mapping of aggnoid matched after the first sample: the warning
+	 * says so, never that no mmap event names it */
+	CHECK(strstr(said, "no mmap event names") == NULL);
+	CHECK(strstr(said, " addresses fell in '/opt/app/recorded' before a mapping of aggnoid "
+			   "('/x/aggnoid') was seen") != NULL);
+	fputs(said, stderr);
+	free(said);
+	unlink(errs);
+	free(errs);
 	const uint64_t E = SPGO_AGG_EXTERNAL;
 	/* first sample by default, second the program's: 2 of each */
 	CHECK_EQ_U64(get2(&b->branches, v + 0x220, v + 0x300), 2);
