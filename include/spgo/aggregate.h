@@ -174,9 +174,15 @@ void spgo_agg_set_functions(struct spgo_aggregate *agg, const struct spgo_functi
  * Only samples of one event from now on: index >= 0 (the event's position
  * in the data; in text, the order the event column names them, 0 without
  * it) or name (as perf script prints it: "cpu-clock", "cycles:u"); index
- * -1 and name NULL: all.  The others are counted in samples_other_event.
+ * -1 and name NULL: all.  The others are counted in samples_other_event
+ * and left out everywhere, the LBR sink's counts too (spgo_agg_on_lbr).
  */
 void spgo_agg_select_event(struct spgo_aggregate *agg, long index, const char *name);
+/* Does the aggregate take samples of this event (the record's attr, NULL
+ * for data without one): the one selected, or any when none is?  For a
+ * stage that reads the samples beside the aggregate (the layout stage's
+ * totals, spgo_agg_lbr_sink_feed) and must count the same ones. */
+int spgo_agg_event_taken(struct spgo_aggregate *agg, const struct spgo_perf_attr *attr);
 /* perf script text with build-id-keyed addresses ("BUILDID:0xADDR", newer
  * llvm-profgen's): those of build-id hex_id are the binary's, others are
  * external; by default hex_id is the binary's own build-id (llvm-profgen's
@@ -249,10 +255,11 @@ uint64_t spgo_agg_map_epoch(const struct spgo_aggregate *agg);
  * mapping epoch (spgo_agg_map_epoch; an address taken as the binary's own
  * by default, perf script text only, each time it is seen).  The sink
  * takes every entry of every sample with a branch stack fed, in the order
- * given, also those the aggregate leaves out (samples of another event
- * than the one selected, SPE samples, leaves in a prologue or epilogue,
- * records of a mispredicted path); what it is handed adds up to counting
- * each entry on its own.  Pending counts go to the sink whenever the
+ * given, also those the aggregate leaves out (SPE samples, leaves in a
+ * prologue or epilogue, records of a mispredicted path), but not the
+ * samples of another event than the one selected (spgo_agg_select_event:
+ * the profile and the later stage count the same samples); what it is
+ * handed adds up to counting each entry on its own.  Pending counts go to the sink whenever the
  * aggregate flushes its own (a mapping changed, tables full,
  * spgo_agg_finish): edge() per distinct entry (from, to the binary's
  * addresses, SPGO_AGG_EXTERNAL outside, maybe both), then pair() per
@@ -275,7 +282,8 @@ void spgo_agg_on_lbr(struct spgo_aggregate *agg, const struct spgo_agg_lbr_sink 
 /* A sample's branch stack counted for the sink alone, as for a sample the
  * aggregate leaves out (pid and count the sample's): for a reader that
  * wants the sink's counts only (the layout stage without gen's profile),
- * which then feeds the sample without its branch stack. */
+ * which then feeds the sample without its branch stack.  The caller
+ * leaves out the samples of events not taken (spgo_agg_event_taken). */
 void spgo_agg_lbr_sink_feed(struct spgo_aggregate *agg, const struct spgo_perf_sample *s);
 
 const struct spgo_agg_stats *spgo_agg_stats(const struct spgo_aggregate *agg);

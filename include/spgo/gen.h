@@ -385,8 +385,9 @@ struct spgo_gen_out {
  * A consumer of the samples gen reads, beside the profile: one --perf-data
  * read, no --kernel, --skip-symbolization or --sample-period (an error
  * otherwise, before anything is read).  begin: the aggregate is set up (its
- * binary free to use), nothing read yet; sample: each sample of the
- * process(es) read, before the aggregate takes it (it may map addresses
+ * binary free to use), nothing read yet; sample: each sample record of the
+ * process(es) read, of every event (spgo_agg_event_taken says whether the
+ * profile takes it), before the aggregate takes it (it may map addresses
  * with spgo_agg_map; the binary may be in use by --cs's unwinding thread:
  * not to be touched); end: the profile is made, the reading done, the
  * binary free again: write the consumer's outputs (spgo_out_*: they are
@@ -395,7 +396,7 @@ struct spgo_gen_out {
 struct spgo_gen_tap {
 	void *ctx;
 	int (*begin)(void *ctx, struct spgo_aggregate *agg);
-	void (*sample)(void *ctx, const struct spgo_perf_sample *s);
+	void (*sample)(void *ctx, const struct spgo_perf_record *rec);
 	int (*end)(void *ctx);
 };
 int spgo_gen_job_run(const struct spgo_gen_job *job);

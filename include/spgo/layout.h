@@ -39,6 +39,11 @@
  *    tap), which makes the compiler profile from the same aggregate: one
  *    read, one aggregation, for the profile and the layouts.  The outputs
  *    are all written, or none (spgo_out_hold).
+ *  - The samples counted are those the compiler profile counts: with an
+ *    event selected (event, event_name: gen's --event), that event's only,
+ *    its LBR and IP samples (spgo_agg_event_taken); without, every event's
+ *    branch stacks, as perf2bolt reads them (`perf script -F pid,brstack`,
+ *    no event filter), and in IP mode the event with the most samples.
  */
 #ifndef SPGO_LAYOUT_H
 #define SPGO_LAYOUT_H
@@ -79,7 +84,7 @@ struct spgo_layout_job {
 	int have_pid;
 	uint32_t pid;
 	int mode;                /* 0 auto (LBR when there are branch stacks), 1 LBR, 2 IP */
-	long event;              /* event index, -1 all (IP mode: the one with most samples) */
+	long event;              /* event index, -1 all (IP mode: the one with most samples); LBR too */
 	const char *event_name;  /* or by name, NULL */
 	const char *out;         /* "-" = stdout */
 	FILE *report;            /* statistics and notes, NULL = quiet */

@@ -16,9 +16,10 @@
  * once for the aggregate and the sink.  The two differ on what they take:
  * the sink takes every entry of every sample with a branch stack it is
  * fed, the aggregate leaves out records of a mispredicted path (its pairs
- * bridge them) and whole samples (another event, SPE, a leaf in a
- * prologue: agg_lbr_sink_feed); a pair only one of them counted has the
- * other's counts 0.
+ * bridge them) and whole samples (SPE, a leaf in a prologue:
+ * agg_lbr_sink_feed); a pair only one of them counted has the other's
+ * counts 0.  Neither takes samples of another event than the one
+ * selected.
  * The edges and pairs go into the counting tables (where the ranges are
  * checked and their statistics counted) and to the sink when the
  * aggregate's mappings change (map_epoch: what an edge mapped to holds

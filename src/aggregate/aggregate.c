@@ -330,6 +330,22 @@ void spgo_agg_select_event(struct spgo_aggregate *a, long index, const char *nam
 	I->sel_valid = 0;
 }
 
+int spgo_agg_event_taken(struct spgo_aggregate *a, const struct spgo_perf_attr *at)
+{
+	struct spgo_agg_impl *I = a->impl;
+	if (I->sel_index < 0 && !I->sel_name)
+		return 1;
+	if (!I->sel_valid || at != I->sel_attr) {
+		I->sel_attr = at;
+		I->sel_valid = 1;
+		if (I->sel_name)
+			I->sel_ok = at && at->name && !strcmp(at->name, I->sel_name);
+		else
+			I->sel_ok = (long)(at ? at->index : 0) == I->sel_index;
+	}
+	return I->sel_ok;
+}
+
 /* Note the event of a sample (for spgo_agg_events_seen); is it selected? */
 static int event_selected(struct spgo_aggregate *a, const struct spgo_perf_attr *at)
 {
@@ -346,17 +362,7 @@ static int event_selected(struct spgo_aggregate *a, const struct spgo_perf_attr 
 		else
 			VEC_PUSH(&I->seen, item);
 	}
-	if (I->sel_index < 0 && !I->sel_name)
-		return 1;
-	if (!I->sel_valid || at != I->sel_attr) {
-		I->sel_attr = at;
-		I->sel_valid = 1;
-		if (I->sel_name)
-			I->sel_ok = at && at->name && !strcmp(at->name, I->sel_name);
-		else
-			I->sel_ok = (long)(at ? at->index : 0) == I->sel_index;
-	}
-	return I->sel_ok;
+	return spgo_agg_event_taken(a, at);
 }
 
 char *spgo_agg_events_seen(const struct spgo_aggregate *a)
@@ -570,8 +576,7 @@ static void feed_sample(struct spgo_aggregate *a, const struct spgo_perf_record 
 	uint32_t pid = s->pid;
 	uint64_t v = 0, times = s->count ? s->count : 1;
 	if (!event_selected(a, rec->attr)) {
-		a->stats.samples_other_event += times;
-		agg_lbr_sink_feed(a, s, pid, times); /* (the sink takes every event) */
+		a->stats.samples_other_event += times; /* (the sink's too: not counted) */
 		return;
 	}
 	a->stats.samples += times;
@@ -739,13 +744,21 @@ int spgo_agg_read_text(struct spgo_aggregate *a, const char *path)
 	}
 	spgo_perf_text_close(t);
 	spgo_agg_finish(a);
-	if (rc == 0 && a->impl->assumed)
+	/* (a mapping of the binary that matched later ended it: say so, not
+	 * that none names it) */
+	if (rc == 0 && a->impl->assumed && !a->impl->matches.n)
 		spgo_warn("%s: no mmap event names %s and neither it nor '%s' (where %llu addresses "
 			  "fell) has a build-id: they were taken as %s's own addresses, at its preferred "
 			  "base, as llvm-profgen does; if %s is not the program recorded there, the "
 			  "profile is wrong",
 			  path, a->impl->base, a->impl->assumed_name,
 			  (unsigned long long)a->impl->assumed, a->impl->base, a->impl->base);
+	else if (rc == 0 && a->impl->assumed)
+		spgo_warn("%s: %llu addresses fell in '%s' before a mapping of %s ('%s') was seen, and "
+			  "neither file has a build-id: those were taken as %s's own addresses, at its "
+			  "preferred base; if %s is not the program recorded there, they are wrong",
+			  path, (unsigned long long)a->impl->assumed, a->impl->assumed_name, a->impl->base,
+			  a->impl->matches.v[0].name, a->impl->base, a->impl->base);
 	if (rc == 0 && a->impl->nopid_ambiguous)
 		spgo_warn("%s: %llu samples without a pid could not be placed (several processes map "
 			  "%s): print the pid too (perf script -F pid,ip,...)",

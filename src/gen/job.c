@@ -151,7 +151,7 @@ static int read_perf(struct spgo_aggregate *agg, const struct spgo_gen_job *j, c
 			if (rec.sample.callchain_nr && rec.sample.branch_nr)
 				*stacks_lbr = 1;
 			if (j->tap)
-				j->tap->sample(j->tap->ctx, &rec.sample);
+				j->tap->sample(j->tap->ctx, &rec);
 			if (!j->cs && !j->proepi) /* (see spgo_agg_drop_proepi_leaves) */
 				rec.sample.callchain_nr = 0;
 		}

@@ -43,11 +43,13 @@ int spgo_layout_format_parse(const char *name, enum spgo_layout_format *out)
 
 /* A sample of the process(es) read, before the aggregate takes it: its
  * LBR's totals counted (not with --mode ip; the entries come from the
- * aggregate).  gen's tap too. */
-static void lay_sample(void *ctx, const struct spgo_perf_sample *s)
+ * aggregate), when the aggregate takes its event (--event: the layouts
+ * count the samples the profile counts).  gen's tap too. */
+static void lay_sample(void *ctx, const struct spgo_perf_record *rec)
 {
 	struct lay *L = ctx;
-	if (!s->branch_nr || L->job->mode == 2)
+	const struct spgo_perf_sample *s = &rec->sample;
+	if (!s->branch_nr || L->job->mode == 2 || !spgo_agg_event_taken(L->agg, rec->attr))
 		return;
 	lay_lbr_count(L, s, s->count ? s->count : 1);
 }
@@ -71,8 +73,8 @@ static int read_perf(struct lay *L)
 			if (j->have_pid && s->pid != j->pid)
 				continue;
 			s->callchain_nr = 0;
-			lay_sample(L, s);
-			if (j->mode != 2)
+			lay_sample(L, &rec);
+			if (j->mode != 2 && spgo_agg_event_taken(L->agg, rec.attr))
 				spgo_agg_lbr_sink_feed(L->agg, s);
 			s->branch_nr = 0; /* (counted: the aggregate's ranges are not needed) */
 		}
