@@ -14,11 +14,10 @@
 need clang-19 qemu-x86_64 llvm-profdata-19
 scratch
 
-clang-19 -O2 -g -fdebug-info-for-profiling -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
-  -fno-pie -no-pie -o minivm "$SPGO_SRC/examples/minivm/minivm.c" || bad "build minivm"
-for s in 1 2; do
-  "$SPGO" emulate -c 4001 --seed $s -o e$s.data -- ./minivm $s >/dev/null 2>&1 || bad "spgo emulate $s"
-done
+# minivm (-O2 -g -fdebug-info-for-profiling, frame pointers, no PIE) and
+# e1.data..e2.data (spgo emulate -c 4001 --seed S -- ./minivm S): the
+# fixture minivm_captures, made once for the tests that read them alike
+minivm_captures 2
 gen() { "$SPGO" gen --quiet --binary minivm "$@" 2>/dev/null || bad "gen $*"; }
 gen --perf-data e1.data --format text -o a.txt
 gen --perf-data e2.data -o b.ext

@@ -20,11 +20,10 @@
 need clang-19 qemu-x86_64 llvm-profgen-19 llvm-profdata-19
 scratch
 
-clang-19 -O2 -g -fdebug-info-for-profiling -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
-  -fno-pie -no-pie -o minivm "$SPGO_SRC/examples/minivm/minivm.c" || bad "build minivm"
-for s in 1 2 3; do
-  "$SPGO" emulate -c 4001 --seed $s -o e$s.data -- ./minivm $s >/dev/null 2>&1 || bad "spgo emulate $s"
-done
+# minivm (-O2 -g -fdebug-info-for-profiling, frame pointers, no PIE) and
+# e1.data..e3.data (spgo emulate -c 4001 --seed S -- ./minivm S): the
+# fixture minivm_captures, made once for the tests that read them alike
+minivm_captures 3
 gen() { "$SPGO" gen --quiet --binary minivm --format text "$@"; }
 
 for kind in lbr ip cs; do
