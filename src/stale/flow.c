@@ -166,35 +166,57 @@ static int cmp_pin(const void *pa, const void *pb)
 	return a->blk < b->blk ? -1 : a->blk > b->blk;
 }
 
-/* The probes of guid's own code in the blocks of cfg (top level; or with
- * scope >= 0, those of the inlined copy that is probe node scope), sorted
- * by (loc, block), one per (loc, block). */
-static void probes_in(struct spgo_binary *bin, const struct spgo_cfg *cfg, uint64_t guid, int32_t scope,
-		      struct pin **out, size_t *nout)
+/* Sort pins by (loc, block) and keep one per (loc, block): the new count. */
+static size_t sort_pins(struct pin *v, size_t n)
+{
+	spgo_sort(v, n, sizeof *v, cmp_pin);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!k || v[i].loc != v[k - 1].loc || v[i].blk != v[k - 1].blk)
+			v[k++] = v[i];
+	return k;
+}
+
+/* One walk over the probes in the blocks of cfg, for function ng (top
+ * level; or with scope >= 0, the inlined copy of ng that is probe node
+ * scope): in *own its own probes (loc, block, call probe), and in *ent the
+ * entries of the callees NEW inlines into it (call site id << 32, block);
+ * each sorted, one per (loc, block). */
+static void block_pins(struct spgo_binary *bin, const struct spgo_cfg *cfg, uint64_t ng, int32_t scope,
+		       struct pin **own, size_t *nown, struct pin **ent, size_t *nent)
 {
 	size_t np, nn;
 	const struct spgo_probe *p = spgo_binary_probes(bin, &np);
 	const struct spgo_probe_node *nodes = spgo_binary_probe_nodes(bin, &nn);
 	VEC(struct pin) v = {0};
+	VEC(struct pin) e = {0};
 	for (uint32_t b = 0; b < cfg->nblocks; b++) {
 		const struct spgo_cfg_block *bk = &cfg->blocks[b];
 		size_t i;
 		SPGO_LOWER_BOUND(i, p, np, addr, bk->addr);
-		for (; i < np && p[i].addr < bk->addr + bk->size; i++)
-			if (p[i].guid == guid && p[i].node < nn &&
-			    (scope < 0 ? nodes[p[i].node].parent < 0 : p[i].node == (uint32_t)scope)) {
+		for (; i < np && p[i].addr < bk->addr + bk->size; i++) {
+			if (p[i].node >= nn)
+				continue;
+			const struct spgo_probe_node *n = &nodes[p[i].node];
+			if (p[i].guid == ng && (scope < 0 ? n->parent < 0 : p[i].node == (uint32_t)scope)) {
 				struct pin x = {stale_loc(p[i].index, p[i].discriminator), b,
 						p[i].type != SPGO_PROBE_BLOCK};
 				VEC_PUSH(&v, x);
 			}
+			/* an inlinee's entry block probe, its parent ng's code */
+			if (p[i].index == 1 && p[i].type == SPGO_PROBE_BLOCK && n->parent >= 0 &&
+			    (size_t)n->parent < nn &&
+			    (scope < 0 ? nodes[n->parent].guid == ng && nodes[n->parent].parent < 0
+				       : n->parent == scope)) {
+				struct pin x = {stale_loc(n->callsite, 0), b, 0};
+				VEC_PUSH(&e, x);
+			}
+		}
 	}
-	spgo_sort(v.v, v.n, sizeof *v.v, cmp_pin);
-	size_t k = 0;
-	for (size_t i = 0; i < v.n; i++)
-		if (!k || v.v[i].loc != v.v[k - 1].loc || v.v[i].blk != v.v[k - 1].blk)
-			v.v[k++] = v.v[i];
-	*out = v.v;
-	*nout = k;
+	*own = v.v;
+	*nown = sort_pins(v.v, v.n);
+	*ent = e.v;
+	*nent = sort_pins(e.v, e.n);
 }
 
 /* The body records of profile function f: (loc) -> record index + 1. */
@@ -246,6 +268,8 @@ static int infer(struct spgo_cfg *cfg)
 struct fprobes {
 	struct pin *pin;
 	size_t n;
+	struct pin *ent;  /* the inlinees' entries (block_pins()) */
+	size_t nent;
 	char *sure;       /* per pin: placed by code (HOW_ROW or surer) */
 	char *guessed;    /* per pin: placed by a delta (or a neighbour) */
 	size_t *copies;   /* at a probe's first pin: its blocks */
@@ -307,53 +331,15 @@ static uint64_t site_calls(const struct spgo_profile *out, uint32_t dst, uint64_
 	return n;
 }
 
-/* The entries of the callees NEW inlines into ng (top level; or with
- * scope >= 0, into the inlined copy of ng that is probe node scope), in
- * the blocks of cfg: (call site id << 32, block), sorted, one per (site,
- * block). */
-static void inlined_entries(struct spgo_binary *bin, const struct spgo_cfg *cfg, uint64_t ng, int32_t scope,
-			    struct pin **out, size_t *nout)
-{
-	size_t np, nn;
-	const struct spgo_probe *p = spgo_binary_probes(bin, &np);
-	const struct spgo_probe_node *nodes = spgo_binary_probe_nodes(bin, &nn);
-	VEC(struct pin) v = {0};
-	for (uint32_t b = 0; b < cfg->nblocks; b++) {
-		const struct spgo_cfg_block *bk = &cfg->blocks[b];
-		size_t i;
-		SPGO_LOWER_BOUND(i, p, np, addr, bk->addr);
-		for (; i < np && p[i].addr < bk->addr + bk->size; i++) {
-			if (p[i].index != 1 || p[i].type != SPGO_PROBE_BLOCK || p[i].node >= nn)
-				continue;
-			const struct spgo_probe_node *n = &nodes[p[i].node];
-			if (n->parent >= 0 && (size_t)n->parent < nn &&
-			    (scope < 0 ? nodes[n->parent].guid == ng && nodes[n->parent].parent < 0
-				       : n->parent == scope)) {
-				struct pin x = {stale_loc(n->callsite, 0), b, 0};
-				VEC_PUSH(&v, x);
-			}
-		}
-	}
-	spgo_sort(v.v, v.n, sizeof *v.v, cmp_pin);
-	size_t k = 0;
-	for (size_t i = 0; i < v.n; i++)
-		if (!k || v.v[i].loc != v.v[k - 1].loc || v.v[i].blk != v.v[k - 1].blk)
-			v.v[k++] = v.v[i];
-	*out = v.v;
-	*nout = k;
-}
-
 /* Each call site's calls (site_calls()) as a lower bound on the count of
  * its block (the block of its call probe; where NEW inlines the callee,
  * of the inlined copy's entry): the block weighs at least that, and profi
  * takes it below only at k_dec_floor a unit. */
-static void bound(struct spgo_cfg *cfg, const struct fprobes *fp, const struct spgo_profile *out, uint32_t dst,
-		  struct spgo_binary *bin, uint64_t ng, int32_t scope)
+static void bound(struct spgo_cfg *cfg, const struct fprobes *fp, const struct spgo_profile *out, uint32_t dst)
 {
 	VEC(struct pin) sites = {0};
-	struct pin *ent;
-	size_t nent;
-	inlined_entries(bin, cfg, ng, scope, &ent, &nent);
+	const struct pin *ent = fp->ent;
+	size_t nent = fp->nent;
 	for (size_t i = 0, j; i < fp->n; i = j) {
 		for (j = i; j < fp->n && fp->pin[j].loc == fp->pin[i].loc;)
 			j++;
@@ -374,7 +360,6 @@ static void bound(struct spgo_cfg *cfg, const struct fprobes *fp, const struct s
 		int one = e < nent && ent[e].loc == key && (e + 1 == nent || ent[e + 1].loc != key);
 		VEC_PUSH(&sites, ((struct pin){loc, one ? ent[e].blk : SPGO_NONE, 0}));
 	}
-	free(ent);
 	for (size_t i = 0; i < sites.n; i++) {
 		uint32_t b = sites.v[i].blk;
 		uint64_t n = b == SPGO_NONE ? 0 : site_calls(out, dst, sites.v[i].loc, &fp->bodies);
@@ -528,7 +513,7 @@ void stale_infer_probes(struct stale_build *nb, uint64_t ng, const struct fn_map
 		st->left++;
 		return;
 	}
-	probes_in(nb->bin, &cfg, ng, scope, &fp.pin, &fp.n);
+	block_pins(nb->bin, &cfg, ng, scope, &fp.pin, &fp.n, &fp.ent, &fp.nent);
 	struct spgo_kmap how; /* NEW loc -> the surest way a pair placed it + 1 */
 	spgo_kmap_init(&how, 1);
 	for (size_t i = 0; i < fm->pairs.n; i++) {
@@ -550,7 +535,7 @@ void stale_infer_probes(struct stale_build *nb, uint64_t ng, const struct fn_map
 		fp.copies[i] = j - i;
 	}
 	weigh(&cfg, &fp, out);
-	bound(&cfg, &fp, out, dst, nb->bin, ng, scope);
+	bound(&cfg, &fp, out, dst);
 	if (fp.n && infer(&cfg) == 0)
 		apply(&cfg, &fp, out, dst, st);
 
@@ -560,6 +545,7 @@ void stale_infer_probes(struct stale_build *nb, uint64_t ng, const struct fn_map
 	free(fp.guessed);
 	free(fp.copies);
 	free(fp.pin);
+	free(fp.ent);
 	spgo_kmap_free(&how);
 	spgo_kmap_free(&fp.bodies);
 	spgo_cfg_free(&cfg);
