@@ -190,6 +190,10 @@ int spgo_agg_event_taken(struct spgo_aggregate *agg, const struct spgo_perf_attr
 void spgo_agg_filter_build_id(struct spgo_aggregate *agg, const char *hex_id);
 /* The events samples came from so far, "NAME (index I), ..." (malloc'd). */
 char *spgo_agg_events_seen(const struct spgo_aggregate *agg);
+/* After reading with an event selected (spgo_agg_select_event): -1 with an
+ * error naming path, the event and the events the data has when no sample
+ * of the selected event was taken but others were; else 0. */
+int spgo_agg_check_event(const struct spgo_aggregate *agg, const char *path);
 
 /*
  * Whose code the profiled binary is (spgo gen --kernel): user space (the

@@ -381,6 +381,20 @@ char *spgo_agg_events_seen(const struct spgo_aggregate *a)
 	return out.v;
 }
 
+int spgo_agg_check_event(const struct spgo_aggregate *a, const char *path)
+{
+	const struct spgo_agg_impl *I = a->impl;
+	if ((I->sel_index < 0 && !I->sel_name) || a->stats.samples || !a->stats.samples_other_event)
+		return 0;
+	char *seen = spgo_agg_events_seen(a);
+	char idx[32];
+	snprintf(idx, sizeof idx, "number %ld", I->sel_index);
+	spgo_error("%s: no samples of event %s%s%s; the data has: %s", path, I->sel_name ? "'" : "",
+		   I->sel_name ? I->sel_name : idx, I->sel_name ? "'" : "", seen);
+	free(seen);
+	return -1;
+}
+
 /*
  * The process of a text sample without a pid: the only process the mmap
  * events name, else the only one that maps the binary; SPGO_AGG_NO_PID

@@ -180,17 +180,8 @@ static int check_event(struct spgo_aggregate *agg, struct spgo_gen_opts *o, cons
 {
 	if (!o->event_name && o->event < 0)
 		return 0;
-	const struct spgo_agg_stats *st = spgo_agg_stats(agg);
-	if (!st->samples && st->samples_other_event) {
-		char *seen = spgo_agg_events_seen(agg);
-		char idx[32];
-		snprintf(idx, sizeof idx, "number %d", o->event);
-		spgo_error("%s: no samples of event %s%s%s; the data has: %s", path,
-			   o->event_name ? "'" : "", o->event_name ? o->event_name : idx,
-			   o->event_name ? "'" : "", seen);
-		free(seen);
+	if (spgo_agg_check_event(agg, path) < 0)
 		return -1;
-	}
 	o->event = -1;
 	return 0;
 }

@@ -280,6 +280,8 @@ int spgo_layout_run(const struct spgo_layout_job *j)
 			if (rc == 0)
 				rc = read_perf(&L);
 			if (rc == 0)
+				rc = spgo_agg_check_event(agg, j->perf_data);
+			if (rc == 0)
 				rc = lay_end(&L);
 			spgo_agg_free(agg);
 		}

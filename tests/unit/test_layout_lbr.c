@@ -298,6 +298,15 @@ static void test_event(void)
 					text ? text : "(failed)\n", cases[k].want);
 			free(text);
 		}
+	/* an event the data does not have: an error that names it and lists
+	 * the events there, alone as with gen (not a layout of nothing) */
+	for (int with_gen = 0; with_gen < 2; with_gen++) {
+		char *text = layout_of(bin_path, data, -1, "nosuch", with_gen);
+		CHECK(!text);
+		CHECK(strstr(spgo_errmsg(), "no samples of event 'nosuch'") &&
+		      strstr(spgo_errmsg(), "cycles (index 0)"));
+		free(text);
+	}
 	free(cyc);
 	free(insn);
 	free(all);
