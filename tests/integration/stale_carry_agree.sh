@@ -20,29 +20,21 @@ sed -e 's|^\t\t/\*INS\*/$|\t\tif (x \& 0x8u) { sink = x + 5u; s += fb(s); }|' \
 [ "$(grep -c 'sink = x \* 3u' new.c)" = 1 ] && ! grep -q '/\*\(INS\|A\|B\)\*/' new.c || bad "the edit did not apply"
 stale_exact_pair "$base" new.c
 [ "$(stale_checksum old.prof)" != "$(stale_checksum new.prof)" ] || bad "hot's checksum did not change"
-for v in c n; do
-  opt=; [ $v = n ] && opt=--no-infer
-  "$SPGO" carry --profile old.prof --old-binary old --binary new -o $v.prof --format text --min-confidence 0 $opt \
-    > $v.out 2>&1 || { cat $v.out; echo "FAIL: carry $opt"; exit 1; }
-done
-[ "$(stale_checksum c.prof)" = "$(stale_checksum new.prof)" ] || bad "hot carried under checksum $(stale_checksum c.prof), not NEW's"
-# count FILE ID: hot's count at probe ID ("" if none)
-count() { awk -v id="$2" '/^hot:/ { w = 1; next } /^[^ ]/ { w = 0 } w && $1 == id ":" { print $2; exit }' "$1"; }
-ids() { awk '/^hot:/ { w = 1; next } /^[^ ]/ { w = 0 } w && $1 ~ /^[0-9]+:$/ { sub(":", "", $1); print $1 }' "$1"; }
+stale_carry_cn
 # low FILE MAX: the probes the fresh profile runs 1000-MAX times that FILE
 # carries at less than a quarter of that: hot weight carried to zero.
 # (The block inserted, of no code in OLD, takes half its count.)
 low() {
   local list= id want got
-  for id in $(ids new.prof); do
-    want=$(count new.prof "$id")
+  for id in $(stale_ids new.prof); do
+    want=$(stale_count new.prof "$id")
     [ "$want" -ge 1000 ] && [ "$want" -le "$2" ] || continue
-    got=$(count "$1" "$id")
+    got=$(stale_count "$1" "$id")
     [ "${got:-0}" -lt $((want / 4)) ] && list="$list $id:$want/${got:-none}"
   done
   echo "$list"
 }
-rows=$(for id in $(ids new.prof); do [ "$(count new.prof "$id")" -ge 1000 ] && echo; done | wc -l)
+rows=$(for id in $(stale_ids new.prof); do [ "$(stale_count new.prof "$id")" -ge 1000 ] && echo; done | wc -l)
 [ "$rows" -ge 15 ] || bad "only $rows hot probes: the test tests nothing"
 l=$(low c.prof 1000000)
 echo "c.prof: hot probes carried to less than a quarter (fresh/carried):${l:- none}"

@@ -21,25 +21,17 @@ sed 's|^\t\t/\*INS\*/$|\t\tif (x \& 0x8u) { sink = x * 3u; s += x >> 5; }|' "$ba
 cmp -s new.c "$base" && bad "the edit changed nothing"
 stale_exact_pair "$base" new.c
 [ "$(stale_checksum old.prof)" != "$(stale_checksum new.prof)" ] || bad "hot's checksum did not change"
-for v in c n; do
-  opt=; [ $v = n ] && opt=--no-infer
-  "$SPGO" carry --profile old.prof --old-binary old --binary new -o $v.prof --format text --min-confidence 0 $opt \
-    > $v.out 2>&1 || { cat $v.out; echo "FAIL: carry $opt"; exit 1; }
-done
-[ "$(stale_checksum c.prof)" = "$(stale_checksum new.prof)" ] || bad "hot carried under checksum $(stale_checksum c.prof), not NEW's"
+stale_carry_cn
 grep -Eq 'in order by code \(a guess\): *[1-9]' c.out || bad "nothing placed in order by code: $(grep 'in order' c.out)"
-# count FILE ID: hot's count at probe ID ("" if none)
-count() { awk -v id="$2" '/^hot:/ { w = 1; next } /^[^ ]/ { w = 0 } w && $1 == id ":" { print $2; exit }' "$1"; }
-ids() { awk '/^hot:/ { w = 1; next } /^[^ ]/ { w = 0 } w && $1 ~ /^[0-9]+:$/ { sub(":", "", $1); print $1 }' "$1"; }
 # the row's taken blocks (and the inserted one): fresh counts 1000-15000;
 # a block carried more than 25% off its fresh count is misplaced.  Only
 # the inserted block, which has no code in OLD, may be.
 for v in c n; do
   rows=0 off=0 list=
-  for id in $(ids new.prof); do
-    want=$(count new.prof "$id")
+  for id in $(stale_ids new.prof); do
+    want=$(stale_count new.prof "$id")
     [ "$want" -ge 1000 ] && [ "$want" -le 15000 ] || continue
-    got=$(count $v.prof "$id")
+    got=$(stale_count $v.prof "$id")
     rows=$((rows + 1))
     awk -v a="${got:-0}" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d * 4 > b) }' &&
       { off=$((off + 1)); list="$list $id:$want/${got:-none}"; }

@@ -26,20 +26,17 @@ stale_exact_pair "$base" new.c
 "$SPGO" carry --profile old.prof --old-binary old --binary new -o n.prof --format text --no-infer > n.out 2>&1 ||
   bad "carry --no-infer: $(tail -n 1 n.out)"
 [ "$(stale_checksum c.prof)" = "$(stale_checksum new.prof)" ] || bad "hot carried under checksum $(stale_checksum c.prof), not NEW's"
-# count FILE ID: hot's count at probe ID ("" if none)
-count() { awk -v id="$2" '/^hot:/ { w = 1; next } /^[^ ]/ { w = 0 } w && $1 == id ":" { print $2; exit }' "$1"; }
-ids() { awk '/^hot:/ { w = 1; next } /^[^ ]/ { w = 0 } w && $1 ~ /^[0-9]+:$/ { sub(":", "", $1); print $1 }' "$1"; }
 # the probe of NEW the matching gives nothing though it runs at every
 # iteration (the join block): found in the carry without inference (when
 # that fails, in the carry itself)
 join= ref=n.prof
 [ -s n.prof ] || ref=c.prof
-for id in $(ids new.prof); do
-  [ -z "$(count $ref "$id")" ] && [ "$(count new.prof "$id")" -ge 19000 ] && join=$id
+for id in $(stale_ids new.prof); do
+  [ -z "$(stale_count $ref "$id")" ] && [ "$(stale_count new.prof "$id")" -ge 19000 ] && join=$id
 done
-[ -n "$join" ] || { bad "no hot probe of NEW without a count from the matching: the test tests nothing"; ids n.prof; }
+[ -n "$join" ] || { bad "no hot probe of NEW without a count from the matching: the test tests nothing"; stale_ids n.prof; }
 if [ -n "$join" ]; then
-  want=$(count new.prof "$join") got=$(count c.prof "$join")
+  want=$(stale_count new.prof "$join") got=$(stale_count c.prof "$join")
   echo "hot's probe $join (the join block): fresh $want, carried ${got:-none} (without inference: none)"
   awk -v a="${got:-0}" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d * 100 <= b) }' ||
     bad "probe $join carried ${got:-none}, fresh $want: not within 1%"
